@@ -1,0 +1,41 @@
+# Two commands: `make demo` and `make test` (see README.md).
+# They install what they need on a fresh Debian machine (as root).
+
+BUILD ?= build
+BUILD_ASAN ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
+
+.PHONY: all deps build demo test test-asan bench clean
+
+all: build
+
+# Installs the Debian packages the build needs when any is missing.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/partita --mode=C --case=examples/graphs/mlp_f32.json
+	./$(BUILD)/partita --mode=P --case=examples/graphs/mlp_f32.json
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPARTITA_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -1,0 +1,348 @@
+/* partition -> execution plan: match the caller's logical tensors to ports,
+ * infer every shape through the op schemas, choose layouts for `any`
+ * outputs, place intermediate tensors in the scratchpad. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile/compiled.h"
+#include "ops/op_schema.h"
+#include "runtime/cp_cache.h"
+
+/* Small id -> logical tensor map (partitions hold few tensors). */
+typedef struct {
+    size_t *ids;
+    pt_lt *lts;
+    size_t n, cap;
+} lt_map;
+
+static pt_lt *map_find(lt_map *m, size_t id) {
+    for (size_t i = 0; i < m->n; ++i)
+        if (m->ids[i] == id) return &m->lts[i];
+    return NULL;
+}
+
+static pt_status map_put(lt_map *m, const pt_lt *lt) {
+    pt_lt *e = map_find(m, lt->id);
+    if (e) {
+        *e = *lt;
+        return dnnl_success;
+    }
+    if (m->n == m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 16;
+        size_t *ni = realloc(m->ids, nc * sizeof *ni);
+        if (!ni) return dnnl_out_of_memory;
+        m->ids = ni;
+        pt_lt *nl = realloc(m->lts, nc * sizeof *nl);
+        if (!nl) return dnnl_out_of_memory;
+        m->lts = nl;
+        m->cap = nc;
+    }
+    m->ids[m->n] = lt->id;
+    m->lts[m->n++] = *lt;
+    return dnnl_success;
+}
+
+static void map_free(lt_map *m) {
+    free(m->ids);
+    free(m->lts);
+}
+
+static const pt_lt *find_given(size_t n, const pt_lt *const *arr, size_t id) {
+    for (size_t i = 0; i < n; ++i)
+        if (arr[i] && arr[i]->id == id) return arr[i];
+    return NULL;
+}
+
+static bool is_partition_output(const pt_partition_impl *p, size_t id) {
+    for (size_t i = 0; i < p->nout; ++i)
+        if (p->outputs[i].id == id) return true;
+    return false;
+}
+
+/* Gives a fully known output a concrete layout: dense strides for any/undef
+ * layouts or unknown strides. */
+static void concretize_layout(pt_lt *lt, bool keep_strides) {
+    if (lt->ndims < 0) return;
+    bool strides_known = lt->layout_type == dnnl_graph_layout_type_strided;
+    for (int d = 0; d < lt->ndims && strides_known; ++d)
+        if (lt->layout.strides[d] < 0) strides_known = false;
+    if (!keep_strides || !strides_known) pt_lt_make_dense(lt);
+}
+
+/* Checks the caller's input descriptions and runs shape inference through
+ * the partition's ops.  With `strict`, every shape must end up known. */
+static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *const *inputs,
+                           size_t nout, const pt_lt *const *outputs, bool strict, lt_map *map) {
+    char buf[160];
+    for (size_t i = 0; i < p->nin; ++i) {
+        const pt_lt *port = &p->inputs[i];
+        const pt_lt *given = find_given(nin, inputs, port->id);
+        if (!given)
+            return pt_err(dnnl_invalid_arguments, "partition %zu: no logical tensor given for input port %zu",
+                          p->id, port->id);
+        if (given->data_type != port->data_type)
+            return pt_err(dnnl_invalid_arguments,
+                          "partition %zu: input %zu has data type %d, port expects %d", p->id,
+                          port->id, (int)given->data_type, (int)port->data_type);
+        if (!pt_lt_shape_known(given)) {
+            pt_lt_describe(given, buf, sizeof buf);
+            return pt_err(dnnl_invalid_shape, "partition %zu: input %zu shape not known (%s)", p->id,
+                          port->id, buf);
+        }
+        if (port->ndims >= 0 && given->ndims != port->ndims)
+            return pt_err(dnnl_invalid_shape, "partition %zu: input %zu has rank %d, port has rank %d",
+                          p->id, port->id, given->ndims, port->ndims);
+        if (strict && given->layout_type != dnnl_graph_layout_type_strided &&
+            given->layout_type != dnnl_graph_layout_type_opaque)
+            return pt_err(dnnl_invalid_arguments,
+                          "partition %zu: input %zu must have a strided or opaque layout", p->id,
+                          port->id);
+        if (given->layout_type == dnnl_graph_layout_type_opaque && given->layout.layout_id != 0)
+            return pt_err(dnnl_invalid_arguments,
+                          "partition %zu: input %zu carries opaque layout id %zu not produced by Partita",
+                          p->id, port->id, given->layout.layout_id);
+        pt_lt lt = *given;
+        if (lt.layout_type != dnnl_graph_layout_type_strided) pt_lt_make_dense(&lt);
+        for (int d = 0; d < lt.ndims; ++d)
+            if (lt.layout.strides[d] < 0 && lt.dims[d] != 1)
+                return pt_err(dnnl_invalid_arguments, "partition %zu: input %zu has a negative or unknown stride",
+                              p->id, port->id);
+        PT_CHECK(map_put(map, &lt));
+    }
+    for (size_t o = 0; o < p->nops; ++o) {
+        const pt_op *op = p->ops[o];
+        if (op->kind == dnnl_graph_op_end) continue;
+        pt_lt in[64], out[64];
+        if (op->nin > 64 || op->nout > 64)
+            return pt_err(dnnl_unimplemented, "op %s#%zu has too many ports", pt_op_kind_name(op->kind), op->id);
+        for (size_t k = 0; k < op->nin; ++k) {
+            const pt_lt *lt = map_find(map, op->in[k].id);
+            if (!lt) return pt_err(dnnl_invalid_graph, "op #%zu input %zu has no producer", op->id, op->in[k].id);
+            in[k] = *lt;
+        }
+        for (size_t k = 0; k < op->nout; ++k) {
+            out[k] = op->out[k];
+            if (is_partition_output(p, out[k].id)) {
+                const pt_lt *given = find_given(nout, outputs, out[k].id);
+                if (given) {
+                    if (given->data_type != out[k].data_type)
+                        return pt_err(dnnl_invalid_arguments,
+                                      "partition %zu: output %zu has data type %d, port expects %d",
+                                      p->id, out[k].id, (int)given->data_type, (int)out[k].data_type);
+                    out[k] = *given;
+                }
+            } else {
+                /* Intermediate tensors are Partita's own: dense, shape re-inferred. */
+                out[k].layout_type = dnnl_graph_layout_type_any;
+            }
+        }
+        pt_status st = pt_schema_infer(op, in, out);
+        if (st != dnnl_success) return st;
+        for (size_t k = 0; k < op->nout; ++k) {
+            if (strict && !pt_lt_shape_known(&out[k])) {
+                pt_lt_describe(&out[k], buf, sizeof buf);
+                return pt_err(dnnl_invalid_shape, "op %s#%zu: output %zu shape cannot be inferred (%s)",
+                              pt_op_kind_name(op->kind), op->id, out[k].id, buf);
+            }
+            if (pt_lt_shape_known(&out[k]))
+                concretize_layout(&out[k], out[k].layout_type == dnnl_graph_layout_type_strided);
+            PT_CHECK(map_put(map, &out[k]));
+        }
+    }
+    return dnnl_success;
+}
+
+pt_status pt_partition_infer_shapes(const pt_partition_impl *p, size_t nin, const pt_lt *const *inputs,
+                                    size_t nout, pt_lt *const *outputs) {
+    lt_map map = {0};
+    pt_status st = propagate(p, nin, inputs, nout, (const pt_lt *const *)outputs, false, &map);
+    for (size_t i = 0; i < nout && st == dnnl_success; ++i) {
+        if (!outputs[i]) {
+            st = pt_err(dnnl_invalid_arguments, "infer_shape: output %zu is NULL", i);
+            break;
+        }
+        const pt_lt *lt = map_find(&map, outputs[i]->id);
+        if (!lt || !is_partition_output(p, outputs[i]->id)) {
+            st = pt_err(dnnl_invalid_arguments, "infer_shape: %zu is not an output port of partition %zu",
+                        outputs[i]->id, p->id);
+            break;
+        }
+        if (!pt_lt_shape_known(lt)) {
+            st = pt_err(dnnl_invalid_shape, "infer_shape: shape of output %zu cannot be derived", lt->id);
+            break;
+        }
+        if (pt_lt_shape_known(outputs[i])) continue; /* already fully known: left as it is */
+        outputs[i]->ndims = lt->ndims;
+        memcpy(outputs[i]->dims, lt->dims, sizeof lt->dims);
+        if (outputs[i]->layout_type == dnnl_graph_layout_type_strided) {
+            bool unknown = false;
+            for (int d = 0; d < lt->ndims; ++d) unknown = unknown || outputs[i]->layout.strides[d] < 0;
+            if (unknown) pt_dense_strides(lt->ndims, lt->dims, outputs[i]->layout.strides);
+        }
+    }
+    map_free(&map);
+    return st;
+}
+
+void pt_compiled_retain(pt_compiled *c) {
+    if (c) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL);
+}
+
+void pt_compiled_release(pt_compiled *c) {
+    if (!c || __atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    for (size_t i = 0; i < c->nsteps; ++i) {
+        pt_op_free(c->steps[i].op);
+        free(c->steps[i].in_slot);
+        free(c->steps[i].out_slot);
+    }
+    free(c->steps);
+    free(c->slots);
+    free(c->inputs);
+    free(c->outputs);
+    free(c->inplace);
+    free(c);
+}
+
+static int slot_of(const pt_compiled *c, size_t id) {
+    for (size_t i = 0; i < c->nslots; ++i)
+        if (c->slots[i].id == id) return (int)i;
+    return -1;
+}
+
+static pt_status add_slot(pt_compiled *c, size_t *cap, const pt_slot *s) {
+    if (c->nslots == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        pt_slot *ns = realloc(c->slots, nc * sizeof *ns);
+        if (!ns) return dnnl_out_of_memory;
+        c->slots = ns;
+        *cap = nc;
+    }
+    c->slots[c->nslots++] = *s;
+    return dnnl_success;
+}
+
+/* Ops whose output may overwrite their first input (opset §1.9). */
+static bool inplace_capable(int kind) {
+    return pt_op_is_unary_eltwise(kind) || pt_op_is_binary_eltwise(kind) ||
+           kind == dnnl_graph_op_bias_add;
+}
+
+static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled *c) {
+    size_t cap = 0;
+    c->inputs = calloc(p->nin ? p->nin : 1, sizeof(pt_lt));
+    c->outputs = calloc(p->nout ? p->nout : 1, sizeof(pt_lt));
+    c->steps = calloc(p->nops ? p->nops : 1, sizeof(pt_step));
+    if (!c->inputs || !c->outputs || !c->steps) return dnnl_out_of_memory;
+    c->nin = p->nin;
+    c->nout = p->nout;
+    for (size_t i = 0; i < p->nin; ++i) {
+        c->inputs[i] = *map_find(map, p->inputs[i].id);
+        if (slot_of(c, c->inputs[i].id) >= 0) continue;
+        pt_slot s = {.id = c->inputs[i].id, .kind = PT_SLOT_INPUT, .port = i, .lt = c->inputs[i]};
+        PT_CHECK(add_slot(c, &cap, &s));
+    }
+    for (size_t i = 0; i < p->nout; ++i) {
+        c->outputs[i] = *map_find(map, p->outputs[i].id);
+        if (slot_of(c, c->outputs[i].id) >= 0) continue;
+        pt_slot s = {.id = c->outputs[i].id, .kind = PT_SLOT_OUTPUT, .port = i, .lt = c->outputs[i]};
+        PT_CHECK(add_slot(c, &cap, &s));
+    }
+    for (size_t o = 0; o < p->nops; ++o) {
+        const pt_op *src = p->ops[o];
+        if (src->kind == dnnl_graph_op_end) continue;
+        pt_step *st = &c->steps[c->nsteps];
+        st->op = pt_op_clone(src);
+        st->in_slot = malloc((src->nin ? src->nin : 1) * sizeof(int));
+        st->out_slot = malloc((src->nout ? src->nout : 1) * sizeof(int));
+        ++c->nsteps;
+        if (!st->op || !st->in_slot || !st->out_slot) return dnnl_out_of_memory;
+        st->fn = pt_ref_kernel(src->kind);
+        if (!st->fn)
+            return pt_err(dnnl_unimplemented, "no kernel for op %s#%zu", pt_op_kind_name(src->kind), src->id);
+        for (size_t k = 0; k < src->nin; ++k) {
+            st->op->in[k] = *map_find(map, src->in[k].id);
+            st->in_slot[k] = slot_of(c, src->in[k].id);
+        }
+        for (size_t k = 0; k < src->nout; ++k) {
+            pt_lt lt = *map_find(map, src->out[k].id);
+            st->op->out[k] = lt;
+            int s = slot_of(c, lt.id);
+            if (s < 0) {
+                /* Intermediate: its own 64-byte aligned scratchpad region. */
+                size_t bytes = pt_lt_mem_size(&lt);
+                pt_slot sl = {.id = lt.id, .kind = PT_SLOT_SCRATCH, .offset = c->scratch_size, .lt = lt};
+                c->scratch_size += (bytes + PT_ALIGNMENT - 1) / PT_ALIGNMENT * PT_ALIGNMENT;
+                PT_CHECK(add_slot(c, &cap, &sl));
+                s = (int)c->nslots - 1;
+            }
+            st->out_slot[k] = s;
+        }
+    }
+    /* In-place hint for single-op partitions whose kernel allows aliasing. */
+    if (p->nops == 1 && c->nin >= 1 && c->nout == 1 && inplace_capable(p->ops[0]->kind)) {
+        const pt_lt *a = &c->inputs[0], *b = &c->outputs[0];
+        bool same = a->data_type == b->data_type && a->ndims == b->ndims;
+        for (int d = 0; same && d < a->ndims; ++d)
+            same = a->dims[d] == b->dims[d] && a->layout.strides[d] == b->layout.strides[d];
+        if (same) {
+            c->inplace = malloc(sizeof *c->inplace);
+            if (!c->inplace) return dnnl_out_of_memory;
+            c->inplace[0].input_id = a->id;
+            c->inplace[0].output_id = b->id;
+            c->ninplace = 1;
+        }
+    }
+    return dnnl_success;
+}
+
+pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const pt_lt *const *inputs,
+                     size_t nout, const pt_lt *const *outputs, dnnl_engine_t engine, pt_compiled **out) {
+    const pt_partition_impl *p = part->impl;
+    if (!p->supported)
+        return pt_err(dnnl_invalid_arguments, "compile: partition %zu is not supported", p->id);
+    if (engine->kind != p->ekind)
+        return pt_err(dnnl_invalid_arguments, "compile: engine kind %d differs from partition kind %d",
+                      (int)engine->kind, (int)p->ekind);
+    for (size_t i = 0; i < nin; ++i)
+        if (!inputs[i]) return pt_err(dnnl_invalid_arguments, "compile: input %zu is NULL", i);
+    for (size_t i = 0; i < nout; ++i)
+        if (!outputs[i]) return pt_err(dnnl_invalid_arguments, "compile: output %zu is NULL", i);
+    dnnl_fpmath_mode_t mode;
+    int apply;
+    pt_partition_fpmath(part, &mode, &apply);
+
+    pt_cp_key key;
+    pt_status st = pt_cp_key_build(&key, p, nin, inputs, nout, outputs, engine->kind, mode, apply);
+    if (st != dnnl_success) return st;
+    pt_compiled *c = pt_cp_cache_lookup(&key);
+    if (c) {
+        pt_cp_key_free(&key);
+        *out = c;
+        return dnnl_success;
+    }
+    lt_map map = {0};
+    st = propagate(p, nin, inputs, nout, outputs, true, &map);
+    c = NULL;
+    if (st == dnnl_success) {
+        c = calloc(1, sizeof *c);
+        if (!c) st = dnnl_out_of_memory;
+    }
+    if (st == dnnl_success) {
+        c->refcount = 1;
+        c->ekind = engine->kind;
+        c->fpmath = mode;
+        c->apply_to_int = apply;
+        st = build_plan(p, &map, c);
+    }
+    map_free(&map);
+    if (st != dnnl_success) {
+        pt_compiled_release(c);
+        pt_cp_key_free(&key);
+        return st;
+    }
+    pt_cp_cache_insert(&key, c); /* takes the key; adds its own reference */
+    pt_verbose(2, "info,compile,partition %zu,%zu ops,%s,scratchpad %zu bytes", p->id, p->nops,
+               p->pattern ? p->pattern : "single_op", c->scratch_size);
+    *out = c;
+    return dnnl_success;
+}

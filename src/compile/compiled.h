@@ -1,0 +1,68 @@
+/* Compiled partitions: an execution plan for concrete shapes and layouts. */
+#ifndef PARTITA_COMPILE_COMPILED_H
+#define PARTITA_COMPILE_COMPILED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernels/kernel.h"
+#include "partition/partition.h"
+#include "runtime/engine.h"
+#include "runtime/tensor.h"
+
+typedef enum { PT_SLOT_INPUT, PT_SLOT_OUTPUT, PT_SLOT_SCRATCH } pt_slot_kind;
+
+/* One distinct tensor of the plan. */
+typedef struct {
+    size_t id;
+    pt_slot_kind kind;
+    size_t port;   /* index into inputs / outputs for INPUT / OUTPUT */
+    size_t offset; /* byte offset in the scratchpad for SCRATCH */
+    pt_lt lt;      /* concrete, strided */
+} pt_slot;
+
+typedef struct {
+    pt_op *op; /* copy with concrete logical tensors */
+    pt_kernel_fn fn;
+    int *in_slot;
+    int *out_slot;
+} pt_step;
+
+typedef struct pt_compiled {
+    int refcount;
+    dnnl_engine_kind_t ekind;
+    dnnl_fpmath_mode_t fpmath;
+    int apply_to_int;
+    pt_lt *inputs; /* compiled port descriptions, same order as the partition's ports */
+    size_t nin;
+    pt_lt *outputs;
+    size_t nout;
+    pt_step *steps;
+    size_t nsteps;
+    pt_slot *slots;
+    size_t nslots;
+    size_t scratch_size;
+    dnnl_graph_inplace_pair_t *inplace;
+    size_t ninplace;
+} pt_compiled;
+
+struct dnnl_graph_compiled_partition {
+    struct dnnl_graph_partition *part; /* own handle on the partition */
+    pt_compiled *c;                    /* NULL until compiled */
+};
+
+void pt_compiled_retain(pt_compiled *c);
+void pt_compiled_release(pt_compiled *c);
+
+/* Builds the plan (through the compiled-partition cache). */
+pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const pt_lt *const *inputs,
+                     size_t nout, const pt_lt *const *outputs, dnnl_engine_t engine,
+                     pt_compiled **out);
+/* Shape inference only (dnnl_graph_partition_infer_shape). */
+pt_status pt_partition_infer_shapes(const pt_partition_impl *p, size_t nin,
+                                    const pt_lt *const *inputs, size_t nout, pt_lt *const *outputs);
+pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
+                     const_dnnl_graph_tensor_t *inputs, size_t nout,
+                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad);
+
+#endif

@@ -1,0 +1,103 @@
+/* Executes a plan: bind the caller's tensors to slots, provide the
+ * scratchpad, run each step's kernel. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile/compiled.h"
+#include "ops/op_schema.h"
+
+static const struct dnnl_graph_tensor *find_tensor(size_t n, const_dnnl_graph_tensor_t *arr, size_t id) {
+    for (size_t i = 0; i < n; ++i)
+        if (arr[i] && arr[i]->lt.id == id) return arr[i];
+    return NULL;
+}
+
+/* A bound tensor must describe the compiled tensor: same data type and dims. */
+static pt_status check_bound(const struct dnnl_graph_tensor *t, const pt_lt *want, const char *what) {
+    if (t->lt.data_type != want->data_type)
+        return pt_err(dnnl_invalid_arguments, "execute: %s tensor %zu has data type %d, compiled %d", what,
+                      want->id, (int)t->lt.data_type, (int)want->data_type);
+    if (t->lt.ndims != want->ndims)
+        return pt_err(dnnl_invalid_arguments, "execute: %s tensor %zu has rank %d, compiled %d", what,
+                      want->id, t->lt.ndims, want->ndims);
+    for (int d = 0; d < want->ndims; ++d)
+        if (t->lt.dims[d] != want->dims[d] && t->lt.dims[d] != DNNL_GRAPH_UNKNOWN_DIM)
+            return pt_err(dnnl_invalid_arguments,
+                          "execute: %s tensor %zu dim %d is %lld, compiled %lld", what, want->id, d,
+                          (long long)t->lt.dims[d], (long long)want->dims[d]);
+    if (t->lt.layout_type == dnnl_graph_layout_type_strided && want->ndims > 0) {
+        for (int d = 0; d < want->ndims; ++d)
+            if (want->dims[d] != 1 && t->lt.layout.strides[d] != DNNL_GRAPH_UNKNOWN_DIM &&
+                t->lt.layout.strides[d] != want->layout.strides[d])
+                return pt_err(dnnl_invalid_arguments,
+                              "execute: %s tensor %zu stride %d is %lld, compiled %lld", what, want->id,
+                              d, (long long)t->lt.layout.strides[d], (long long)want->layout.strides[d]);
+    }
+    if (!t->data && pt_lt_mem_size(want) != 0)
+        return pt_err(dnnl_invalid_arguments, "execute: %s tensor %zu has no data buffer", what, want->id);
+    return dnnl_success;
+}
+
+pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
+                     const_dnnl_graph_tensor_t *inputs, size_t nout,
+                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
+    if (stream->engine->kind != c->ekind)
+        return pt_err(dnnl_invalid_arguments, "execute: stream engine kind differs from the compile engine");
+    void **data = calloc(c->nslots ? c->nslots : 1, sizeof(void *));
+    if (!data) return dnnl_out_of_memory;
+    pt_status st = dnnl_success;
+    for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s) {
+        const pt_slot *sl = &c->slots[s];
+        if (sl->kind == PT_SLOT_SCRATCH) continue;
+        bool in = sl->kind == PT_SLOT_INPUT;
+        const struct dnnl_graph_tensor *t =
+            in ? find_tensor(nin, inputs, sl->id) : find_tensor(nout, outputs, sl->id);
+        if (!t) {
+            st = pt_err(dnnl_invalid_arguments, "execute: no %s tensor bound for logical tensor %zu",
+                        in ? "input" : "output", sl->id);
+            break;
+        }
+        st = check_bound(t, &sl->lt, in ? "input" : "output");
+        data[s] = t->data;
+    }
+    uint8_t *scratch = NULL;
+    bool own_scratch = false;
+    if (st == dnnl_success && c->scratch_size) {
+        if (scratchpad) {
+            size_t have = pt_lt_mem_size(&scratchpad->lt);
+            if (!scratchpad->data || have == SIZE_MAX || have < c->scratch_size)
+                st = pt_err(dnnl_invalid_arguments, "execute: scratchpad of %zu bytes, %zu needed",
+                            have == SIZE_MAX ? 0 : have, c->scratch_size);
+            else
+                scratch = scratchpad->data;
+        } else {
+            scratch = pt_engine_alloc(stream->engine, c->scratch_size);
+            own_scratch = true;
+            if (!scratch) st = dnnl_out_of_memory;
+        }
+    }
+    for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s)
+        if (c->slots[s].kind == PT_SLOT_SCRATCH) data[s] = scratch + c->slots[s].offset;
+
+    pt_exec_ctx ctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
+    pt_tview vin[64], vout[64];
+    for (size_t i = 0; i < c->nsteps && st == dnnl_success; ++i) {
+        const pt_step *step = &c->steps[i];
+        const pt_op *op = step->op;
+        for (size_t k = 0; k < op->nin; ++k) {
+            vin[k].lt = op->in[k];
+            vin[k].data = data[step->in_slot[k]];
+        }
+        for (size_t k = 0; k < op->nout; ++k) {
+            vout[k].lt = op->out[k];
+            vout[k].data = data[step->out_slot[k]];
+        }
+        st = step->fn(op, vin, op->nin, vout, op->nout, &ctx);
+        if (st != dnnl_success)
+            pt_err(st, "execute: kernel for op %s#%zu failed", pt_op_kind_name(op->kind), op->id);
+    }
+    if (own_scratch) pt_engine_free(stream->engine, scratch);
+    free(data);
+    return st;
+}

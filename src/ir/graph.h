@@ -1,0 +1,50 @@
+/* The graph: deep copies of the user's ops, connected by logical tensor ids. */
+#ifndef PARTITA_IR_GRAPH_H
+#define PARTITA_IR_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ir/op.h"
+
+struct pt_partition_impl;
+
+/* Where a tensor id is produced and consumed (built by finalize). */
+typedef struct {
+    size_t id;
+    pt_lt lt;         /* the description every occurrence agrees on */
+    int producer;     /* op index, -1 for graph inputs */
+    int producer_port;
+    int *consumers;   /* op indices (repeats possible) */
+    int nconsumers;
+} pt_tensor_info;
+
+struct dnnl_graph_graph {
+    size_t id;
+    dnnl_engine_kind_t ekind;
+    dnnl_fpmath_mode_t fpmath;
+    int apply_to_int;
+    pt_op **ops;
+    size_t nops, cap_ops;
+    bool finalized;
+    /* Built by finalize. */
+    int *topo;        /* op indices in a topological order (stable: insertion order first) */
+    pt_tensor_info *tensors;
+    size_t ntensors;
+    /* Result of the last filter. */
+    struct pt_partition_impl **parts;
+    size_t nparts;
+    bool dumped_partitioning;
+};
+typedef struct dnnl_graph_graph pt_graph;
+
+pt_status pt_graph_create(pt_graph **g, dnnl_engine_kind_t ekind, dnnl_fpmath_mode_t mode);
+void pt_graph_destroy(pt_graph *g);
+/* Verifies the op against its schema and appends a copy. */
+pt_status pt_graph_add_op(pt_graph *g, const pt_op *op);
+pt_status pt_graph_finalize(pt_graph *g);
+/* Index of the tensor info for `id`, or -1. */
+int pt_graph_tensor_index(const pt_graph *g, size_t id);
+void pt_graph_clear_partitions(pt_graph *g);
+
+#endif

@@ -1,0 +1,38 @@
+/* The contract between the execution plan and every kernel (reference or
+ * optimized): an op, concrete tensor views for its inputs and outputs, and an
+ * execution context. */
+#ifndef PARTITA_KERNELS_KERNEL_H
+#define PARTITA_KERNELS_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/op.h"
+
+/* A concrete tensor: known dims, strided layout (strides in elements, also for
+ * 4-bit types), data pointer.  Host-scalar tensors have ndims == 0 and point to
+ * the scalar value. */
+typedef struct {
+    pt_lt lt;
+    void *data;
+} pt_tview;
+
+typedef struct pt_exec_ctx {
+    dnnl_fpmath_mode_t fpmath; /* mode in effect for the partition */
+    int apply_to_int;
+    int nthreads;              /* OpenMP threads a kernel may use */
+} pt_exec_ctx;
+
+/* Runs one op.  `in` holds the op's present inputs in port order (nin may be
+ * smaller than the schema maximum when trailing optional inputs are absent);
+ * same for `out`.  Shapes have already been inferred and checked at compile
+ * time, but kernels must still reject what they cannot compute with
+ * dnnl_unimplemented / dnnl_invalid_arguments (never crash).  Output buffers
+ * may alias inputs only where the op allows in-place. */
+typedef pt_status (*pt_kernel_fn)(const pt_op *op, const pt_tview *in, size_t nin,
+                                  const pt_tview *out, size_t nout, const pt_exec_ctx *ctx);
+
+/* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */
+pt_kernel_fn pt_ref_kernel(int kind);
+
+#endif

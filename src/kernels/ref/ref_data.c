@@ -1,0 +1,377 @@
+/* Reference data-movement ops: TypeCast, Reorder, StaticReshape,
+ * StaticTranspose, Concat, GenIndex, and Dropout (Philox RNG, opset
+ * "Dropout").  Copies between views of the same type move bits unchanged;
+ * type changes follow §1.2. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/status.h"
+#include "kernels/ref/ref_common.h"
+#include "kernels/ref/ref_kernels.h"
+#include "ops/op_schema.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int ref_threads(const pt_exec_ctx *ctx) {
+#ifdef _OPENMP
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+#else
+    (void)ctx;
+    return 1;
+#endif
+}
+
+static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
+    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
+        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
+                      pt_op_kind_name(op->kind), what, t->lt.ndims);
+    for (int d = 0; d < t->lt.ndims; ++d)
+        if (t->lt.dims[d] < 0)
+            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
+                          pt_op_kind_name(op->kind), what, d);
+    if (pt_dt_bits(t->lt.data_type) == 0)
+        return pt_err(dnnl_invalid_arguments, "%s: %s has no data type", pt_op_kind_name(op->kind), what);
+    if (!t->data && pt_tv_nelems(t) > 0)
+        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
+    return dnnl_success;
+}
+
+static bool same_dims(const pt_tview *a, const pt_tview *b) {
+    if (a->lt.ndims != b->lt.ndims) return false;
+    for (int d = 0; d < a->lt.ndims; ++d)
+        if (a->lt.dims[d] != b->lt.dims[d]) return false;
+    return true;
+}
+
+static bool is_dense(const pt_tview *t) {
+    int64_t s = 1;
+    for (int d = t->lt.ndims - 1; d >= 0; --d) {
+        if (t->lt.dims[d] != 1 && t->lt.layout.strides[d] != s) return false;
+        s *= t->lt.dims[d] > 1 ? t->lt.dims[d] : 1;
+    }
+    return true;
+}
+
+static bool wide_type(dnnl_data_type_t dt) {
+    return dt == dnnl_s32 || dt == dnnl_s64 || dt == dnnl_f64;
+}
+
+/* One element from s[so] to d[dof]: bits unchanged for equal byte-sized types,
+ * exact through f64 between wide integer/f64 types, through f32 otherwise. */
+static inline void copy_elem(const pt_tview *s, int64_t so, const pt_tview *d, int64_t dof) {
+    dnnl_data_type_t sdt = s->lt.data_type, ddt = d->lt.data_type;
+    int bits = pt_dt_bits(sdt);
+    if (sdt == ddt && bits >= 8) {
+        size_t eb = (size_t)bits / 8;
+        memcpy((char *)d->data + (size_t)dof * eb, (const char *)s->data + (size_t)so * eb, eb);
+    } else if (wide_type(sdt) && wide_type(ddt)) {
+        pt_store_f64(d->data, ddt, dof, pt_load_f64(s->data, sdt, so));
+    } else {
+        pt_store_f32(d->data, ddt, dof, pt_load_f32(s->data, sdt, so));
+    }
+}
+
+/* Copies the `dims`-shaped block s[s0 + Σ i·ss] -> d[d0 + Σ i·ds]. */
+static void copy_block(const pt_tview *s, int64_t s0, const int64_t *ss, const pt_tview *d,
+                       int64_t d0, const int64_t *ds, int r, const int64_t *dims, int nt) {
+    int64_t n = 1;
+    for (int k = 0; k < r; ++k) n *= dims[k];
+    if (n == 0) return;
+    const int64_t inner = r ? dims[r - 1] : 1, outer = n / inner;
+    const int64_t si = r ? ss[r - 1] : 0, di = r ? ds[r - 1] : 0;
+    /* Two threads must not write the two nibbles of one byte. */
+    const bool par = n > 4096 && pt_dt_bits(d->lt.data_type) >= 8;
+#pragma omp parallel for schedule(static) num_threads(nt) if (par)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t idx[DNNL_MAX_NDIMS] = {0};
+        if (r > 1) pt_unravel(o, r - 1, dims, idx);
+        int64_t so = s0, dof = d0;
+        for (int k = 0; k < r - 1; ++k) so += idx[k] * ss[k], dof += idx[k] * ds[k];
+        for (int64_t i = 0; i < inner; ++i) copy_elem(s, so + i * si, d, dof + i * di);
+    }
+}
+
+static void *elem_ptr(void *base, dnnl_data_type_t dt, int64_t k) {
+    return (char *)base + (size_t)((uint64_t)k * (uint64_t)pt_dt_bits(dt) / 8u);
+}
+
+/* Same-shape copy with optional type change (TypeCast, Reorder). */
+static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_tview *dst,
+                                 const pt_exec_ctx *ctx) {
+    PT_CHECK(check_view(op, src, "src"));
+    PT_CHECK(check_view(op, dst, "dst"));
+    if (!same_dims(src, dst))
+        return pt_err(dnnl_invalid_shape, "%s: src and dst shapes differ", pt_op_kind_name(op->kind));
+    const int64_t n = pt_tv_nelems(dst);
+    if (n == 0) return dnnl_success;
+    if (src->data == dst->data && src->lt.data_type == dst->lt.data_type && is_dense(src) &&
+        is_dense(dst))
+        return dnnl_success;
+    if (is_dense(src) && is_dense(dst)) {
+        /* Chunks of an even element count keep 4-bit bytes whole. */
+        const int64_t chunk = 1 << 16, nchunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (nchunks > 1)
+        for (int64_t c = 0; c < nchunks; ++c) {
+            int64_t b = c * chunk, e = b + chunk < n ? b + chunk : n;
+            pt_convert_dense(elem_ptr(src->data, src->lt.data_type, b), src->lt.data_type,
+                             elem_ptr(dst->data, dst->lt.data_type, b), dst->lt.data_type, e - b);
+        }
+        return dnnl_success;
+    }
+    copy_block(src, 0, src->lt.layout.strides, dst, 0, dst->lt.layout.strides, dst->lt.ndims,
+               dst->lt.dims, ref_threads(ctx));
+    return dnnl_success;
+}
+
+PT_REF_DECL(pt_ref_typecast) {
+    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "TypeCast: needs 1 input, 1 output");
+    return copy_same_shape(op, &in[0], &out[0], ctx);
+}
+
+PT_REF_DECL(pt_ref_reorder) {
+    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Reorder: needs 1 input, 1 output");
+    return copy_same_shape(op, &in[0], &out[0], ctx);
+}
+
+/* ---- StaticReshape ------------------------------------------------------- */
+
+PT_REF_DECL(pt_ref_static_reshape) {
+    if (nin < 1 || nout < 1)
+        return pt_err(dnnl_invalid_arguments, "StaticReshape: needs 1 input, 1 output");
+    const pt_tview *src = &in[0], *dst = &out[0];
+    PT_CHECK(check_view(op, src, "src"));
+    PT_CHECK(check_view(op, dst, "dst"));
+    const int64_t n = pt_tv_nelems(dst);
+    if (n != pt_tv_nelems(src))
+        return pt_err(dnnl_invalid_shape, "StaticReshape: element counts differ (%lld vs %lld)",
+                      (long long)pt_tv_nelems(src), (long long)n);
+    if (n == 0) return dnnl_success;
+    const bool dense = is_dense(src) && is_dense(dst);
+    if (dense && src->lt.data_type == dst->lt.data_type) {
+        if (src->data != dst->data)
+            pt_convert_dense(src->data, src->lt.data_type, dst->data, dst->lt.data_type, n);
+        return dnnl_success;
+    }
+    /* In place with different layouts: go through a dense copy of src. */
+    pt_tview s = *src;
+    void *tmp = NULL;
+    if (src->data == dst->data) {
+        tmp = malloc(pt_dt_bytes(src->lt.data_type, n));
+        if (!tmp) return pt_err(dnnl_out_of_memory, "StaticReshape: cannot allocate a temporary");
+        pt_dense_strides(s.lt.ndims, s.lt.dims, s.lt.layout.strides);
+        s.data = tmp;
+        copy_block(src, 0, src->lt.layout.strides, &s, 0, s.lt.layout.strides, s.lt.ndims,
+                   s.lt.dims, ref_threads(ctx));
+    }
+    const int rs = s.lt.ndims, rd = dst->lt.ndims;
+    const int64_t inner = rd ? dst->lt.dims[rd - 1] : 1, outer = n / inner;
+    const int64_t di = rd ? dst->lt.layout.strides[rd - 1] : 0;
+    const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8;
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t didx[DNNL_MAX_NDIMS] = {0}, sidx[DNNL_MAX_NDIMS] = {0};
+        if (rd > 1) pt_unravel(o, rd - 1, dst->lt.dims, didx);
+        pt_unravel(o * inner, rs, s.lt.dims, sidx); /* same row-major position in src */
+        int64_t dof = pt_tv_off(dst, didx);
+        for (int64_t i = 0; i < inner; ++i) {
+            copy_elem(&s, pt_tv_off(&s, sidx), dst, dof + i * di);
+            pt_next_index(rs, s.lt.dims, sidx);
+        }
+    }
+    free(tmp);
+    return dnnl_success;
+}
+
+/* ---- StaticTranspose ----------------------------------------------------- */
+
+PT_REF_DECL(pt_ref_static_transpose) {
+    if (nin < 1 || nout < 1)
+        return pt_err(dnnl_invalid_arguments, "StaticTranspose: needs 1 input, 1 output");
+    const pt_tview *src = &in[0], *dst = &out[0];
+    PT_CHECK(check_view(op, src, "src"));
+    PT_CHECK(check_view(op, dst, "dst"));
+    const int r = src->lt.ndims;
+    if (dst->lt.ndims != r)
+        return pt_err(dnnl_invalid_shape, "StaticTranspose: src rank %d, dst rank %d", r, dst->lt.ndims);
+    size_t no = 0;
+    const int64_t *order = pt_op_s64s(op, dnnl_graph_op_attr_order, &no);
+    if (no != 0 && no != (size_t)r)
+        return pt_err(dnnl_invalid_shape, "StaticTranspose: order has %zu entries for rank %d", no, r);
+    int64_t sstr[DNNL_MAX_NDIMS];
+    bool seen[DNNL_MAX_NDIMS] = {false};
+    for (int k = 0; k < r; ++k) {
+        int64_t p = no ? order[k] : r - 1 - k; /* empty order = reverse */
+        if (p < 0) p += r;
+        if (p < 0 || p >= r || seen[p])
+            return pt_err(dnnl_invalid_shape, "StaticTranspose: order is not a permutation");
+        seen[p] = true;
+        if (dst->lt.dims[k] != src->lt.dims[p])
+            return pt_err(dnnl_invalid_shape, "StaticTranspose: dst dim %d is %lld, expected %lld", k,
+                          (long long)dst->lt.dims[k], (long long)src->lt.dims[p]);
+        sstr[k] = src->lt.layout.strides[p];
+    }
+    copy_block(src, 0, sstr, dst, 0, dst->lt.layout.strides, r, dst->lt.dims, ref_threads(ctx));
+    return dnnl_success;
+}
+
+/* ---- Concat -------------------------------------------------------------- */
+
+PT_REF_DECL(pt_ref_concat) {
+    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Concat: needs inputs and 1 output");
+    const pt_tview *dst = &out[0];
+    PT_CHECK(check_view(op, dst, "dst"));
+    const int r = dst->lt.ndims;
+    int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
+    if (a < 0) a += r;
+    if (r == 0 || a < 0 || a >= r)
+        return pt_err(dnnl_invalid_arguments, "Concat: axis %lld out of range for rank %d",
+                      (long long)pt_op_s64(op, dnnl_graph_op_attr_axis, 0), r);
+    int64_t total = 0;
+    for (size_t i = 0; i < nin; ++i) {
+        const pt_tview *s = &in[i];
+        PT_CHECK(check_view(op, s, "src"));
+        if (s->lt.ndims != r) return pt_err(dnnl_invalid_shape, "Concat: input %zu rank differs", i);
+        for (int d = 0; d < r; ++d)
+            if (d != a && s->lt.dims[d] != dst->lt.dims[d])
+                return pt_err(dnnl_invalid_shape, "Concat: input %zu dim %d differs from dst", i, d);
+        total += s->lt.dims[a];
+    }
+    if (total != dst->lt.dims[a])
+        return pt_err(dnnl_invalid_shape, "Concat: dst dim %lld is %lld, inputs sum to %lld",
+                      (long long)a, (long long)dst->lt.dims[a], (long long)total);
+    int64_t off = 0;
+    for (size_t i = 0; i < nin; ++i) {
+        const pt_tview *s = &in[i];
+        copy_block(s, 0, s->lt.layout.strides, dst, off * dst->lt.layout.strides[a],
+                   dst->lt.layout.strides, r, s->lt.dims, ref_threads(ctx));
+        off += s->lt.dims[a];
+    }
+    return dnnl_success;
+}
+
+/* ---- GenIndex ------------------------------------------------------------ */
+
+PT_REF_DECL(pt_ref_gen_index) {
+    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "GenIndex: needs 1 input, 1 output");
+    const pt_tview *src = &in[0], *dst = &out[0];
+    PT_CHECK(check_view(op, dst, "dst"));
+    if (src->lt.ndims != dst->lt.ndims || !same_dims(src, dst))
+        return pt_err(dnnl_invalid_shape, "GenIndex: src and dst shapes differ");
+    const int r = dst->lt.ndims;
+    int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
+    if (a < 0) a += r;
+    if (a < 0 || a >= r)
+        return pt_err(dnnl_invalid_arguments, "GenIndex: axis %lld out of range for rank %d",
+                      (long long)pt_op_s64(op, dnnl_graph_op_attr_axis, 0), r);
+    const int64_t n = pt_tv_nelems(dst);
+    if (n == 0) return dnnl_success;
+    const int64_t inner = dst->lt.dims[r - 1], outer = n / inner;
+    const int64_t di = dst->lt.layout.strides[r - 1];
+    const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8;
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t idx[DNNL_MAX_NDIMS] = {0};
+        pt_unravel(o, r - 1, dst->lt.dims, idx);
+        int64_t dof = pt_tv_off(dst, idx);
+        for (int64_t i = 0; i < inner; ++i) {
+            int64_t v = a == r - 1 ? i : idx[a];
+            pt_store_f64(dst->data, dst->lt.data_type, dof + i * di, (double)v);
+        }
+    }
+    return dnnl_success;
+}
+
+/* ---- Dropout ------------------------------------------------------------- */
+
+/* Philox-4x32-10 as defined by the Dropout section: counter
+ * [lo(ctr), hi(ctr), lo(x), hi(x)] with x = i & ~3, key [lo(key), hi(key)];
+ * returns word i & 3 of the result. */
+static uint32_t philox_word(uint64_t i, uint64_t key, uint64_t ctr) {
+    uint64_t x = i & ~(uint64_t)3;
+    uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), (uint32_t)x, (uint32_t)(x >> 32)};
+    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (int round = 0; round < 10; ++round) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t h0 = (uint32_t)(p0 >> 32), l0 = (uint32_t)p0;
+        uint32_t h1 = (uint32_t)(p1 >> 32), l1 = (uint32_t)p1;
+        uint32_t n0 = h1 ^ c[1] ^ k0, n2 = h0 ^ c[3] ^ k1;
+        c[0] = n0, c[1] = l1, c[2] = n2, c[3] = l0;
+        if (round < 9) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+    }
+    return c[i & 3];
+}
+
+static uint32_t dropout_word(uint64_t idx, int64_t seed, int64_t offset) {
+    if (offset != 0) return philox_word(idx, (uint64_t)seed, (uint64_t)offset);
+    /* Legacy path: four consecutive indices share one word. */
+    uint64_t u = (uint64_t)((uint32_t)idx & ~3u), w = (uint64_t)(uint32_t)seed;
+    return philox_word(((u + 3) << 32) + (u + 2), (w << 32) + w, ((u + 1) << 32) + u);
+}
+
+/* Reads a one-element integer tensor (0-D host scalar or 1-element 1-D). */
+static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
+    if (!t->data || pt_tv_nelems(t) != 1) return false;
+    switch (t->lt.data_type) {
+        case dnnl_s64: memcpy(v, t->data, sizeof *v); return true;
+        case dnnl_s32: {
+            int32_t x;
+            memcpy(&x, t->data, sizeof x);
+            *v = x;
+            return true;
+        }
+        default:
+            if (pt_dt_bits(t->lt.data_type) == 0) return false;
+            *v = pt_f64_to_s64(pt_load_f64(t->data, t->lt.data_type, 0));
+            return true;
+    }
+}
+
+PT_REF_DECL(pt_ref_dropout) {
+    if (nin < 4 || nout < 1)
+        return pt_err(dnnl_invalid_arguments, "Dropout: needs 4 inputs and 1-2 outputs");
+    const pt_tview *src = &in[0], *dst = &out[0], *mask = nout > 1 ? &out[1] : NULL;
+    PT_CHECK(check_view(op, src, "src"));
+    PT_CHECK(check_view(op, dst, "dst"));
+    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "Dropout: dst shape differs from src");
+    if (mask && mask->data == NULL) mask = NULL; /* an absent optional output */
+    if (mask) {
+        PT_CHECK(check_view(op, mask, "mask"));
+        if (!same_dims(src, mask)) return pt_err(dnnl_invalid_shape, "Dropout: mask shape differs from src");
+    }
+    int64_t seed, offset;
+    if (!read_scalar_i64(&in[1], &seed) || !read_scalar_i64(&in[2], &offset))
+        return pt_err(dnnl_invalid_arguments, "Dropout: seed and offset must be one-element tensors");
+    if (!in[3].data || pt_tv_nelems(&in[3]) != 1 || pt_dt_bits(in[3].lt.data_type) == 0)
+        return pt_err(dnnl_invalid_arguments, "Dropout: probability must be a one-element tensor");
+    const float p = pt_load_f32(in[3].data, in[3].lt.data_type, 0);
+    const float inv_q = p != 1.f ? 1.f / (1.f - p) : 0.f;
+    const float pc = p < 0.f ? 0.f : (p > 1.f ? 1.f : p);
+    const double threshold = 4294967295.0 * (double)pc;
+
+    const int r = src->lt.ndims;
+    const int64_t n = pt_tv_nelems(src);
+    if (n == 0) return dnnl_success;
+    const int64_t inner = r ? src->lt.dims[r - 1] : 1, outer = n / inner;
+    const int64_t si = r ? src->lt.layout.strides[r - 1] : 0;
+    const int64_t di = r ? dst->lt.layout.strides[r - 1] : 0;
+    const int64_t mi = (mask && r) ? mask->lt.layout.strides[r - 1] : 0;
+    const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8 &&
+                     (!mask || pt_dt_bits(mask->lt.data_type) >= 8);
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t idx[DNNL_MAX_NDIMS] = {0};
+        if (r > 1) pt_unravel(o, r - 1, src->lt.dims, idx);
+        int64_t so = pt_tv_off(src, idx), dof = pt_tv_off(dst, idx);
+        int64_t mo = mask ? pt_tv_off(mask, idx) : 0;
+        for (int64_t i = 0; i < inner; ++i) {
+            uint64_t lin = (uint64_t)(o * inner + i);
+            bool keep = (double)dropout_word(lin, seed, offset) > threshold;
+            float v = keep ? pt_tv_getf(src, so + i * si) * inv_q : 0.f;
+            pt_tv_setf(dst, dof + i * di, v);
+            if (mask) pt_tv_setf(mask, mo + i * mi, keep ? 1.f : 0.f);
+        }
+    }
+    return dnnl_success;
+}

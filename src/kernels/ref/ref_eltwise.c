@@ -1,0 +1,268 @@
+/* Reference unary element-wise ops and their backward ops (opset §1.9 and the
+ * per-op sections).  Every element is loaded to f32, computed in f32 and
+ * stored once in the destination type; any strided layouts. */
+#include <math.h>
+#include <string.h>
+
+#include "ir/status.h"
+#include "kernels/ref/ref_common.h"
+#include "kernels/ref/ref_kernels.h"
+#include "ops/op_schema.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* exp(88.72283172607421875) is the largest argument before expf overflows. */
+#define PT_EXP_OVF 88.72283172607421875f
+#define PT_GELU_TANH_C 0.79788458347320556640625f /* sqrt(2/pi) */
+#define PT_SQRT1_2 0.70710678118654752440f
+#define PT_INV_SQRT_2PI 0.39894228040143267794f
+
+static int ref_threads(const pt_exec_ctx *ctx) {
+#ifdef _OPENMP
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+#else
+    (void)ctx;
+    return 1;
+#endif
+}
+
+typedef struct {
+    int kind;
+    float alpha, beta, lo, hi;
+    bool use_dst, gelu_tanh;
+} eltwise_params;
+
+static eltwise_params read_params(const pt_op *op) {
+    eltwise_params p;
+    p.kind = op->kind;
+    p.alpha = pt_op_f32(op, dnnl_graph_op_attr_alpha, 0.f);
+    p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 0.f);
+    p.lo = pt_op_f32(op, dnnl_graph_op_attr_min, 0.f);
+    p.hi = pt_op_f32(op, dnnl_graph_op_attr_max, 0.f);
+    p.use_dst = pt_op_bool(op, dnnl_graph_op_attr_use_dst, true);
+    const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "gelu_erf");
+    p.gelu_tanh = mode && strcmp(mode, "gelu_tanh") == 0;
+    if (op->kind == dnnl_graph_op_softplus || op->kind == dnnl_graph_op_softplus_backward)
+        p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 1.f);
+    return p;
+}
+
+static float sigmoid(float s) { return -s >= PT_EXP_OVF ? 0.f : 1.f / (1.f + expf(-s)); }
+static float soft_plus_log(float u) { return u < PT_EXP_OVF ? log1pf(expf(u)) : u; }
+
+static bool fwd_supported(int kind) {
+    switch (kind) {
+        case dnnl_graph_op_abs:
+        case dnnl_graph_op_clamp:
+        case dnnl_graph_op_elu:
+        case dnnl_graph_op_exp:
+        case dnnl_graph_op_gelu:
+        case dnnl_graph_op_hard_sigmoid:
+        case dnnl_graph_op_hard_swish:
+        case dnnl_graph_op_leaky_relu:
+        case dnnl_graph_op_log:
+        case dnnl_graph_op_mish:
+        case dnnl_graph_op_pow:
+        case dnnl_graph_op_reciprocal:
+        case dnnl_graph_op_relu:
+        case dnnl_graph_op_round:
+        case dnnl_graph_op_sigmoid:
+        case dnnl_graph_op_softplus:
+        case dnnl_graph_op_sqrt:
+        case dnnl_graph_op_square:
+        case dnnl_graph_op_tanh: return true;
+        default: return false;
+    }
+}
+
+static float eltwise_fwd(const eltwise_params *p, float s) {
+    switch (p->kind) {
+        case dnnl_graph_op_abs: return s > 0.f ? s : -s;
+        case dnnl_graph_op_clamp: {
+            float t = s > p->lo ? s : p->lo; /* this order: NaN -> min */
+            return t < p->hi ? t : p->hi;
+        }
+        case dnnl_graph_op_elu: return s > 0.f ? s : p->alpha * expm1f(s);
+        case dnnl_graph_op_exp: return expf(s);
+        case dnnl_graph_op_gelu:
+            if (p->gelu_tanh)
+                return 0.5f * s * (1.f + tanhf(PT_GELU_TANH_C * s * (1.f + 0.044715f * s * s)));
+            return 0.5f * s * (1.f + erff(s * PT_SQRT1_2));
+        case dnnl_graph_op_hard_sigmoid: {
+            float v = p->alpha * s + p->beta;
+            return v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
+        }
+        case dnnl_graph_op_hard_swish: {
+            float v = (1.f / 6.f) * s + 0.5f;
+            v = v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
+            return s * v;
+        }
+        case dnnl_graph_op_leaky_relu: return s > 0.f ? s : p->alpha * s;
+        case dnnl_graph_op_log: return logf(s);
+        case dnnl_graph_op_mish: return s * tanhf(soft_plus_log(s));
+        case dnnl_graph_op_pow: return powf(s, p->beta);
+        case dnnl_graph_op_reciprocal: return 1.f / s;
+        case dnnl_graph_op_relu: return s > 0.f ? s : (isnan(s) ? s : 0.f);
+        case dnnl_graph_op_round: return nearbyintf(s);
+        case dnnl_graph_op_sigmoid: return sigmoid(s);
+        case dnnl_graph_op_softplus: return soft_plus_log(p->beta * s) / p->beta;
+        case dnnl_graph_op_sqrt: return sqrtf(s);
+        case dnnl_graph_op_square: return s * s;
+        case dnnl_graph_op_tanh: return tanhf(s);
+        default: return s;
+    }
+}
+
+static bool bwd_supported(int kind) {
+    switch (kind) {
+        case dnnl_graph_op_abs_backward:
+        case dnnl_graph_op_clamp_backward:
+        case dnnl_graph_op_elu_backward:
+        case dnnl_graph_op_gelu_backward:
+        case dnnl_graph_op_hard_sigmoid_backward:
+        case dnnl_graph_op_hard_swish_backward:
+        case dnnl_graph_op_mish_backward:
+        case dnnl_graph_op_relu_backward:
+        case dnnl_graph_op_sigmoid_backward:
+        case dnnl_graph_op_softplus_backward:
+        case dnnl_graph_op_sqrt_backward:
+        case dnnl_graph_op_tanh_backward: return true;
+        default: return false;
+    }
+}
+
+/* `x` is input 0: the forward dst when the op has use_dst = true, else src. */
+static float eltwise_bwd(const eltwise_params *p, float x, float dd) {
+    switch (p->kind) {
+        case dnnl_graph_op_abs_backward: return x > 0.f ? dd : (x < 0.f ? -dd : 0.f);
+        case dnnl_graph_op_clamp_backward: return (p->lo < x && x < p->hi) ? dd : 0.f;
+        case dnnl_graph_op_elu_backward:
+            if (x > 0.f) return dd;
+            return p->use_dst ? dd * (x + p->alpha) : dd * p->alpha * expf(x);
+        case dnnl_graph_op_gelu_backward:
+            if (p->gelu_tanh) {
+                float g = PT_GELU_TANH_C * x * (1.f + 0.044715f * x * x);
+                float dg = PT_GELU_TANH_C * (1.f + 3.f * 0.044715f * x * x);
+                float v = tanhf(g);
+                return dd * 0.5f * (1.f + v) * (1.f + x * (1.f - v) * dg);
+            }
+            return dd * (0.5f + 0.5f * erff(x * PT_SQRT1_2) +
+                         x * expf(-0.5f * x * x) * PT_INV_SQRT_2PI);
+        case dnnl_graph_op_hard_sigmoid_backward: {
+            float v = p->alpha * x + p->beta;
+            return (0.f < v && v < 1.f) ? dd * p->alpha : 0.f;
+        }
+        case dnnl_graph_op_hard_swish_backward: {
+            float v = x / 6.f + 0.5f, w = x / 3.f + 0.5f;
+            if (v <= 0.f) return 0.f;
+            if (v >= 1.f) return dd;
+            return dd * w;
+        }
+        case dnnl_graph_op_mish_backward: {
+            float t = tanhf(soft_plus_log(x));
+            return dd * (t + x * sigmoid(x) * (1.f - t * t));
+        }
+        case dnnl_graph_op_relu_backward: return x > 0.f ? dd : 0.f;
+        case dnnl_graph_op_sigmoid_backward: {
+            float v = p->use_dst ? x : sigmoid(x);
+            return dd * v * (1.f - v);
+        }
+        case dnnl_graph_op_softplus_backward: return dd * sigmoid(p->beta * x);
+        case dnnl_graph_op_sqrt_backward:
+            return p->use_dst ? dd / (2.f * x) : dd / (2.f * sqrtf(x));
+        case dnnl_graph_op_tanh_backward: {
+            float t = p->use_dst ? x : tanhf(x);
+            return dd * (1.f - t) * (1.f + t);
+        }
+        default: return dd;
+    }
+}
+
+/* Valid rank and dims, data present when there are elements. */
+static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
+    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
+        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
+                      pt_op_kind_name(op->kind), what, t->lt.ndims);
+    for (int d = 0; d < t->lt.ndims; ++d)
+        if (t->lt.dims[d] < 0)
+            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
+                          pt_op_kind_name(op->kind), what, d);
+    if (!t->data && pt_tv_nelems(t) > 0)
+        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
+    return dnnl_success;
+}
+
+static bool same_dims(const pt_tview *a, const pt_tview *b) {
+    if (a->lt.ndims != b->lt.ndims) return false;
+    for (int d = 0; d < a->lt.ndims; ++d)
+        if (a->lt.dims[d] != b->lt.dims[d]) return false;
+    return true;
+}
+
+PT_REF_DECL(pt_ref_eltwise) {
+    if (!fwd_supported(op->kind))
+        return pt_err(dnnl_unimplemented, "eltwise: op kind %s is not a unary op",
+                      pt_op_kind_name(op->kind));
+    if (nin < 1 || nout < 1)
+        return pt_err(dnnl_invalid_arguments, "%s: needs 1 input and 1 output",
+                      pt_op_kind_name(op->kind));
+    const pt_tview *src = &in[0], *dst = &out[0];
+    PT_CHECK(check_view(op, src, "src"));
+    PT_CHECK(check_view(op, dst, "dst"));
+    if (!same_dims(src, dst))
+        return pt_err(dnnl_invalid_arguments, "%s: src and dst shapes differ",
+                      pt_op_kind_name(op->kind));
+    const eltwise_params p = read_params(op);
+    const int r = dst->lt.ndims;
+    const int64_t n = pt_tv_nelems(dst);
+    if (n == 0) return dnnl_success;
+    const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
+    const int64_t ss = r ? src->lt.layout.strides[r - 1] : 0;
+    const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t idx[DNNL_MAX_NDIMS] = {0};
+        if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
+        int64_t so = pt_tv_off(src, idx), dof = pt_tv_off(dst, idx);
+        for (int64_t i = 0; i < inner; ++i)
+            pt_tv_setf(dst, dof + i * ds, eltwise_fwd(&p, pt_tv_getf(src, so + i * ss)));
+    }
+    return dnnl_success;
+}
+
+PT_REF_DECL(pt_ref_eltwise_bwd) {
+    if (!bwd_supported(op->kind))
+        return pt_err(dnnl_unimplemented, "eltwise_bwd: op kind %s is not a unary backward op",
+                      pt_op_kind_name(op->kind));
+    if (nin < 2 || nout < 1)
+        return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs and 1 output",
+                      pt_op_kind_name(op->kind));
+    const pt_tview *x = &in[0], *dd = &in[1], *ds = &out[0];
+    PT_CHECK(check_view(op, x, "src/dst"));
+    PT_CHECK(check_view(op, dd, "diff_dst"));
+    PT_CHECK(check_view(op, ds, "diff_src"));
+    if (!same_dims(x, ds) || !same_dims(dd, ds))
+        return pt_err(dnnl_invalid_arguments, "%s: input and diff_src shapes differ",
+                      pt_op_kind_name(op->kind));
+    const eltwise_params p = read_params(op);
+    const int r = ds->lt.ndims;
+    const int64_t n = pt_tv_nelems(ds);
+    if (n == 0) return dnnl_success;
+    const int64_t inner = r ? ds->lt.dims[r - 1] : 1, outer = n / inner;
+    const int64_t xs = r ? x->lt.layout.strides[r - 1] : 0;
+    const int64_t dds = r ? dd->lt.layout.strides[r - 1] : 0;
+    const int64_t dss = r ? ds->lt.layout.strides[r - 1] : 0;
+#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+    for (int64_t o = 0; o < outer; ++o) {
+        int64_t idx[DNNL_MAX_NDIMS] = {0};
+        if (r > 1) pt_unravel(o, r - 1, ds->lt.dims, idx);
+        int64_t xo = pt_tv_off(x, idx), ddo = pt_tv_off(dd, idx), dso = pt_tv_off(ds, idx);
+        for (int64_t i = 0; i < inner; ++i) {
+            float v = eltwise_bwd(&p, pt_tv_getf(x, xo + i * xs), pt_tv_getf(dd, ddo + i * dds));
+            pt_tv_setf(ds, dso + i * dss, v);
+        }
+    }
+    return dnnl_success;
+}

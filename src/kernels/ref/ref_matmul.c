@@ -1,0 +1,164 @@
+/* Reference MatMul (opset.md "MatMul"): transposes, 1-D promotion, batch
+ * broadcast, optional bias broadcast unidirectionally to dst, fpmath
+ * down-conversion emulation for f32 operands (§1.5). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/status.h"
+#include "kernels/ref/ref_common.h"
+#include "kernels/ref/ref_kernels.h"
+
+#define MM_MAX_BATCH (DNNL_MAX_NDIMS)
+
+/* Rounds an f32 operand value to the precision the fpmath mode permits, so the
+ * reference reproduces what a down-converting implementation computes. */
+static float mm_fpmath_round(float v, dnnl_fpmath_mode_t mode) {
+    switch (mode) {
+        case dnnl_fpmath_mode_bf16:
+        case dnnl_fpmath_mode_any: return pt_bf16_to_f32(pt_f32_to_bf16(v));
+        case dnnl_fpmath_mode_f16: return pt_f16_to_f32(pt_f32_to_f16(v));
+        case dnnl_fpmath_mode_tf32: {
+            uint32_t u;
+            memcpy(&u, &v, sizeof u);
+            if ((u & 0x7f800000u) == 0x7f800000u) return v; /* inf / NaN unchanged */
+            u += 0xfffu + ((u >> 13) & 1u);                 /* RNE to 10 mantissa bits */
+            u &= ~0x1fffu;
+            memcpy(&v, &u, sizeof v);
+            return v;
+        }
+        default: return v;
+    }
+}
+
+/* Copies a strided tensor into a dense row-major f32 buffer (rounded per
+ * fpmath when the tensor is f32).  Returns NULL when out of memory. */
+static float *mm_load_dense(const pt_tview *t, dnnl_fpmath_mode_t mode) {
+    int64_t n = pt_tv_nelems(t);
+    float *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!buf) return NULL;
+    bool round = t->lt.data_type == dnnl_f32 && mode != dnnl_fpmath_mode_strict;
+    int r = t->lt.ndims;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t idx[DNNL_MAX_NDIMS];
+        pt_unravel(i, r, t->lt.dims, idx);
+        float v = pt_tv_getf(t, pt_tv_off(t, idx));
+        buf[i] = round ? mm_fpmath_round(v, mode) : v;
+    }
+    return buf;
+}
+
+PT_REF_DECL(pt_ref_matmul) {
+    if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "MatMul: needs 2-3 inputs, 1 output");
+    const pt_tview *a = &in[0], *b = &in[1], *bias = nin > 2 ? &in[2] : NULL, *dst = &out[0];
+    int ra = a->lt.ndims, rb = b->lt.ndims;
+    if (ra < 1 || rb < 1 || ra > DNNL_MAX_NDIMS || rb > DNNL_MAX_NDIMS)
+        return pt_err(dnnl_invalid_arguments, "MatMul: src rank %d / weights rank %d unsupported", ra, rb);
+    bool ta = pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false) && ra >= 2;
+    bool tb = pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false) && rb >= 2;
+
+    /* Dense strides of the operand copies. */
+    int64_t as[DNNL_MAX_NDIMS], bs[DNNL_MAX_NDIMS];
+    pt_dense_strides(ra, a->lt.dims, as);
+    pt_dense_strides(rb, b->lt.dims, bs);
+
+    /* A viewed as [batch.., M, K], B as [batch.., K, N] (strides of the copies). */
+    int64_t M, K, N, Kb, sam, sak, sbk, sbn;
+    if (ra == 1) {
+        M = 1, K = a->lt.dims[0], sam = 0, sak = as[0];
+    } else {
+        int64_t d0 = a->lt.dims[ra - 2], d1 = a->lt.dims[ra - 1];
+        M = ta ? d1 : d0, K = ta ? d0 : d1;
+        sam = ta ? as[ra - 1] : as[ra - 2];
+        sak = ta ? as[ra - 2] : as[ra - 1];
+    }
+    if (rb == 1) {
+        Kb = b->lt.dims[0], N = 1, sbk = bs[0], sbn = 0;
+    } else {
+        int64_t d0 = b->lt.dims[rb - 2], d1 = b->lt.dims[rb - 1];
+        Kb = tb ? d1 : d0, N = tb ? d0 : d1;
+        sbk = tb ? bs[rb - 1] : bs[rb - 2];
+        sbn = tb ? bs[rb - 2] : bs[rb - 1];
+    }
+    if (K != Kb) return pt_err(dnnl_invalid_arguments, "MatMul: K mismatch (%lld vs %lld)", (long long)K, (long long)Kb);
+
+    /* Broadcast batch dims. */
+    int nba = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
+    int nb = nba > nbb ? nba : nbb;
+    int64_t bdims[MM_MAX_BATCH], bsa[MM_MAX_BATCH], bsb[MM_MAX_BATCH];
+    for (int i = 0; i < nb; ++i) {
+        int ia = i - (nb - nba), ib = i - (nb - nbb);
+        int64_t da = ia >= 0 ? a->lt.dims[ia] : 1, db = ib >= 0 ? b->lt.dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return pt_err(dnnl_invalid_arguments, "MatMul: batch dim %d not broadcastable (%lld vs %lld)", i,
+                          (long long)da, (long long)db);
+        bdims[i] = da == 1 ? db : da;
+        bsa[i] = (ia >= 0 && da != 1) ? as[ia] : 0;
+        bsb[i] = (ib >= 0 && db != 1) ? bs[ib] : 0;
+    }
+
+    /* Expected dst shape: batch ++ [M if src rank >= 2] ++ [N if weights rank >= 2]. */
+    int rd = nb + (ra >= 2) + (rb >= 2);
+    int64_t edims[DNNL_MAX_NDIMS];
+    for (int i = 0; i < nb; ++i) edims[i] = bdims[i];
+    if (ra >= 2) edims[nb] = M;
+    if (rb >= 2) edims[rd - 1] = N;
+    if (dst->lt.ndims != rd)
+        return pt_err(dnnl_invalid_arguments, "MatMul: dst rank %d, expected %d", dst->lt.ndims, rd);
+    for (int i = 0; i < rd; ++i)
+        if (dst->lt.dims[i] != edims[i])
+            return pt_err(dnnl_invalid_arguments, "MatMul: dst dim %d is %lld, expected %lld", i,
+                          (long long)dst->lt.dims[i], (long long)edims[i]);
+
+    /* Effective strides in the full index space [batch.., M, N] for dst and bias. */
+    int64_t dsb[MM_MAX_BATCH], dsm = 0, dsn = 0;
+    for (int i = 0; i < nb; ++i) dsb[i] = dst->lt.layout.strides[i];
+    if (ra >= 2) dsm = dst->lt.layout.strides[nb];
+    if (rb >= 2) dsn = dst->lt.layout.strides[rd - 1];
+    int64_t csb[MM_MAX_BATCH] = {0}, csm = 0, csn = 0;
+    if (bias) {
+        int rc = bias->lt.ndims;
+        if (rc > rd) return pt_err(dnnl_invalid_arguments, "MatMul: bias rank %d exceeds dst rank %d", rc, rd);
+        for (int j = 0; j < rc; ++j) {
+            int dd = j + rd - rc; /* dst dim this bias dim aligns with */
+            int64_t e = bias->lt.dims[j];
+            if (e != 1 && e != dst->lt.dims[dd])
+                return pt_err(dnnl_invalid_arguments, "MatMul: bias dim %d (%lld) not broadcastable to dst", j,
+                              (long long)e);
+            int64_t st = e == 1 ? 0 : bias->lt.layout.strides[j];
+            if (dd < nb) csb[dd] = st;
+            else if (ra >= 2 && dd == nb) csm = st;
+            else csn = st;
+        }
+    }
+
+    int64_t nbatch = 1;
+    for (int i = 0; i < nb; ++i) nbatch *= bdims[i];
+    int64_t total = nbatch * M * N;
+    if (total == 0) return dnnl_success;
+
+    float *A = mm_load_dense(a, ctx ? ctx->fpmath : dnnl_fpmath_mode_strict);
+    float *B = mm_load_dense(b, ctx ? ctx->fpmath : dnnl_fpmath_mode_strict);
+    if (!A || !B) {
+        free(A), free(B);
+        return pt_err(dnnl_out_of_memory, "MatMul: scratch allocation failed");
+    }
+
+#pragma omp parallel for schedule(static)
+    for (int64_t lin = 0; lin < total; ++lin) {
+        int64_t n = lin % N, m = (lin / N) % M, bl = lin / (N * M);
+        int64_t offa = m * sam, offb = n * sbn, offd = m * dsm + n * dsn, offc = m * csm + n * csn;
+        for (int i = nb - 1; i >= 0; --i) {
+            int64_t bi = bl % bdims[i];
+            bl /= bdims[i];
+            offa += bi * bsa[i], offb += bi * bsb[i], offd += bi * dsb[i], offc += bi * csb[i];
+        }
+        double acc = 0.0;
+        for (int64_t k = 0; k < K; ++k) acc += (double)A[offa + k * sak] * (double)B[offb + k * sbk];
+        if (bias) acc += (double)pt_tv_getf(bias, offc);
+        pt_tv_setf(dst, offd, (float)acc);
+    }
+    free(A);
+    free(B);
+    return dnnl_success;
+}

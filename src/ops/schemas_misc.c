@@ -1,0 +1,445 @@
+/* Schema rows of MatMul, the softmax family, the reductions, the shape ops
+ * (Concat, StaticReshape, StaticTranspose), Reorder, TypeCast, GenIndex,
+ * Dropout, End and Wildcard. */
+#include <string.h>
+
+#include "ops/schema_tables.h"
+#include "ops/shape_utils.h"
+
+/* ---- MatMul ---- */
+
+static pt_status check_matmul(const pt_op *op) {
+    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
+    if (d != t && d != dnnl_f32)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "output 0 (dst) data type must equal src type or be f32");
+    return dnnl_success;
+}
+
+static bool k_clash(int64_t a, int64_t b) { return pt_dim_known(a) && pt_dim_known(b) && a != b; }
+
+static pt_status infer_matmul(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *A = &in[0], *B = &in[1];
+    if (A->ndims == 0 || B->ndims == 0)
+        return pt_op_fail(op, dnnl_invalid_shape, "rank-0 src or weights");
+    if (A->ndims < 0 || B->ndims < 0) return dnnl_success;
+    int ra = A->ndims, rb = B->ndims;
+    int64_t a[DNNL_MAX_NDIMS], b[DNNL_MAX_NDIMS];
+    memcpy(a, A->dims, (size_t)ra * sizeof(int64_t));
+    memcpy(b, B->dims, (size_t)rb * sizeof(int64_t));
+    /* Transposes swap the last two dims and are ignored for 1-D operands. */
+    if (ra >= 2 && pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false)) {
+        int64_t t = a[ra - 1];
+        a[ra - 1] = a[ra - 2];
+        a[ra - 2] = t;
+    }
+    if (rb >= 2 && pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false)) {
+        int64_t t = b[rb - 1];
+        b[rb - 1] = b[rb - 2];
+        b[rb - 2] = t;
+    }
+    int rd;
+    int64_t d[DNNL_MAX_NDIMS];
+    if (ra == 1 && rb == 1) {
+        if (k_clash(a[0], b[0]))
+            return pt_op_fail(op, dnnl_invalid_shape, "1-D operands of lengths %lld and %lld",
+                              (long long)a[0], (long long)b[0]);
+        rd = 0;
+    } else if (ra == 1) {
+        /* [K] x [..., K, N] -> weights shape without its K dim. */
+        if (k_clash(a[0], b[rb - 2]))
+            return pt_op_fail(op, dnnl_invalid_shape, "K mismatch: %lld vs %lld",
+                              (long long)a[0], (long long)b[rb - 2]);
+        rd = rb - 1;
+        for (int i = 0; i < rb - 2; ++i) d[i] = b[i];
+        d[rb - 2] = b[rb - 1];
+    } else if (rb == 1) {
+        /* [..., M, K] x [K] -> src shape without its last dim. */
+        if (k_clash(a[ra - 1], b[0]))
+            return pt_op_fail(op, dnnl_invalid_shape, "K mismatch: %lld vs %lld",
+                              (long long)a[ra - 1], (long long)b[0]);
+        rd = ra - 1;
+        for (int i = 0; i < ra - 1; ++i) d[i] = a[i];
+    } else {
+        if (k_clash(a[ra - 1], b[rb - 2]))
+            return pt_op_fail(op, dnnl_invalid_shape, "K mismatch: %lld vs %lld",
+                              (long long)a[ra - 1], (long long)b[rb - 2]);
+        int nb;
+        if (pt_broadcast_shapes(ra - 2, a, rb - 2, b, &nb, d) != dnnl_success)
+            return pt_op_fail(op, dnnl_invalid_shape, "batch dims are not broadcastable");
+        d[nb] = a[ra - 2];
+        d[nb + 1] = b[rb - 1];
+        rd = nb + 2;
+    }
+    if (op->nin > 2 && !pt_unidirectional_ok(in[2].ndims, in[2].dims, rd, d))
+        return pt_op_fail(op, dnnl_invalid_shape, "bias is not broadcastable to dst");
+    return pt_set_output_shape(&out[0], rd, d);
+}
+
+static bool supported_matmul(const pt_op *op) {
+    /* src/weights/bias share T (add_op); dst must be T or f32. */
+    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
+    return d == t || d == dnnl_f32;
+}
+
+/* ---- softmax family ---- */
+
+static pt_status check_softmax(const pt_op *op) {
+    dnnl_data_type_t s = op->in[0].data_type, d = op->out[0].data_type;
+    if (s != d && s != dnnl_f32 && d != dnnl_f32)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "src and dst types differ and neither is f32");
+    return dnnl_success;
+}
+
+static pt_status check_softmax_bwd(const pt_op *op) {
+    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
+    if (d != t && d != dnnl_f32)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "output 0 (diff_src) data type must equal diff_dst type or be f32");
+    return dnnl_success;
+}
+
+/* Output 0 copies input 0; optional stats (SoftMax output 1) = src with the
+ * axis dim set to 1.  The axis is validated once the rank is known. */
+static pt_status infer_softmax(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    int64_t dflt = (op->kind == dnnl_graph_op_log_softmax ||
+                    op->kind == dnnl_graph_op_log_softmax_backward)
+            ? -1
+            : 1;
+    int64_t a = 0;
+    if (src->ndims >= 0 &&
+        !pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_axis, dflt), src->ndims, &a))
+        return pt_op_fail(op, dnnl_invalid_shape, "axis out of range for rank %d", src->ndims);
+    if (op->nin > 1) {
+        /* Backward: diff_dst and dst have one shape. */
+        int n;
+        int64_t dims[DNNL_MAX_NDIMS];
+        if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
+            dnnl_success)
+            return pt_op_fail(op, dnnl_invalid_shape, "diff_dst and dst shapes differ");
+        return pt_set_output_shape(&out[0], n, dims);
+    }
+    PT_CHECK(pt_infer_like(&out[0], src));
+    if (op->nout > 1 && src->ndims >= 0) {
+        int64_t st[DNNL_MAX_NDIMS];
+        memcpy(st, src->dims, (size_t)src->ndims * sizeof(int64_t));
+        st[a] = 1;
+        PT_CHECK(pt_set_output_shape(&out[1], src->ndims, st));
+    }
+    return dnnl_success;
+}
+
+static bool supported_softmax(const pt_op *op) {
+    dnnl_data_type_t s = op->in[0].data_type, d = op->out[0].data_type;
+    return s == d || s == dnnl_f32 || d == dnnl_f32;
+}
+
+/* ---- reductions ---- */
+
+static pt_status check_reduce(const pt_op *op) {
+    size_t n = 0;
+    pt_op_s64s(op, dnnl_graph_op_attr_axes, &n);
+    if (n > 0 && op->nin > 1)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "axes given both as attribute and as input 1");
+    return dnnl_success;
+}
+
+static pt_status infer_reduce(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    /* Runtime axes: the output shape must be declared; nothing to infer. */
+    if (op->nin > 1) return dnnl_success;
+    size_t na = 0;
+    const int64_t *axes = pt_op_s64s(op, dnnl_graph_op_attr_axes, &na);
+    if (na == 0) return pt_infer_like(&out[0], src); /* no axes: identity */
+    if (src->ndims < 0) return dnnl_success;
+    int r = src->ndims;
+    bool reduced[DNNL_MAX_NDIMS] = {false};
+    for (size_t i = 0; i < na; ++i) {
+        int64_t a;
+        if (!pt_norm_axis(axes[i], r, &a))
+            return pt_op_fail(op, dnnl_invalid_shape, "axis %lld out of range for rank %d",
+                              (long long)axes[i], r);
+        if (reduced[a]) return pt_op_fail(op, dnnl_invalid_shape, "axis %lld repeated", (long long)a);
+        reduced[a] = true;
+    }
+    bool keep = pt_op_bool(op, dnnl_graph_op_attr_keep_dims, false);
+    int64_t d[DNNL_MAX_NDIMS];
+    int n = 0;
+    for (int i = 0; i < r; ++i) {
+        if (!reduced[i])
+            d[n++] = src->dims[i];
+        else if (keep)
+            d[n++] = 1;
+    }
+    return pt_set_output_shape(&out[0], n, d);
+}
+
+/* ---- Concat ---- */
+
+static pt_status infer_concat(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    int r = -1;
+    for (size_t i = 0; i < op->nin; ++i) {
+        if (in[i].ndims < 0) continue;
+        if (r >= 0 && in[i].ndims != r)
+            return pt_op_fail(op, dnnl_invalid_shape, "input %zu rank %d differs from %d", i,
+                              in[i].ndims, r);
+        r = in[i].ndims;
+    }
+    if (r < 0) return dnnl_success;
+    int64_t a;
+    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_axis, 0), r, &a))
+        return pt_op_fail(op, dnnl_invalid_arguments, "axis out of range for rank %d", r);
+    int64_t d[DNNL_MAX_NDIMS];
+    for (int k = 0; k < r; ++k) d[k] = PT_UNKNOWN_DIM;
+    int64_t sum = 0;
+    bool sum_known = true;
+    for (size_t i = 0; i < op->nin; ++i) {
+        if (in[i].ndims < 0) {
+            sum_known = false;
+            continue;
+        }
+        for (int k = 0; k < r; ++k) {
+            int64_t v = in[i].dims[k];
+            if (k == a) {
+                if (pt_dim_known(v))
+                    sum += v;
+                else
+                    sum_known = false;
+                continue;
+            }
+            if (!pt_dim_known(v)) continue;
+            if (pt_dim_known(d[k]) && d[k] != v)
+                return pt_op_fail(op, dnnl_invalid_shape,
+                                  "input %zu dim %d is %lld, expected %lld", i, k, (long long)v,
+                                  (long long)d[k]);
+            d[k] = v;
+        }
+    }
+    d[a] = sum_known ? sum : PT_UNKNOWN_DIM;
+    return pt_set_output_shape(&out[0], r, d);
+}
+
+/* ---- StaticReshape ---- */
+
+static pt_status infer_reshape(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    size_t n = 0;
+    const int64_t *shape = pt_op_s64s(op, dnnl_graph_op_attr_shape, &n);
+    bool special_zero = pt_op_bool(op, dnnl_graph_op_attr_special_zero, false);
+    if (n > DNNL_MAX_NDIMS)
+        return pt_op_fail(op, dnnl_invalid_shape, "shape has %zu entries", n);
+    int64_t d[DNNL_MAX_NDIMS];
+    int infer_at = -1;
+    bool out_known = true; /* every resolved entry other than -1 is known */
+    int64_t n_out = 1;
+    for (size_t i = 0; i < n; ++i) {
+        int64_t v = shape[i];
+        if (v < -1) return pt_op_fail(op, dnnl_invalid_shape, "shape[%zu] = %lld", i, (long long)v);
+        if (v == -1) {
+            if (infer_at >= 0) return pt_op_fail(op, dnnl_invalid_shape, "more than one -1 in shape");
+            infer_at = (int)i;
+            d[i] = PT_UNKNOWN_DIM;
+            continue;
+        }
+        if (v == 0 && special_zero) {
+            if (src->ndims >= 0 && (int)i >= src->ndims)
+                return pt_op_fail(op, dnnl_invalid_shape,
+                                  "special zero at %zu beyond src rank %d", i, src->ndims);
+            v = src->ndims >= 0 ? src->dims[i] : PT_UNKNOWN_DIM;
+        }
+        d[i] = pt_dim_known(v) ? v : PT_UNKNOWN_DIM;
+        if (pt_dim_known(v))
+            n_out *= v;
+        else
+            out_known = false;
+    }
+    int64_t n_in = pt_lt_nelems(src);
+    if (infer_at >= 0) {
+        if (out_known && n_out == 0)
+            return pt_op_fail(op, dnnl_invalid_shape, "-1 with a zero-size shape product");
+        if (out_known && n_in >= 0) {
+            if (n_in % n_out != 0)
+                return pt_op_fail(op, dnnl_invalid_shape, "%lld elements cannot take shape",
+                                  (long long)n_in);
+            d[infer_at] = n_in / n_out;
+        }
+    } else if (out_known && n_in >= 0 && n_in != n_out) {
+        return pt_op_fail(op, dnnl_invalid_shape, "element count %lld != %lld", (long long)n_in,
+                          (long long)n_out);
+    }
+    /* Nothing is known about an unranked src: infer only a fully resolved shape. */
+    if (src->ndims < 0) {
+        for (size_t i = 0; i < n; ++i)
+            if (!pt_dim_known(d[i])) return dnnl_success;
+    }
+    return pt_set_output_shape(&out[0], (int)n, d);
+}
+
+/* ---- StaticTranspose ---- */
+
+static pt_status infer_transpose(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    if (src->ndims < 0) return dnnl_success;
+    int r = src->ndims;
+    size_t n = 0;
+    const int64_t *order = pt_op_s64s(op, dnnl_graph_op_attr_order, &n);
+    if (n != 0 && (int)n != r)
+        return pt_op_fail(op, dnnl_invalid_shape, "order has %zu entries for rank %d", n, r);
+    bool used[DNNL_MAX_NDIMS] = {false};
+    int64_t d[DNNL_MAX_NDIMS];
+    for (int k = 0; k < r; ++k) {
+        int64_t p = r - 1 - k; /* empty order: reverse */
+        if (n != 0 && !pt_norm_axis(order[k], r, &p))
+            return pt_op_fail(op, dnnl_invalid_shape, "order[%d] = %lld out of range", k,
+                              (long long)order[k]);
+        if (used[p]) return pt_op_fail(op, dnnl_invalid_shape, "order repeats axis %lld", (long long)p);
+        used[p] = true;
+        d[k] = src->dims[p];
+    }
+    return pt_set_output_shape(&out[0], r, d);
+}
+
+/* ---- TypeCast, GenIndex, Wildcard ---- */
+
+static pt_status check_type_cast(const pt_op *op) {
+    dnnl_data_type_t s = op->in[0].data_type, d = op->out[0].data_type;
+    if (s == d)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "src and dst have the same data type");
+    if (s != dnnl_f32 && d != dnnl_f32)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "bf16 <-> f16 casts are not supported");
+    return dnnl_success;
+}
+
+static pt_status infer_gen_index(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    int64_t a;
+    if (in[0].ndims >= 0 &&
+        !pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_axis, 0), in[0].ndims, &a))
+        return pt_op_fail(op, dnnl_invalid_arguments, "axis out of range for rank %d",
+                          in[0].ndims);
+    return pt_infer_like(&out[0], &in[0]);
+}
+
+/* Wildcard is never computed: outputs keep their declared shapes, which must
+ * be complete. */
+static pt_status infer_wildcard(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    for (size_t i = 0; i < op->nout; ++i)
+        if (!pt_lt_shape_known(&out[i]))
+            return pt_op_fail(op, dnnl_unimplemented,
+                              "output %zu shape unknown (Wildcard shapes are not inferred)", i);
+    return dnnl_success;
+}
+
+static bool never_supported(const pt_op *op) { return false; }
+
+/* ---- rows ---- */
+
+static const pt_port_spec mm_in[] = {PT_PORT("src", PT_DT_FLOAT3, 'T'),
+                                     PT_PORT("weights", PT_DT_FLOAT3, 'T'),
+                                     PT_PORT_OPT("bias", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec any_float_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 0)};
+static const pt_port_spec sm_in[] = {PT_PORT("src", PT_DT_FLOAT3, 0)};
+static const pt_port_spec sm_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 0),
+                                      PT_PORT_OPT("stats", PT_DT(dnnl_f32), 0)};
+static const pt_port_spec smb_in[] = {PT_PORT("diff_dst", PT_DT_FLOAT3, 'T'),
+                                      PT_PORT("dst", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec smb_out[] = {PT_PORT("diff_src", PT_DT_FLOAT3, 0)};
+static const pt_port_spec t_in[] = {PT_PORT("src", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec t_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec lsb_in[] = {PT_PORT("diff_dst", PT_DT_FLOAT3, 'T'),
+                                      PT_PORT("dst", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec lsb_out[] = {PT_PORT("diff_src", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec red_in[] = {PT_PORT("src", PT_DT_FLOAT3, 'T'),
+                                      PT_PORT_OPT("axes", PT_DT(dnnl_s32), 0)};
+static const pt_port_spec concat_in[] = {PT_PORT("src_i", PT_DT_FLOAT3, 'T')};
+static const pt_port_spec gi_out[] = {PT_PORT("dst", PT_DT(dnnl_s32), 0)};
+static const pt_port_spec drop_in[] = {
+        PT_PORT("src", PT_DT_FLOAT3, 'T'), PT_PORT("seed", PT_DT(dnnl_s64), 0),
+        PT_PORT("offset", PT_DT(dnnl_s64), 0), PT_PORT("probability", PT_DT(dnnl_f32), 0)};
+static const pt_port_spec drop_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 'T'),
+                                        PT_PORT_OPT("mask", PT_DT(dnnl_u8), 0)};
+static const pt_port_spec any_in[] = {PT_PORT("src", PT_DT_ANY, 0)};
+static const pt_port_spec any_out[] = {PT_PORT_OPT("dst", PT_DT_ANY, 0)};
+static const pt_port_spec any_opt_in[] = {PT_PORT_OPT("src", PT_DT_ANY, 0)};
+
+static const pt_attr_spec a_matmul[] = {
+        PT_OPT_BOOL(dnnl_graph_op_attr_transpose_a, 0),
+        PT_OPT_BOOL(dnnl_graph_op_attr_transpose_b, 0),
+        PT_OPT_STR(dnnl_graph_op_attr_accumulation_mode, "strict",
+                   "strict|relaxed|any|f32|s32|f16"),
+        PT_ATTR_LIST_END};
+static const pt_attr_spec a_softmax[] = {
+        PT_OPT_S64(dnnl_graph_op_attr_axis, 1),
+        PT_OPT_STR(dnnl_graph_op_attr_mode, "none", "none|inf_as_zero"), PT_ATTR_LIST_END};
+static const pt_attr_spec a_axis_1[] = {PT_OPT_S64(dnnl_graph_op_attr_axis, 1), PT_ATTR_LIST_END};
+static const pt_attr_spec a_axis_m1[] = {PT_OPT_S64(dnnl_graph_op_attr_axis, -1),
+                                         PT_ATTR_LIST_END};
+static const pt_attr_spec a_axis_req[] = {PT_REQ_S64(dnnl_graph_op_attr_axis), PT_ATTR_LIST_END};
+/* axes default [] = "not provided" and is left absent (see op_schema.c). */
+static const pt_attr_spec a_reduce[] = {PT_OPT_S64S(dnnl_graph_op_attr_axes),
+                                        PT_OPT_BOOL(dnnl_graph_op_attr_keep_dims, 0),
+                                        PT_ATTR_LIST_END};
+static const pt_attr_spec a_reshape[] = {PT_REQ_S64S(dnnl_graph_op_attr_shape),
+                                         PT_REQ_BOOL(dnnl_graph_op_attr_special_zero),
+                                         PT_ATTR_LIST_END};
+static const pt_attr_spec a_transpose[] = {PT_REQ_S64S(dnnl_graph_op_attr_order),
+                                           PT_ATTR_LIST_END};
+
+#define SIMPLE(k, nm, ins, outs, attrs_, infer_) \
+    {.kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = 1, .min_in = 1, .max_in = 1, \
+     .outputs = (outs), .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (attrs_), \
+     .infer = (infer_)}
+#define REDUCE(k, nm) \
+    {.kind = (k), .name = (nm), .inputs = red_in, .n_in_specs = 2, .min_in = 1, .max_in = 2, \
+     .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = a_reduce, \
+     .check = check_reduce, .infer = infer_reduce}
+
+const pt_op_schema pt_schemas_misc[] = {
+    {.kind = dnnl_graph_op_matmul, .name = "MatMul", .inputs = mm_in, .n_in_specs = 3,
+     .min_in = 2, .max_in = 3, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
+     .max_out = 1, .attrs = a_matmul, .check = check_matmul, .infer = infer_matmul,
+     .supported = supported_matmul},
+    {.kind = dnnl_graph_op_softmax, .name = "SoftMax", .inputs = sm_in, .n_in_specs = 1,
+     .min_in = 1, .max_in = 1, .outputs = sm_out, .n_out_specs = 2, .min_out = 1, .max_out = 2,
+     .attrs = a_softmax, .check = check_softmax, .infer = infer_softmax,
+     .supported = supported_softmax},
+    {.kind = dnnl_graph_op_softmax_backward, .name = "SoftMaxBackward", .inputs = smb_in,
+     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = smb_out, .n_out_specs = 1,
+     .min_out = 1, .max_out = 1, .attrs = a_axis_1, .check = check_softmax_bwd,
+     .infer = infer_softmax},
+    SIMPLE(dnnl_graph_op_log_softmax, "LogSoftmax", t_in, t_out, a_axis_m1, infer_softmax),
+    {.kind = dnnl_graph_op_log_softmax_backward, .name = "LogSoftmaxBackward", .inputs = lsb_in,
+     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = lsb_out, .n_out_specs = 1,
+     .min_out = 1, .max_out = 1, .attrs = a_axis_m1, .infer = infer_softmax},
+
+    REDUCE(dnnl_graph_op_reduce_l1, "ReduceL1"),
+    REDUCE(dnnl_graph_op_reduce_l2, "ReduceL2"),
+    REDUCE(dnnl_graph_op_reduce_max, "ReduceMax"),
+    REDUCE(dnnl_graph_op_reduce_mean, "ReduceMean"),
+    REDUCE(dnnl_graph_op_reduce_min, "ReduceMin"),
+    REDUCE(dnnl_graph_op_reduce_prod, "ReduceProd"),
+    REDUCE(dnnl_graph_op_reduce_sum, "ReduceSum"),
+
+    {.kind = dnnl_graph_op_concat, .name = "Concat", .inputs = concat_in, .n_in_specs = 1,
+     .min_in = 1, .max_in = 64, .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
+     .attrs = a_axis_req, .infer = infer_concat},
+    SIMPLE(dnnl_graph_op_static_reshape, "StaticReshape", t_in, t_out, a_reshape, infer_reshape),
+    SIMPLE(dnnl_graph_op_static_transpose, "StaticTranspose", t_in, t_out, a_transpose,
+           infer_transpose),
+    SIMPLE(dnnl_graph_op_reorder, "Reorder", t_in, t_out, NULL, NULL),
+    {.kind = dnnl_graph_op_type_cast, .name = "TypeCast", .inputs = sm_in, .n_in_specs = 1,
+     .min_in = 1, .max_in = 1, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
+     .max_out = 1, .check = check_type_cast},
+    SIMPLE(dnnl_graph_op_gen_index, "GenIndex", sm_in, gi_out, a_axis_req, infer_gen_index),
+    {.kind = dnnl_graph_op_dropout, .name = "Dropout", .inputs = drop_in, .n_in_specs = 4,
+     .min_in = 4, .max_in = 4, .outputs = drop_out, .n_out_specs = 2, .min_out = 1,
+     .max_out = 2},
+    {.kind = dnnl_graph_op_end, .name = "End", .inputs = any_in, .n_in_specs = 1, .min_in = 1,
+     .max_in = 1, .outputs = NULL, .n_out_specs = 0, .min_out = 0, .max_out = 0},
+    {.kind = dnnl_graph_op_wildcard, .name = "Wildcard", .inputs = any_opt_in, .n_in_specs = 1,
+     .min_in = 0, .max_in = -1, .outputs = any_out, .n_out_specs = 1, .min_out = 0,
+     .max_out = -1, .infer = infer_wildcard, .supported = never_supported},
+};
+const int pt_schemas_misc_count = PT_COUNT(pt_schemas_misc);

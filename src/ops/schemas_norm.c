@@ -1,0 +1,266 @@
+/* Schema rows of LayerNorm, LayerNormBackward, GroupNorm and RMSNorm.
+ * T1 = data type of src/dst (f32, bf16, f16); T2 = type of the statistics and
+ * affine parameters. */
+#include <string.h>
+
+#include "ops/schema_tables.h"
+#include "ops/shape_utils.h"
+
+#define PT_DT_AUX (PT_DT(dnnl_f32) | PT_DT(dnnl_bf16))
+
+/* Shared rule: a bf16 parameter/statistic needs a bf16 src (opset LayerNorm,
+ * GroupNorm, RMSNorm).  Ports `first` .. n-1 of `lts` carry T2. */
+static pt_status check_aux_bf16(const pt_op *op, const pt_lt *lts, size_t n, size_t first) {
+    for (size_t i = first; i < n; ++i) {
+        if (lts[i].data_type == dnnl_bf16 && op->in[0].data_type != dnnl_bf16) {
+            return pt_op_fail(op, dnnl_invalid_graph_op,
+                              "bf16 statistics/parameters need a bf16 src (src is %s)",
+                              op->in[0].data_type == dnnl_f32 ? "f32" : "f16");
+        }
+    }
+    return dnnl_success;
+}
+
+/* (T1, T2) in {(f32,f32), (bf16,f32), (bf16,bf16), (f16,f32)}, plus (f16,f16)
+ * where `f16_aux` (RMSNorm).  T2 is the type of the first aux port present. */
+static bool norm_combo(dnnl_data_type_t t1, const pt_lt *aux, size_t n, bool f16_aux) {
+    for (size_t i = 0; i < n; ++i) {
+        dnnl_data_type_t t2 = aux[i].data_type;
+        bool ok = t2 == dnnl_f32 || (t2 == dnnl_bf16 && t1 == dnnl_bf16) ||
+                  (f16_aux && t2 == dnnl_f16 && t1 == dnnl_f16);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* Writes dims [from, to) of `lt` into `dims`; returns the count. */
+static int slice_dims(const pt_lt *lt, int from, int to, int64_t *dims) {
+    for (int d = from; d < to; ++d) dims[d - from] = lt->dims[d];
+    return to - from;
+}
+
+/* `param` must have shape src.dims[a:] (when both are known). */
+static bool param_shape_ok(const pt_lt *src, int a, const pt_lt *param) {
+    if (src->ndims < 0 || param->ndims < 0) return true;
+    if (param->ndims != src->ndims - a) return false;
+    for (int d = 0; d < param->ndims; ++d) {
+        int64_t x = src->dims[a + d], y = param->dims[d];
+        if (pt_dim_known(x) && pt_dim_known(y) && x != y) return false;
+    }
+    return true;
+}
+
+/* ---- LayerNorm ---- */
+
+static pt_status check_layer_norm(const pt_op *op) {
+    if (op->nin == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 inputs, got 2");
+    if (op->nout == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
+    if (pt_op_bool(op, dnnl_graph_op_attr_keep_stats, true) && op->nout != 3)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "keep_stats = true needs 3 outputs");
+    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 1));
+    return check_aux_bf16(op, op->out, op->nout, 1);
+}
+
+static pt_status infer_layer_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    if (affine && op->nin < 3)
+        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma and beta");
+    PT_CHECK(pt_infer_like(&out[0], src));
+    if (src->ndims < 0) return dnnl_success;
+    int64_t a;
+    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
+        return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
+                          src->ndims);
+    for (size_t i = 1; i < op->nin; ++i)
+        if (!param_shape_ok(src, (int)a, &in[i]))
+            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[%lld:]",
+                              i == 1 ? "gamma" : "beta", (long long)a);
+    int64_t stat[DNNL_MAX_NDIMS];
+    int sn = slice_dims(src, 0, (int)a, stat);
+    for (size_t i = 1; i < op->nout; ++i) PT_CHECK(pt_set_output_shape(&out[i], sn, stat));
+    return dnnl_success;
+}
+
+static bool supported_layer_norm(const pt_op *op) {
+    return norm_combo(op->in[0].data_type, op->in + 1, op->nin - 1, false) &&
+           norm_combo(op->in[0].data_type, op->out + 1, op->nout - 1, false);
+}
+
+/* ---- LayerNormBackward ---- */
+
+static pt_status check_layer_norm_bwd(const pt_op *op) {
+    if (op->nout == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
+    if (pt_op_bool(op, dnnl_graph_op_attr_use_affine, true) && op->nout != 3)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "use_affine = true needs 3 outputs");
+    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 2));
+    return check_aux_bf16(op, op->out, op->nout, 1);
+}
+
+static pt_status infer_layer_norm_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *dd = &in[1];
+    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    if (affine && op->nin < 5)
+        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma");
+    int n;
+    int64_t dims[DNNL_MAX_NDIMS];
+    if (pt_merge_same_shape(src->ndims, src->dims, dd->ndims, dd->dims, &n, dims) != dnnl_success)
+        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from src shape");
+    PT_CHECK(pt_set_output_shape(&out[0], n, dims));
+    if (src->ndims < 0) return dnnl_success;
+    int64_t a;
+    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
+        return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
+                          src->ndims);
+    int64_t stat[DNNL_MAX_NDIMS];
+    int sn = slice_dims(src, 0, (int)a, stat);
+    for (size_t i = 2; i < 4; ++i) {
+        int m;
+        int64_t md[DNNL_MAX_NDIMS];
+        if (pt_merge_same_shape(in[i].ndims, in[i].dims, sn, stat, &m, md) != dnnl_success)
+            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[:%lld]",
+                              i == 2 ? "mean" : "variance", (long long)a);
+    }
+    for (size_t i = 4; i < op->nin; ++i)
+        if (!param_shape_ok(src, (int)a, &in[i]))
+            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[%lld:]",
+                              i == 4 ? "gamma" : "beta", (long long)a);
+    int64_t pd[DNNL_MAX_NDIMS];
+    int pn;
+    if (op->nin > 4 && in[4].ndims >= 0) {
+        pn = slice_dims(&in[4], 0, in[4].ndims, pd);
+    } else {
+        pn = slice_dims(src, (int)a, src->ndims, pd);
+    }
+    for (size_t i = 1; i < op->nout; ++i) PT_CHECK(pt_set_output_shape(&out[i], pn, pd));
+    return dnnl_success;
+}
+
+static bool supported_layer_norm_bwd(const pt_op *op) {
+    return op->in[1].data_type == op->in[0].data_type &&
+           norm_combo(op->in[0].data_type, op->in + 2, op->nin - 2, false) &&
+           norm_combo(op->in[0].data_type, op->out + 1, op->nout - 1, false);
+}
+
+/* ---- GroupNorm ---- */
+
+static pt_status check_group_norm(const pt_op *op) {
+    if (op->nin == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 inputs, got 2");
+    if (op->nout == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
+    if (pt_op_bool(op, dnnl_graph_op_attr_keep_stats, true) && op->nout != 3)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "keep_stats = true needs 3 outputs");
+    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 1));
+    return check_aux_bf16(op, op->out, op->nout, 1);
+}
+
+static pt_status infer_group_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    if (affine && op->nin < 3)
+        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma and beta");
+    int64_t G = pt_op_s64(op, dnnl_graph_op_attr_groups, 1);
+    if (G < 1) return pt_op_fail(op, dnnl_invalid_shape, "groups %lld < 1", (long long)G);
+    PT_CHECK(pt_infer_like(&out[0], src));
+    if (src->ndims < 0) return dnnl_success;
+    if (src->ndims < 2) return pt_op_fail(op, dnnl_invalid_shape, "src rank %d < 2", src->ndims);
+    int c = pt_channel_axis(pt_op_str(op, dnnl_graph_op_attr_data_format, "NXC"), src->ndims);
+    int64_t C = src->dims[c];
+    if (pt_dim_known(C) && (G > C || C % G != 0))
+        return pt_op_fail(op, dnnl_invalid_shape, "channels %lld not divisible into %lld groups",
+                          (long long)C, (long long)G);
+    for (size_t i = 1; i < op->nin; ++i) {
+        const pt_lt *p = &in[i];
+        if (p->ndims < 0) continue;
+        if (p->ndims != 1 || (pt_dim_known(C) && pt_dim_known(p->dims[0]) && p->dims[0] != C))
+            return pt_op_fail(op, dnnl_invalid_shape, "%s must be [C]", i == 1 ? "gamma" : "beta");
+    }
+    int64_t stat[2] = {src->dims[0], G};
+    for (size_t i = 1; i < op->nout; ++i) PT_CHECK(pt_set_output_shape(&out[i], 2, stat));
+    return dnnl_success;
+}
+
+/* ---- RMSNorm ---- */
+
+static pt_status check_rms_norm(const pt_op *op) {
+    return check_aux_bf16(op, op->in, op->nin, 1);
+}
+
+static pt_status infer_rms_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0];
+    if (src->ndims >= 0) {
+        int64_t a;
+        if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
+            return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
+                              src->ndims);
+    }
+    if (op->nin > 1 && !pt_unidirectional_ok(in[1].ndims, in[1].dims, src->ndims, src->dims))
+        return pt_op_fail(op, dnnl_invalid_shape, "gamma is not broadcastable to src");
+    return pt_infer_like(&out[0], src);
+}
+
+static bool supported_rms_norm(const pt_op *op) {
+    return norm_combo(op->in[0].data_type, op->in + 1, op->nin - 1, true);
+}
+
+/* ---- rows ---- */
+
+static const pt_port_spec ln_in[] = {PT_PORT("src", PT_DT_FLOAT3, 'A'),
+                                     PT_PORT_OPT("gamma", PT_DT_AUX, 'B'),
+                                     PT_PORT_OPT("beta", PT_DT_AUX, 'B')};
+static const pt_port_spec ln_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 'A'),
+                                      PT_PORT_OPT("mean", PT_DT_AUX, 'B'),
+                                      PT_PORT_OPT("variance", PT_DT_AUX, 'B')};
+static const pt_port_spec lnb_in[] = {
+        PT_PORT("src", PT_DT_FLOAT3, 'A'),      PT_PORT("diff_dst", PT_DT_FLOAT3, 'A'),
+        PT_PORT("mean", PT_DT_AUX, 'B'),        PT_PORT("variance", PT_DT_AUX, 'B'),
+        PT_PORT_OPT("gamma", PT_DT_AUX, 'B'),   PT_PORT_OPT("beta", PT_DT_AUX, 'B')};
+static const pt_port_spec lnb_out[] = {PT_PORT("diff_src", PT_DT_FLOAT3, 'A'),
+                                       PT_PORT_OPT("diff_gamma", PT_DT_AUX, 'B'),
+                                       PT_PORT_OPT("diff_beta", PT_DT_AUX, 'B')};
+static const pt_port_spec rms_in[] = {PT_PORT("src", PT_DT_FLOAT3, 'A'),
+                                      PT_PORT_OPT("gamma", PT_DT_FLOAT3, 'B')};
+static const pt_port_spec rms_out[] = {PT_PORT("dst", PT_DT_FLOAT3, 'A')};
+
+static const pt_attr_spec a_ln[] = {PT_OPT_BOOL(dnnl_graph_op_attr_keep_stats, 1),
+                                    PT_OPT_S64(dnnl_graph_op_attr_begin_norm_axis, -1),
+                                    PT_OPT_BOOL(dnnl_graph_op_attr_use_affine, 1),
+                                    PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
+                                    PT_ATTR_LIST_END};
+static const pt_attr_spec a_lnb[] = {PT_OPT_S64(dnnl_graph_op_attr_begin_norm_axis, -1),
+                                     PT_OPT_BOOL(dnnl_graph_op_attr_use_affine, 1),
+                                     PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
+                                     PT_ATTR_LIST_END};
+static const pt_attr_spec a_gn[] = {PT_REQ_S64(dnnl_graph_op_attr_groups),
+                                    PT_OPT_BOOL(dnnl_graph_op_attr_keep_stats, 1),
+                                    PT_OPT_BOOL(dnnl_graph_op_attr_use_affine, 1),
+                                    PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
+                                    PT_OPT_STR(dnnl_graph_op_attr_data_format, "NXC", "NCX|NXC"),
+                                    PT_ATTR_LIST_END};
+static const pt_attr_spec a_rms[] = {PT_OPT_S64(dnnl_graph_op_attr_begin_norm_axis, -1),
+                                     PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
+                                     PT_ATTR_LIST_END};
+
+const pt_op_schema pt_schemas_norm[] = {
+    {.kind = dnnl_graph_op_layer_norm, .name = "LayerNorm", .inputs = ln_in, .n_in_specs = 3,
+     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
+     .attrs = a_ln, .check = check_layer_norm, .infer = infer_layer_norm,
+     .supported = supported_layer_norm},
+    {.kind = dnnl_graph_op_layer_norm_backward, .name = "LayerNormBackward", .inputs = lnb_in,
+     .n_in_specs = 6, .min_in = 4, .max_in = 6, .outputs = lnb_out, .n_out_specs = 3,
+     .min_out = 1, .max_out = 3, .attrs = a_lnb, .check = check_layer_norm_bwd,
+     .infer = infer_layer_norm_bwd, .supported = supported_layer_norm_bwd},
+    {.kind = dnnl_graph_op_group_norm, .name = "GroupNorm", .inputs = ln_in, .n_in_specs = 3,
+     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
+     .attrs = a_gn, .check = check_group_norm, .infer = infer_group_norm,
+     .supported = supported_layer_norm},
+    {.kind = dnnl_graph_op_rms_norm, .name = "RMSNorm", .inputs = rms_in, .n_in_specs = 2,
+     .min_in = 1, .max_in = 2, .outputs = rms_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
+     .attrs = a_rms, .check = check_rms_norm, .infer = infer_rms_norm,
+     .supported = supported_rms_norm},
+};
+const int pt_schemas_norm_count = PT_COUNT(pt_schemas_norm);

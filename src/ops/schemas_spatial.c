@@ -1,0 +1,1132 @@
+/* Schema rows of the spatial ops: pooling, convolution and transposed
+ * convolution (forward and backward), interpolation and batch normalization
+ * (opset §1.8 and the op sections of §2; supported combinations per §3). */
+#include <math.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ops/schema_tables.h"
+#include "ops/shape_utils.h"
+#include "ops/spatial_utils.h"
+
+#define MAXD DNNL_MAX_NDIMS
+#define UNK (-1) /* internal marker for an extent that is not known yet */
+
+#define A_STRIDES dnnl_graph_op_attr_strides
+#define A_PADS_B dnnl_graph_op_attr_pads_begin
+#define A_PADS_E dnnl_graph_op_attr_pads_end
+#define A_KERNEL dnnl_graph_op_attr_kernel
+#define A_DIL dnnl_graph_op_attr_dilations
+#define A_OPAD dnnl_graph_op_attr_output_padding
+#define A_GROUPS dnnl_graph_op_attr_groups
+#define A_AUTO_PAD dnnl_graph_op_attr_auto_pad
+#define A_DFMT dnnl_graph_op_attr_data_format
+#define A_WFMT dnnl_graph_op_attr_weights_format
+#define A_ROUND dnnl_graph_op_attr_rounding_type
+#define A_SIZES dnnl_graph_op_attr_sizes
+#define A_SCALES dnnl_graph_op_attr_scales
+#define A_EPS dnnl_graph_op_attr_epsilon
+#define A_MOMENTUM dnnl_graph_op_attr_momentum
+
+#define AUTO_PAD_SET "None|SAME_UPPER|SAME_LOWER|VALID"
+#define DFMT_SET "NCX|NXC"
+#define CONV_WFMT_SET "OIX|XIO"
+#define DECONV_WFMT_SET "IOX|XOI"
+#define MODE_SET "nearest|linear|bilinear|trilinear"
+#define CTM_SET "half_pixel|align_corners"
+
+typedef long long ll; /* for printing */
+
+/* ---- shape helpers ----------------------------------------------------- */
+
+static int64_t dim_at(const pt_lt *lt, int i) {
+    if (lt->ndims < 0 || i < 0 || i >= lt->ndims) return UNK;
+    return lt->dims[i] >= 0 ? lt->dims[i] : UNK;
+}
+
+/* Two extents agree unless both are known and differ. */
+static bool same(int64_t a, int64_t b) { return a == UNK || b == UNK || a == b; }
+
+/* Folds a second source of one extent into `*acc`; false on a contradiction. */
+static bool merge(int64_t *acc, int64_t v) {
+    if (!same(*acc, v)) return false;
+    if (*acc == UNK) *acc = v;
+    return true;
+}
+
+/* Writes an inferred shape (UNK = not inferable).  Dims that cannot be
+ * inferred keep the declared value: a dynamic input dim never rejects a
+ * declared output (only known inferred dims are verified, §1.6). */
+static pt_status emit(pt_lt *out, int r, const int64_t *d) {
+    int64_t tmp[MAXD];
+    for (int i = 0; i < r; ++i) {
+        if (d[i] != UNK)
+            tmp[i] = d[i];
+        else if (out->ndims == r && out->dims[i] >= 0)
+            tmp[i] = out->dims[i];
+        else
+            tmp[i] = PT_UNKNOWN_DIM;
+    }
+    return pt_set_output_shape(out, r, tmp);
+}
+
+static void fill(int64_t *d, int n, int64_t v) {
+    for (int i = 0; i < n; ++i) d[i] = v;
+}
+
+/* Takes the rank of `lt` into `*r` (first known one wins); contradicting
+ * known ranks -> invalid_shape. */
+static pt_status agree_rank(const pt_op *op, int *r, const pt_lt *lt, const char *what) {
+    if (lt->ndims < 0) return dnnl_success;
+    if (lt->ndims > MAXD)
+        return pt_op_fail(op, dnnl_invalid_shape, "%s rank %d too large", what, lt->ndims);
+    if (*r < 0) {
+        *r = lt->ndims;
+    } else if (*r != lt->ndims) {
+        return pt_op_fail(op, dnnl_invalid_shape, "%s has rank %d, expected %d", what, lt->ndims,
+                          *r);
+    }
+    return dnnl_success;
+}
+
+static pt_status rank_in(const pt_op *op, int r, int lo, int hi, const char *what) {
+    if (r < lo || r > hi)
+        return pt_op_fail(op, dnnl_invalid_shape, "%s rank %d not in [%d, %d]", what, r, lo, hi);
+    return dnnl_success;
+}
+
+static bool is_ncx(const pt_op *op) { return strcmp(pt_op_str(op, A_DFMT, "NXC"), "NCX") == 0; }
+static int ch_axis(bool ncx, int r) { return ncx ? 1 : r - 1; }
+static int sp_axis(bool ncx, int j) { return ncx ? 2 + j : 1 + j; }
+
+/* Positions of the O and I extents and of the first kernel extent in a
+ * weights tensor of rank r (§1.8.2): "OIX"/"IOX" lead with the channels,
+ * "XIO"/"XOI" end with them. */
+typedef struct {
+    int o, i, k0;
+} wlayout;
+
+static wlayout weights_layout(const pt_op *op, bool transpose, int r) {
+    const char *f = pt_op_str(op, A_WFMT, transpose ? "XOI" : "XIO");
+    wlayout w;
+    bool x_first = f[0] == 'X';
+    bool o_first = x_first ? f[1] == 'O' : f[0] == 'O';
+    int a = x_first ? r - 2 : 0, b = x_first ? r - 1 : 1;
+    w.o = o_first ? a : b;
+    w.i = o_first ? b : a;
+    w.k0 = x_first ? 0 : 2;
+    return w;
+}
+
+/* ---- geometry attributes ----------------------------------------------- */
+
+typedef struct {
+    int k;
+    int64_t stride[MAXD], dil[MAXD], kern[MAXD], pb[MAXD], pe[MAXD], opad[MAXD];
+    const char *auto_pad;
+    bool ceil_mode;
+} geom;
+
+enum {
+    G_KERNEL = 1,  /* `kernel` attribute (pooling) */
+    G_DIL = 2,     /* required `dilations` (convolutions) */
+    G_DIL_OPT = 4, /* optional `dilations`, empty = all 1 (max pooling) */
+    G_OPAD = 8,    /* `output_padding` used (ConvTranspose) */
+};
+
+/* Reads a per-spatial-dim list; with `empty_ok` an absent/empty list means
+ * every entry is `dflt`.  Wrong length -> invalid_shape (§1.8.3); values
+ * below `min` -> invalid_shape (add_op rejects them first). */
+static pt_status read_list(const pt_op *op, int attr, int k, bool empty_ok, int64_t dflt,
+                           int64_t min, int64_t *dst) {
+    size_t n = 0;
+    const int64_t *v = pt_op_s64s(op, attr, &n);
+    if (n == 0 && empty_ok) {
+        fill(dst, k, dflt);
+        return dnnl_success;
+    }
+    if (n != (size_t)k || !v)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "%s has %zu entries, expected %d (one per spatial dim)",
+                          pt_attr_name(attr), n, k);
+    for (int j = 0; j < k; ++j) {
+        if (v[j] < min)
+            return pt_op_fail(op, dnnl_invalid_shape, "%s[%d] = %lld, must be >= %lld",
+                              pt_attr_name(attr), j, (ll)v[j], (ll)min);
+        dst[j] = v[j];
+    }
+    return dnnl_success;
+}
+
+static pt_status read_geom(const pt_op *op, int k, unsigned flags, geom *g) {
+    g->k = k;
+    PT_CHECK(read_list(op, A_STRIDES, k, false, 1, 1, g->stride));
+    if (flags & G_KERNEL)
+        PT_CHECK(read_list(op, A_KERNEL, k, false, 1, 1, g->kern));
+    else
+        fill(g->kern, k, 1);
+    if (flags & (G_DIL | G_DIL_OPT))
+        PT_CHECK(read_list(op, A_DIL, k, (flags & G_DIL_OPT) != 0, 1, 1, g->dil));
+    else
+        fill(g->dil, k, 1);
+    g->auto_pad = pt_op_str(op, A_AUTO_PAD, "None");
+    /* Explicit pads are ignored (and not length-checked) under auto_pad. */
+    if (pt_auto_pad_none(g->auto_pad)) {
+        PT_CHECK(read_list(op, A_PADS_B, k, true, 0, 0, g->pb));
+        PT_CHECK(read_list(op, A_PADS_E, k, true, 0, 0, g->pe));
+    } else {
+        fill(g->pb, k, 0);
+        fill(g->pe, k, 0);
+    }
+    if (flags & G_OPAD)
+        PT_CHECK(read_list(op, A_OPAD, k, true, 0, 0, g->opad));
+    else
+        fill(g->opad, k, 0);
+    g->ceil_mode = strcmp(pt_op_str(op, A_ROUND, "floor"), "ceil") == 0;
+    return dnnl_success;
+}
+
+/* Convolution/pooling output extent of spatial dim j (§1.8.4) from input
+ * extent `in` and kernel extent `kern`; UNK while either is unknown. */
+static pt_status fwd_extent(const pt_op *op, const geom *g, int j, int64_t in, int64_t kern,
+                            int64_t *o) {
+    if (in == UNK || kern == UNK) {
+        *o = UNK;
+        return dnnl_success;
+    }
+    int64_t pb, pe;
+    pt_resolve_pad(g->auto_pad, false, in, kern, g->stride[j], g->dil[j], g->pb[j], g->pe[j], &pb,
+                   &pe);
+    *o = pt_conv_out_extent(in, kern, g->stride[j], g->dil[j], pb, pe, g->ceil_mode);
+    if (*o < 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "spatial dim %d: input %lld, kernel %lld, stride %lld, dilation %lld, "
+                          "pads %lld+%lld give a non-positive output extent",
+                          j, (ll)in, (ll)kern, (ll)g->stride[j], (ll)g->dil[j], (ll)pb, (ll)pe);
+    return dnnl_success;
+}
+
+/* ConvTranspose output extent of spatial dim j (§1.8.4). */
+static pt_status deconv_extent(const pt_op *op, const geom *g, int j, int64_t in, int64_t kern,
+                               int64_t *o) {
+    if (in == UNK || kern == UNK) {
+        *o = UNK;
+        return dnnl_success;
+    }
+    int64_t pb, pe;
+    pt_resolve_pad(g->auto_pad, true, in, kern, g->stride[j], g->dil[j], g->pb[j], g->pe[j], &pb,
+                   &pe);
+    *o = pt_deconv_out_extent(in, kern, g->stride[j], g->dil[j], pb, pe, g->opad[j]);
+    if (*o < 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "spatial dim %d: input %lld, kernel %lld, stride %lld, dilation %lld, "
+                          "pads %lld+%lld, output_padding %lld give a non-positive output extent",
+                          j, (ll)in, (ll)kern, (ll)g->stride[j], (ll)g->dil[j], (ll)pb, (ll)pe,
+                          (ll)g->opad[j]);
+    return dnnl_success;
+}
+
+static pt_status mismatch(const pt_op *op, const char *what, int64_t got, int64_t want) {
+    return pt_op_fail(op, dnnl_invalid_shape, "%s is %lld, expected %lld", what, (ll)got, (ll)want);
+}
+
+/* ---- backward shape sources -------------------------------------------- */
+
+/* The result shape of a backward op whose shape is not derivable from its
+ * inputs: the shape attribute when set (oneDNN stores all zeros as "unset"),
+ * else a fully declared output.  *found = false when neither exists. */
+static pt_status given_shape(const pt_op *op, int attr, const pt_lt *out, bool *found, int *r,
+                             int64_t *d) {
+    size_t n = 0;
+    const int64_t *v = pt_op_s64s(op, attr, &n);
+    bool set = false;
+    for (size_t i = 0; v && i < n; ++i) set = set || v[i] != 0;
+    *found = false;
+    if (set) {
+        if (n > MAXD)
+            return pt_op_fail(op, dnnl_invalid_shape, "%s has %zu entries (max %d)",
+                              pt_attr_name(attr), n, MAXD);
+        for (size_t i = 0; i < n; ++i) {
+            if (v[i] < 0)
+                return pt_op_fail(op, dnnl_invalid_shape, "%s[%zu] = %lld is negative",
+                                  pt_attr_name(attr), i, (ll)v[i]);
+            d[i] = v[i];
+        }
+        *r = (int)n;
+        *found = true;
+    } else if (pt_lt_shape_known(out)) {
+        for (int i = 0; i < out->ndims; ++i) d[i] = out->dims[i];
+        *r = out->ndims;
+        *found = true;
+    }
+    return dnnl_success;
+}
+
+/* Writes what is known of the result and reports the missing shape source:
+ * a runtime-only shape input cannot be read at shape inference
+ * (dnnl_unimplemented); no source at all is a shape error. */
+static pt_status no_shape_source(const pt_op *op, int attr, bool input_given, pt_lt *out, int r,
+                                 const int64_t *partial) {
+    if (r >= 0) PT_CHECK(emit(out, r, partial));
+    if (input_given)
+        return pt_op_fail(op, dnnl_unimplemented,
+                          "output shape comes only from the runtime %s input; declare the output "
+                          "shape or set the %s attribute",
+                          pt_attr_name(attr), pt_attr_name(attr));
+    return pt_op_fail(op, dnnl_invalid_shape,
+                      "no %s attribute or input and the output shape is not declared",
+                      pt_attr_name(attr));
+}
+
+/* ---- pooling ----------------------------------------------------------- */
+
+static pt_status infer_pool_fwd(const pt_op *op, const pt_lt *in, pt_lt *out, unsigned flags) {
+    int r = -1;
+    PT_CHECK(agree_rank(op, &r, &in[0], "src"));
+    PT_CHECK(agree_rank(op, &r, &out[0], "dst"));
+    if (r < 0) return dnnl_success;
+    PT_CHECK(rank_in(op, r, 3, 5, "src"));
+    bool ncx = is_ncx(op);
+    int k = r - 2, c = ch_axis(ncx, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, flags, &g));
+    int64_t d[MAXD];
+    d[0] = dim_at(&in[0], 0);
+    d[c] = dim_at(&in[0], c);
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        PT_CHECK(fwd_extent(op, &g, j, dim_at(&in[0], x), g.kern[j], &d[x]));
+    }
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_avg_pool(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    return infer_pool_fwd(op, in, out, G_KERNEL);
+}
+static pt_status infer_max_pool(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    return infer_pool_fwd(op, in, out, G_KERNEL | G_DIL_OPT);
+}
+
+/* diff_dst must be the forward (floor) pooling output of diff_src `ds`. */
+static pt_status verify_pool_diff_dst(const pt_op *op, const geom *g, bool ncx, int r,
+                                      const int64_t *ds, const pt_lt *dd) {
+    if (dd->ndims >= 0 && dd->ndims != r)
+        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst rank %d differs from diff_src rank %d",
+                          dd->ndims, r);
+    int c = ch_axis(ncx, r);
+    if (!same(dim_at(dd, 0), ds[0])) return mismatch(op, "diff_dst batch", dim_at(dd, 0), ds[0]);
+    if (!same(dim_at(dd, c), ds[c])) return mismatch(op, "diff_dst channels", dim_at(dd, c), ds[c]);
+    for (int j = 0; j < g->k; ++j) {
+        int x = sp_axis(ncx, j);
+        int64_t o;
+        PT_CHECK(fwd_extent(op, g, j, ds[x], g->kern[j], &o));
+        if (!same(dim_at(dd, x), o))
+            return mismatch(op, "diff_dst spatial extent", dim_at(dd, x), o);
+    }
+    return dnnl_success;
+}
+
+static pt_status infer_avg_pool_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    bool ncx = is_ncx(op), found;
+    int r = -1;
+    int64_t d[MAXD];
+    PT_CHECK(given_shape(op, dnnl_graph_op_attr_src_shape, &out[0], &found, &r, d));
+    if (!found) {
+        /* diff_src keeps diff_dst's batch and channels; spatial extents need
+         * src_shape. */
+        PT_CHECK(agree_rank(op, &r, &in[0], "diff_dst"));
+        PT_CHECK(agree_rank(op, &r, &out[0], "diff_src"));
+        if (r >= 2) {
+            fill(d, r, UNK);
+            d[0] = dim_at(&in[0], 0);
+            d[ch_axis(ncx, r)] = dim_at(&in[0], ch_axis(ncx, r));
+        }
+        return no_shape_source(op, dnnl_graph_op_attr_src_shape, op->nin >= 2, &out[0],
+                               r >= 2 ? r : -1, d);
+    }
+    PT_CHECK(rank_in(op, r, 3, 5, "diff_src"));
+    geom g;
+    PT_CHECK(read_geom(op, r - 2, G_KERNEL, &g));
+    g.ceil_mode = false; /* no rounding_type on the backward op */
+    PT_CHECK(verify_pool_diff_dst(op, &g, ncx, r, d, &in[0]));
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_max_pool_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *dd = &in[1];
+    int r = -1;
+    PT_CHECK(agree_rank(op, &r, src, "src"));
+    PT_CHECK(agree_rank(op, &r, dd, "diff_dst"));
+    PT_CHECK(agree_rank(op, &r, &out[0], "diff_src"));
+    if (r < 0) return dnnl_success;
+    PT_CHECK(rank_in(op, r, 3, 5, "src"));
+    bool ncx = is_ncx(op);
+    int c = ch_axis(ncx, r);
+    geom g;
+    PT_CHECK(read_geom(op, r - 2, G_KERNEL | G_DIL_OPT, &g));
+    g.ceil_mode = false;
+    int64_t d[MAXD];
+    for (int i = 0; i < r; ++i) d[i] = dim_at(src, i);
+    /* diff_src = src.shape; batch and channels may also come from diff_dst. */
+    if (!merge(&d[0], dim_at(dd, 0))) return mismatch(op, "diff_dst batch", dim_at(dd, 0), d[0]);
+    if (!merge(&d[c], dim_at(dd, c))) return mismatch(op, "diff_dst channels", dim_at(dd, c), d[c]);
+    PT_CHECK(verify_pool_diff_dst(op, &g, ncx, r, d, dd));
+    return emit(&out[0], r, d);
+}
+
+/* ---- convolution family ------------------------------------------------ */
+
+static pt_status read_groups(const pt_op *op, int64_t *g) {
+    *g = pt_op_s64(op, A_GROUPS, 1);
+    if (*g < 1) return pt_op_fail(op, dnnl_invalid_shape, "groups = %lld, must be >= 1", (ll)*g);
+    return dnnl_success;
+}
+
+/* Bias must be [OC]; it also supplies OC when the weights do not. */
+static pt_status merge_bias(const pt_op *op, const pt_lt *bias, int64_t *oc) {
+    if (bias->ndims >= 0 && bias->ndims != 1)
+        return pt_op_fail(op, dnnl_invalid_shape, "bias rank %d, expected 1", bias->ndims);
+    if (!merge(oc, dim_at(bias, 0))) return mismatch(op, "bias extent", dim_at(bias, 0), *oc);
+    return dnnl_success;
+}
+
+/* Convolution family channel rule: IC = I·G (I = weights I-extent), OC % G == 0. */
+static pt_status conv_channels(const pt_op *op, int64_t ic, int64_t wi, int64_t oc, int64_t G) {
+    if (ic != UNK && ic % G != 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "input channels %lld not divisible by groups %lld", (ll)ic, (ll)G);
+    if (ic != UNK && !same(wi, ic / G))
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "weights I extent %lld differs from input channels / groups = %lld",
+                          (ll)wi, (ll)(ic / G));
+    if (oc != UNK && oc % G != 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "output channels %lld not divisible by groups %lld", (ll)oc, (ll)G);
+    return dnnl_success;
+}
+
+/* ConvTranspose family channel rule: weights I = IC, weights O = OC / G. */
+static pt_status deconv_channels(const pt_op *op, int64_t ic, int64_t wi, int64_t oc, int64_t wo,
+                                 int64_t G) {
+    if (!same(ic, wi)) return mismatch(op, "weights I extent", wi, ic);
+    if (ic != UNK && ic % G != 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "input channels %lld not divisible by groups %lld", (ll)ic, (ll)G);
+    if (oc != UNK && oc % G != 0)
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "output channels %lld not divisible by groups %lld", (ll)oc, (ll)G);
+    if (oc != UNK && !same(wo, oc / G))
+        return pt_op_fail(op, dnnl_invalid_shape,
+                          "weights O extent %lld differs from output channels / groups = %lld",
+                          (ll)wo, (ll)(oc / G));
+    return dnnl_success;
+}
+
+/* Rank shared by three tensors; [3, 5] once known (r = -1: all unknown). */
+static pt_status conv_rank(const pt_op *op, const pt_lt *a, const char *an, const pt_lt *b,
+                           const char *bn, const pt_lt *c, const char *cn, int *r) {
+    *r = -1;
+    PT_CHECK(agree_rank(op, r, a, an));
+    PT_CHECK(agree_rank(op, r, b, bn));
+    PT_CHECK(agree_rank(op, r, c, cn));
+    if (*r >= 0) PT_CHECK(rank_in(op, *r, 3, 5, an));
+    return dnnl_success;
+}
+
+static pt_status infer_conv(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *w = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, src, "src", w, "weights", &out[0], "dst", &r));
+    if (r < 0) return dnnl_success;
+    bool ncx = is_ncx(op);
+    int k = r - 2, c = ch_axis(ncx, r);
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    wlayout wl = weights_layout(op, false, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL, &g));
+    int64_t ic = dim_at(src, c), oc = dim_at(w, wl.o);
+    if (op->nin >= 3) PT_CHECK(merge_bias(op, &in[2], &oc));
+    PT_CHECK(conv_channels(op, ic, dim_at(w, wl.i), oc, G));
+    int64_t d[MAXD];
+    d[0] = dim_at(src, 0);
+    d[c] = oc;
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        PT_CHECK(fwd_extent(op, &g, j, dim_at(src, x), dim_at(w, wl.k0 + j), &d[x]));
+    }
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_conv_bwd_data(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *dd = &in[0], *w = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, dd, "diff_dst", w, "weights", &out[0], "diff_src", &r));
+    bool ncx = is_ncx(op), found;
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    int rs = -1;
+    int64_t d[MAXD];
+    PT_CHECK(given_shape(op, dnnl_graph_op_attr_dst_shape, &out[0], &found, &rs, d));
+    if (!found) {
+        /* Batch from diff_dst and IC = weights I-extent · G are known. */
+        if (r >= 0) {
+            wlayout wl = weights_layout(op, false, r);
+            int64_t wi = dim_at(w, wl.i);
+            fill(d, r, UNK);
+            d[0] = dim_at(dd, 0);
+            d[ch_axis(ncx, r)] = wi != UNK && wi <= INT64_MAX / G ? wi * G : UNK;
+        }
+        return no_shape_source(op, dnnl_graph_op_attr_dst_shape, op->nin >= 3, &out[0], r, d);
+    }
+    int r0 = rs;
+    PT_CHECK(agree_rank(op, &r0, dd, "diff_dst"));
+    PT_CHECK(agree_rank(op, &r0, w, "weights"));
+    PT_CHECK(rank_in(op, rs, 3, 5, "diff_src"));
+    r = rs;
+    int k = r - 2, c = ch_axis(ncx, r);
+    wlayout wl = weights_layout(op, false, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL, &g));
+    int64_t oc = dim_at(dd, c), wo = dim_at(w, wl.o);
+    if (!same(oc, wo)) return mismatch(op, "diff_dst channels", oc, wo);
+    PT_CHECK(conv_channels(op, d[c], dim_at(w, wl.i), oc != UNK ? oc : wo, G));
+    if (!same(dim_at(dd, 0), d[0])) return mismatch(op, "diff_dst batch", dim_at(dd, 0), d[0]);
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        int64_t o;
+        PT_CHECK(fwd_extent(op, &g, j, d[x], dim_at(w, wl.k0 + j), &o));
+        if (!same(dim_at(dd, x), o))
+            return mismatch(op, "diff_dst spatial extent", dim_at(dd, x), o);
+    }
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_conv_bwd_weights(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *dd = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, src, "src", dd, "diff_dst", &out[0], "diff_weights", &r));
+    bool ncx = is_ncx(op), found;
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    int rs = -1;
+    int64_t d[MAXD];
+    PT_CHECK(given_shape(op, dnnl_graph_op_attr_weights_shape, &out[0], &found, &rs, d));
+    if (!found) {
+        /* O = diff_dst channels and I = src channels / G are known. */
+        if (r >= 0) {
+            wlayout wl = weights_layout(op, false, r);
+            int c = ch_axis(ncx, r);
+            int64_t ic = dim_at(src, c);
+            fill(d, r, UNK);
+            d[wl.o] = dim_at(dd, c);
+            d[wl.i] = ic != UNK && ic % G == 0 ? ic / G : UNK;
+        }
+        return no_shape_source(op, dnnl_graph_op_attr_weights_shape, op->nin >= 3, &out[0], r, d);
+    }
+    int r0 = rs;
+    PT_CHECK(agree_rank(op, &r0, src, "src"));
+    PT_CHECK(agree_rank(op, &r0, dd, "diff_dst"));
+    PT_CHECK(rank_in(op, rs, 3, 5, "diff_weights"));
+    r = rs;
+    int k = r - 2, c = ch_axis(ncx, r);
+    wlayout wl = weights_layout(op, false, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL, &g));
+    int64_t oc = dim_at(dd, c);
+    if (!same(oc, d[wl.o])) return mismatch(op, "diff_dst channels", oc, d[wl.o]);
+    PT_CHECK(conv_channels(op, dim_at(src, c), d[wl.i], d[wl.o], G));
+    if (!same(dim_at(dd, 0), dim_at(src, 0)))
+        return mismatch(op, "diff_dst batch", dim_at(dd, 0), dim_at(src, 0));
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        int64_t o;
+        PT_CHECK(fwd_extent(op, &g, j, dim_at(src, x), d[wl.k0 + j], &o));
+        if (!same(dim_at(dd, x), o))
+            return mismatch(op, "diff_dst spatial extent", dim_at(dd, x), o);
+    }
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_deconv(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *w = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, src, "src", w, "weights", &out[0], "dst", &r));
+    if (r < 0) return dnnl_success;
+    bool ncx = is_ncx(op);
+    int k = r - 2, c = ch_axis(ncx, r);
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    wlayout wl = weights_layout(op, true, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL | G_OPAD, &g));
+    int64_t wo = dim_at(w, wl.o);
+    if (wo != UNK && wo > INT64_MAX / G)
+        return pt_op_fail(op, dnnl_invalid_shape, "weights O extent %lld too large", (ll)wo);
+    int64_t oc = wo != UNK ? wo * G : UNK;
+    if (op->nin >= 3) PT_CHECK(merge_bias(op, &in[2], &oc));
+    PT_CHECK(deconv_channels(op, dim_at(src, c), dim_at(w, wl.i), oc, wo, G));
+    int64_t d[MAXD];
+    d[0] = dim_at(src, 0);
+    d[c] = oc;
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        PT_CHECK(deconv_extent(op, &g, j, dim_at(src, x), dim_at(w, wl.k0 + j), &d[x]));
+    }
+    return emit(&out[0], r, d);
+}
+
+/* diff_src of ConvTranspose = Convolution of diff_dst with the same weights
+ * (output_padding is accepted but cannot change the result, §1.11 item 5). */
+static pt_status infer_deconv_bwd_data(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *dd = &in[0], *w = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, dd, "diff_dst", w, "weights", &out[0], "diff_src", &r));
+    if (r < 0) return dnnl_success;
+    bool ncx = is_ncx(op);
+    int k = r - 2, c = ch_axis(ncx, r);
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    wlayout wl = weights_layout(op, true, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL, &g));
+    int64_t wi = dim_at(w, wl.i);
+    PT_CHECK(deconv_channels(op, wi, wi, dim_at(dd, c), dim_at(w, wl.o), G));
+    int64_t d[MAXD];
+    d[0] = dim_at(dd, 0);
+    d[c] = wi;
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        PT_CHECK(fwd_extent(op, &g, j, dim_at(dd, x), dim_at(w, wl.k0 + j), &d[x]));
+    }
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_deconv_bwd_weights(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *dd = &in[1];
+    int r;
+    PT_CHECK(conv_rank(op, src, "src", dd, "diff_dst", &out[0], "diff_weights", &r));
+    bool ncx = is_ncx(op), found;
+    int64_t G;
+    PT_CHECK(read_groups(op, &G));
+    int rs = -1;
+    int64_t d[MAXD];
+    PT_CHECK(given_shape(op, dnnl_graph_op_attr_weights_shape, &out[0], &found, &rs, d));
+    if (!found) {
+        /* I = src channels and O = diff_dst channels / G are known. */
+        if (r >= 0) {
+            wlayout wl = weights_layout(op, true, r);
+            int c = ch_axis(ncx, r);
+            int64_t oc = dim_at(dd, c);
+            fill(d, r, UNK);
+            d[wl.i] = dim_at(src, c);
+            d[wl.o] = oc != UNK && oc % G == 0 ? oc / G : UNK;
+        }
+        return no_shape_source(op, dnnl_graph_op_attr_weights_shape, op->nin >= 3, &out[0], r, d);
+    }
+    int r0 = rs;
+    PT_CHECK(agree_rank(op, &r0, src, "src"));
+    PT_CHECK(agree_rank(op, &r0, dd, "diff_dst"));
+    PT_CHECK(rank_in(op, rs, 3, 5, "diff_weights"));
+    r = rs;
+    int k = r - 2, c = ch_axis(ncx, r);
+    wlayout wl = weights_layout(op, true, r);
+    geom g;
+    PT_CHECK(read_geom(op, k, G_DIL, &g));
+    PT_CHECK(deconv_channels(op, dim_at(src, c), d[wl.i], dim_at(dd, c), d[wl.o], G));
+    if (!same(dim_at(dd, 0), dim_at(src, 0)))
+        return mismatch(op, "diff_dst batch", dim_at(dd, 0), dim_at(src, 0));
+    /* Auto-padding and the size relation run on diff_dst (§1.8.3): the
+     * Convolution formula maps diff_dst extents onto src extents. */
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        int64_t i_ext;
+        PT_CHECK(fwd_extent(op, &g, j, dim_at(dd, x), d[wl.k0 + j], &i_ext));
+        if (!same(dim_at(src, x), i_ext))
+            return mismatch(op, "src spatial extent", dim_at(src, x), i_ext);
+    }
+    return emit(&out[0], r, d);
+}
+
+/* ---- interpolation ----------------------------------------------------- */
+
+/* Forward Interpolate output of `src` (rank r): N and C copied, spatial
+ * extents from `sizes`, else trunc((float)I · scale).  Wrong list lengths are
+ * dnnl_invalid_arguments (opset Interpolate). */
+static pt_status interp_extents(const pt_op *op, int r, bool ncx, const pt_lt *src, int64_t *d) {
+    int k = r - 2, c = ch_axis(ncx, r);
+    size_t ns = 0, nf = 0;
+    const int64_t *sz = pt_op_s64s(op, A_SIZES, &ns);
+    const float *sc = pt_op_f32s(op, A_SCALES, &nf);
+    d[0] = dim_at(src, 0);
+    d[c] = dim_at(src, c);
+    if (ns > 0 && sz) {
+        if (ns != (size_t)k)
+            return pt_op_fail(op, dnnl_invalid_arguments, "sizes has %zu entries, expected %d", ns,
+                              k);
+        for (int j = 0; j < k; ++j) {
+            if (sz[j] < 1)
+                return pt_op_fail(op, dnnl_invalid_arguments, "sizes[%d] = %lld, must be positive",
+                                  j, (ll)sz[j]);
+            d[sp_axis(ncx, j)] = sz[j];
+        }
+        return dnnl_success;
+    }
+    if (nf == 0 || !sc)
+        return pt_op_fail(op, dnnl_invalid_arguments, "neither sizes nor scales is set");
+    if (nf != (size_t)k)
+        return pt_op_fail(op, dnnl_invalid_arguments, "scales has %zu entries, expected %d", nf, k);
+    for (int j = 0; j < k; ++j) {
+        int x = sp_axis(ncx, j);
+        int64_t i_ext = dim_at(src, x);
+        if (i_ext == UNK) {
+            d[x] = UNK;
+            continue;
+        }
+        float p = (float)i_ext * sc[j]; /* f32 product, as oneDNN computes it */
+        if (!(p >= 0.0f) || p >= 9.0e18f)
+            return pt_op_fail(op, dnnl_invalid_arguments, "scales[%d] = %g gives an invalid extent",
+                              j, (double)sc[j]);
+        d[x] = (int64_t)p; /* conversion truncates */
+    }
+    return dnnl_success;
+}
+
+static pt_status infer_interp(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    int r = -1;
+    PT_CHECK(agree_rank(op, &r, &in[0], "src"));
+    PT_CHECK(agree_rank(op, &r, &out[0], "dst"));
+    if (r < 0) return dnnl_success;
+    PT_CHECK(rank_in(op, r, 3, MAXD, "src"));
+    if (op->nin >= 2) {
+        const pt_lt *s = &in[1];
+        if (s->ndims >= 0 && s->ndims != 1)
+            return pt_op_fail(op, dnnl_invalid_shape, "sizes input rank %d, expected 1", s->ndims);
+        if (!same(dim_at(s, 0), r - 2))
+            return mismatch(op, "sizes input length", dim_at(s, 0), r - 2);
+    }
+    int64_t d[MAXD];
+    PT_CHECK(interp_extents(op, r, is_ncx(op), &in[0], d));
+    return emit(&out[0], r, d);
+}
+
+static pt_status infer_interp_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    const pt_lt *src = &in[0], *dd = &in[1];
+    int r = -1;
+    PT_CHECK(agree_rank(op, &r, src, "src"));
+    PT_CHECK(agree_rank(op, &r, dd, "diff_dst"));
+    PT_CHECK(agree_rank(op, &r, &out[0], "diff_src"));
+    if (r < 0) return dnnl_success;
+    PT_CHECK(rank_in(op, r, 3, MAXD, "src"));
+    bool ncx = is_ncx(op);
+    int c = ch_axis(ncx, r);
+    int64_t d[MAXD], f[MAXD];
+    for (int i = 0; i < r; ++i) d[i] = dim_at(src, i);
+    if (!merge(&d[0], dim_at(dd, 0))) return mismatch(op, "diff_dst batch", dim_at(dd, 0), d[0]);
+    if (!merge(&d[c], dim_at(dd, c))) return mismatch(op, "diff_dst channels", dim_at(dd, c), d[c]);
+    PT_CHECK(interp_extents(op, r, ncx, src, f));
+    for (int j = 0; j < r - 2; ++j) {
+        int x = sp_axis(ncx, j);
+        if (!same(dim_at(dd, x), f[x]))
+            return mismatch(op, "diff_dst spatial extent", dim_at(dd, x), f[x]);
+    }
+    return emit(&out[0], r, d);
+}
+
+/* ---- batch normalization ----------------------------------------------- */
+
+/* Inputs [first, last) are per-channel vectors [C]; each known extent folds
+ * into `*c`. */
+static pt_status bn_channels(const pt_op *op, const pt_lt *in, size_t first, size_t last,
+                             int64_t *c) {
+    for (size_t i = first; i < last; ++i) {
+        if (in[i].ndims >= 0 && in[i].ndims != 1)
+            return pt_op_fail(op, dnnl_invalid_shape, "input %zu has rank %d, expected 1 ([C])", i,
+                              in[i].ndims);
+        if (!merge(c, dim_at(&in[i], 0)))
+            return pt_op_fail(op, dnnl_invalid_shape,
+                              "input %zu extent %lld differs from channels %lld", i,
+                              (ll)dim_at(&in[i], 0), (ll)*c);
+    }
+    return dnnl_success;
+}
+
+/* Shared by the three batch-norm rows: data tensors (input 0 and, for the
+ * backward op, input 1) give dst's shape, inputs [aux0, nin) are [C];
+ * outputs 1.. are [C]. */
+static pt_status infer_bn(const pt_op *op, const pt_lt *in, pt_lt *out, size_t n_data, size_t aux0,
+                          int min_rank) {
+    int r = -1;
+    PT_CHECK(agree_rank(op, &r, &in[0], "src"));
+    if (n_data > 1) PT_CHECK(agree_rank(op, &r, &in[1], "diff_dst"));
+    PT_CHECK(agree_rank(op, &r, &out[0], "dst"));
+    if (r >= 0 && r < min_rank)
+        return pt_op_fail(op, dnnl_invalid_shape, "src rank %d, expected >= %d", r, min_rank);
+    int c_ax = r >= 0 ? ch_axis(is_ncx(op), r) : -1;
+    int64_t d[MAXD];
+    for (int i = 0; i < r; ++i) {
+        d[i] = dim_at(&in[0], i);
+        if (n_data > 1 && !merge(&d[i], dim_at(&in[1], i)))
+            return mismatch(op, "diff_dst extent", dim_at(&in[1], i), d[i]);
+    }
+    int64_t c = r >= 0 ? d[c_ax] : UNK;
+    PT_CHECK(bn_channels(op, in, aux0, op->nin, &c));
+    if (r >= 0) {
+        d[c_ax] = c;
+        PT_CHECK(emit(&out[0], r, d));
+    }
+    for (size_t o = 1; o < op->nout; ++o) PT_CHECK(emit(&out[o], 1, &c));
+    return dnnl_success;
+}
+
+static pt_status infer_bn_fwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    return infer_bn(op, in, out, 1, 1, 2);
+}
+static pt_status infer_bn_inf(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    return infer_bn(op, in, out, 1, 1, 2);
+}
+static pt_status infer_bn_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    return infer_bn(op, in, out, 2, 2, 4);
+}
+
+/* ---- add_op checks ----------------------------------------------------- */
+
+static pt_status check_list_min(const pt_op *op, int attr, int64_t min) {
+    size_t n = 0;
+    const int64_t *v = pt_op_s64s(op, attr, &n);
+    for (size_t i = 0; v && i < n; ++i)
+        if (v[i] < min)
+            return pt_op_fail(op, dnnl_invalid_graph_op, "%s[%zu] = %lld, must be >= %lld",
+                              pt_attr_name(attr), i, (ll)v[i], (ll)min);
+    return dnnl_success;
+}
+
+/* `v` is one of the '|'-separated entries of `set` (auto_pad ignores case). */
+static bool in_set(const char *v, const char *set, bool icase) {
+    size_t vn = strlen(v);
+    for (const char *p = set;;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == vn) {
+            size_t i = 0;
+            for (; i < n; ++i) {
+                char a = p[i], b = v[i];
+                if (icase) {
+                    if (a >= 'a' && a <= 'z') a = (char)(a - 'a' + 'A');
+                    if (b >= 'a' && b <= 'z') b = (char)(b - 'a' + 'A');
+                }
+                if (a != b) break;
+            }
+            if (i == n) return true;
+        }
+        if (!e) return false;
+        p = e + 1;
+    }
+}
+
+static pt_status check_str(const pt_op *op, int attr, const char *set, bool icase) {
+    const char *v = pt_op_str(op, attr, NULL);
+    if (v && !in_set(v, set, icase))
+        return pt_op_fail(op, dnnl_invalid_graph_op, "%s = \"%s\" not allowed (allowed: %s)",
+                          pt_attr_name(attr), v, set);
+    return dnnl_success;
+}
+
+/* Value checks shared by pooling and convolutions (§1.8.3).  The registry
+ * has already rejected attributes an op does not define, so checking every
+ * spatial attribute here is harmless for the ops lacking some. */
+static pt_status check_spatial(const pt_op *op, const char *wfmt_set) {
+    PT_CHECK(check_list_min(op, A_PADS_B, 0));
+    PT_CHECK(check_list_min(op, A_PADS_E, 0));
+    PT_CHECK(check_list_min(op, A_OPAD, 0));
+    PT_CHECK(check_list_min(op, A_STRIDES, 1));
+    PT_CHECK(check_list_min(op, A_DIL, 1));
+    PT_CHECK(check_list_min(op, A_KERNEL, 1));
+    PT_CHECK(check_list_min(op, dnnl_graph_op_attr_src_shape, 0));
+    PT_CHECK(check_list_min(op, dnnl_graph_op_attr_dst_shape, 0));
+    PT_CHECK(check_list_min(op, dnnl_graph_op_attr_weights_shape, 0));
+    if (pt_op_has(op, A_GROUPS) && pt_op_s64(op, A_GROUPS, 1) < 1)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "groups = %lld, must be >= 1",
+                          (ll)pt_op_s64(op, A_GROUPS, 1));
+    PT_CHECK(check_str(op, A_DFMT, DFMT_SET, false));
+    PT_CHECK(check_str(op, A_AUTO_PAD, AUTO_PAD_SET, true));
+    PT_CHECK(check_str(op, A_ROUND, "floor|ceil", false));
+    if (wfmt_set) PT_CHECK(check_str(op, A_WFMT, wfmt_set, false));
+    return dnnl_success;
+}
+
+static pt_status check_pool(const pt_op *op) { return check_spatial(op, NULL); }
+
+static pt_status check_max_pool(const pt_op *op) {
+    PT_CHECK(check_spatial(op, NULL));
+    size_t nd = 0, nk = 0;
+    pt_op_s64s(op, A_DIL, &nd);
+    pt_op_s64s(op, A_KERNEL, &nk);
+    if (nd > 0 && nd != nk)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "dilations has %zu entries but kernel has %zu",
+                          nd, nk);
+    return dnnl_success;
+}
+
+static pt_status check_conv(const pt_op *op) { return check_spatial(op, CONV_WFMT_SET); }
+static pt_status check_deconv(const pt_op *op) { return check_spatial(op, DECONV_WFMT_SET); }
+
+static pt_status check_interp(const pt_op *op) {
+    PT_CHECK(check_str(op, A_DFMT, DFMT_SET, false));
+    PT_CHECK(check_str(op, dnnl_graph_op_attr_mode, MODE_SET, false));
+    PT_CHECK(check_str(op, dnnl_graph_op_attr_coordinate_transformation_mode, CTM_SET, false));
+    size_t ns = 0, nf = 0;
+    const int64_t *sz = pt_op_s64s(op, A_SIZES, &ns);
+    const float *sc = pt_op_f32s(op, A_SCALES, &nf);
+    if (ns > 0 && nf > 0)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "sizes and scales are both set");
+    if (ns == 0 && nf == 0)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "one of sizes and scales must be set");
+    for (size_t i = 0; sz && i < ns; ++i)
+        if (sz[i] < 1)
+            return pt_op_fail(op, dnnl_invalid_graph_op, "sizes[%zu] = %lld, must be positive", i,
+                              (ll)sz[i]);
+    for (size_t i = 0; sc && i < nf; ++i)
+        if (!(sc[i] > 0.0f) || isinf(sc[i]))
+            return pt_op_fail(op, dnnl_invalid_graph_op, "scales[%zu] = %g, must be positive", i,
+                              (double)sc[i]);
+    return dnnl_success;
+}
+
+/* Batch-norm attribute values and the rule "T2 = bf16 only with T1 = bf16";
+ * `aux` is the first statistics input. */
+static pt_status check_bn_common(const pt_op *op, size_t aux) {
+    PT_CHECK(check_str(op, A_DFMT, DFMT_SET, false));
+    if (pt_op_has(op, A_EPS)) {
+        float e = pt_op_f32(op, A_EPS, 0.0f);
+        if (!(e >= 0.0f))
+            return pt_op_fail(op, dnnl_invalid_graph_op, "epsilon = %g, must be >= 0", (double)e);
+    }
+    if (pt_op_has(op, A_MOMENTUM)) {
+        float m = pt_op_f32(op, A_MOMENTUM, 0.5f);
+        if (!(m >= 0.0f))
+            return pt_op_fail(op, dnnl_invalid_graph_op, "momentum = %g, must be >= 0", (double)m);
+    }
+    if (op->nin > aux && op->in[aux].data_type == dnnl_bf16 && op->in[0].data_type != dnnl_bf16)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "bf16 statistics require a bf16 src (src is %s)",
+                          pt_dt_name(op->in[0].data_type));
+    return dnnl_success;
+}
+
+static pt_status check_bn_fwd(const pt_op *op) {
+    /* gamma and beta come together (the library rejects 4 inputs). */
+    if (op->nin == 4)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "4 inputs: gamma and beta must be given together");
+    return check_bn_common(op, 1);
+}
+static pt_status check_bn_inf(const pt_op *op) { return check_bn_common(op, 1); }
+static pt_status check_bn_bwd(const pt_op *op) {
+    if (op->nout == 2)
+        return pt_op_fail(op, dnnl_invalid_graph_op,
+                          "2 outputs: diff_gamma and diff_beta must be produced together");
+    return check_bn_common(op, 2);
+}
+
+/* ---- supported data-type combinations (opset §3) ------------------------ */
+
+static bool is_float3(dnnl_data_type_t t) {
+    return t == dnnl_f32 || t == dnnl_bf16 || t == dnnl_f16;
+}
+
+/* The first `n_data` inputs and every output share T ∈ {f32, bf16, f16};
+ * later inputs are s32 shape tensors. */
+static bool same_float(const pt_op *op, size_t n_data) {
+    if (op->nin < 1 || op->nout < 1) return false;
+    dnnl_data_type_t t = op->in[0].data_type;
+    if (!is_float3(t)) return false;
+    for (size_t i = 0; i < op->nin; ++i)
+        if (op->in[i].data_type != (i < n_data ? t : dnnl_s32)) return false;
+    for (size_t o = 0; o < op->nout; ++o)
+        if (op->out[o].data_type != t) return false;
+    return true;
+}
+
+static bool supported_1(const pt_op *op) { return same_float(op, 1); }
+static bool supported_2(const pt_op *op) { return same_float(op, 2); }
+static bool supported_3(const pt_op *op) { return same_float(op, 3); }
+
+/* Batch norm: T1 on the first `n1_in` inputs and the first output, T2 on the
+ * rest; (T1, T2) ∈ {(f32,f32), (bf16,f32), (bf16,bf16), (f16,f32)}. */
+static bool bn_supported(const pt_op *op, size_t n1_in) {
+    if (op->nin <= n1_in || op->nout < 1) return false;
+    dnnl_data_type_t t1 = op->in[0].data_type, t2 = op->in[n1_in].data_type;
+    bool combo = (t2 == dnnl_f32 && is_float3(t1)) || (t2 == dnnl_bf16 && t1 == dnnl_bf16);
+    if (!combo) return false;
+    for (size_t i = 0; i < op->nin; ++i)
+        if (op->in[i].data_type != (i < n1_in ? t1 : t2)) return false;
+    for (size_t o = 0; o < op->nout; ++o)
+        if (op->out[o].data_type != (o == 0 ? t1 : t2)) return false;
+    return true;
+}
+static bool supported_bn1(const pt_op *op) { return bn_supported(op, 1); }
+static bool supported_bn2(const pt_op *op) { return bn_supported(op, 2); }
+
+/* ---- port specs -------------------------------------------------------- */
+
+#define F3 PT_DT_FLOAT3
+#define S32 PT_DT(dnnl_s32)
+#define BN_T2 (PT_DT(dnnl_f32) | PT_DT(dnnl_bf16))
+
+static const pt_port_spec in_src[] = {PT_PORT("src", F3, 'T')};
+static const pt_port_spec out_dst[] = {PT_PORT("dst", F3, 'T')};
+static const pt_port_spec out_diff_src[] = {PT_PORT("diff_src", F3, 'T')};
+static const pt_port_spec out_diff_weights[] = {PT_PORT("diff_weights", F3, 'T')};
+static const pt_port_spec in_avg_pool_bwd[] = {PT_PORT("diff_dst", F3, 'T'),
+                                               PT_PORT_OPT("src_shape", S32, 0)};
+static const pt_port_spec in_max_pool_bwd[] = {PT_PORT("src", F3, 'T'),
+                                               PT_PORT("diff_dst", F3, 'T')};
+static const pt_port_spec in_conv[] = {PT_PORT("src", F3, 'T'), PT_PORT("weights", F3, 'T'),
+                                       PT_PORT_OPT("bias", F3, 'T')};
+static const pt_port_spec in_conv_bwd_data[] = {
+    PT_PORT("diff_dst", F3, 'T'), PT_PORT("weights", F3, 'T'), PT_PORT_OPT("dst_shape", S32, 0)};
+static const pt_port_spec in_bwd_weights[] = {PT_PORT("src", F3, 'T'), PT_PORT("diff_dst", F3, 'T'),
+                                              PT_PORT_OPT("weights_shape", S32, 0)};
+static const pt_port_spec in_deconv_bwd_data[] = {PT_PORT("diff_dst", F3, 'T'),
+                                                  PT_PORT("weights", F3, 'T')};
+static const pt_port_spec in_interp[] = {PT_PORT("src", F3, 'T'), PT_PORT_OPT("sizes", S32, 0)};
+static const pt_port_spec in_interp_bwd[] = {PT_PORT("src", F3, 'T'), PT_PORT("diff_dst", F3, 'T'),
+                                             PT_PORT_OPT("sizes", S32, 0)};
+static const pt_port_spec in_bn_fwd[] = {
+    PT_PORT("src", F3, '1'), PT_PORT("mean", BN_T2, '2'), PT_PORT("variance", BN_T2, '2'),
+    PT_PORT_OPT("gamma", BN_T2, '2'), PT_PORT_OPT("beta", BN_T2, '2')};
+static const pt_port_spec out_bn_fwd[] = {
+    PT_PORT("dst", F3, '1'), PT_PORT("running_mean", BN_T2, '2'),
+    PT_PORT("running_variance", BN_T2, '2'), PT_PORT("batch_mean", BN_T2, '2'),
+    PT_PORT("batch_variance", BN_T2, '2')};
+static const pt_port_spec in_bn_inf[] = {PT_PORT("src", F3, '1'), PT_PORT("gamma", BN_T2, '2'),
+                                         PT_PORT("beta", BN_T2, '2'), PT_PORT("mean", BN_T2, '2'),
+                                         PT_PORT("variance", BN_T2, '2')};
+static const pt_port_spec out_bn_inf[] = {PT_PORT("dst", F3, '1')};
+static const pt_port_spec in_bn_bwd[] = {
+    PT_PORT("src", F3, '1'), PT_PORT("diff_dst", F3, '1'), PT_PORT("mean", BN_T2, '2'),
+    PT_PORT("variance", BN_T2, '2'), PT_PORT_OPT("gamma", BN_T2, '2')};
+static const pt_port_spec out_bn_bwd[] = {PT_PORT("diff_src", F3, '1'),
+                                          PT_PORT_OPT("diff_gamma", BN_T2, '2'),
+                                          PT_PORT_OPT("diff_beta", BN_T2, '2')};
+
+/* ---- attribute specs --------------------------------------------------- */
+
+/* An absent or empty list means "all zeros" (pads, output_padding) or "all
+ * ones" (MaxPool dilations); the registry leaves the attribute absent. */
+#define OPT_S64S_EMPTY(n)                                                                          \
+    { .name = (n), .kind = PT_ATTR_S64S, .has_default = true, .dflt_v = NULL, .dflt_n = 0 }
+#define AUTO_PAD PT_OPT_STR(A_AUTO_PAD, "None", AUTO_PAD_SET)
+#define DATA_FORMAT PT_OPT_STR(A_DFMT, "NXC", DFMT_SET)
+#define CONV_COMMON                                                                                \
+    PT_REQ_S64S(A_STRIDES), PT_REQ_S64S(A_PADS_B), PT_REQ_S64S(A_PADS_E), PT_REQ_S64S(A_DIL),      \
+        AUTO_PAD, PT_OPT_S64(A_GROUPS, 1), DATA_FORMAT
+#define CONV_WFMT PT_OPT_STR(A_WFMT, "XIO", CONV_WFMT_SET)
+#define DECONV_WFMT PT_OPT_STR(A_WFMT, "XOI", DECONV_WFMT_SET)
+
+static const pt_attr_spec attrs_avg_pool[] = {PT_REQ_S64S(A_STRIDES),
+                                              PT_REQ_S64S(A_PADS_B),
+                                              PT_REQ_S64S(A_PADS_E),
+                                              PT_REQ_S64S(A_KERNEL),
+                                              PT_REQ_BOOL(dnnl_graph_op_attr_exclude_pad),
+                                              PT_OPT_STR(A_ROUND, "floor", "floor|ceil"),
+                                              AUTO_PAD,
+                                              DATA_FORMAT,
+                                              PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_avg_pool_bwd[] = {PT_REQ_S64S(A_STRIDES),
+                                                  PT_REQ_S64S(A_PADS_B),
+                                                  PT_REQ_S64S(A_PADS_E),
+                                                  PT_REQ_S64S(A_KERNEL),
+                                                  PT_REQ_BOOL(dnnl_graph_op_attr_exclude_pad),
+                                                  AUTO_PAD,
+                                                  DATA_FORMAT,
+                                                  PT_OPT_S64S(dnnl_graph_op_attr_src_shape),
+                                                  PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_max_pool[] = {PT_REQ_S64S(A_STRIDES),
+                                              PT_REQ_S64S(A_PADS_B),
+                                              PT_REQ_S64S(A_PADS_E),
+                                              PT_REQ_S64S(A_KERNEL),
+                                              PT_OPT_STR(A_ROUND, "floor", "floor|ceil"),
+                                              AUTO_PAD,
+                                              OPT_S64S_EMPTY(A_DIL),
+                                              DATA_FORMAT,
+                                              PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_max_pool_bwd[] = {PT_REQ_S64S(A_STRIDES),
+                                                  PT_REQ_S64S(A_PADS_B),
+                                                  PT_REQ_S64S(A_PADS_E),
+                                                  PT_REQ_S64S(A_KERNEL),
+                                                  AUTO_PAD,
+                                                  OPT_S64S_EMPTY(A_DIL),
+                                                  DATA_FORMAT,
+                                                  PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_conv[] = {CONV_COMMON, CONV_WFMT, PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_conv_bwd_data[] = {CONV_COMMON, CONV_WFMT, OPT_S64S_EMPTY(A_OPAD),
+                                                   PT_OPT_S64S(dnnl_graph_op_attr_dst_shape),
+                                                   PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_conv_bwd_weights[] = {
+    CONV_COMMON, CONV_WFMT, PT_OPT_S64S(dnnl_graph_op_attr_weights_shape), PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_deconv[] = {CONV_COMMON, DECONV_WFMT, OPT_S64S_EMPTY(A_OPAD),
+                                            PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_deconv_bwd_data[] = {CONV_COMMON, DECONV_WFMT,
+                                                     OPT_S64S_EMPTY(A_OPAD), PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_deconv_bwd_weights[] = {
+    CONV_COMMON, DECONV_WFMT, OPT_S64S_EMPTY(A_OPAD), PT_OPT_S64S(dnnl_graph_op_attr_weights_shape),
+    PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_interp[] = {
+    PT_REQ_STR(dnnl_graph_op_attr_mode, MODE_SET),
+    PT_OPT_STR(dnnl_graph_op_attr_coordinate_transformation_mode, "half_pixel", CTM_SET),
+    PT_OPT_S64S(A_SIZES),
+    {.name = A_SCALES, .kind = PT_ATTR_F32S},
+    DATA_FORMAT,
+    PT_ATTR_LIST_END};
+/* momentum has no filled default: oneDNN leaves it absent and uses 0.5. */
+static const pt_attr_spec attrs_bn_fwd[] = {
+    PT_REQ_F32(A_EPS), {.name = A_MOMENTUM, .kind = PT_ATTR_F32}, DATA_FORMAT, PT_ATTR_LIST_END};
+static const pt_attr_spec attrs_bn[] = {PT_REQ_F32(A_EPS), DATA_FORMAT, PT_ATTR_LIST_END};
+
+/* ---- the table --------------------------------------------------------- */
+
+#define ROW(k, nm, ins, mi, ma, outs, mo, mxo, at, ck, inf, sup)                                   \
+    {                                                                                              \
+        .kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = PT_COUNT(ins), .min_in = (mi),   \
+        .max_in = (ma), .outputs = (outs), .n_out_specs = PT_COUNT(outs), .min_out = (mo),         \
+        .max_out = (mxo), .attrs = (at), .check = (ck), .infer = (inf), .supported = (sup)         \
+    }
+
+const pt_op_schema pt_schemas_spatial[] = {
+    ROW(dnnl_graph_op_avg_pool, "AvgPool", in_src, 1, 1, out_dst, 1, 1, attrs_avg_pool, check_pool,
+        infer_avg_pool, supported_1),
+    ROW(dnnl_graph_op_avg_pool_backward, "AvgPoolBackward", in_avg_pool_bwd, 1, 2, out_diff_src, 1,
+        1, attrs_avg_pool_bwd, check_pool, infer_avg_pool_bwd, supported_1),
+    ROW(dnnl_graph_op_max_pool, "MaxPool", in_src, 1, 1, out_dst, 1, 1, attrs_max_pool,
+        check_max_pool, infer_max_pool, supported_1),
+    ROW(dnnl_graph_op_max_pool_backward, "MaxPoolBackward", in_max_pool_bwd, 2, 2, out_diff_src, 1,
+        1, attrs_max_pool_bwd, check_max_pool, infer_max_pool_bwd, supported_2),
+    ROW(dnnl_graph_op_convolution, "Convolution", in_conv, 2, 3, out_dst, 1, 1, attrs_conv,
+        check_conv, infer_conv, supported_3),
+    ROW(dnnl_graph_op_convolution_backward_data, "ConvolutionBackwardData", in_conv_bwd_data, 2, 3,
+        out_diff_src, 1, 1, attrs_conv_bwd_data, check_conv, infer_conv_bwd_data, supported_2),
+    ROW(dnnl_graph_op_convolution_backward_weights, "ConvolutionBackwardWeights", in_bwd_weights, 2,
+        3, out_diff_weights, 1, 1, attrs_conv_bwd_weights, check_conv, infer_conv_bwd_weights,
+        supported_2),
+    ROW(dnnl_graph_op_conv_transpose, "ConvTranspose", in_conv, 2, 3, out_dst, 1, 1, attrs_deconv,
+        check_deconv, infer_deconv, supported_3),
+    ROW(dnnl_graph_op_conv_transpose_backward_data, "ConvTransposeBackwardData", in_deconv_bwd_data,
+        2, 2, out_diff_src, 1, 1, attrs_deconv_bwd_data, check_deconv, infer_deconv_bwd_data,
+        supported_2),
+    ROW(dnnl_graph_op_conv_transpose_backward_weights, "ConvTransposeBackwardWeights",
+        in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_deconv_bwd_weights, check_deconv,
+        infer_deconv_bwd_weights, supported_2),
+    ROW(dnnl_graph_op_interpolate, "Interpolate", in_interp, 1, 2, out_dst, 1, 1, attrs_interp,
+        check_interp, infer_interp, supported_1),
+    ROW(dnnl_graph_op_interpolate_backward, "InterpolateBackward", in_interp_bwd, 2, 3,
+        out_diff_src, 1, 1, attrs_interp, check_interp, infer_interp_bwd, supported_2),
+    ROW(dnnl_graph_op_batch_norm_forward_training, "BatchNormForwardTraining", in_bn_fwd, 3, 5,
+        out_bn_fwd, 5, 5, attrs_bn_fwd, check_bn_fwd, infer_bn_fwd, supported_bn1),
+    ROW(dnnl_graph_op_batch_norm_inference, "BatchNormInference", in_bn_inf, 5, 5, out_bn_inf, 1, 1,
+        attrs_bn, check_bn_inf, infer_bn_inf, supported_bn1),
+    ROW(dnnl_graph_op_batch_norm_backward, "BatchNormTrainingBackward", in_bn_bwd, 4, 5, out_bn_bwd,
+        1, 3, attrs_bn, check_bn_bwd, infer_bn_bwd, supported_bn2),
+};
+const int pt_schemas_spatial_count = PT_COUNT(pt_schemas_spatial);

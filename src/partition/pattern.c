@@ -1,0 +1,87 @@
+/* Fusion pattern registry and matcher driver.  Each row is one pass with a
+ * priority; passes run from the highest priority down, each visiting ops in
+ * topological order and trying them as the first op of its pattern
+ * (fusion-patterns.md §1.2).  Fused partitions are executed op by op through
+ * the compiled plan until a row also names a fused kernel. */
+#include "partition/pattern.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "partition/pattern_rows.h"
+
+/* True when `op` may join a partition: not yet taken, and a kind the
+ * library runs. */
+static bool available(const pt_graph *g, const int *group, int op) {
+    if (group[op] >= 0) return false;
+    int k = g->ops[op]->kind;
+    return k != dnnl_graph_op_end && k != dnnl_graph_op_wildcard;
+}
+
+int pt_pattern_sole_consumer(const pt_graph *g, int op, int port) {
+    const pt_op *o = g->ops[op];
+    if ((size_t)port >= o->nout) return -1;
+    int ti = pt_graph_tensor_index(g, o->out[port].id);
+    if (ti < 0 || g->tensors[ti].nconsumers != 1) return -1;
+    return g->tensors[ti].consumers[0];
+}
+
+/* Rejects a candidate whose ops would form a cycle with the outside: some op
+ * outside the set consumes a value from inside and (transitively) feeds the
+ * set (fusion-patterns.md §1.2 rule 6). */
+static bool creates_cycle(const pt_graph *g, const bool *in_set) {
+    size_t n = g->nops;
+    bool *reach = calloc(n ? n : 1, sizeof(bool)); /* outside ops reachable from the set */
+    if (!reach) return true;
+    bool found = false;
+    for (size_t t = 0; t < n && !found; ++t) {
+        int i = g->topo[t];
+        const pt_op *op = g->ops[i];
+        bool fed = false;
+        for (size_t k = 0; k < op->nin; ++k) {
+            const pt_tensor_info *ti = &g->tensors[pt_graph_tensor_index(g, op->in[k].id)];
+            if (ti->producer < 0) continue;
+            if ((in_set[ti->producer] && !in_set[i]) || reach[ti->producer]) fed = true;
+        }
+        if (in_set[i]) {
+            if (fed) found = true; /* path set -> outside -> set */
+        } else if (fed) {
+            reach[i] = true;
+        }
+    }
+    free(reach);
+    return found;
+}
+
+pt_status pt_match_patterns(const pt_graph *g, int *group, const char **names, int *ngroups) {
+    size_t n = g->nops;
+    int *match = malloc((n ? n : 1) * sizeof(int));
+    bool *in_set = calloc(n ? n : 1, sizeof(bool));
+    if (!match || !in_set) {
+        free(match);
+        free(in_set);
+        return dnnl_out_of_memory;
+    }
+    for (int r = 0; r < pt_pattern_row_count; ++r) {
+        const pt_pattern_row *row = &pt_pattern_rows[r];
+        for (size_t t = 0; t < n; ++t) {
+            int first = g->topo[t];
+            if (!available(g, group, first)) continue;
+            int cnt = row->match(g, group, first, match, (int)n);
+            if (cnt <= 0) continue;
+            bool ok = true;
+            for (int m = 0; m < cnt; ++m) ok = ok && available(g, group, match[m]);
+            if (!ok) continue;
+            for (size_t i = 0; i < n; ++i) in_set[i] = false;
+            for (int m = 0; m < cnt; ++m) in_set[match[m]] = true;
+            if (creates_cycle(g, in_set)) continue;
+            for (int m = 0; m < cnt; ++m) group[match[m]] = *ngroups;
+            names[*ngroups] = row->name;
+            ++*ngroups;
+            pt_verbose(2, "info,pattern,hit,%s", row->name);
+        }
+    }
+    free(match);
+    free(in_set);
+    return dnnl_success;
+}

@@ -1,0 +1,24 @@
+/* The fusion pattern registry: one row per pass. */
+#ifndef PARTITA_PARTITION_PATTERN_ROWS_H
+#define PARTITA_PARTITION_PATTERN_ROWS_H
+
+#include "ir/graph.h"
+
+typedef struct {
+    const char *name;
+    float priority; /* rows are stored highest priority first */
+    /* Tries `first` as the first op of the pattern.  Writes the matched op
+     * indices to ops_out (at most cap) and returns their count, or 0 when the
+     * pattern does not match there.  Ops already grouped (group[i] >= 0) must
+     * not be used. */
+    int (*match)(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+} pt_pattern_row;
+
+extern const pt_pattern_row pt_pattern_rows[];
+extern const int pt_pattern_row_count;
+
+/* The single consumer of output `port` of op `op`, or -1 when the tensor has
+ * zero or several consumers. */
+int pt_pattern_sole_consumer(const pt_graph *g, int op, int port);
+
+#endif

@@ -1,0 +1,129 @@
+/* String helpers; see strutil.h. */
+#include "strutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *pc_strdup(const char *s) {
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+int pc_split_do(pc_split *sp, const char *s, char sep) {
+    sp->buf = pc_strdup(s);
+    sp->v = NULL;
+    sp->n = 0;
+    if (!sp->buf) return -1;
+    size_t parts = 1;
+    for (const char *p = sp->buf; *p; ++p) parts += *p == sep;
+    sp->v = malloc(parts * sizeof *sp->v);
+    if (!sp->v) {
+        free(sp->buf);
+        sp->buf = NULL;
+        return -1;
+    }
+    char *start = sp->buf;
+    for (char *p = sp->buf;; ++p) {
+        if (*p == sep || *p == '\0') {
+            bool end = *p == '\0';
+            *p = '\0';
+            sp->v[sp->n++] = start;
+            if (end) break;
+            start = p + 1;
+        }
+    }
+    return 0;
+}
+
+void pc_split_free(pc_split *sp) {
+    free(sp->buf);
+    free(sp->v);
+    sp->buf = NULL;
+    sp->v = NULL;
+    sp->n = 0;
+}
+
+bool pc_parse_i64(const char *s, int64_t *v) {
+    if (!s || !*s) return false;
+    const char *p = s;
+    if (*p == '-' || *p == '+') ++p;
+    if (!isdigit((unsigned char)*p)) return false;
+    for (const char *q = p; *q; ++q)
+        if (!isdigit((unsigned char)*q)) return false;
+    errno = 0;
+    long long r = strtoll(s, NULL, 10);
+    if (errno) return false;
+    *v = (int64_t)r;
+    return true;
+}
+
+bool pc_parse_u64(const char *s, size_t *v) {
+    if (!s || !*s) return false;
+    for (const char *q = s; *q; ++q)
+        if (!isdigit((unsigned char)*q)) return false;
+    errno = 0;
+    unsigned long long r = strtoull(s, NULL, 10);
+    if (errno) return false;
+    *v = (size_t)r;
+    return true;
+}
+
+bool pc_parse_f32(const char *s, float *v) {
+    if (!s || !*s) return false;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || !end || *end) return false;
+    *v = (float)d;
+    return true;
+}
+
+bool pc_parse_bool(const char *s, bool *v) {
+    if (!s) return false;
+    char low[8];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof low) return false;
+    for (size_t k = 0; k <= n; ++k) low[k] = (char)tolower((unsigned char)s[k]);
+    if (!strcmp(low, "true") || !strcmp(low, "1")) *v = true;
+    else if (!strcmp(low, "false") || !strcmp(low, "0")) *v = false;
+    else return false;
+    return true;
+}
+
+int pc_parse_i64_list(const char *s, char sep, int64_t *v, int cap) {
+    pc_split sp;
+    if (pc_split_do(&sp, s, sep)) return -1;
+    int n = -1;
+    if ((int)sp.n <= cap) {
+        n = (int)sp.n;
+        for (size_t k = 0; k < sp.n; ++k)
+            if (!pc_parse_i64(sp.v[k], &v[k])) {
+                n = -1;
+                break;
+            }
+    }
+    pc_split_free(&sp);
+    return n;
+}
+
+int pc_parse_f32_list(const char *s, char sep, float *v, int cap) {
+    pc_split sp;
+    if (pc_split_do(&sp, s, sep)) return -1;
+    int n = -1;
+    if ((int)sp.n <= cap) {
+        n = (int)sp.n;
+        for (size_t k = 0; k < sp.n; ++k)
+            if (!pc_parse_f32(sp.v[k], &v[k])) {
+                n = -1;
+                break;
+            }
+    }
+    pc_split_free(&sp);
+    return n;
+}

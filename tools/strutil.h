@@ -1,0 +1,32 @@
+/* String helpers for knob parsing. */
+#ifndef PARTITA_TOOLS_STRUTIL_H
+#define PARTITA_TOOLS_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Splits a copy of `s` at every `sep`; empty parts are kept ("" gives one
+ * empty part). */
+typedef struct {
+    char *buf;
+    char **v;
+    size_t n;
+} pc_split;
+
+int pc_split_do(pc_split *sp, const char *s, char sep);
+void pc_split_free(pc_split *sp);
+
+/* Whole-string decimal parsers (no trailing garbage). */
+bool pc_parse_i64(const char *s, int64_t *v);
+bool pc_parse_u64(const char *s, size_t *v);
+bool pc_parse_f32(const char *s, float *v);
+/* true/false/1/0, case-insensitive. */
+bool pc_parse_bool(const char *s, bool *v);
+/* `INTxINTx...` into v (at most cap entries); returns the count or -1. */
+int pc_parse_i64_list(const char *s, char sep, int64_t *v, int cap);
+int pc_parse_f32_list(const char *s, char sep, float *v, int cap);
+
+char *pc_strdup(const char *s);
+
+#endif
