@@ -628,6 +628,13 @@ static void test_conv_transpose(void) {
         pt_op_set_str(opa, dnnl_graph_op_attr_auto_pad, modes[i]);
         CHECK_EQ_INT(RUN(pt_ref_conv_transpose, opa, in, 2, &d4, 1), dnnl_success);
         check_tv(modes[i], &d4, exps[i], 0);
+        /* I = 3 (I % S != 0): still T = E - S = 1 (forward ops would use 2).
+         * Unpadded result would be [1,1,3,2,5,3,3]. */
+        pt_tview s3 = MK(dnnl_f32, 1, 1, 3), d6b = MK(dnnl_f32, 1, 1, 6);
+        setv(&s3, (const float[]){1, 2, 3});
+        pt_tview in3[2] = {s3, in[1]};
+        CHECK_EQ_INT(RUN(pt_ref_conv_transpose, opa, in3, 2, &d6b, 1), dnnl_success);
+        check_tv(modes[i], &d6b, i == 0 ? (const float[]){1, 1, 3, 2, 5, 3} : (const float[]){1, 3, 2, 5, 3, 3}, 0);
     }
 
     /* Groups: ConvTranspose with IOX weights [IC=4, OC/G=3, 2, 3] equals
@@ -808,6 +815,17 @@ static void test_avg_pool_ceil(void) {
     setv(&src, (const float[]){1, 2, 3, 4, 5});
     CHECK_EQ_INT(RUN(pt_ref_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv("avg SAME_UPPER", &dst, (const float[]){1.5f, 2.5f, 3.5f, 4.5f, 2.5f}, 1e-6);
+    /* Stride 2, I 5, k 3: T = 3 - 5 % 2 = 2 -> pads [1]/[1]. */
+    pt_op *op2 = pool_op(dnnl_graph_op_avg_pool, "NCX");
+    SETL(op2, dnnl_graph_op_attr_kernel, 3);
+    SETL(op2, dnnl_graph_op_attr_strides, 2);
+    SETL(op2, dnnl_graph_op_attr_pads_begin, 0);
+    SETL(op2, dnnl_graph_op_attr_pads_end, 0);
+    pt_op_set_bool(op2, dnnl_graph_op_attr_exclude_pad, false);
+    pt_op_set_str(op2, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_tview d3 = MK(dnnl_f32, 1, 1, 3);
+    CHECK_EQ_INT(RUN(pt_ref_avg_pool, op2, &src, 1, &d3, 1), dnnl_success);
+    check_tv("avg SAME_UPPER stride 2", &d3, (const float[]){1, 3, 3}, 1e-6);
 }
 
 static void test_avg_pool_bwd(void) {
@@ -821,6 +839,18 @@ static void test_avg_pool_bwd(void) {
     setv(&dd, (const float[]){1, 1, 1});
     CHECK_EQ_INT(RUN(pt_ref_avg_pool_bwd, op, &dd, 1, &ds, 1), dnnl_success);
     check_tv("avg bwd 1d", &ds, (const float[]){0.5f, 1, 1, 0.5f}, 1e-6);
+    /* auto_pad uses the diff_src extent: I 6, k 3, s 2 -> T = 1 -> pads [0]/[1]. */
+    pt_op *opa = pool_op(dnnl_graph_op_avg_pool_backward, "NCX");
+    SETL(opa, dnnl_graph_op_attr_kernel, 3);
+    SETL(opa, dnnl_graph_op_attr_strides, 2);
+    SETL(opa, dnnl_graph_op_attr_pads_begin, 0);
+    SETL(opa, dnnl_graph_op_attr_pads_end, 0);
+    pt_op_set_bool(opa, dnnl_graph_op_attr_exclude_pad, false);
+    pt_op_set_str(opa, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_tview dd3 = MK(dnnl_f32, 1, 1, 3), ds6 = MK(dnnl_f32, 1, 1, 6);
+    setv(&dd3, (const float[]){1, 2, 3});
+    CHECK_EQ_INT(RUN(pt_ref_avg_pool_bwd, opa, &dd3, 1, &ds6, 1), dnnl_success);
+    check_tv("avg bwd SAME_UPPER", &ds6, (const float[]){1 / 3.0f, 1 / 3.0f, 1, 2 / 3.0f, 5 / 3.0f, 1}, 1e-6);
 
     /* Adjoint: <avg(x), y> == <x, avg_bwd(y)>, 2-D, strides, pads, both divisors, NXC strided. */
     for (int excl = 0; excl < 2; ++excl)
@@ -906,13 +936,9 @@ static void test_max_pool(void) {
     pt_tview xn = to_nxc(&x, PERM(2, 1, 3, 0), 3), yn = MKP(dnnl_f32, PERM(3, 0, 2, 1), 1, 2, 3, 3, 3);
     CHECK_EQ_INT(RUN(pt_ref_max_pool, o2, &xn, 1, &yn, 1), dnnl_success);
     check_close("maxpool NCX == NXC", nxc_values_as_ncx(&yn), getva(&y), nel(&y), 0);
-    /* Spot-check output (0,0,0,0) by hand: SAME_LOWER pads H [1], W [1]: rows -1..1, cols -1,1. */
+    /* Spot-check output (0,0,0,0): SAME_LOWER pads H [1], W [1] -> rows -1..1, cols -1 and 1. */
     float *xv = getva(&x);
-    float m = xv[1 * 6 + 1];
-    if (xv[0 * 6 + 1] > m) m = xv[1];
-    float expect00 = xv[1] > xv[7] ? xv[1] : xv[7];
-    (void)m;
-    CHECK_NEAR(getva(&y)[0], expect00, 0);
+    CHECK_NEAR(getva(&y)[0], xv[1] > xv[7] ? xv[1] : xv[7], 0); /* taps (0,1) and (1,1) */
 }
 
 static void test_max_pool_bwd(void) {
@@ -991,6 +1017,15 @@ static void test_interp_fwd(void) {
     setv(&s5, (const float[]){0, 1, 2, 3, 4});
     CHECK_EQ_INT(RUN(pt_ref_interpolate, nn, &s5, 1, &d2, 1), dnnl_success);
     check_tv("nearest down", &d2, (const float[]){1, 3}, 0);
+    /* Ties round away from zero: 4 -> 2 half_pixel gives c = 0.5, 2.5. */
+    pt_tview s4 = MK(dnnl_f32, 1, 1, 4);
+    setv(&s4, (const float[]){0, 1, 2, 3});
+    CHECK_EQ_INT(RUN(pt_ref_interpolate, nn, &s4, 1, &d2, 1), dnnl_success);
+    check_tv("nearest ties", &d2, (const float[]){1, 3}, 0);
+    pt_op *nac = interp_op(dnnl_graph_op_interpolate, "nearest", "align_corners", "NCX");
+    pt_tview d3 = MK(dnnl_f32, 1, 1, 3);
+    CHECK_EQ_INT(RUN(pt_ref_interpolate, nac, &s2, 1, &d3, 1), dnnl_success);
+    check_tv("nearest align_corners", &d3, (const float[]){10, 20, 20}, 0);
 
     /* Bilinear 2x2 -> 4x4 (half_pixel), channel 1 = 2 x channel 0; NCX and NXC strided. */
     static const float BIL[16] = {1.0f, 1.25f, 1.75f, 2.0f, 1.5f, 1.75f, 2.25f, 2.5f,
@@ -1340,8 +1375,6 @@ static void test_batch_norm_training(void) {
     pt_op *op = mkop(dnnl_graph_op_batch_norm_forward_training);
     set_f(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     set_f(op, dnnl_graph_op_attr_momentum, 0.1f);
-    pt_tview x = to_nxc(&(pt_tview){0}, NULL, 0); /* placeholder replaced below */
-    (void)x;
     pt_tview xn = MK(dnnl_f32, 2, 2, 2); /* NXC [N, W, C] */
     setv(&xn, (const float[]){1, 2, 3, -2, 5, 0, 7, 4});
     pt_tview rm = MK(dnnl_f32, 2), rv = MK(dnnl_f32, 2);
@@ -1424,6 +1457,88 @@ static void test_batch_norm_bwd(void) {
     }
 }
 
+/* ======================================================================== */
+/* Threading: results with several threads equal the single-thread ones.      */
+/* ======================================================================== */
+
+static void same_with_threads(const char *what, pt_kernel_fn fn, pt_op *op, const pt_tview *in, size_t nin,
+                              const pt_tview *o1, const pt_tview *o4, size_t nout) {
+    pt_exec_ctx c1 = {dnnl_fpmath_mode_strict, 0, 1}, c4 = {dnnl_fpmath_mode_strict, 0, 4};
+    CHECK_EQ_INT(fn(op, in, nin, o1, nout, &c1), dnnl_success);
+    CHECK_EQ_INT(fn(op, in, nin, o4, nout, &c4), dnnl_success);
+    for (size_t i = 0; i < nout; ++i) check_close(what, getva(&o4[i]), getva(&o1[i]), nel(&o1[i]), 0);
+}
+
+static void test_threads(void) {
+    {
+        pt_op *op = mkop(dnnl_graph_op_matmul);
+        pt_tview in[2] = {MK(dnnl_f32, 4, 40, 50), MK(dnnl_f32, 50, 60)};
+        fill_rand(&in[0], 91), fill_rand(&in[1], 92);
+        pt_tview o1 = MK(dnnl_f32, 4, 40, 60), o4 = MK(dnnl_f32, 4, 40, 60);
+        same_with_threads("threads matmul", pt_ref_matmul, op, in, 2, &o1, &o4, 1);
+    }
+    {
+        dnnl_graph_op_kind_t kinds[3] = {dnnl_graph_op_convolution, dnnl_graph_op_convolution_backward_data,
+                                         dnnl_graph_op_convolution_backward_weights};
+        pt_kernel_fn fns[3] = {pt_ref_conv, pt_ref_conv_bwd_data, pt_ref_conv_bwd_weights};
+        pt_tview x = MK(dnnl_f32, 2, 20, 20, 8), w = MK(dnnl_f32, 3, 3, 4, 8), y = MK(dnnl_f32, 2, 20, 20, 8);
+        fill_rand(&x, 93), fill_rand(&w, 94), fill_rand(&y, 95);
+        pt_tview ins[3][2] = {{x, w}, {y, w}, {x, y}};
+        const pt_tview *shapes[3] = {&y, &x, &w};
+        for (int i = 0; i < 3; ++i) {
+            pt_op *op = conv_op(kinds[i], NULL, NULL);
+            conv_geom2(op, 1, 1, 1, 1, 1, 1, 1, 1);
+            set_i(op, dnnl_graph_op_attr_groups, 2);
+            pt_tview o1 = mk(dnnl_f32, 4, shapes[i]->lt.dims, NULL, 0), o4 = mk(dnnl_f32, 4, shapes[i]->lt.dims, NULL, 0);
+            same_with_threads("threads conv", fns[i], op, ins[i], 2, &o1, &o4, 1);
+        }
+    }
+    {
+        pt_tview x = MK(dnnl_f32, 2, 8, 32, 32), dy = MK(dnnl_f32, 2, 8, 16, 16);
+        fill_rand(&x, 96), fill_rand(&dy, 97);
+        pt_op *ap = pool_op(dnnl_graph_op_avg_pool_backward, "NCX"), *mp = pool_op(dnnl_graph_op_max_pool_backward, "NCX");
+        pt_op *ops[2] = {ap, mp};
+        for (int i = 0; i < 2; ++i) {
+            SETL(ops[i], dnnl_graph_op_attr_kernel, 3, 3);
+            SETL(ops[i], dnnl_graph_op_attr_strides, 2, 2);
+            SETL(ops[i], dnnl_graph_op_attr_pads_begin, 1, 1);
+            SETL(ops[i], dnnl_graph_op_attr_pads_end, 0, 0);
+            pt_op_set_bool(ops[i], dnnl_graph_op_attr_exclude_pad, true);
+        }
+        pt_tview o1 = MK(dnnl_f32, 2, 8, 32, 32), o4 = MK(dnnl_f32, 2, 8, 32, 32);
+        same_with_threads("threads avgpool bwd", pt_ref_avg_pool_bwd, ap, &dy, 1, &o1, &o4, 1);
+        pt_tview in[2] = {x, dy};
+        same_with_threads("threads maxpool bwd", pt_ref_max_pool_bwd, mp, in, 2, &o1, &o4, 1);
+        pt_op *ib = interp_op(dnnl_graph_op_interpolate_backward, "bilinear", NULL, "NCX");
+        pt_tview dz = MK(dnnl_f32, 2, 8, 40, 40);
+        fill_rand(&dz, 98);
+        pt_tview iin[2] = {dy, dz};
+        pt_tview i1 = MK(dnnl_f32, 2, 8, 16, 16), i4 = MK(dnnl_f32, 2, 8, 16, 16);
+        same_with_threads("threads interp bwd", pt_ref_interpolate_bwd, ib, iin, 2, &i1, &i4, 1);
+    }
+    {
+        pt_op *ln = mkop(dnnl_graph_op_layer_norm);
+        pt_op_set_bool(ln, dnnl_graph_op_attr_use_affine, false);
+        pt_tview x = MK(dnnl_f32, 256, 200);
+        fill_rand(&x, 99);
+        pt_tview o1[3] = {MK(dnnl_f32, 256, 200), MK(dnnl_f32, 256), MK(dnnl_f32, 256)};
+        pt_tview o4[3] = {MK(dnnl_f32, 256, 200), MK(dnnl_f32, 256), MK(dnnl_f32, 256)};
+        same_with_threads("threads layernorm", pt_ref_layer_norm, ln, &x, 1, o1, o4, 3);
+        pt_op *bn = mkop(dnnl_graph_op_batch_norm_backward);
+        set_f(bn, dnnl_graph_op_attr_epsilon, 1e-5f);
+        pt_tview bx = MK(dnnl_f32, 4, 16, 16, 16), bd = MK(dnnl_f32, 4, 16, 16, 16);
+        pt_tview aux[3] = {MK(dnnl_f32, 16), MK(dnnl_f32, 16), MK(dnnl_f32, 16)};
+        fill_rand(&bx, 100), fill_rand(&bd, 101), fill_rand(&aux[0], 102), fill_rand(&aux[2], 103);
+        float ones[16];
+        for (int i = 0; i < 16; ++i) ones[i] = 1.0f + i / 16.0f;
+        setv(&aux[1], ones);
+        pt_tview bin[5] = {bx, bd, aux[0], aux[1], aux[2]};
+        pt_tview b1[3] = {MK(dnnl_f32, 4, 16, 16, 16), MK(dnnl_f32, 16), MK(dnnl_f32, 16)};
+        pt_tview b4[3] = {MK(dnnl_f32, 4, 16, 16, 16), MK(dnnl_f32, 16), MK(dnnl_f32, 16)};
+        same_with_threads("threads bn bwd", pt_ref_batch_norm_bwd, bn, bin, 5, b1, b4, 3);
+    }
+}
+
 int main(void) {
     test_matmul_2d();
     test_matmul_batch();
@@ -1453,6 +1568,7 @@ int main(void) {
     test_batch_norm_inference();
     test_batch_norm_training();
     test_batch_norm_bwd();
+    test_threads();
     free_ops();
     free_all();
     return pt_test_summary("int_ref_kernels2");

@@ -397,6 +397,15 @@ pt_status pt_schema_infer(const pt_op *op, const pt_lt *in, pt_lt *out) {
     PT_CHECK(check_arity(op, s));
     if (op->nin > 0 && !in) return pt_err(dnnl_invalid_arguments, "schema infer: NULL inputs");
     if (op->nout > 0 && !out) return pt_err(dnnl_invalid_arguments, "schema infer: NULL outputs");
+    /* Rows index fixed-size dims arrays: refuse impossible ranks up front. */
+    for (size_t i = 0; i < op->nin; ++i)
+        if (in[i].ndims > DNNL_MAX_NDIMS)
+            return pt_op_fail(op, dnnl_invalid_shape, "input %zu rank %d > %d", i, in[i].ndims,
+                              DNNL_MAX_NDIMS);
+    for (size_t i = 0; i < op->nout; ++i)
+        if (out[i].ndims > DNNL_MAX_NDIMS)
+            return pt_op_fail(op, dnnl_invalid_shape, "output %zu rank %d > %d", i,
+                              out[i].ndims, DNNL_MAX_NDIMS);
     pt_status st;
     if (s->infer) {
         st = s->infer(op, in, out);
@@ -415,5 +424,9 @@ bool pt_schema_supported(const pt_op *op) {
     if (!op) return false;
     const pt_op_schema *s = pt_schema_of((int)op->kind);
     if (!s) return false;
+    /* Rows read the ports they expect; an op that never passed add_op is not supported. */
+    bool arity_ok = (int)op->nin >= s->min_in && (s->max_in < 0 || (int)op->nin <= s->max_in) &&
+                    (int)op->nout >= s->min_out && (s->max_out < 0 || (int)op->nout <= s->max_out);
+    if (!arity_ok) return false;
     return s->supported ? s->supported(op) : true;
 }

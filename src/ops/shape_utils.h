@@ -18,8 +18,9 @@ bool pt_unidirectional_ok(int sn, const int64_t *s, int tn, const int64_t *t);
 /* Writes an inferred output shape into `out`, verifying it against the
  * declared one (opset §1.6 / §1.3.3 verification table): a declared static
  * dim that differs from a static inferred dim -> dnnl_invalid_shape; a rank
- * mismatch between known ranks -> dnnl_invalid_shape.  Unknown inferred dims
- * keep the declared value.  Dense strides are filled when the output layout
+ * mismatch between known ranks -> dnnl_invalid_shape; an unknown inferred dim
+ * against a static declared one -> dnnl_invalid_shape (seed 003 table), so
+ * ops that cannot infer a shape leave their outputs alone.  Dense strides are filled when the output layout
  * is strided (or undef/any is left alone) and the result is fully known. */
 pt_status pt_set_output_shape(pt_lt *out, int ndims, const int64_t *dims);
 /* Normalises axis `a` into [0, r); returns false when out of range. */

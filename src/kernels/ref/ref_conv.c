@@ -9,6 +9,7 @@
  * IOX weights, which are exactly the OIX weights of the adjoint convolution
  * (ConvTranspose = conv backward-data, its backward-data = conv forward, its
  * backward-weights = conv backward-weights with src and diff_dst swapped). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,13 @@ typedef struct {
 typedef struct {
     int64_t S[3], Dl[3], P[3]; /* stride, dilation, begin padding */
 } conv_geom;
+
+/* Threads for a loop of about `work` scalar operations: the context's
+ * budget, or 1 where a parallel region would cost more than it saves. */
+static int conv_threads(const pt_exec_ctx *ctx, int64_t work) {
+    if (work < 32768) return 1;
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+}
 
 static int64_t cv5_count(const cv5 *v) { return v->d[0] * v->d[1] * v->d[2] * v->d[3] * v->d[4]; }
 
@@ -88,12 +96,14 @@ static float conv_fpmath_round(float v, dnnl_fpmath_mode_t mode) {
 }
 
 /* Dense canonical f32 copy of a tensor (fpmath-rounded when it is f32). */
-static float *cv5_load(const pt_tview *t, const cv5 *v, dnnl_fpmath_mode_t mode) {
+static float *cv5_load(const pt_tview *t, const cv5 *v, const pt_exec_ctx *ctx) {
     int64_t n = cv5_count(v);
     float *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!buf) return NULL;
+    dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
     bool round = t->lt.data_type == dnnl_f32 && mode != dnnl_fpmath_mode_strict;
-#pragma omp parallel for schedule(static)
+    int nt = conv_threads(ctx, n);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < n; ++i) {
         float x = pt_tv_getf(t, cv5_off(v, i));
         buf[i] = round ? conv_fpmath_round(x, mode) : x;
@@ -101,20 +111,23 @@ static float *cv5_load(const pt_tview *t, const cv5 *v, dnnl_fpmath_mode_t mode)
     return buf;
 }
 
-static void cv5_store(const pt_tview *t, const cv5 *v, const float *buf) {
+static void cv5_store(const pt_tview *t, const cv5 *v, const float *buf, const pt_exec_ctx *ctx) {
     int64_t n = cv5_count(v);
-#pragma omp parallel for schedule(static)
+    int nt = conv_threads(ctx, n);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < n; ++i) pt_tv_setf(t, cv5_off(v, i), buf[i]);
 }
 
 /* dst[N, OC, O] = bias + sum src[N, IC, I] * w[OC, IC/G, K]. */
 static void conv_fwd_core(const float *src, const int64_t *sd, const float *w, const int64_t *wd,
-                          const float *bias, float *dst, const int64_t *dd, int64_t G, const conv_geom *g) {
+                          const float *bias, float *dst, const int64_t *dd, int64_t G, const conv_geom *g,
+                          const pt_exec_ctx *ctx) {
     int64_t N = dd[0], OC = dd[1], OD = dd[2], OH = dd[3], OW = dd[4];
     int64_t IC = sd[1], ID = sd[2], IH = sd[3], IW = sd[4];
     int64_t ICg = wd[1], OCg = OC / G, KD = wd[2], KH = wd[3], KW = wd[4];
     int64_t total = N * OC * OD * OH * OW;
-#pragma omp parallel for schedule(static)
+    int nt = conv_threads(ctx, total * ICg * KD * KH * KW);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
         int64_t oc = (lin / (OW * OH * OD)) % OC, n = lin / (OW * OH * OD * OC);
@@ -152,12 +165,13 @@ static inline int64_t bwd_src_pos(int64_t i, int64_t t, int slot, const conv_geo
 /* diff_src[N, IC, I] = bias + sum diff_dst[N, OC, O] * w[OC, IC/G, K] (adjoint of conv_fwd_core). */
 static void conv_bwd_data_core(const float *ddst, const int64_t *ddd, const float *w, const int64_t *wd,
                                const float *bias, float *dsrc, const int64_t *sd, int64_t G,
-                               const conv_geom *g) {
+                               const conv_geom *g, const pt_exec_ctx *ctx) {
     int64_t N = sd[0], IC = sd[1], ID = sd[2], IH = sd[3], IW = sd[4];
     int64_t OC = ddd[1], OD = ddd[2], OH = ddd[3], OW = ddd[4];
     int64_t ICg = wd[1], OCg = OC / G, KD = wd[2], KH = wd[3], KW = wd[4];
     int64_t total = N * IC * ID * IH * IW;
-#pragma omp parallel for schedule(static)
+    int nt = conv_threads(ctx, total * OCg * KD * KH * KW);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID;
         int64_t ic = (lin / (IW * IH * ID)) % IC, n = lin / (IW * IH * ID * IC);
@@ -187,12 +201,14 @@ static void conv_bwd_data_core(const float *ddst, const int64_t *ddd, const floa
 
 /* diff_w[OC, IC/G, K] = sum_n,o diff_dst[N, OC, O] * src[N, IC, o*S + k*D - P]. */
 static void conv_bwd_weights_core(const float *src, const int64_t *sd, const float *ddst, const int64_t *ddd,
-                                  float *dw, const int64_t *wd, int64_t G, const conv_geom *g) {
+                                  float *dw, const int64_t *wd, int64_t G, const conv_geom *g,
+                                  const pt_exec_ctx *ctx) {
     int64_t N = sd[0], IC = sd[1], ID = sd[2], IH = sd[3], IW = sd[4];
     int64_t OC = ddd[1], OD = ddd[2], OH = ddd[3], OW = ddd[4];
     int64_t ICg = wd[1], OCg = OC / G, KD = wd[2], KH = wd[3], KW = wd[4];
     int64_t total = OC * ICg * KD * KH * KW;
-#pragma omp parallel for schedule(dynamic, 1)
+    int nt = conv_threads(ctx, total * N * OD * OH * OW);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t kw = lin % KW, kh = (lin / KW) % KH, kd = (lin / (KW * KH)) % KD;
         int64_t c = (lin / (KW * KH * KD)) % ICg, oc = lin / (KW * KH * KD * ICg);
@@ -338,19 +354,18 @@ static pt_status conv_run(const conv_attrs *a, conv_role role, const pt_tview *t
                           const pt_tview *tw, const cv5 *w, const pt_tview *ty, const cv5 *y, const float *bias,
                           const conv_geom *g, const pt_exec_ctx *ctx) {
     if (cv5_count(y) == 0) return dnnl_success;
-    dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
-    float *X = cv5_load(tx, x, mode), *W = cv5_load(tw, w, mode);
+    float *X = cv5_load(tx, x, ctx), *W = cv5_load(tw, w, ctx);
     float *Y = malloc((size_t)cv5_count(y) * sizeof(float));
     if (!X || !W || !Y) {
         free(X), free(W), free(Y);
         return pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", a->name);
     }
     switch (role) {
-        case CONV_FWD: conv_fwd_core(X, x->d, W, w->d, bias, Y, y->d, a->G, g); break;
-        case CONV_BWD_DATA: conv_bwd_data_core(X, x->d, W, w->d, bias, Y, y->d, a->G, g); break;
-        case CONV_BWD_WEIGHTS: conv_bwd_weights_core(X, x->d, W, w->d, Y, y->d, a->G, g); break;
+        case CONV_FWD: conv_fwd_core(X, x->d, W, w->d, bias, Y, y->d, a->G, g, ctx); break;
+        case CONV_BWD_DATA: conv_bwd_data_core(X, x->d, W, w->d, bias, Y, y->d, a->G, g, ctx); break;
+        case CONV_BWD_WEIGHTS: conv_bwd_weights_core(X, x->d, W, w->d, Y, y->d, a->G, g, ctx); break;
     }
-    cv5_store(ty, y, Y);
+    cv5_store(ty, y, Y, ctx);
     free(X), free(W), free(Y);
     return dnnl_success;
 }

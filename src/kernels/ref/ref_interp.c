@@ -5,6 +5,7 @@
  * through a canonical 5-D view [N, C, D, H, W]; missing leading spatial dims
  * have extent 1 and take a single tap. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,20 @@ typedef struct {
     interp_mode mode;
     int k;
 } interp_attrs;
+
+/* Threads for a loop of about `work` scalar operations: the context's
+ * budget, or 1 where a parallel region would cost more than it saves. */
+static int interp_threads(const pt_exec_ctx *ctx, int64_t work) {
+    if (work < 32768) return 1;
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+}
+
+/* Every tensor of an op must share the rank of the first one. */
+static pt_status interp_same_rank(const char *name, const pt_tview *a, const pt_tview *b, const pt_tview *c) {
+    if (b->lt.ndims != a->lt.ndims || (c && c->lt.ndims != a->lt.ndims))
+        return pt_err(dnnl_invalid_arguments, "%s: tensor ranks differ", name);
+    return dnnl_success;
+}
 
 static void iv5_make(const pt_tview *t, bool nxc, iv5 *v) {
     const int64_t *d = t->lt.dims, *s = t->lt.layout.strides;
@@ -136,6 +151,7 @@ PT_REF_DECL(pt_ref_interpolate) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Interpolate: needs 1-2 inputs, 1 output");
     interp_attrs a;
     PT_CHECK(interp_read(op, "Interpolate", in[0].lt.ndims, &a));
+    PT_CHECK(interp_same_rank("Interpolate", &in[0], &out[0], NULL));
     iv5 vs, vd;
     iv5_make(&in[0], a.nxc, &vs);
     iv5_make(&out[0], a.nxc, &vd);
@@ -147,7 +163,8 @@ PT_REF_DECL(pt_ref_interpolate) {
     int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
     int64_t total = vd.d[0] * C * OD * OH * OW;
     bool real_d = a.k >= 3, real_h = a.k >= 2;
-#pragma omp parallel for schedule(static)
+    int nt = interp_threads(ctx, total * 8);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
         int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
@@ -180,6 +197,7 @@ PT_REF_DECL(pt_ref_interpolate_bwd) {
         return pt_err(dnnl_invalid_arguments, "InterpolateBackward: needs 2-3 inputs, 1 output");
     interp_attrs a;
     PT_CHECK(interp_read(op, "InterpolateBackward", out[0].lt.ndims, &a));
+    PT_CHECK(interp_same_rank("InterpolateBackward", &out[0], &in[1], NULL));
     iv5 vdd, vds;
     iv5_make(&in[1], a.nxc, &vdd);
     iv5_make(&out[0], a.nxc, &vds);
@@ -203,7 +221,8 @@ PT_REF_DECL(pt_ref_interpolate_bwd) {
     bool real_d = a.k >= 3, real_h = a.k >= 2;
     /* Scatter every diff_dst element onto its taps with the forward weights;
      * (n, c) planes are independent. */
-#pragma omp parallel for schedule(static)
+    int nt = interp_threads(ctx, vdd.d[0] * vdd.d[1] * vdd.d[2] * vdd.d[3] * vdd.d[4] * 8);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t p = 0; p < nplanes; ++p) {
         int64_t n = p / C, c = p % C;
         float *ap = acc + p * plane;
@@ -228,7 +247,8 @@ PT_REF_DECL(pt_ref_interpolate_bwd) {
                                 ap[(zi[z] * IH + yi[y]) * IW + xi[x]] += g * wz[z] * wy[y] * wx[x];
                 }
     }
-#pragma omp parallel for schedule(static)
+    int nt2 = interp_threads(ctx, total);
+#pragma omp parallel for schedule(static) num_threads(nt2) if (nt2 > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID, p = lin / plane;
         pt_tv_setf(ds, iv5_off(&vds, p / C, p % C, id, ih, iw), acc[lin]);

@@ -1,6 +1,7 @@
 /* Reference MatMul (opset.md "MatMul"): transposes, 1-D promotion, batch
  * broadcast, optional bias broadcast unidirectionally to dst, fpmath
  * down-conversion emulation for f32 operands (§1.5). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,13 @@
 #include "kernels/ref/ref_kernels.h"
 
 #define MM_MAX_BATCH (DNNL_MAX_NDIMS)
+
+/* Threads for a loop of about `work` scalar operations: the context's
+ * budget, or 1 where a parallel region would cost more than it saves. */
+static int mm_threads(const pt_exec_ctx *ctx, int64_t work) {
+    if (work < 32768) return 1;
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+}
 
 /* Rounds an f32 operand value to the precision the fpmath mode permits, so the
  * reference reproduces what a down-converting implementation computes. */
@@ -30,20 +38,30 @@ static float mm_fpmath_round(float v, dnnl_fpmath_mode_t mode) {
     }
 }
 
-/* Copies a strided tensor into a dense row-major f32 buffer (rounded per
- * fpmath when the tensor is f32).  Returns NULL when out of memory. */
-static float *mm_load_dense(const pt_tview *t, dnnl_fpmath_mode_t mode) {
-    int64_t n = pt_tv_nelems(t);
-    float *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+/* Packs an operand as [own batch dims (row-major)][rows][K] f32 with k
+ * contiguous, rounded per fpmath when the operand is f32.  `srow` / `sk` are
+ * the tensor strides of the row index and of k; the leading `nbd` dims are
+ * batch dims.  Returns NULL when out of memory. */
+static float *mm_pack(const pt_tview *t, int nbd, int64_t rows, int64_t K, int64_t srow, int64_t sk,
+                      const pt_exec_ctx *ctx) {
+    int64_t nb = 1;
+    for (int i = 0; i < nbd; ++i) nb *= t->lt.dims[i];
+    int64_t total = nb * rows * K;
+    float *buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(float));
     if (!buf) return NULL;
+    dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
     bool round = t->lt.data_type == dnnl_f32 && mode != dnnl_fpmath_mode_strict;
-    int r = t->lt.ndims;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t idx[DNNL_MAX_NDIMS];
-        pt_unravel(i, r, t->lt.dims, idx);
-        float v = pt_tv_getf(t, pt_tv_off(t, idx));
-        buf[i] = round ? mm_fpmath_round(v, mode) : v;
+    int nt = mm_threads(ctx, total);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t lin = 0; lin < total; ++lin) {
+        int64_t k = lin % K, r = (lin / K) % rows, bl = lin / (K * rows);
+        int64_t off = r * srow + k * sk;
+        for (int i = nbd - 1; i >= 0; --i) {
+            off += (bl % t->lt.dims[i]) * t->lt.layout.strides[i];
+            bl /= t->lt.dims[i];
+        }
+        float v = pt_tv_getf(t, off);
+        buf[lin] = round ? mm_fpmath_round(v, mode) : v;
     }
     return buf;
 }
@@ -57,12 +75,9 @@ PT_REF_DECL(pt_ref_matmul) {
     bool ta = pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false) && ra >= 2;
     bool tb = pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false) && rb >= 2;
 
-    /* Dense strides of the operand copies. */
-    int64_t as[DNNL_MAX_NDIMS], bs[DNNL_MAX_NDIMS];
-    pt_dense_strides(ra, a->lt.dims, as);
-    pt_dense_strides(rb, b->lt.dims, bs);
+    const int64_t *as = a->lt.layout.strides, *bs = b->lt.layout.strides;
 
-    /* A viewed as [batch.., M, K], B as [batch.., K, N] (strides of the copies). */
+    /* A viewed as [batch.., M, K], B as [batch.., K, N] (tensor strides). */
     int64_t M, K, N, Kb, sam, sak, sbk, sbn;
     if (ra == 1) {
         M = 1, K = a->lt.dims[0], sam = 0, sak = as[0];
@@ -82,9 +97,13 @@ PT_REF_DECL(pt_ref_matmul) {
     }
     if (K != Kb) return pt_err(dnnl_invalid_arguments, "MatMul: K mismatch (%lld vs %lld)", (long long)K, (long long)Kb);
 
-    /* Broadcast batch dims. */
+    /* Broadcast batch dims; bsa / bsb are batch strides in the packed
+     * operands ([batch][M][K] and [batch][N][K]), 0 where stretched. */
     int nba = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
     int nb = nba > nbb ? nba : nbb;
+    int64_t pas[MM_MAX_BATCH], pbs[MM_MAX_BATCH];
+    for (int i = nba - 1; i >= 0; --i) pas[i] = i == nba - 1 ? M * K : pas[i + 1] * a->lt.dims[i + 1];
+    for (int i = nbb - 1; i >= 0; --i) pbs[i] = i == nbb - 1 ? N * K : pbs[i + 1] * b->lt.dims[i + 1];
     int64_t bdims[MM_MAX_BATCH], bsa[MM_MAX_BATCH], bsb[MM_MAX_BATCH];
     for (int i = 0; i < nb; ++i) {
         int ia = i - (nb - nba), ib = i - (nb - nbb);
@@ -93,8 +112,8 @@ PT_REF_DECL(pt_ref_matmul) {
             return pt_err(dnnl_invalid_arguments, "MatMul: batch dim %d not broadcastable (%lld vs %lld)", i,
                           (long long)da, (long long)db);
         bdims[i] = da == 1 ? db : da;
-        bsa[i] = (ia >= 0 && da != 1) ? as[ia] : 0;
-        bsb[i] = (ib >= 0 && db != 1) ? bs[ib] : 0;
+        bsa[i] = (ia >= 0 && da != 1) ? pas[ia] : 0;
+        bsb[i] = (ib >= 0 && db != 1) ? pbs[ib] : 0;
     }
 
     /* Expected dst shape: batch ++ [M if src rank >= 2] ++ [N if weights rank >= 2]. */
@@ -137,24 +156,26 @@ PT_REF_DECL(pt_ref_matmul) {
     int64_t total = nbatch * M * N;
     if (total == 0) return dnnl_success;
 
-    float *A = mm_load_dense(a, ctx ? ctx->fpmath : dnnl_fpmath_mode_strict);
-    float *B = mm_load_dense(b, ctx ? ctx->fpmath : dnnl_fpmath_mode_strict);
+    float *A = mm_pack(a, nba, M, K, sam, sak, ctx);
+    float *B = mm_pack(b, nbb, N, K, sbn, sbk, ctx);
     if (!A || !B) {
         free(A), free(B);
         return pt_err(dnnl_out_of_memory, "MatMul: scratch allocation failed");
     }
 
-#pragma omp parallel for schedule(static)
+    int nt = mm_threads(ctx, total * (K + 1));
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t n = lin % N, m = (lin / N) % M, bl = lin / (N * M);
-        int64_t offa = m * sam, offb = n * sbn, offd = m * dsm + n * dsn, offc = m * csm + n * csn;
+        int64_t offa = m * K, offb = n * K, offd = m * dsm + n * dsn, offc = m * csm + n * csn;
         for (int i = nb - 1; i >= 0; --i) {
             int64_t bi = bl % bdims[i];
             bl /= bdims[i];
             offa += bi * bsa[i], offb += bi * bsb[i], offd += bi * dsb[i], offc += bi * csb[i];
         }
+        const float *ap = A + offa, *bp = B + offb;
         double acc = 0.0;
-        for (int64_t k = 0; k < K; ++k) acc += (double)A[offa + k * sak] * (double)B[offb + k * sbk];
+        for (int64_t k = 0; k < K; ++k) acc += (double)ap[k] * (double)bp[k];
         if (bias) acc += (double)pt_tv_getf(bias, offc);
         pt_tv_setf(dst, offd, (float)acc);
     }

@@ -3,6 +3,7 @@
  * BatchNormTrainingBackward).  Statistics are accumulated in f64 with two
  * passes; every tensor is addressed through its own strides. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,13 @@
 #include "kernels/ref/ref_kernels.h"
 
 /* ---- addressing helpers -------------------------------------------------- */
+
+/* Threads for a loop of about `work` scalar operations: the context's
+ * budget, or 1 where a parallel region would cost more than it saves. */
+static int norm_threads(const pt_exec_ctx *ctx, int64_t work) {
+    if (work < 32768) return 1;
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+}
 
 /* Offset of the row-major linear index `lin` over the listed axes of a tensor
  * with extents `dims` and strides `st`. */
@@ -26,10 +34,12 @@ static int64_t axes_off(int64_t lin, const int64_t *dims, const int64_t *st, con
 }
 
 /* Offsets of all `count` positions over the listed axes (row-major order). */
-static int64_t *axes_table(const int64_t *dims, const int64_t *st, const int *axes, int naxes, int64_t count) {
+static int64_t *axes_table(const int64_t *dims, const int64_t *st, const int *axes, int naxes, int64_t count,
+                           const pt_exec_ctx *ctx) {
     int64_t *tab = malloc((size_t)(count > 0 ? count : 1) * sizeof(int64_t));
     if (!tab) return NULL;
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, count * naxes);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t i = 0; i < count; ++i) tab[i] = axes_off(i, dims, st, axes, naxes);
     return tab;
 }
@@ -121,15 +131,16 @@ PT_REF_DECL(pt_ref_layer_norm) {
     int r = src->lt.ndims, inner_axes[DNNL_MAX_NDIMS], outer_axes[DNNL_MAX_NDIMS];
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
-    int64_t *si = axes_table(src->lt.dims, src->lt.layout.strides, inner_axes, r - a, M);
-    int64_t *di = axes_table(dst->lt.dims, dst->lt.layout.strides, inner_axes, r - a, M);
+    int64_t *si = axes_table(src->lt.dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *di = axes_table(dst->lt.dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
     int64_t *gi = flat_table(gamma, M), *bi = flat_table(beta, M);
     pt_status st = dnnl_success;
     if (!si || !di || (gamma && !gi) || (beta && !bi)) {
         st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
         goto done;
     }
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, T * M * 3);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, src->lt.dims, src->lt.layout.strides, outer_axes, a);
         int64_t dof = axes_off(t, dst->lt.dims, dst->lt.layout.strides, outer_axes, a);
@@ -178,9 +189,9 @@ PT_REF_DECL(pt_ref_layer_norm_bwd) {
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
     const int64_t *dims = src->lt.dims;
-    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M);
-    int64_t *ddi = axes_table(dims, dd->lt.layout.strides, inner_axes, r - a, M);
-    int64_t *dsi = axes_table(dims, ds->lt.layout.strides, inner_axes, r - a, M);
+    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *ddi = axes_table(dims, dd->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *dsi = axes_table(dims, ds->lt.layout.strides, inner_axes, r - a, M, ctx);
     int64_t *gi = flat_table(gamma, M);
     double *mu = malloc((size_t)(T > 0 ? T : 1) * sizeof(double));
     double *inv = malloc((size_t)(T > 0 ? T : 1) * sizeof(double));
@@ -195,7 +206,8 @@ PT_REF_DECL(pt_ref_layer_norm_bwd) {
     }
     /* Gradients of gamma / beta first: diff_src may alias diff_dst. */
     if (dg || db) {
-#pragma omp parallel for schedule(static)
+        int nt_ = norm_threads(ctx, M * T * 2);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
         for (int64_t i = 0; i < M; ++i) {
             double sg = 0.0, sb = 0.0;
             for (int64_t t = 0; t < T; ++t) {
@@ -209,7 +221,8 @@ PT_REF_DECL(pt_ref_layer_norm_bwd) {
             if (db) pt_tv_setf(db, flat_off(db, i), (float)sb);
         }
     }
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, T * M * 4);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, dims, src->lt.layout.strides, outer_axes, a);
         int64_t ddo = axes_off(t, dims, dd->lt.layout.strides, outer_axes, a);
@@ -252,15 +265,16 @@ PT_REF_DECL(pt_ref_rms_norm) {
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
     const int64_t *dims = src->lt.dims;
-    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M);
-    int64_t *di = axes_table(dims, dst->lt.layout.strides, inner_axes, r - a, M);
-    int64_t *gi = gamma ? axes_table(dims, gs, inner_axes, r - a, M) : NULL;
+    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *di = axes_table(dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *gi = gamma ? axes_table(dims, gs, inner_axes, r - a, M, ctx) : NULL;
     pt_status st = dnnl_success;
     if (!si || !di || (gamma && !gi)) {
         st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
         goto done;
     }
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, T * M * 2);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, dims, src->lt.layout.strides, outer_axes, a);
         int64_t dof = axes_off(t, dims, dst->lt.layout.strides, outer_axes, a);
@@ -304,7 +318,7 @@ PT_REF_DECL(pt_ref_group_norm) {
     static const char *nm = "GroupNorm";
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs an input and an output", nm);
     const pt_tview *src = &in[0], *dst = &out[0];
-    int cdim, sp_axes[DNNL_MAX_NDIMS], nsp;
+    int cdim = 1, sp_axes[DNNL_MAX_NDIMS], nsp = 0;
     PT_CHECK(chan_layout(op, nm, src, false, &cdim, sp_axes, &nsp));
     if (!same_shape(src, dst)) return pt_err(dnnl_invalid_arguments, "%s: dst shape differs from src", nm);
     const int64_t *dims = src->lt.dims;
@@ -323,8 +337,8 @@ PT_REF_DECL(pt_ref_group_norm) {
     double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     int64_t SP = 1;
     for (int i = 0; i < nsp; ++i) SP *= dims[sp_axes[i]];
-    int64_t *ss = axes_table(dims, src->lt.layout.strides, sp_axes, nsp, SP);
-    int64_t *dsp = axes_table(dims, dst->lt.layout.strides, sp_axes, nsp, SP);
+    int64_t *ss = axes_table(dims, src->lt.layout.strides, sp_axes, nsp, SP, ctx);
+    int64_t *dsp = axes_table(dims, dst->lt.layout.strides, sp_axes, nsp, SP, ctx);
     pt_status st = dnnl_success;
     if (!ss || !dsp) {
         st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
@@ -332,7 +346,8 @@ PT_REF_DECL(pt_ref_group_norm) {
     }
     int64_t Cg = C / G, cnt = Cg * SP;
     const int64_t *sst = src->lt.layout.strides, *dst_st = dst->lt.layout.strides;
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, N * G * cnt * 3);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t ng = 0; ng < N * G; ++ng) {
         int64_t n = ng / G, g = ng % G;
         double sum = 0.0, sq = 0.0;
@@ -372,8 +387,9 @@ typedef struct {
     int64_t *tab[3];
 } bn_setup;
 
-static pt_status bn_prepare(const pt_op *op, const char *nm, const pt_tview *const *ts, int nt, bn_setup *b) {
-    int axes[DNNL_MAX_NDIMS], naxes;
+static pt_status bn_prepare(const pt_op *op, const char *nm, const pt_tview *const *ts, int nt, bn_setup *b,
+                            const pt_exec_ctx *ctx) {
+    int axes[DNNL_MAX_NDIMS], naxes = 0;
     memset(b, 0, sizeof *b);
     PT_CHECK(chan_layout(op, nm, ts[0], true, &b->cdim, axes, &naxes));
     for (int i = 1; i < nt; ++i)
@@ -383,7 +399,7 @@ static pt_status bn_prepare(const pt_op *op, const char *nm, const pt_tview *con
     b->M = 1;
     for (int i = 0; i < naxes; ++i) b->M *= dims[axes[i]];
     for (int i = 0; i < nt; ++i) {
-        b->tab[i] = axes_table(dims, ts[i]->lt.layout.strides, axes, naxes, b->M);
+        b->tab[i] = axes_table(dims, ts[i]->lt.layout.strides, axes, naxes, b->M, ctx);
         if (!b->tab[i]) {
             for (int j = 0; j < i; ++j) free(b->tab[j]);
             return pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
@@ -406,7 +422,7 @@ PT_REF_DECL(pt_ref_batch_norm_inference) {
     const pt_tview *src = &in[0], *gamma = &in[1], *beta = &in[2], *mean = &in[3], *var = &in[4], *dst = &out[0];
     const pt_tview *data[2] = {src, dst};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 2, &b));
+    PT_CHECK(bn_prepare(op, nm, data, 2, &b, ctx));
     pt_status st = dnnl_success;
     const char *names[4] = {"gamma", "beta", "mean", "variance"};
     for (int i = 0; i < 4 && st == dnnl_success; ++i) st = need_count(nm, names[i], &in[1 + i], b.C);
@@ -416,7 +432,8 @@ PT_REF_DECL(pt_ref_batch_norm_inference) {
     }
     double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     int64_t sc = src->lt.layout.strides[b.cdim], dc = dst->lt.layout.strides[b.cdim];
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, b.C * b.M);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double inv = 1.0 / sqrt(aux_get(var, c, 1.0) + eps);
         double g = aux_get(gamma, c, 1.0), bt = aux_get(beta, c, 0.0), mu = aux_get(mean, c, 0.0);
@@ -438,7 +455,7 @@ PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
     const pt_tview *bmean = nout > 3 ? &out[3] : NULL, *bvar = nout > 4 ? &out[4] : NULL;
     const pt_tview *data[2] = {src, dst};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 2, &b));
+    PT_CHECK(bn_prepare(op, nm, data, 2, &b, ctx));
     const pt_tview *aux[8] = {mean, var, gamma, beta, rmean, rvar, bmean, bvar};
     const char *names[8] = {"mean", "variance", "gamma", "beta", "running_mean", "running_variance",
                             "batch_mean", "batch_variance"};
@@ -452,7 +469,8 @@ PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
     double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     double m = pt_op_f32(op, dnnl_graph_op_attr_momentum, 0.5f);
     int64_t sc = src->lt.layout.strides[b.cdim], dc = dst->lt.layout.strides[b.cdim];
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, b.C * b.M * 3);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double sum = 0.0, sq = 0.0;
         for (int64_t i = 0; i < b.M; ++i) sum += pt_tv_getf(src, c * sc + b.tab[0][i]);
@@ -487,7 +505,7 @@ PT_REF_DECL(pt_ref_batch_norm_bwd) {
     const pt_tview *dg = nout > 1 ? &out[1] : NULL, *db = nout > 2 ? &out[2] : NULL;
     const pt_tview *data[3] = {src, dd, ds};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 3, &b));
+    PT_CHECK(bn_prepare(op, nm, data, 3, &b, ctx));
     const pt_tview *aux[5] = {mean, var, gamma, dg, db};
     const char *names[5] = {"mean", "variance", "gamma", "diff_gamma", "diff_beta"};
     pt_status st = dnnl_success;
@@ -502,7 +520,8 @@ PT_REF_DECL(pt_ref_batch_norm_bwd) {
     int64_t sc = src->lt.layout.strides[b.cdim], ddc = dd->lt.layout.strides[b.cdim];
     int64_t dsc = ds->lt.layout.strides[b.cdim];
     double Md = (double)b.M;
-#pragma omp parallel for schedule(static)
+    int nt_ = norm_threads(ctx, b.C * b.M * 3);
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double mu = aux_get(mean, c, 0.0), inv = 1.0 / sqrt(aux_get(var, c, 1.0) + eps);
         if (!full) {

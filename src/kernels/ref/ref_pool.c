@@ -3,6 +3,7 @@
  * [N, C, D, H, W] (missing leading spatial dims have extent 1), which covers
  * NCX / NXC and arbitrary strides; 1-3 spatial dims. */
 #include <float.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,20 @@ typedef struct {
     int64_t kernel[3], strides[3], dils[3], pb[3], pe[3]; /* per attribute entry */
     const char *auto_pad;
 } pool_attrs;
+
+/* Threads for a loop of about `work` scalar operations: the context's
+ * budget, or 1 where a parallel region would cost more than it saves. */
+static int pool_threads(const pt_exec_ctx *ctx, int64_t work) {
+    if (work < 32768) return 1;
+    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
+}
+
+/* Every tensor of an op must share the rank of the first one. */
+static pt_status pool_same_rank(const char *name, const pt_tview *a, const pt_tview *b, const pt_tview *c) {
+    if (b->lt.ndims != a->lt.ndims || (c && c->lt.ndims != a->lt.ndims))
+        return pt_err(dnnl_invalid_arguments, "%s: tensor ranks differ", name);
+    return dnnl_success;
+}
 
 static void pv5_make(const pt_tview *t, bool nxc, pv5 *v) {
     const int64_t *d = t->lt.dims, *s = t->lt.layout.strides;
@@ -62,8 +77,8 @@ static pt_status pool_list(const pt_op *op, int attr, int k, int64_t dflt, int64
     return dnnl_success;
 }
 
-/* Reads the attributes; `in_view` is the canonical view of the tensor whose
- * spatial extents drive auto_pad (forward src, or diff_src for backward). */
+/* Reads the attributes; `data` is the tensor whose spatial extents drive
+ * auto_pad (forward src, or diff_src for the backward ops). */
 static pt_status pool_read(const pt_op *op, const char *name, const pt_tview *data, bool dilated, pool_attrs *a) {
     memset(a, 0, sizeof *a);
     a->name = name;
@@ -150,6 +165,7 @@ PT_REF_DECL(pt_ref_avg_pool) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "AvgPool: needs 1 input, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "AvgPool", &in[0], false, &a));
+    PT_CHECK(pool_same_rank("AvgPool", &in[0], &out[0], NULL));
     pv5 vs, vd;
     pv5_make(&in[0], a.nxc, &vs);
     pv5_make(&out[0], a.nxc, &vd);
@@ -161,7 +177,8 @@ PT_REF_DECL(pt_ref_avg_pool) {
     const pt_tview *src = &in[0], *dst = &out[0];
     int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
     int64_t total = pv5_count(&vd);
-#pragma omp parallel for schedule(static)
+    int nt = pool_threads(ctx, total * a.K[0] * a.K[1] * a.K[2]);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
         int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
@@ -202,6 +219,7 @@ PT_REF_DECL(pt_ref_avg_pool_bwd) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "AvgPoolBackward: needs 1-2 inputs, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "AvgPoolBackward", &out[0], false, &a));
+    PT_CHECK(pool_same_rank("AvgPoolBackward", &out[0], &in[0], NULL));
     pv5 vdd, vds;
     pv5_make(&in[0], a.nxc, &vdd);
     pv5_make(&out[0], a.nxc, &vds);
@@ -213,7 +231,8 @@ PT_REF_DECL(pt_ref_avg_pool_bwd) {
     const pt_tview *dd = &in[0], *ds = &out[0];
     int64_t ID = vds.d[2], IH = vds.d[3], IW = vds.d[4], C = vds.d[1];
     int64_t total = pv5_count(&vds);
-#pragma omp parallel for schedule(static)
+    int nt = pool_threads(ctx, total * a.K[0] * a.K[1] * a.K[2]);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID;
         int64_t c = (lin / (IW * IH * ID)) % C, n = lin / (IW * IH * ID * C);
@@ -274,6 +293,7 @@ PT_REF_DECL(pt_ref_max_pool) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "MaxPool: needs 1 input, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "MaxPool", &in[0], true, &a));
+    PT_CHECK(pool_same_rank("MaxPool", &in[0], &out[0], NULL));
     pv5 vs, vd;
     pv5_make(&in[0], a.nxc, &vs);
     pv5_make(&out[0], a.nxc, &vd);
@@ -282,13 +302,14 @@ PT_REF_DECL(pt_ref_max_pool) {
     float lowest = lowest_of(dst->lt.data_type);
     int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
     int64_t total = pv5_count(&vd);
-#pragma omp parallel for schedule(static)
+    int nt = pool_threads(ctx, total * a.K[0] * a.K[1] * a.K[2]);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
         int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
-        float best = lowest;
+        float best = lowest; /* kept when no tap is inside the input */
         int64_t pos[3];
-        if (!max_window(&a, src, &vs, n, c, od, oh, ow, &best, pos)) best = lowest;
+        max_window(&a, src, &vs, n, c, od, oh, ow, &best, pos);
         pt_tv_setf(dst, pv5_off(&vd, n, c, od, oh, ow), best);
     }
     return dnnl_success;
@@ -298,6 +319,7 @@ PT_REF_DECL(pt_ref_max_pool_bwd) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "MaxPoolBackward: needs 2 inputs, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "MaxPoolBackward", &out[0], true, &a));
+    PT_CHECK(pool_same_rank("MaxPoolBackward", &out[0], &in[0], &in[1]));
     pv5 vs, vdd, vds;
     pv5_make(&in[0], a.nxc, &vs);
     pv5_make(&in[1], a.nxc, &vdd);
@@ -313,7 +335,8 @@ PT_REF_DECL(pt_ref_max_pool_bwd) {
     float *acc = calloc((size_t)total, sizeof(float));
     if (!acc) return pt_err(dnnl_out_of_memory, "MaxPoolBackward: scratch allocation failed");
     int64_t C = vs.d[1];
-#pragma omp parallel for schedule(static)
+    int nt = pool_threads(ctx, pv5_count(&vdd) * a.K[0] * a.K[1] * a.K[2]);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t p = 0; p < nplanes; ++p) {
         int64_t n = p / C, c = p % C;
         float *ap = acc + p * plane;
@@ -327,7 +350,8 @@ PT_REF_DECL(pt_ref_max_pool_bwd) {
                             pt_tv_getf(dd, pv5_off(&vdd, n, c, od, oh, ow));
                 }
     }
-#pragma omp parallel for schedule(static)
+    int nt2 = pool_threads(ctx, total);
+#pragma omp parallel for schedule(static) num_threads(nt2) if (nt2 > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t iw = lin % vs.d[4], ih = (lin / vs.d[4]) % vs.d[3], id = (lin / (vs.d[4] * vs.d[3])) % vs.d[2];
         int64_t p = lin / plane;

@@ -123,6 +123,11 @@ static pt_status build_qparams(const pt_op *op, const pt_tview *src, const pt_tv
     p->sc = sc, p->zp = zp;
     for (int d = 0; d < DNNL_MAX_NDIMS; ++d) p->G[d] = 1, p->ss[d] = 0, p->zs[d] = 0;
     const char *qtype = pt_op_str(op, dnnl_graph_op_attr_qtype, "per_tensor");
+    const bool per_group = qtype && strcmp(qtype, "per_group") == 0;
+    size_t nax = 0;
+    const int64_t *axis = pt_op_s64s(op, dnnl_graph_op_attr_axis, &nax);
+    if (!per_group && nax > 1)
+        return pt_err(dnnl_invalid_arguments, "%s: %zu axes need qtype per_group", name, nax);
     if (!qtype || strcmp(qtype, "per_tensor") == 0) {
         if (pt_tv_nelems(sc) != 1)
             return pt_err(dnnl_invalid_shape, "%s: per_tensor needs exactly one scale", name);
@@ -131,9 +136,6 @@ static pt_status build_qparams(const pt_op *op, const pt_tview *src, const pt_tv
         return dnnl_success;
     }
     if (strcmp(qtype, "per_channel") == 0) {
-        size_t nax = 0;
-        const int64_t *axis = pt_op_s64s(op, dnnl_graph_op_attr_axis, &nax);
-        if (nax > 1) return pt_err(dnnl_invalid_arguments, "%s: per_channel takes one axis", name);
         int64_t a = nax ? axis[0] : 1;
         if (a < 0) a += r;
         if (a < 0 || a >= r)
@@ -154,7 +156,7 @@ static pt_status build_qparams(const pt_op *op, const pt_tview *src, const pt_tv
         }
         return dnnl_success;
     }
-    if (dynamic && strcmp(qtype, "per_group") == 0) {
+    if (dynamic && per_group) {
         PT_CHECK(pt_quant_group_sizes(op, r, src->lt.dims, p->G));
         if (sc->lt.ndims != r)
             return pt_err(dnnl_invalid_shape, "%s: per_group scales rank %d != src rank %d", name,
