@@ -890,6 +890,8 @@ static void test_max_pool(void) {
     setv(&src, (const float[]){1, 5, 2, 4, 3, 0});
     CHECK_EQ_INT(RUN(pt_ref_max_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv("maxpool dilated", &dst, (const float[]){5, 2, 5, 3, 4, 3}, 0);
+    pt_tview bad = MK(dnnl_f32, 6);
+    CHECK_EQ_INT(RUN(pt_ref_max_pool, op, &src, 1, &bad, 1), dnnl_invalid_arguments);
 
     /* Ceil rounding: I 5, k 2, s 2 -> 3 outputs, the last sees only src[4]. */
     pt_op *opc = pool_op(dnnl_graph_op_max_pool, "NCX");
@@ -1007,6 +1009,8 @@ static void test_interp_fwd(void) {
     pt_op *li = interp_op(dnnl_graph_op_interpolate, "linear", "half_pixel", "NCX");
     CHECK_EQ_INT(RUN(pt_ref_interpolate, li, &s2, 1, &d4, 1), dnnl_success);
     check_tv("linear 1d", &d4, (const float[]){10, 12.5f, 17.5f, 20}, 0);
+    pt_tview bad = MK(dnnl_f32, 4);
+    CHECK_EQ_INT(RUN(pt_ref_interpolate, li, &s2, 1, &bad, 1), dnnl_invalid_arguments);
     pt_tview s3 = MK(dnnl_f32, 1, 1, 3), d5 = MK(dnnl_f32, 1, 1, 5);
     setv(&s3, (const float[]){0, 4, 8});
     pt_op *ac = interp_op(dnnl_graph_op_interpolate, "linear", "align_corners", "NCX");

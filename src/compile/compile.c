@@ -6,6 +6,7 @@
 
 #include "compile/compiled.h"
 #include "ops/op_schema.h"
+#include "partition/pattern_rows.h"
 #include "runtime/cp_cache.h"
 
 /* Small id -> logical tensor map (partitions hold few tensors). */
@@ -200,6 +201,7 @@ void pt_compiled_release(pt_compiled *c) {
     free(c->inputs);
     free(c->outputs);
     free(c->inplace);
+    if (c->has_fused && c->fused.release) c->fused.release(&c->fused);
     free(c);
 }
 
@@ -334,6 +336,17 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         c->apply_to_int = apply;
         st = build_plan(p, &map, c);
     }
+    if (st == dnnl_success && p->row && p->row->prepare) {
+        const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);
+        if (!ops) st = dnnl_out_of_memory;
+        for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
+        pt_fused f = {0};
+        if (ops && p->row->prepare(ops, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
+            c->fused = f;
+            c->has_fused = true;
+        }
+        free(ops);
+    }
     map_free(&map);
     if (st != dnnl_success) {
         pt_compiled_release(c);
@@ -342,7 +355,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
     }
     pt_cp_cache_insert(&key, c); /* takes the key; adds its own reference */
     pt_verbose(2, "info,compile,partition %zu,%zu ops,%s,scratchpad %zu bytes", p->id, p->nops,
-               p->pattern ? p->pattern : "single_op", c->scratch_size);
+               p->row ? p->row->name : "single_op", c->has_fused ? c->fused.scratch_bytes : c->scratch_size);
     *out = c;
     return dnnl_success;
 }

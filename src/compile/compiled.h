@@ -44,6 +44,8 @@ typedef struct pt_compiled {
     size_t scratch_size;
     dnnl_graph_inplace_pair_t *inplace;
     size_t ninplace;
+    bool has_fused; /* the partition runs through `fused` instead of `steps` */
+    pt_fused fused;
 } pt_compiled;
 
 struct dnnl_graph_compiled_partition {

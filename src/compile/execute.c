@@ -39,6 +39,12 @@ static pt_status check_bound(const struct dnnl_graph_tensor *t, const pt_lt *wan
     return dnnl_success;
 }
 
+static size_t slot_index(const pt_compiled *c, size_t id) {
+    for (size_t i = 0; i < c->nslots; ++i)
+        if (c->slots[i].id == id) return i;
+    return 0; /* every port has a slot (built at compile time) */
+}
+
 pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *inputs, size_t nout,
                      const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
@@ -61,24 +67,42 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
         st = check_bound(t, &sl->lt, in ? "input" : "output");
         data[s] = t->data;
     }
+    size_t need = c->has_fused ? c->fused.scratch_bytes : c->scratch_size;
     uint8_t *scratch = NULL;
     bool own_scratch = false;
-    if (st == dnnl_success && c->scratch_size) {
+    if (st == dnnl_success && need) {
         if (scratchpad) {
             size_t have = pt_lt_mem_size(&scratchpad->lt);
-            if (!scratchpad->data || have == SIZE_MAX || have < c->scratch_size)
+            if (!scratchpad->data || have == SIZE_MAX || have < need)
                 st = pt_err(dnnl_invalid_arguments, "execute: scratchpad of %zu bytes, %zu needed",
-                            have == SIZE_MAX ? 0 : have, c->scratch_size);
+                            have == SIZE_MAX ? 0 : have, need);
             else
                 scratch = scratchpad->data;
         } else {
-            scratch = pt_engine_alloc(stream->engine, c->scratch_size);
+            scratch = pt_engine_alloc(stream->engine, need);
             own_scratch = true;
             if (!scratch) st = dnnl_out_of_memory;
         }
     }
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s)
         if (c->slots[s].kind == PT_SLOT_SCRATCH) data[s] = scratch + c->slots[s].offset;
+
+    if (st == dnnl_success && c->has_fused) {
+        /* Ports in compiled order; a repeated id binds the same buffer. */
+        pt_tview *fin = malloc((c->nin + c->nout + 1) * sizeof *fin);
+        if (!fin) st = dnnl_out_of_memory;
+        for (size_t i = 0; fin && i < c->nin + c->nout; ++i) {
+            const pt_lt *lt = i < c->nin ? &c->inputs[i] : &c->outputs[i - c->nin];
+            fin[i].lt = *lt;
+            fin[i].data = data[slot_index(c, lt->id)];
+        }
+        pt_exec_ctx fctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
+        if (fin) st = c->fused.run(&c->fused, fin, c->nin, fin + c->nin, c->nout, scratch, &fctx);
+        free(fin);
+        if (own_scratch) pt_engine_free(stream->engine, scratch);
+        free(data);
+        return st;
+    }
 
     pt_exec_ctx ctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
     pt_tview vin[64], vout[64];

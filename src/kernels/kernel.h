@@ -32,6 +32,18 @@ typedef struct pt_exec_ctx {
 typedef pt_status (*pt_kernel_fn)(const pt_op *op, const pt_tview *in, size_t nin,
                                   const pt_tview *out, size_t nout, const pt_exec_ctx *ctx);
 
+/* A fused kernel prepared for one compiled partition: it runs the whole
+ * partition at once.  `in`/`out` are the partition's ports in the compiled
+ * order; `scratch` holds scratch_bytes (shared by all threads: the kernel
+ * splits it per thread itself). */
+typedef struct pt_fused {
+    pt_status (*run)(const struct pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out,
+                     size_t nout, void *scratch, const pt_exec_ctx *ctx);
+    void (*release)(struct pt_fused *f); /* frees `state`; may be NULL */
+    void *state;
+    size_t scratch_bytes;
+} pt_fused;
+
 /* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */
 pt_kernel_fn pt_ref_kernel(int kind);
 

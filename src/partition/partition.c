@@ -8,6 +8,7 @@
 #include "kernels/kernel.h"
 #include "ops/op_schema.h"
 #include "partition/pattern.h"
+#include "partition/pattern_rows.h"
 
 static size_t next_partition_id = 1;
 
@@ -54,7 +55,7 @@ static pt_status push_port(pt_lt **arr, size_t *n, const pt_lt *lt) {
 }
 
 /* Builds one partition from the ops with group[op] == gid (in topological order). */
-static pt_status build_one(const pt_graph *g, const int *group, int gid, const char *pattern,
+static pt_status build_one(const pt_graph *g, const int *group, int gid, const pt_pattern_row *row,
                            pt_partition_impl **out) {
     pt_partition_impl *p = calloc(1, sizeof *p);
     if (!p) return dnnl_out_of_memory;
@@ -63,7 +64,7 @@ static pt_status build_one(const pt_graph *g, const int *group, int gid, const c
     p->ekind = g->ekind;
     p->fpmath = g->fpmath;
     p->apply_to_int = g->apply_to_int;
-    p->pattern = pattern;
+    p->row = row;
     pt_status st = dnnl_success;
     size_t count = 0;
     for (size_t i = 0; i < g->nops; ++i)
@@ -96,7 +97,7 @@ static pt_status build_one(const pt_graph *g, const int *group, int gid, const c
     }
     if (st == dnnl_success) {
         p->supported = true;
-        if (pattern == NULL)
+        if (row == NULL)
             p->supported = p->nops == 1 && pt_op_supported_alone(p->ops[0]);
     }
     if (st != dnnl_success) {
@@ -111,7 +112,7 @@ pt_status pt_partition_graph(pt_graph *g, dnnl_graph_partition_policy_t policy) 
     pt_graph_clear_partitions(g);
     size_t n = g->nops;
     int *group = malloc((n ? n : 1) * sizeof(int));
-    const char **names = calloc(n ? n : 1, sizeof(char *));
+    const pt_pattern_row **names = calloc(n ? n : 1, sizeof(*names));
     if (!group || !names) {
         free(group);
         free(names);

@@ -20,7 +20,7 @@ typedef struct pt_partition_impl {
     pt_lt *outputs;
     size_t nout;
     bool supported;
-    const char *pattern; /* fusion pattern name; NULL for a single-op partition */
+    const struct pt_pattern_row *row; /* matched fusion pattern; NULL for a leftover single op */
 } pt_partition_impl;
 
 struct dnnl_graph_partition {

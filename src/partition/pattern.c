@@ -53,7 +53,7 @@ static bool creates_cycle(const pt_graph *g, const bool *in_set) {
     return found;
 }
 
-pt_status pt_match_patterns(const pt_graph *g, int *group, const char **names, int *ngroups) {
+pt_status pt_match_patterns(const pt_graph *g, int *group, const pt_pattern_row **rows, int *ngroups) {
     size_t n = g->nops;
     int *match = malloc((n ? n : 1) * sizeof(int));
     bool *in_set = calloc(n ? n : 1, sizeof(bool));
@@ -76,7 +76,7 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, const char **names, i
             for (int m = 0; m < cnt; ++m) in_set[match[m]] = true;
             if (creates_cycle(g, in_set)) continue;
             for (int m = 0; m < cnt; ++m) group[match[m]] = *ngroups;
-            names[*ngroups] = row->name;
+            rows[*ngroups] = row;
             ++*ngroups;
             pt_verbose(2, "info,pattern,hit,%s", row->name);
         }

@@ -7,8 +7,9 @@
 
 /* Runs every fusion pass by priority over the finalized graph `g`.  For each
  * match, sets group[op] = new group index for the matched ops and
- * names[group] = pattern name; unmatched ops keep group -1.  *ngroups is the
+ * rows[group] = the matching pattern row; unmatched ops keep group -1.  *ngroups is the
  * number of groups created. */
-pt_status pt_match_patterns(const pt_graph *g, int *group, const char **names, int *ngroups);
+struct pt_pattern_row;
+pt_status pt_match_patterns(const pt_graph *g, int *group, const struct pt_pattern_row **rows, int *ngroups);
 
 #endif

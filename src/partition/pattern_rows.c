@@ -57,6 +57,6 @@ static int match_compute_post_ops(const pt_graph *g, const int *group, int first
 }
 
 const pt_pattern_row pt_pattern_rows[] = {
-    {"compute_post_ops_fusion", 9.7f, match_compute_post_ops},
+    {"compute_post_ops_fusion", 9.7f, match_compute_post_ops, NULL},
 };
 const int pt_pattern_row_count = (int)(sizeof pt_pattern_rows / sizeof pt_pattern_rows[0]);

@@ -3,8 +3,9 @@
 #define PARTITA_PARTITION_PATTERN_ROWS_H
 
 #include "ir/graph.h"
+#include "kernels/kernel.h"
 
-typedef struct {
+typedef struct pt_pattern_row {
     const char *name;
     float priority; /* rows are stored highest priority first */
     /* Tries `first` as the first op of the pattern.  Writes the matched op
@@ -12,6 +13,12 @@ typedef struct {
      * pattern does not match there.  Ops already grouped (group[i] >= 0) must
      * not be used. */
     int (*match)(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+    /* Optional fused kernel.  Called at compile time with the partition's ops
+     * (concrete logical tensors, execution order) and compiled ports; returns
+     * dnnl_success and fills *fused when it can run these shapes.  Any other
+     * status makes the partition run op by op through reference kernels. */
+    pt_status (*prepare)(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
+                         const pt_lt *out, size_t nout, pt_fused *fused);
 } pt_pattern_row;
 
 extern const pt_pattern_row pt_pattern_rows[];
