@@ -145,6 +145,13 @@ static pt_status read_list(const pt_op *op, int attr, int k, bool empty_ok, int6
         fill(dst, k, dflt);
         return dnnl_success;
     }
+    /* Serialised oneDNN graphs may carry a full 12-entry output_padding list
+     * whose tail is zero: accept trailing zeros beyond the spatial dims. */
+    if (attr == A_OPAD && v && n > (size_t)k) {
+        bool tail_zero = true;
+        for (size_t j = (size_t)k; j < n; ++j) tail_zero = tail_zero && v[j] == 0;
+        if (tail_zero) n = (size_t)k;
+    }
     if (n != (size_t)k || !v)
         return pt_op_fail(op, dnnl_invalid_shape,
                           "%s has %zu entries, expected %d (one per spatial dim)",
