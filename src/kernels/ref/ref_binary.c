@@ -11,38 +11,9 @@
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
-static bool same_dims(const pt_tview *a, const pt_tview *b) {
-    if (a->lt.ndims != b->lt.ndims) return false;
-    for (int d = 0; d < a->lt.ndims; ++d)
-        if (a->lt.dims[d] != b->lt.dims[d]) return false;
-    return true;
-}
 
 /* `t` broadcasts one-way into `out` (§1.3.2): rank not larger, right-aligned
  * dims equal or 1. */
@@ -116,11 +87,11 @@ PT_REF_DECL(pt_ref_binary) {
     const char *name = pt_op_kind_name(op->kind);
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs, 1 output", name);
     const pt_tview *a = &in[0], *b = &in[1], *dst = &out[0];
-    PT_CHECK(check_view(op, a, "src_0"));
-    PT_CHECK(check_view(op, b, "src_1"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, a, "src_0"));
+    PT_CHECK(pt_ref_check_view(op, b, "src_1"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     if (auto_broadcast_none(op)) {
-        if (!same_dims(a, dst) || !same_dims(b, dst))
+        if (!pt_ref_same_dims(a, dst) || !pt_ref_same_dims(b, dst))
             return pt_err(dnnl_invalid_shape, "%s: auto_broadcast=none needs identical shapes", name);
     } else if (!is_bcast_of(a, b, dst)) {
         return pt_err(dnnl_invalid_shape, "%s: dst shape is not the broadcast of the inputs", name);
@@ -131,7 +102,7 @@ PT_REF_DECL(pt_ref_binary) {
     const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
     const int64_t as = inner_stride(a, r), bs = inner_stride(b, r);
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -150,12 +121,12 @@ PT_REF_DECL(pt_ref_binary) {
 PT_REF_DECL(pt_ref_select) {
     if (nin < 3 || nout < 1) return pt_err(dnnl_invalid_arguments, "Select: needs 3 inputs, 1 output");
     const pt_tview *c = &in[0], *a = &in[1], *b = &in[2], *dst = &out[0];
-    PT_CHECK(check_view(op, c, "cond"));
-    PT_CHECK(check_view(op, a, "src_0"));
-    PT_CHECK(check_view(op, b, "src_1"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, c, "cond"));
+    PT_CHECK(pt_ref_check_view(op, a, "src_0"));
+    PT_CHECK(pt_ref_check_view(op, b, "src_1"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     if (auto_broadcast_none(op)) {
-        if (!same_dims(c, dst) || !same_dims(a, dst) || !same_dims(b, dst))
+        if (!pt_ref_same_dims(c, dst) || !pt_ref_same_dims(a, dst) || !pt_ref_same_dims(b, dst))
             return pt_err(dnnl_invalid_shape, "Select: auto_broadcast=none needs identical shapes");
     } else {
         /* Step 1: dst = broadcast(src_0, src_1); step 2: cond one-way into it. */
@@ -170,7 +141,7 @@ PT_REF_DECL(pt_ref_select) {
     const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
     const int64_t cs = inner_stride(c, r), as = inner_stride(a, r), bs = inner_stride(b, r);
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -197,23 +168,23 @@ static int channel_dim(const pt_op *op, int r) {
 PT_REF_DECL(pt_ref_bias_add) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "BiasAdd: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *bias = &in[1], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, bias, "bias"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, bias, "bias"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = src->lt.ndims;
     if (r < 2) return pt_err(dnnl_invalid_shape, "BiasAdd: src rank %d < 2", r);
     const int ca = channel_dim(op, r);
     if (bias->lt.ndims != 1 || bias->lt.dims[0] != src->lt.dims[ca])
         return pt_err(dnnl_invalid_shape, "BiasAdd: bias must be 1-D of length %lld",
                       (long long)src->lt.dims[ca]);
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "BiasAdd: dst shape differs from src");
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "BiasAdd: dst shape differs from src");
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
     const int64_t inner = dst->lt.dims[r - 1], outer = n / inner;
     const int64_t bst = bias->lt.layout.strides[0];
     const int64_t ss = src->lt.layout.strides[r - 1], ds = dst->lt.layout.strides[r - 1];
     const int64_t bs_inner = ca == r - 1 ? bst : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -231,8 +202,8 @@ PT_REF_DECL(pt_ref_bias_add_bwd) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "BiasAddBackward: needs 1 input, 1 output");
     const pt_tview *dd = &in[0], *db = &out[0];
-    PT_CHECK(check_view(op, dd, "diff_dst"));
-    PT_CHECK(check_view(op, db, "diff_bias"));
+    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(op, db, "diff_bias"));
     const int r = dd->lt.ndims;
     if (r < 2) return pt_err(dnnl_invalid_shape, "BiasAddBackward: diff_dst rank %d < 2", r);
     const int ca = channel_dim(op, r);
@@ -246,7 +217,7 @@ PT_REF_DECL(pt_ref_bias_add_bwd) {
     int64_t m = 1;
     for (int d = 0; d < r; ++d) m *= rest[d];
     const int64_t dbs = db->lt.layout.strides[0];
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (C * m > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (C * m > 4096)
     for (int64_t c = 0; c < C; ++c) {
         float acc = 0.f;
         int64_t idx[DNNL_MAX_NDIMS] = {0};
@@ -298,10 +269,10 @@ static bool slope_map(const pt_tview *src, const pt_tview *slope, bool per_chann
 PT_REF_DECL(pt_ref_prelu) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "PReLU: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *slope = &in[1], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, slope, "slope"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "PReLU: dst shape differs from src");
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, slope, "slope"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "PReLU: dst shape differs from src");
     const int r = src->lt.ndims;
     const bool pcb = pt_op_bool(op, dnnl_graph_op_attr_per_channel_broadcast, true);
     int64_t vs[DNNL_MAX_NDIMS], dn[DNNL_MAX_NDIMS];
@@ -313,7 +284,7 @@ PT_REF_DECL(pt_ref_prelu) {
     const int64_t ss = r ? src->lt.layout.strides[r - 1] : 0;
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
     const int64_t ps = r ? vs[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -333,14 +304,14 @@ PT_REF_DECL(pt_ref_prelu_bwd) {
         return pt_err(dnnl_invalid_arguments, "PReLUBackward: needs 3 inputs, 2 outputs");
     const pt_tview *src = &in[0], *slope = &in[1], *dd = &in[2];
     const pt_tview *ds = &out[0], *dslope = &out[1];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, slope, "slope"));
-    PT_CHECK(check_view(op, dd, "diff_dst"));
-    PT_CHECK(check_view(op, ds, "diff_src"));
-    PT_CHECK(check_view(op, dslope, "diff_slope"));
-    if (!same_dims(src, dd) || !same_dims(src, ds))
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, slope, "slope"));
+    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
+    PT_CHECK(pt_ref_check_view(op, dslope, "diff_slope"));
+    if (!pt_ref_same_dims(src, dd) || !pt_ref_same_dims(src, ds))
         return pt_err(dnnl_invalid_shape, "PReLUBackward: src, diff_dst and diff_src shapes differ");
-    if (!same_dims(slope, dslope))
+    if (!pt_ref_same_dims(slope, dslope))
         return pt_err(dnnl_invalid_shape, "PReLUBackward: diff_slope shape differs from slope");
     const int r = src->lt.ndims;
     int64_t vs[DNNL_MAX_NDIMS], dn[DNNL_MAX_NDIMS];

@@ -54,4 +54,10 @@ static inline void pt_unravel(int64_t lin, int ndims, const int64_t *dims, int64
     }
 }
 
+/* ref_common.c: threads a kernel may use (the context's budget); checks
+ * that a view has a known shape, a data type and data; equal dims. */
+int pt_ref_threads(const pt_exec_ctx *ctx);
+pt_status pt_ref_check_view(const pt_op *op, const pt_tview *t, const char *what);
+bool pt_ref_same_dims(const pt_tview *a, const pt_tview *b);
+
 #endif

@@ -10,40 +10,9 @@
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (pt_dt_bits(t->lt.data_type) == 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data type", pt_op_kind_name(op->kind), what);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
-static bool same_dims(const pt_tview *a, const pt_tview *b) {
-    if (a->lt.ndims != b->lt.ndims) return false;
-    for (int d = 0; d < a->lt.ndims; ++d)
-        if (a->lt.dims[d] != b->lt.dims[d]) return false;
-    return true;
-}
 
 static bool is_dense(const pt_tview *t) {
     int64_t s = 1;
@@ -100,9 +69,9 @@ static void *elem_ptr(void *base, dnnl_data_type_t dt, int64_t k) {
 /* Same-shape copy with optional type change (TypeCast, Reorder). */
 static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_tview *dst,
                                  const pt_exec_ctx *ctx) {
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst))
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst))
         return pt_err(dnnl_invalid_shape, "%s: src and dst shapes differ", pt_op_kind_name(op->kind));
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
@@ -112,7 +81,7 @@ static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_
     if (is_dense(src) && is_dense(dst)) {
         /* Chunks of an even element count keep 4-bit bytes whole. */
         const int64_t chunk = 1 << 16, nchunks = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (nchunks > 1)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nchunks > 1)
         for (int64_t c = 0; c < nchunks; ++c) {
             int64_t b = c * chunk, e = b + chunk < n ? b + chunk : n;
             pt_convert_dense(elem_ptr(src->data, src->lt.data_type, b), src->lt.data_type,
@@ -121,7 +90,7 @@ static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_
         return dnnl_success;
     }
     copy_block(src, 0, src->lt.layout.strides, dst, 0, dst->lt.layout.strides, dst->lt.ndims,
-               dst->lt.dims, ref_threads(ctx));
+               dst->lt.dims, pt_ref_threads(ctx));
     return dnnl_success;
 }
 
@@ -141,8 +110,8 @@ PT_REF_DECL(pt_ref_static_reshape) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "StaticReshape: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int64_t n = pt_tv_nelems(dst);
     if (n != pt_tv_nelems(src))
         return pt_err(dnnl_invalid_shape, "StaticReshape: element counts differ (%lld vs %lld)",
@@ -163,13 +132,13 @@ PT_REF_DECL(pt_ref_static_reshape) {
         pt_dense_strides(s.lt.ndims, s.lt.dims, s.lt.layout.strides);
         s.data = tmp;
         copy_block(src, 0, src->lt.layout.strides, &s, 0, s.lt.layout.strides, s.lt.ndims,
-                   s.lt.dims, ref_threads(ctx));
+                   s.lt.dims, pt_ref_threads(ctx));
     }
     const int rs = s.lt.ndims, rd = dst->lt.ndims;
     const int64_t inner = rd ? dst->lt.dims[rd - 1] : 1, outer = n / inner;
     const int64_t di = rd ? dst->lt.layout.strides[rd - 1] : 0;
     const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (par)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t didx[DNNL_MAX_NDIMS] = {0}, sidx[DNNL_MAX_NDIMS] = {0};
         if (rd > 1) pt_unravel(o, rd - 1, dst->lt.dims, didx);
@@ -190,8 +159,8 @@ PT_REF_DECL(pt_ref_static_transpose) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "StaticTranspose: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = src->lt.ndims;
     if (dst->lt.ndims != r)
         return pt_err(dnnl_invalid_shape, "StaticTranspose: src rank %d, dst rank %d", r, dst->lt.ndims);
@@ -212,7 +181,7 @@ PT_REF_DECL(pt_ref_static_transpose) {
                           (long long)dst->lt.dims[k], (long long)src->lt.dims[p]);
         sstr[k] = src->lt.layout.strides[p];
     }
-    copy_block(src, 0, sstr, dst, 0, dst->lt.layout.strides, r, dst->lt.dims, ref_threads(ctx));
+    copy_block(src, 0, sstr, dst, 0, dst->lt.layout.strides, r, dst->lt.dims, pt_ref_threads(ctx));
     return dnnl_success;
 }
 
@@ -221,7 +190,7 @@ PT_REF_DECL(pt_ref_static_transpose) {
 PT_REF_DECL(pt_ref_concat) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Concat: needs inputs and 1 output");
     const pt_tview *dst = &out[0];
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = dst->lt.ndims;
     int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
     if (a < 0) a += r;
@@ -231,7 +200,7 @@ PT_REF_DECL(pt_ref_concat) {
     int64_t total = 0;
     for (size_t i = 0; i < nin; ++i) {
         const pt_tview *s = &in[i];
-        PT_CHECK(check_view(op, s, "src"));
+        PT_CHECK(pt_ref_check_view(op, s, "src"));
         if (s->lt.ndims != r) return pt_err(dnnl_invalid_shape, "Concat: input %zu rank differs", i);
         for (int d = 0; d < r; ++d)
             if (d != a && s->lt.dims[d] != dst->lt.dims[d])
@@ -245,7 +214,7 @@ PT_REF_DECL(pt_ref_concat) {
     for (size_t i = 0; i < nin; ++i) {
         const pt_tview *s = &in[i];
         copy_block(s, 0, s->lt.layout.strides, dst, off * dst->lt.layout.strides[a],
-                   dst->lt.layout.strides, r, s->lt.dims, ref_threads(ctx));
+                   dst->lt.layout.strides, r, s->lt.dims, pt_ref_threads(ctx));
         off += s->lt.dims[a];
     }
     return dnnl_success;
@@ -256,8 +225,8 @@ PT_REF_DECL(pt_ref_concat) {
 PT_REF_DECL(pt_ref_gen_index) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "GenIndex: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (src->lt.ndims != dst->lt.ndims || !same_dims(src, dst))
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (src->lt.ndims != dst->lt.ndims || !pt_ref_same_dims(src, dst))
         return pt_err(dnnl_invalid_shape, "GenIndex: src and dst shapes differ");
     const int r = dst->lt.ndims;
     int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
@@ -270,7 +239,7 @@ PT_REF_DECL(pt_ref_gen_index) {
     const int64_t inner = dst->lt.dims[r - 1], outer = n / inner;
     const int64_t di = dst->lt.layout.strides[r - 1];
     const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (par)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -332,13 +301,13 @@ PT_REF_DECL(pt_ref_dropout) {
     if (nin < 4 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "Dropout: needs 4 inputs and 1-2 outputs");
     const pt_tview *src = &in[0], *dst = &out[0], *mask = nout > 1 ? &out[1] : NULL;
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "Dropout: dst shape differs from src");
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "Dropout: dst shape differs from src");
     if (mask && mask->data == NULL) mask = NULL; /* an absent optional output */
     if (mask) {
-        PT_CHECK(check_view(op, mask, "mask"));
-        if (!same_dims(src, mask)) return pt_err(dnnl_invalid_shape, "Dropout: mask shape differs from src");
+        PT_CHECK(pt_ref_check_view(op, mask, "mask"));
+        if (!pt_ref_same_dims(src, mask)) return pt_err(dnnl_invalid_shape, "Dropout: mask shape differs from src");
     }
     int64_t seed, offset;
     if (!read_scalar_i64(&in[1], &seed) || !read_scalar_i64(&in[2], &offset))
@@ -359,7 +328,7 @@ PT_REF_DECL(pt_ref_dropout) {
     const int64_t mi = (mask && r) ? mask->lt.layout.strides[r - 1] : 0;
     const bool par = n > 4096 && pt_dt_bits(dst->lt.data_type) >= 8 &&
                      (!mask || pt_dt_bits(mask->lt.data_type) >= 8);
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (par)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (par)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, src->lt.dims, idx);

@@ -9,9 +9,6 @@
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* exp(88.72283172607421875) is the largest argument before expf overflows. */
 #define PT_EXP_OVF 88.72283172607421875f
@@ -19,14 +16,6 @@
 #define PT_SQRT1_2 0.70710678118654752440f
 #define PT_INV_SQRT_2PI 0.39894228040143267794f
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
 typedef struct {
     int kind;
@@ -181,25 +170,7 @@ static float eltwise_bwd(const eltwise_params *p, float x, float dd) {
 }
 
 /* Valid rank and dims, data present when there are elements. */
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
-static bool same_dims(const pt_tview *a, const pt_tview *b) {
-    if (a->lt.ndims != b->lt.ndims) return false;
-    for (int d = 0; d < a->lt.ndims; ++d)
-        if (a->lt.dims[d] != b->lt.dims[d]) return false;
-    return true;
-}
 
 PT_REF_DECL(pt_ref_eltwise) {
     if (!fwd_supported(op->kind))
@@ -209,9 +180,9 @@ PT_REF_DECL(pt_ref_eltwise) {
         return pt_err(dnnl_invalid_arguments, "%s: needs 1 input and 1 output",
                       pt_op_kind_name(op->kind));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst))
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst))
         return pt_err(dnnl_invalid_arguments, "%s: src and dst shapes differ",
                       pt_op_kind_name(op->kind));
     const eltwise_params p = read_params(op);
@@ -221,7 +192,7 @@ PT_REF_DECL(pt_ref_eltwise) {
     const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
     const int64_t ss = r ? src->lt.layout.strides[r - 1] : 0;
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
@@ -240,10 +211,10 @@ PT_REF_DECL(pt_ref_eltwise_bwd) {
         return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs and 1 output",
                       pt_op_kind_name(op->kind));
     const pt_tview *x = &in[0], *dd = &in[1], *ds = &out[0];
-    PT_CHECK(check_view(op, x, "src/dst"));
-    PT_CHECK(check_view(op, dd, "diff_dst"));
-    PT_CHECK(check_view(op, ds, "diff_src"));
-    if (!same_dims(x, ds) || !same_dims(dd, ds))
+    PT_CHECK(pt_ref_check_view(op, x, "src/dst"));
+    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
+    if (!pt_ref_same_dims(x, ds) || !pt_ref_same_dims(dd, ds))
         return pt_err(dnnl_invalid_arguments, "%s: input and diff_src shapes differ",
                       pt_op_kind_name(op->kind));
     const eltwise_params p = read_params(op);
@@ -254,7 +225,7 @@ PT_REF_DECL(pt_ref_eltwise_bwd) {
     const int64_t xs = r ? x->lt.layout.strides[r - 1] : 0;
     const int64_t dds = r ? dd->lt.layout.strides[r - 1] : 0;
     const int64_t dss = r ? ds->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, ds->lt.dims, idx);

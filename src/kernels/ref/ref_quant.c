@@ -11,33 +11,8 @@
 #include "kernels/ref/ref_quant_groups.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (pt_dt_bits(t->lt.data_type) == 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data type", pt_op_kind_name(op->kind), what);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
 /* ---- group sizes (§1.4.3) ------------------------------------------------ */
 
@@ -217,12 +192,6 @@ static void quant_loop(const qparams *p, const pt_tview *src, const pt_tview *ds
     }
 }
 
-static bool same_dims(const pt_tview *a, const pt_tview *b) {
-    if (a->lt.ndims != b->lt.ndims) return false;
-    for (int d = 0; d < a->lt.ndims; ++d)
-        if (a->lt.dims[d] != b->lt.dims[d]) return false;
-    return true;
-}
 
 /* A 1-D view over an attribute list. */
 static pt_tview list_view(const void *data, dnnl_data_type_t dt, size_t n) {
@@ -243,9 +212,9 @@ static pt_status static_quant(const pt_op *op, const pt_tview *in, size_t nin, c
     const char *name = pt_op_kind_name(op->kind);
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input, 1 output", name);
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
     size_t ns = 0, nz = 0;
     const float *scales = pt_op_f32s(op, dnnl_graph_op_attr_scales, &ns);
     const int64_t *zps = pt_op_s64s(op, dnnl_graph_op_attr_zps, &nz);
@@ -259,7 +228,7 @@ static pt_status static_quant(const pt_op *op, const pt_tview *in, size_t nin, c
     pt_tview sv = list_view(scales, dnnl_f32, ns), zv = list_view(zps, dnnl_s64, nz);
     qparams p;
     PT_CHECK(build_qparams(op, src, &sv, nz ? &zv : NULL, false, &p));
-    quant_loop(&p, src, dst, quantize, ref_threads(ctx));
+    quant_loop(&p, src, dst, quantize, pt_ref_threads(ctx));
     return dnnl_success;
 }
 
@@ -274,14 +243,14 @@ static pt_status dynamic_quant(const pt_op *op, const pt_tview *in, size_t nin, 
         return pt_err(dnnl_invalid_arguments, "%s: needs 2-3 inputs, 1 output", name);
     const pt_tview *src = &in[0], *sc = &in[1], *dst = &out[0];
     const pt_tview *zp = (nin > 2 && in[2].data) ? &in[2] : NULL;
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, sc, "scales"));
-    if (zp) PT_CHECK(check_view(op, zp, "zps"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, sc, "scales"));
+    if (zp) PT_CHECK(pt_ref_check_view(op, zp, "zps"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
     qparams p;
     PT_CHECK(build_qparams(op, src, sc, zp, true, &p));
-    quant_loop(&p, src, dst, quantize, ref_threads(ctx));
+    quant_loop(&p, src, dst, quantize, pt_ref_threads(ctx));
     return dnnl_success;
 }
 

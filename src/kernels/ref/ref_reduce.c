@@ -10,33 +10,8 @@
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (pt_dt_bits(t->lt.data_type) == 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data type", pt_op_kind_name(op->kind), what);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
 static float reduce_init(int kind) {
     switch (kind) {
@@ -109,7 +84,7 @@ static pt_status identity(const pt_op *op, const pt_tview *src, const pt_tview *
         return pt_err(dnnl_invalid_shape, "%s: without axes dst must have the src shape",
                       pt_op_kind_name(op->kind));
     const int64_t n = pt_tv_nelems(src);
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t k = 0; k < n; ++k) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(k, r, src->lt.dims, idx);
@@ -135,8 +110,8 @@ PT_REF_DECL(pt_ref_reduce) {
     const char *name = pt_op_kind_name(kind);
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1-2 inputs, 1 output", name);
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = src->lt.ndims;
     bool red[DNNL_MAX_NDIMS];
     pt_status st = dnnl_success;
@@ -187,7 +162,7 @@ PT_REF_DECL(pt_ref_reduce) {
             nkept *= src->lt.dims[d];
         }
     }
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (nkept * ncount > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nkept * ncount > 4096)
     for (int64_t o = 0; o < nkept; ++o) {
         int64_t kidx[DNNL_MAX_NDIMS] = {0}, ridx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(o, nk, kext, kidx);

@@ -8,40 +8,9 @@
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-static int ref_threads(const pt_exec_ctx *ctx) {
-#ifdef _OPENMP
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-#else
-    (void)ctx;
-    return 1;
-#endif
-}
 
-static pt_status check_view(const pt_op *op, const pt_tview *t, const char *what) {
-    if (t->lt.ndims < 0 || t->lt.ndims > DNNL_MAX_NDIMS)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has invalid rank %d",
-                      pt_op_kind_name(op->kind), what, t->lt.ndims);
-    for (int d = 0; d < t->lt.ndims; ++d)
-        if (t->lt.dims[d] < 0)
-            return pt_err(dnnl_invalid_arguments, "%s: %s has unknown dim %d",
-                          pt_op_kind_name(op->kind), what, d);
-    if (pt_dt_bits(t->lt.data_type) == 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data type", pt_op_kind_name(op->kind), what);
-    if (!t->data && pt_tv_nelems(t) > 0)
-        return pt_err(dnnl_invalid_arguments, "%s: %s has no data", pt_op_kind_name(op->kind), what);
-    return dnnl_success;
-}
 
-static bool same_dims(const pt_tview *a, const pt_tview *b) {
-    if (a->lt.ndims != b->lt.ndims) return false;
-    for (int d = 0; d < a->lt.ndims; ++d)
-        if (a->lt.dims[d] != b->lt.dims[d]) return false;
-    return true;
-}
 
 /* Normalised softmax axis of a rank-r tensor (defaults per op kind). */
 static pt_status softmax_axis(const pt_op *op, int r, int64_t dflt, int *axis) {
@@ -61,9 +30,9 @@ PT_REF_DECL(pt_ref_softmax) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input, 1-2 outputs", name);
     const pt_tview *src = &in[0], *dst = &out[0];
     const pt_tview *stats = (!is_log && nout > 1 && out[1].data) ? &out[1] : NULL;
-    PT_CHECK(check_view(op, src, "src"));
-    PT_CHECK(check_view(op, dst, "dst"));
-    if (!same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
+    PT_CHECK(pt_ref_check_view(op, src, "src"));
+    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
     const int r = src->lt.ndims;
     int a;
     PT_CHECK(softmax_axis(op, r, is_log ? -1 : 1, &a));
@@ -72,7 +41,7 @@ PT_REF_DECL(pt_ref_softmax) {
     memcpy(rest, src->lt.dims, sizeof(int64_t) * (size_t)r);
     rest[a] = 1;
     if (stats) {
-        PT_CHECK(check_view(op, stats, "stats"));
+        PT_CHECK(pt_ref_check_view(op, stats, "stats"));
         if (stats->lt.ndims != r || memcmp(stats->lt.dims, rest, sizeof(int64_t) * (size_t)r) != 0)
             return pt_err(dnnl_invalid_shape, "%s: stats must have the src shape with dim %d = 1", name, a);
     }
@@ -82,7 +51,7 @@ PT_REF_DECL(pt_ref_softmax) {
     for (int d = 0; d < r; ++d) nslices *= rest[d];
     const int64_t len = src->lt.dims[a];
     const int64_t sa = src->lt.layout.strides[a], da = dst->lt.layout.strides[a];
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (nslices * len > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nslices * len > 4096)
     for (int64_t o = 0; o < nslices; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(o, r, rest, idx);
@@ -116,10 +85,10 @@ PT_REF_DECL(pt_ref_softmax_bwd) {
     const char *name = pt_op_kind_name(op->kind);
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs, 1 output", name);
     const pt_tview *dd = &in[0], *y = &in[1], *ds = &out[0];
-    PT_CHECK(check_view(op, dd, "diff_dst"));
-    PT_CHECK(check_view(op, y, "dst"));
-    PT_CHECK(check_view(op, ds, "diff_src"));
-    if (!same_dims(dd, y) || !same_dims(dd, ds))
+    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(op, y, "dst"));
+    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
+    if (!pt_ref_same_dims(dd, y) || !pt_ref_same_dims(dd, ds))
         return pt_err(dnnl_invalid_shape, "%s: diff_dst, dst and diff_src shapes differ", name);
     const int r = dd->lt.ndims;
     int a;
@@ -132,7 +101,7 @@ PT_REF_DECL(pt_ref_softmax_bwd) {
     const int64_t len = dd->lt.dims[a];
     const int64_t dda = dd->lt.layout.strides[a], ya = y->lt.layout.strides[a];
     const int64_t dsa = ds->lt.layout.strides[a];
-#pragma omp parallel for schedule(static) num_threads(ref_threads(ctx)) if (nslices * len > 4096)
+#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nslices * len > 4096)
     for (int64_t o = 0; o < nslices; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         pt_unravel(o, r, rest, idx);
