@@ -74,7 +74,14 @@ static double trust_limit(const pc_op *producer) {
         producer->kind == dnnl_graph_op_static_transpose || producer->kind == dnnl_graph_op_gen_index ||
         producer->kind == dnnl_graph_op_greater_equal || producer->kind == dnnl_graph_op_dropout)
         return 1.0;
-    return 0.3;
+    switch (producer->kind) {
+        /* Clipping activations zero about half of symmetric test data. */
+        case dnnl_graph_op_relu: case dnnl_graph_op_relu_backward:
+        case dnnl_graph_op_clamp: case dnnl_graph_op_clamp_backward:
+        case dnnl_graph_op_hard_sigmoid: case dnnl_graph_op_hard_sigmoid_backward:
+        case dnnl_graph_op_hard_swish: case dnnl_graph_op_hard_swish_backward: return 0.6;
+        default: return 0.3;
+    }
 }
 
 static bool eltwise_at_or_before(const pc_part_view *pv, const pc_op *producer) {

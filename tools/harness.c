@@ -425,8 +425,8 @@ int pc_harness_token(pc_harness *h, const char *tok) {
         return 0;
     }
     if ((v = value_of(tok, "--verbose")) || (strncmp(tok, "-v", 2) == 0 && (v = tok + 2, true))) {
-        long lv;
-        if (!parse_count(v, &lv, 0)) return option_error(h, "bad verbosity '%s'", tok);
+        long lv = 1;
+        if (*v && !parse_count(v, &lv, 0)) return option_error(h, "bad verbosity '%s'", tok);
         h->opts.verbose = (int)lv;
         return 0;
     }

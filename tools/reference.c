@@ -237,6 +237,30 @@ static void sdpa_bwd_stats(const pc_part_view *pv, const pc_op *op, pc_values *v
     }
 }
 
+/* The driver's SoftMax reference runs a plain loop whose running maximum
+ * starts at -FLT_MAX: a slice whose inputs are all -inf yields dst 0 and
+ * stats 0 whatever the mode (graph-json.md §10.3). */
+static void softmax_masked_slices(const pc_op *op, const float *in, float **outv) {
+    const pc_lt *lt = &op->in[0];
+    int nd = lt->ndims;
+    if (nd < 1) return;
+    int64_t axis = pc_attr_s64(op, dnnl_graph_op_attr_axis, 1);
+    if (axis < 0) axis += nd;
+    if (axis < 0 || axis >= nd) return;
+    int64_t outer = 1, inner = 1, len = lt->dims[axis];
+    for (int d = 0; d < axis; ++d) outer *= lt->dims[d];
+    for (int d = (int)axis + 1; d < nd; ++d) inner *= lt->dims[d];
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            bool all_masked = len > 0;
+            for (int64_t a = 0; a < len && all_masked; ++a)
+                if (in[(o * len + a) * inner + i] != -INFINITY) all_masked = false;
+            if (!all_masked) continue;
+            for (int64_t a = 0; a < len; ++a) outv[0][(o * len + a) * inner + i] = 0.f;
+            if (op->nout > 1 && outv[1]) outv[1][o * inner + i] = 0.f;
+        }
+}
+
 /* ---- one op through the library ------------------------------------------------------- */
 
 static pc_lt ref_lt(const pc_lt *lt, bool keep_type) {
@@ -433,6 +457,8 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
                            nout > 1 ? outv[1] : NULL);
         } else if (run_single(op, rin, rout, inv, outv, eng, strm, err, cap)) {
             goto next;
+        } else if (op->kind == dnnl_graph_op_softmax && nin == 1) {
+            softmax_masked_slices(op, inv[0], outv);
         }
         for (size_t o = 0; o < nout; ++o) {
             pc_tval *t = pc_values_put(vals, &op->out[o]);

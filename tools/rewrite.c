@@ -239,50 +239,59 @@ static int apply_shape_spec(const shape_spec *sp, const pc_lt *lt, int *nd, int6
     return 0;
 }
 
+/* Ops that hand their input 0 on unchanged in layout terms: whether that
+ * input carries the batch depends on where their output goes. */
+static bool passes_batch_through(int kind) {
+    return kind == dnnl_graph_op_dequantize || kind == dnnl_graph_op_quantize || kind == dnnl_graph_op_type_cast ||
+           kind == dnnl_graph_op_reorder || kind == dnnl_graph_op_dynamic_dequantize ||
+           kind == dnnl_graph_op_dynamic_quantize || kind == dnnl_graph_op_static_transpose ||
+           kind == dnnl_graph_op_static_reshape;
+}
+
+static bool tensor_carries_batch(const pc_case *c, size_t tid, int depth);
+
+/* Is input `i` of `op` a position that reaches a batch dimension? */
+static bool batch_position(const pc_case *c, const pc_op *op, size_t i, int depth) {
+    switch (op->kind) {
+        case dnnl_graph_op_convolution_backward_data:
+        case dnnl_graph_op_convolution_backward_weights:
+        case dnnl_graph_op_conv_transpose_backward_data:
+        case dnnl_graph_op_conv_transpose_backward_weights:
+        case dnnl_graph_op_end: return false;
+        case dnnl_graph_op_concat: return true;
+        case dnnl_graph_op_matmul: return i == 0 || (i == 1 && op->in[0].ndims > 2);
+        default: break;
+    }
+    if (passes_batch_through(op->kind)) {
+        /* DynamicDequantize scales/zps follow the data into batched MatMuls. */
+        bool data_input = i == 0 || (op->kind == dnnl_graph_op_dynamic_dequantize && op->in[i].ndims > 2);
+        if (!data_input || op->nout < 1) return false;
+        if (pc_case_consumer_count(c, op->out[0].id) == 0) return true;
+        return tensor_carries_batch(c, op->out[0].id, depth + 1);
+    }
+    if (pc_kind_is(op->kind, PC_K_BINARY_DRV) && op->nin >= 2) {
+        /* The larger-rank operand (input 0 on a tie). */
+        size_t best = 0;
+        for (size_t j = 1; j < op->nin; ++j)
+            if (op->in[j].ndims > op->in[best].ndims) best = j;
+        return best == i;
+    }
+    return i == 0;
+}
+
+static bool tensor_carries_batch(const pc_case *c, size_t tid, int depth) {
+    if (depth > 32) return false;
+    for (size_t k = 0; k < c->nops; ++k)
+        for (size_t i = 0; i < c->ops[k].nin; ++i)
+            if (c->ops[k].in[i].id == tid && batch_position(c, &c->ops[k], i, depth)) return true;
+    return false;
+}
+
 /* Graph inputs the driver treats as carrying the mini-batch (§9 step 1). */
 static bool batch_carrying(const pc_case *c, size_t tid) {
     const pc_lt *t = pc_case_tensor(c, tid);
     if (!t || t->ndims < 1 || pc_case_producer(c, tid) >= 0) return false;
-    for (size_t k = 0; k < c->nops; ++k) {
-        const pc_op *op = &c->ops[k];
-        switch (op->kind) {
-            case dnnl_graph_op_convolution_backward_data:
-            case dnnl_graph_op_convolution_backward_weights:
-            case dnnl_graph_op_conv_transpose_backward_data:
-            case dnnl_graph_op_conv_transpose_backward_weights:
-            case dnnl_graph_op_end: continue;
-            default: break;
-        }
-        for (size_t i = 0; i < op->nin; ++i) {
-            if (op->in[i].id != tid) continue;
-            if (op->kind == dnnl_graph_op_concat) return true;
-            if (op->kind == dnnl_graph_op_matmul) {
-                if (i == 0 || (i == 1 && op->in[0].ndims > 2)) return true;
-                continue;
-            }
-            if (op->kind == dnnl_graph_op_dynamic_dequantize) {
-                /* Feeds a batched MatMul through the dequantization. */
-                long consumer_rank_ok = 0;
-                for (size_t m = 0; m < c->nops; ++m)
-                    if (c->ops[m].kind == dnnl_graph_op_matmul && c->ops[m].nin >= 2 && c->ops[m].in[0].ndims > 2)
-                        for (size_t j = 0; j < 2; ++j)
-                            if (c->ops[m].in[j].id == op->out[0].id) consumer_rank_ok = 1;
-                if (consumer_rank_ok && op->in[i].ndims > 2) return true;
-                if (i == 0) return true;
-                continue;
-            }
-            if (pc_kind_is(op->kind, PC_K_BINARY_DRV) && op->nin >= 2) {
-                /* The larger-rank operand (input 0 on a tie). */
-                size_t best = 0;
-                for (size_t j = 1; j < op->nin; ++j)
-                    if (op->in[j].ndims > op->in[best].ndims) best = j;
-                if (best == i) return true;
-                continue;
-            }
-            if (i == 0) return true;
-        }
-    }
-    return false;
+    return tensor_carries_batch(c, tid, 0);
 }
 
 typedef struct {

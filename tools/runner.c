@@ -44,7 +44,8 @@ static void set_result(pc_case_result *r, pc_status st, const char *fmt, ...) {
 
 typedef struct {
     dnnl_graph_partition_t p;
-    size_t pid;
+    size_t index; /* position in the partition list */
+    size_t pid;   /* library partition id */
     bool supported;
     pc_part_view view; /* ops in topological order */
     pc_lt *ins;
@@ -261,7 +262,7 @@ static dnnl_status_t compile_part(part_t *pt, dnnl_engine_t eng, char *err, size
     if (st != dnnl_success) {
         char ops[256];
         describe_ops(pt, ops, sizeof ops);
-        snprintf(err, cap, "compile of partition %zu (%s) failed: %s", pt->pid, ops, pc_status_str(st));
+        snprintf(err, cap, "compile of partition #%zu (%s) failed: %s", pt->index, ops, pc_status_str(st));
     }
     return st;
 }
@@ -335,12 +336,12 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
     fill_part_inputs(pt, &vals, lib_results, propagate);
     for (size_t k = 0; k < pt->nins; ++k)
         if (!pc_values_find(&vals, pt->ins[k].id)) {
-            snprintf(msg, cap, "partition %zu: input %zu has no known shape", pt->pid, pt->ins[k].id);
+            snprintf(msg, cap, "partition #%zu: input %zu has no known shape", pt->index, pt->ins[k].id);
             res = PC_ST_FAILED;
             goto done;
         }
     if (pc_reference_run(&pt->view, &vals, eng, strm, err, sizeof err)) {
-        snprintf(msg, cap, "partition %zu: %s", pt->pid, err);
+        snprintf(msg, cap, "partition #%zu: %s", pt->index, err);
         res = PC_ST_UNTESTED;
         goto done;
     }
@@ -351,13 +352,13 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
         goto done;
     }
     if (prepare_exec(pt, &vals, eng, &a, err, sizeof err)) {
-        snprintf(msg, cap, "partition %zu: %s", pt->pid, err[0] ? err : "out of memory");
+        snprintf(msg, cap, "partition #%zu: %s", pt->index, err[0] ? err : "out of memory");
         res = PC_ST_FAILED;
         goto done;
     }
     st = execute(pt, &a, strm);
     if (st != dnnl_success) {
-        snprintf(msg, cap, "partition %zu: execution failed: %s", pt->pid, pc_status_str(st));
+        snprintf(msg, cap, "partition #%zu: execution failed: %s", pt->index, pc_status_str(st));
         res = PC_ST_FAILED;
         goto done;
     }
@@ -366,7 +367,7 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
         pc_tval *ref = pc_values_find(&vals, t->id);
         long prod = pc_case_producer(pt->view.c, t->id);
         if (!ref || prod < 0) {
-            snprintf(msg, cap, "partition %zu: no reference for output %zu", pt->pid, t->id);
+            snprintf(msg, cap, "partition #%zu: no reference for output %zu", pt->index, t->id);
             res = PC_ST_UNTESTED;
             goto done;
         }
@@ -375,7 +376,7 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
             char d1[96], d2[96];
             pc_lt_describe(&t->lt, d1, sizeof d1);
             pc_lt_describe(&ref->lt, d2, sizeof d2);
-            snprintf(msg, cap, "partition %zu: output %zu has shape %s, expected %s", pt->pid, t->id, d1, d2);
+            snprintf(msg, cap, "partition #%zu: output %zu has shape %s, expected %s", pt->index, t->id, d1, d2);
             res = PC_ST_FAILED;
             goto done;
         }
@@ -393,15 +394,15 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
         char cmsg[512] = "";
         pc_cmp_result cr = pc_compare(&pt->view, producer, out_index, &t->lt, ref->v, got, n, cmsg, sizeof cmsg);
         if (cr == PC_CMP_FAILED) {
-            snprintf(msg, cap, "partition %zu: %s", pt->pid, cmsg);
+            snprintf(msg, cap, "partition #%zu: %s", pt->index, cmsg);
             res = PC_ST_FAILED;
             goto done;
         }
         if (cr == PC_CMP_MISTRUSTED && res == PC_ST_PASSED) {
             res = PC_ST_MISTRUSTED;
-            snprintf(msg, cap, "partition %zu: %s", pt->pid, cmsg);
+            snprintf(msg, cap, "partition #%zu: %s", pt->index, cmsg);
         }
-        if (verbose >= 2) printf("    partition %zu output %zu: %lld values compared\n", pt->pid, t->id, (long long)n);
+        if (verbose >= 2) printf("    partition #%zu output %zu: %lld values compared\n", pt->index, t->id, (long long)n);
         pc_tval *keep = pc_values_put(lib_results, &ref->lt);
         if (keep) memcpy(keep->v, got, (size_t)n * sizeof *got);
     }
@@ -432,7 +433,7 @@ static pc_status time_part(part_t *pt, const pc_run_opts *o, dnnl_engine_t eng, 
         goto done;
     }
     if (prepare_exec(pt, &vals, eng, &a, err, sizeof err)) {
-        snprintf(msg, cap, "partition %zu: %s", pt->pid, err[0] ? err : "out of memory");
+        snprintf(msg, cap, "partition #%zu: %s", pt->index, err[0] ? err : "out of memory");
         res = PC_ST_FAILED;
         goto done;
     }
@@ -444,7 +445,7 @@ static pc_status time_part(part_t *pt, const pc_run_opts *o, dnnl_engine_t eng, 
         t[r] = now_ms() - t0;
     }
     if (st != dnnl_success) {
-        snprintf(msg, cap, "partition %zu: execution failed: %s", pt->pid, pc_status_str(st));
+        snprintf(msg, cap, "partition #%zu: execution failed: %s", pt->index, pc_status_str(st));
         res = PC_ST_FAILED;
         goto done;
     }
@@ -507,6 +508,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
     size_t nsup = 0, covered = 0;
     for (size_t k = 0; k < np; ++k) {
         pts[k].p = parts[k];
+        pts[k].index = k;
         if (load_part(c, order, &pts[k], err, sizeof err)) {
             set_result(r, PC_ST_FAILED, "partition %zu: %s", k, err);
             goto done;
@@ -516,7 +518,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
         if (o->verbose >= 1) {
             char ops[512];
             describe_ops(&pts[k], ops, sizeof ops);
-            printf("    partition %zu (id %zu): %s%s%s%s%s\n", k, pts[k].pid, pts[k].supported ? "supported" : "unsupported",
+            printf("    partition #%zu (id %zu): %s%s%s%s%s\n", k, pts[k].pid, pts[k].supported ? "supported" : "unsupported",
                    pts[k].view.sdpa_fwd ? ", sdpa" : "", pts[k].view.sdpa_bwd ? ", sdpa-bwd" : "",
                    pts[k].view.gated_mlp ? ", gated-mlp" : "", "");
             printf("      ops: %s\n", ops);
@@ -566,7 +568,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
         if (part_has_kind(&pts[k], dnnl_graph_op_pow))
             set_result(r, PC_ST_SKIPPED, "unsupported partition with Pow: %s", ops);
         else
-            set_result(r, PC_ST_UNIMPLEMENTED, "partition %zu (%s) is not supported", pts[k].pid, ops);
+            set_result(r, PC_ST_UNIMPLEMENTED, "partition #%zu (%s) is not supported", k, ops);
         goto done;
     }
 
@@ -585,7 +587,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
             char ops[256];
             describe_ops(&pts[k], ops, sizeof ops);
             if (len < sizeof r->perf)
-                len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, "%spartition %zu (%s): %.4f ms",
+                len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, "%spartition #%zu (%s): %.4f ms",
                                         k ? "; " : "", k, ops, med);
         }
         char tail[128];

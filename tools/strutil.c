@@ -89,7 +89,8 @@ bool pc_parse_bool(const char *s, bool *v) {
     char low[8];
     size_t n = strlen(s);
     if (n == 0 || n >= sizeof low) return false;
-    for (size_t k = 0; k <= n; ++k) low[k] = (char)tolower((unsigned char)s[k]);
+    for (size_t k = 0; k < n; ++k) low[k] = (char)tolower((unsigned char)s[k]);
+    low[n] = '\0';
     if (!strcmp(low, "true") || !strcmp(low, "1")) *v = true;
     else if (!strcmp(low, "false") || !strcmp(low, "0")) *v = false;
     else return false;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "ops/op_schema.h"
+#include "partition/pattern_sdpa.h"
 
 #define PT_MAX_POST_OPS 19 /* fusion-patterns.md §1.2 rule 7 */
 
@@ -57,6 +58,8 @@ static int match_compute_post_ops(const pt_graph *g, const int *group, int first
 }
 
 const pt_pattern_row pt_pattern_rows[] = {
+    /* SDPA forward: float_sdp_fusion with the Gemma, GPT and GQA forms folded in (§3.1-§3.4). */
+    {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, pt_prepare_sdpa_fwd},
     {"compute_post_ops_fusion", 9.7f, match_compute_post_ops, NULL},
 };
 const int pt_pattern_row_count = (int)(sizeof pt_pattern_rows / sizeof pt_pattern_rows[0]);
