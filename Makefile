@@ -25,8 +25,8 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	./$(BUILD)/partita --mode=C --case=examples/graphs/mlp_f32.json
-	./$(BUILD)/partita --mode=P --case=examples/graphs/mlp_f32.json
+	./$(BUILD)/partita --mode=C --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
+	./$(BUILD)/partita --mode=P --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
