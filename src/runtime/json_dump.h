@@ -9,7 +9,7 @@
 
 /* Writes `n` ops (in execution order) as one graph to `path`.
  * `partition_ids` (may be NULL) gives each op's partition id; when non-NULL
- * every op also gets the `partition_id` (s64) and `backend` ("dnnl_backend")
+ * every op also gets the `partition_id` (string, graph-json §4) and `backend` ("dnnl_backend")
  * attributes, as in graph-<gid>-partitioning.json.  input_ports/output_ports
  * are derived from the ops (graph-json.md §7).  Prints the informational
  * line "onednn_graph_verbose,info,serialize graph to a json file <name>".
