@@ -64,7 +64,8 @@ PT_REF_DECL(pt_ref_softmax) {
         float sum = 0.f;
         for (int64_t j = 0; j < len; ++j) sum += expf(pt_tv_getf(src, so + j * sa) - m);
         const bool all_masked = inf_as_zero && m == -INFINITY;
-        const float lse = all_masked ? -INFINITY : m + logf(sum);
+        /* A fully masked row reports stats 0 (fusion-patterns.md §18 item 5). */
+        const float lse = all_masked ? 0.f : m + logf(sum);
         for (int64_t j = 0; j < len; ++j) {
             float x = pt_tv_getf(src, so + j * sa), v;
             if (is_log) v = x - m - logf(sum);
