@@ -58,7 +58,7 @@ static int match_compute_post_ops(const pt_graph *g, const int *group, int first
 }
 
 const pt_pattern_row pt_pattern_rows[] = {
-    /* SDPA forward: float_sdp_fusion with the Gemma, GPT and GQA forms folded in (§3.1-§3.4). */
+    /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
     {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, pt_prepare_sdpa_fwd},
     {"compute_post_ops_fusion", 9.7f, match_compute_post_ops, NULL},
 };
