@@ -285,7 +285,8 @@ static void compare(const char *name, const lt_t *lt, const void *ref, const voi
         if (diff > worst) worst = diff;
         if (tol < 0 || diff > tol * (1.0 + fabs((double)a))) ++bad;
     }
-    if (bad) fprintf(stderr, "  %s: %lld of %lld differ, worst %g\n", name, (long long)bad, (long long)total, worst);
+    if (bad)
+        fprintf(stderr, "  %s: %lld of %lld differ, worst %g\n", name, (long long)bad, (long long)total, worst);
     CHECK_EQ_INT(bad, 0);
 }
 

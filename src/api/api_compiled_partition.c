@@ -102,7 +102,9 @@ dnnl_status_t DNNL_API dnnl_graph_compiled_partition_get_scratchpad_logical_tens
     memset(lt, 0, sizeof *lt);
     lt->id = SIZE_MAX;
     lt->ndims = 1;
-    lt->dims[0] = compiled_partition->c ? (int64_t)compiled_partition->c->scratch_size : 0;
+    const pt_compiled *c = compiled_partition->c;
+    /* A fused plan needs only its kernel's scratch, not the op-by-op one. */
+    lt->dims[0] = !c ? 0 : (int64_t)(c->has_fused ? c->fused.scratch_bytes : c->scratch_size);
     lt->data_type = dnnl_u8;
     lt->property = dnnl_graph_tensor_property_variable;
     lt->layout_type = dnnl_graph_layout_type_strided;

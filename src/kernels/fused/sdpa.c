@@ -839,7 +839,8 @@ static inline void online_row(const float *srow, int nk, const float *vf, int64_
 }
 
 /* Online (flash) order for rows [i0, i0+mq). */
-static void block_online(const sd_args *A, const int64_t *boff, int64_t i0, int mq, char *buf, const sd_layout *L) {
+static void block_online(const sd_args *A, const int64_t *boff, int64_t i0, int mq, char *buf,
+                         const sd_layout *L) {
     const sd_plan *p = A->p;
     const int64_t D = p->dqk, DV = p->dv, SKV = p->skv;
     const int bk = p->bk;
