@@ -1,5 +1,6 @@
 /* JSON graph loader (cJSON) and case utilities; see case_json.h. */
 #include "case_json.h"
+#include "strutil.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,13 +24,6 @@ static char *dup_str(const char *s) {
     return d;
 }
 
-static void set_err(char *err, size_t cap, const char *fmt, ...) {
-    if (!err || !cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 void pc_dense_strides(int ndims, const int64_t *dims, int64_t *strides) {
     int64_t s = 1;
@@ -243,7 +237,7 @@ int pc_case_topo_order(const pc_case *c, size_t *order, char *err, size_t errcap
         free(indeg);
         free(ready);
         free(done);
-        set_err(err, errcap, "%s: out of memory", c->path);
+        pc_set_err(err, errcap, "%s: out of memory", c->path);
         return -1;
     }
     /* One edge per (producer, consumer input) pair. */
@@ -251,7 +245,7 @@ int pc_case_topo_order(const pc_case *c, size_t *order, char *err, size_t errcap
         for (size_t o = 0; o < c->ops[k].nout; ++o) {
             long p = pc_case_producer(c, c->ops[k].out[o].id);
             if (p != (long)k) {
-                set_err(err, errcap, "%s: tensor %zu is produced by op %zu and op %zu", c->path,
+                pc_set_err(err, errcap, "%s: tensor %zu is produced by op %zu and op %zu", c->path,
                         c->ops[k].out[o].id, c->ops[p].id, c->ops[k].id);
                 free(indeg);
                 free(ready);
@@ -260,7 +254,7 @@ int pc_case_topo_order(const pc_case *c, size_t *order, char *err, size_t errcap
             }
             for (size_t q = o + 1; q < c->ops[k].nout; ++q)
                 if (c->ops[k].out[q].id == c->ops[k].out[o].id) {
-                    set_err(err, errcap, "%s: op %zu lists output tensor %zu twice", c->path, c->ops[k].id,
+                    pc_set_err(err, errcap, "%s: op %zu lists output tensor %zu twice", c->path, c->ops[k].id,
                             c->ops[k].out[o].id);
                     free(indeg);
                     free(ready);
@@ -302,7 +296,7 @@ int pc_case_topo_order(const pc_case *c, size_t *order, char *err, size_t errcap
     free(ready);
     free(done);
     if (count != n) {
-        set_err(err, errcap, "%s: the graph has a cycle (%zu of %zu ops ordered)", c->path, count, n);
+        pc_set_err(err, errcap, "%s: the graph has a cycle (%zu of %zu ops ordered)", c->path, count, n);
         return -1;
     }
     return 0;
@@ -423,13 +417,13 @@ static int parse_fpmath(const char *s, dnnl_fpmath_mode_t *m) {
 static int read_dims(const ctx_t *cx, const cJSON *arr, const char *what, size_t op_id, size_t tid, int *count,
                      int64_t *vals) {
     if (!cJSON_IsArray(arr)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' must be an array of integers", cx->path, op_id,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' must be an array of integers", cx->path, op_id,
                 tid, what);
         return -1;
     }
     int n = cJSON_GetArraySize(arr);
     if (n > DNNL_MAX_NDIMS) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' has %d entries (at most %d)", cx->path, op_id,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' has %d entries (at most %d)", cx->path, op_id,
                 tid, what, n, DNNL_MAX_NDIMS);
         return -1;
     }
@@ -437,7 +431,7 @@ static int read_dims(const ctx_t *cx, const cJSON *arr, const char *what, size_t
     const cJSON *e;
     cJSON_ArrayForEach(e, arr) {
         if (!json_int(e, &vals[k])) {
-            set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' entry %d is not an integer", cx->path, op_id,
+            pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: '%s' entry %d is not an integer", cx->path, op_id,
                     tid, what, k);
             return -1;
         }
@@ -450,18 +444,18 @@ static int read_dims(const ctx_t *cx, const cJSON *arr, const char *what, size_t
 static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char *side, int idx, pc_lt *lt) {
     memset(lt, 0, sizeof *lt);
     if (!cJSON_IsObject(t)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: %s[%d] is not an object", cx->path, op_id, side, idx);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: %s[%d] is not an object", cx->path, op_id, side, idx);
         return -1;
     }
     if (!json_u64(cJSON_GetObjectItemCaseSensitive(t, "id"), &lt->id)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: %s[%d]: missing or invalid 'id' (unsigned integer)", cx->path,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: %s[%d]: missing or invalid 'id' (unsigned integer)", cx->path,
                 op_id, side, idx);
         return -1;
     }
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(t, "dtype");
     int dtv = cJSON_IsString(dt) ? pc_dt_from_name(dt->valuestring) : -1;
     if (dtv < 0) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: missing or unknown 'dtype'%s%s%s", cx->path, op_id,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: missing or unknown 'dtype'%s%s%s", cx->path, op_id,
                 lt->id, cJSON_IsString(dt) ? " \"" : "", cJSON_IsString(dt) ? dt->valuestring : "",
                 cJSON_IsString(dt) ? "\"" : "");
         return -1;
@@ -471,14 +465,14 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
     int nd = -1;
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(t, "shape");
     if (!shape) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: missing 'shape'", cx->path, op_id, lt->id);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: missing 'shape'", cx->path, op_id, lt->id);
         return -1;
     }
     if (read_dims(cx, shape, "shape", op_id, lt->id, &nd, lt->dims)) return -1;
     lt->ndims = nd;
     for (int d = 0; d < nd; ++d)
         if (lt->dims[d] < 0 && lt->dims[d] != DNNL_GRAPH_UNKNOWN_DIM) {
-            set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: negative dimension %" PRId64 " in 'shape'", cx->path,
+            pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: negative dimension %" PRId64 " in 'shape'", cx->path,
                     op_id, lt->id, lt->dims[d]);
             return -1;
         }
@@ -490,7 +484,7 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
     if (stride && read_dims(cx, stride, "stride", op_id, lt->id, &ns, strides)) return -1;
     const cJSON *lay = cJSON_GetObjectItemCaseSensitive(t, "layout_type");
     if (lay && !cJSON_IsString(lay)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'layout_type' must be a string", cx->path, op_id, lt->id);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'layout_type' must be a string", cx->path, op_id, lt->id);
         return -1;
     }
     const char *ls = lay ? lay->valuestring : (ns >= 0 ? "strided" : "undef");
@@ -499,7 +493,7 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
     else if (strcmp(ls, "undef") == 0) lt->layout_type = dnnl_graph_layout_type_undef;
     else if (strcmp(ls, "opaque") == 0) lt->layout_type = dnnl_graph_layout_type_opaque;
     else {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: unknown layout_type \"%s\"", cx->path, op_id, lt->id, ls);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: unknown layout_type \"%s\"", cx->path, op_id, lt->id, ls);
         return -1;
     }
     if (lt->layout_type == dnnl_graph_layout_type_opaque) {
@@ -508,7 +502,7 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
         for (int d = 0; d < DNNL_MAX_NDIMS; ++d) lt->layout.strides[d] = DNNL_GRAPH_UNKNOWN_DIM;
         if (nd >= 0 && ns >= 0) {
             if (ns != nd) {
-                set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'stride' has %d entries but 'shape' has %d",
+                pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'stride' has %d entries but 'shape' has %d",
                         cx->path, op_id, lt->id, ns, nd);
                 return -1;
             }
@@ -520,7 +514,7 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
 
     const cJSON *prop = cJSON_GetObjectItemCaseSensitive(t, "property_type");
     if (prop && !cJSON_IsString(prop)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'property_type' must be a string", cx->path, op_id,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: 'property_type' must be a string", cx->path, op_id,
                 lt->id);
         return -1;
     }
@@ -530,7 +524,7 @@ static int read_tensor(const ctx_t *cx, const cJSON *t, size_t op_id, const char
     else if (strcmp(ps, "constant") == 0) lt->property = dnnl_graph_tensor_property_constant;
     else if (strcmp(ps, "host_scalar") == 0) lt->property = dnnl_graph_tensor_property_host_scalar;
     else {
-        set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: unknown property_type \"%s\"", cx->path, op_id, lt->id,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: tensor %zu: unknown property_type \"%s\"", cx->path, op_id, lt->id,
                 ps);
         return -1;
     }
@@ -545,7 +539,7 @@ static bool is_internal_attr(const char *name) {
 static int read_attr(const ctx_t *cx, pc_op *op, const cJSON *a) {
     const char *name = a->string ? a->string : "";
     if (!cJSON_IsObject(a)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s' is not an object", cx->path, op->id, name);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s' is not an object", cx->path, op->id, name);
         return -1;
     }
     if (!a->child) return 0; /* "{}": a value of none of the six types */
@@ -559,11 +553,11 @@ static int read_attr(const ctx_t *cx, pc_op *op, const cJSON *a) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
     pc_attr_type t = cJSON_IsString(ty) ? pc_attr_type_from_str(ty->valuestring) : PC_AT_NONE;
     if (t == PC_AT_NONE) {
-        set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s': missing or unknown 'type'", cx->path, op->id, name);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s': missing or unknown 'type'", cx->path, op->id, name);
         return -1;
     }
     if (!v) {
-        set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s': missing 'value'", cx->path, op->id, name);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s': missing 'value'", cx->path, op->id, name);
         return -1;
     }
     int64_t iv[64];
@@ -645,7 +639,7 @@ static int read_attr(const ctx_t *cx, pc_op *op, const cJSON *a) {
     if (ibuf != iv) free(ibuf);
     if (fbuf != fv) free(fbuf);
     if (rc) {
-        set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s' (type %s): %s", cx->path, op->id, name,
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: attribute '%s' (type %s): %s", cx->path, op->id, name,
                 pc_attr_type_str(t), what ? what : "invalid value");
         return -1;
     }
@@ -655,13 +649,13 @@ static int read_attr(const ctx_t *cx, pc_op *op, const cJSON *a) {
 static int read_tensor_list(const ctx_t *cx, const cJSON *arr, size_t op_id, const char *side, pc_lt **out,
                             size_t *n) {
     if (!cJSON_IsArray(arr)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: missing or invalid '%s' (array of tensors)", cx->path, op_id, side);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: missing or invalid '%s' (array of tensors)", cx->path, op_id, side);
         return -1;
     }
     int cnt = cJSON_GetArraySize(arr);
     *out = calloc(cnt ? (size_t)cnt : 1, sizeof **out);
     if (!*out) {
-        set_err(cx->err, cx->cap, "%s: out of memory", cx->path);
+        pc_set_err(cx->err, cx->cap, "%s: out of memory", cx->path);
         return -1;
     }
     *n = (size_t)cnt;
@@ -676,33 +670,33 @@ static int read_tensor_list(const ctx_t *cx, const cJSON *arr, size_t op_id, con
 
 static int read_op(const ctx_t *cx, const cJSON *o, int idx, pc_op *op) {
     if (!cJSON_IsObject(o)) {
-        set_err(cx->err, cx->cap, "%s: graph[%d] is not an object", cx->path, idx);
+        pc_set_err(cx->err, cx->cap, "%s: graph[%d] is not an object", cx->path, idx);
         return -1;
     }
     if (!json_u64(cJSON_GetObjectItemCaseSensitive(o, "id"), &op->id)) {
-        set_err(cx->err, cx->cap, "%s: graph[%d]: missing or invalid op 'id' (unsigned integer)", cx->path, idx);
+        pc_set_err(cx->err, cx->cap, "%s: graph[%d]: missing or invalid op 'id' (unsigned integer)", cx->path, idx);
         return -1;
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
     if (name && !cJSON_IsString(name)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: 'name' must be a string", cx->path, op->id);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: 'name' must be a string", cx->path, op->id);
         return -1;
     }
     op->name = dup_str(name ? name->valuestring : "");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     if (!cJSON_IsString(kind)) {
-        set_err(cx->err, cx->cap, "%s: op %zu: missing or invalid 'kind' (string)", cx->path, op->id);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: missing or invalid 'kind' (string)", cx->path, op->id);
         return -1;
     }
     op->kind = pc_kind_from_name(kind->valuestring);
     if (op->kind < 0) {
-        set_err(cx->err, cx->cap, "%s: op %zu: unknown op kind \"%s\"", cx->path, op->id, kind->valuestring);
+        pc_set_err(cx->err, cx->cap, "%s: op %zu: unknown op kind \"%s\"", cx->path, op->id, kind->valuestring);
         return -1;
     }
     const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(o, "attrs");
     if (attrs) {
         if (!cJSON_IsObject(attrs)) {
-            set_err(cx->err, cx->cap, "%s: op %zu: 'attrs' must be an object", cx->path, op->id);
+            pc_set_err(cx->err, cx->cap, "%s: op %zu: 'attrs' must be an object", cx->path, op->id);
             return -1;
         }
         const cJSON *a;
@@ -733,13 +727,13 @@ int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, siz
         int line = 1;
         if (at && at >= text)
             for (const char *p = text; p < at && *p; ++p) line += *p == '\n';
-        set_err(err, errcap, "%s: line %d: JSON syntax error", cx.path, line);
+        pc_set_err(err, errcap, "%s: line %d: JSON syntax error", cx.path, line);
         pc_case_free(c);
         return -1;
     }
     int rc = -1;
     if (!cJSON_IsObject(root)) {
-        set_err(err, errcap, "%s: the top level is not a JSON object", cx.path);
+        pc_set_err(err, errcap, "%s: the top level is not a JSON object", cx.path);
         goto done;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
@@ -747,7 +741,7 @@ int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, siz
     const cJSON *fp = cJSON_GetObjectItemCaseSensitive(root, "fpmath_mode");
     if (fp) {
         if (!cJSON_IsString(fp) || parse_fpmath(fp->valuestring, &c->fpmath)) {
-            set_err(err, errcap, "%s: invalid 'fpmath_mode' (strict, bf16, f16, tf32 or any)", cx.path);
+            pc_set_err(err, errcap, "%s: invalid 'fpmath_mode' (strict, bf16, f16, tf32 or any)", cx.path);
             goto done;
         }
     }
@@ -757,23 +751,23 @@ int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, siz
         else if (cJSON_IsString(ati) && strcmp(ati->valuestring, "true") == 0) c->apply_to_int = 1;
         else if (cJSON_IsString(ati) && strcmp(ati->valuestring, "false") == 0) c->apply_to_int = 0;
         else {
-            set_err(err, errcap, "%s: invalid 'fpmath_mode_apply_to_int' (\"true\" or \"false\")", cx.path);
+            pc_set_err(err, errcap, "%s: invalid 'fpmath_mode_apply_to_int' (\"true\" or \"false\")", cx.path);
             goto done;
         }
     }
     const cJSON *graph = cJSON_GetObjectItemCaseSensitive(root, "graph");
     if (!cJSON_IsArray(graph)) {
-        set_err(err, errcap, "%s: missing 'graph' array", cx.path);
+        pc_set_err(err, errcap, "%s: missing 'graph' array", cx.path);
         goto done;
     }
     int nops = cJSON_GetArraySize(graph);
     if (nops == 0) {
-        set_err(err, errcap, "%s: 'graph' is empty", cx.path);
+        pc_set_err(err, errcap, "%s: 'graph' is empty", cx.path);
         goto done;
     }
     c->ops = calloc((size_t)nops, sizeof *c->ops);
     if (!c->ops || !c->path || !c->version) {
-        set_err(err, errcap, "%s: out of memory", cx.path);
+        pc_set_err(err, errcap, "%s: out of memory", cx.path);
         goto done;
     }
     c->nops = (size_t)nops;
@@ -786,7 +780,7 @@ int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, siz
     for (size_t a = 0; a < c->nops; ++a)
         for (size_t b = a + 1; b < c->nops; ++b)
             if (c->ops[a].id == c->ops[b].id) {
-                set_err(err, errcap, "%s: op id %zu is used twice", cx.path, c->ops[a].id);
+                pc_set_err(err, errcap, "%s: op id %zu is used twice", cx.path, c->ops[a].id);
                 goto done;
             }
     rc = 0;
@@ -800,7 +794,7 @@ int pc_case_load(const char *path, pc_case *c, char *err, size_t errcap) {
     memset(c, 0, sizeof *c);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        pc_set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     size_t cap = 1 << 16, len = 0;
@@ -822,7 +816,7 @@ int pc_case_load(const char *path, pc_case *c, char *err, size_t errcap) {
     fclose(f);
     if (!buf || read_err) {
         free(buf);
-        set_err(err, errcap, "%s: cannot read the file", path);
+        pc_set_err(err, errcap, "%s: cannot read the file", path);
         return -1;
     }
     buf[len] = '\0';

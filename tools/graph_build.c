@@ -1,18 +1,12 @@
 /* Case -> library objects; see graph_build.h. */
 #include "graph_build.h"
+#include "strutil.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void set_err(char *err, size_t cap, const char *fmt, ...) {
-    if (!err || !cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 const char *pc_status_str(dnnl_status_t st) {
     switch (st) {
@@ -74,11 +68,11 @@ static dnnl_status_t set_attr(dnnl_graph_op_t dop, const pc_op *op, const pc_att
         default: goto mismatch;
     }
     if (st != dnnl_success)
-        set_err(err, cap, "op %zu (%s): setting attribute '%s' failed: %s", op->id, pc_kind_name(op->kind), aname,
+        pc_set_err(err, cap, "op %zu (%s): setting attribute '%s' failed: %s", op->id, pc_kind_name(op->kind), aname,
                 pc_status_str(st));
     return st;
 mismatch:
-    set_err(err, cap, "op %zu (%s): attribute '%s' has type %s, expected %s", op->id, pc_kind_name(op->kind), aname,
+    pc_set_err(err, cap, "op %zu (%s): attribute '%s' has type %s, expected %s", op->id, pc_kind_name(op->kind), aname,
             pc_attr_type_str(a->type), pc_attr_type_str(want));
     return dnnl_invalid_arguments;
 }
@@ -90,20 +84,20 @@ dnnl_status_t pc_build_op(const pc_op *op, const pc_lt *in, const pc_lt *out, dn
     dnnl_graph_op_t dop = NULL;
     dnnl_status_t st = dnnl_graph_op_create(&dop, op->id, (dnnl_graph_op_kind_t)op->kind, op->name);
     if (st != dnnl_success) {
-        set_err(err, cap, "op %zu (%s): dnnl_graph_op_create failed: %s", op->id, pc_kind_name(op->kind),
+        pc_set_err(err, cap, "op %zu (%s): dnnl_graph_op_create failed: %s", op->id, pc_kind_name(op->kind),
                 pc_status_str(st));
         return st;
     }
     for (size_t k = 0; k < op->nin && st == dnnl_success; ++k) {
         st = dnnl_graph_op_add_input(dop, &in[k]);
         if (st != dnnl_success)
-            set_err(err, cap, "op %zu (%s): adding input %zu failed: %s", op->id, pc_kind_name(op->kind), k,
+            pc_set_err(err, cap, "op %zu (%s): adding input %zu failed: %s", op->id, pc_kind_name(op->kind), k,
                     pc_status_str(st));
     }
     for (size_t k = 0; k < op->nout && st == dnnl_success; ++k) {
         st = dnnl_graph_op_add_output(dop, &out[k]);
         if (st != dnnl_success)
-            set_err(err, cap, "op %zu (%s): adding output %zu failed: %s", op->id, pc_kind_name(op->kind), k,
+            pc_set_err(err, cap, "op %zu (%s): adding output %zu failed: %s", op->id, pc_kind_name(op->kind), k,
                     pc_status_str(st));
     }
     for (size_t k = 0; k < op->nattr && st == dnnl_success; ++k) st = set_attr(dop, op, &op->attrs[k], err, cap);
@@ -120,12 +114,12 @@ dnnl_status_t pc_build_graph(const pc_case *c, const size_t *order, dnnl_engine_
     dnnl_graph_graph_t graph = NULL;
     dnnl_status_t st = dnnl_graph_graph_create_with_fpmath_mode(&graph, ek, c->fpmath);
     if (st != dnnl_success) {
-        set_err(err, cap, "graph creation failed: %s", pc_status_str(st));
+        pc_set_err(err, cap, "graph creation failed: %s", pc_status_str(st));
         return st;
     }
     st = dnnl_graph_graph_set_fpmath_mode(graph, c->fpmath, c->apply_to_int);
     if (st != dnnl_success) {
-        set_err(err, cap, "setting the graph math mode failed: %s", pc_status_str(st));
+        pc_set_err(err, cap, "setting the graph math mode failed: %s", pc_status_str(st));
         dnnl_graph_graph_destroy(graph);
         return st;
     }
@@ -137,14 +131,14 @@ dnnl_status_t pc_build_graph(const pc_case *c, const size_t *order, dnnl_engine_
         st = dnnl_graph_add_op(graph, dop);
         dnnl_graph_op_destroy(dop);
         if (st != dnnl_success) {
-            set_err(err, cap, "adding op %zu (%s) to the graph failed: %s", op->id, pc_kind_name(op->kind),
+            pc_set_err(err, cap, "adding op %zu (%s) to the graph failed: %s", op->id, pc_kind_name(op->kind),
                     pc_status_str(st));
             break;
         }
     }
     if (st == dnnl_success) {
         st = dnnl_graph_graph_finalize(graph);
-        if (st != dnnl_success) set_err(err, cap, "graph finalization failed: %s", pc_status_str(st));
+        if (st != dnnl_success) pc_set_err(err, cap, "graph finalization failed: %s", pc_status_str(st));
     }
     if (st != dnnl_success) {
         dnnl_graph_graph_destroy(graph);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "ir/op.h"
+
 #define U PC_K_UNARY
 #define BA PC_K_BINARY_ARITH
 #define BD PC_K_BINARY_DRV
@@ -109,54 +111,6 @@ static const struct {
     {dnnl_graph_op_dropout, "Dropout", ED},
 };
 
-static const struct {
-    int id;
-    const char *name;
-} attrs[] = {
-    {dnnl_graph_op_attr_alpha, "alpha"},
-    {dnnl_graph_op_attr_beta, "beta"},
-    {dnnl_graph_op_attr_epsilon, "epsilon"},
-    {dnnl_graph_op_attr_max, "max"},
-    {dnnl_graph_op_attr_min, "min"},
-    {dnnl_graph_op_attr_momentum, "momentum"},
-    {dnnl_graph_op_attr_scales, "scales"},
-    {dnnl_graph_op_attr_axis, "axis"},
-    {dnnl_graph_op_attr_begin_norm_axis, "begin_norm_axis"},
-    {dnnl_graph_op_attr_groups, "groups"},
-    {dnnl_graph_op_attr_axes, "axes"},
-    {dnnl_graph_op_attr_dilations, "dilations"},
-    {dnnl_graph_op_attr_dst_shape, "dst_shape"},
-    {dnnl_graph_op_attr_kernel, "kernel"},
-    {dnnl_graph_op_attr_order, "order"},
-    {dnnl_graph_op_attr_output_padding, "output_padding"},
-    {dnnl_graph_op_attr_pads_begin, "pads_begin"},
-    {dnnl_graph_op_attr_pads_end, "pads_end"},
-    {dnnl_graph_op_attr_shape, "shape"},
-    {dnnl_graph_op_attr_sizes, "sizes"},
-    {dnnl_graph_op_attr_src_shape, "src_shape"},
-    {dnnl_graph_op_attr_strides, "strides"},
-    {dnnl_graph_op_attr_weights_shape, "weights_shape"},
-    {dnnl_graph_op_attr_zps, "zps"},
-    {dnnl_graph_op_attr_group_shape, "group_shape"},
-    {dnnl_graph_op_attr_exclude_pad, "exclude_pad"},
-    {dnnl_graph_op_attr_keep_dims, "keep_dims"},
-    {dnnl_graph_op_attr_keep_stats, "keep_stats"},
-    {dnnl_graph_op_attr_per_channel_broadcast, "per_channel_broadcast"},
-    {dnnl_graph_op_attr_special_zero, "special_zero"},
-    {dnnl_graph_op_attr_transpose_a, "transpose_a"},
-    {dnnl_graph_op_attr_transpose_b, "transpose_b"},
-    {dnnl_graph_op_attr_use_affine, "use_affine"},
-    {dnnl_graph_op_attr_use_dst, "use_dst"},
-    {dnnl_graph_op_attr_auto_broadcast, "auto_broadcast"},
-    {dnnl_graph_op_attr_auto_pad, "auto_pad"},
-    {dnnl_graph_op_attr_coordinate_transformation_mode, "coordinate_transformation_mode"},
-    {dnnl_graph_op_attr_data_format, "data_format"},
-    {dnnl_graph_op_attr_mode, "mode"},
-    {dnnl_graph_op_attr_qtype, "qtype"},
-    {dnnl_graph_op_attr_rounding_type, "rounding_type"},
-    {dnnl_graph_op_attr_weights_format, "weights_format"},
-    {dnnl_graph_op_attr_accumulation_mode, "accumulation_mode"},
-};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -179,17 +133,13 @@ unsigned pc_kind_flags(int kind) {
     return 0;
 }
 
+/* Attribute names come from the library's one table (src/ir/op.c). */
 int pc_attr_from_name(const char *name) {
-    if (!name) return dnnl_graph_op_attr_undef;
-    for (size_t i = 0; i < COUNT(attrs); ++i)
-        if (strcmp(attrs[i].name, name) == 0) return attrs[i].id;
-    return dnnl_graph_op_attr_undef;
+    return name ? pt_attr_from_name(name) : dnnl_graph_op_attr_undef;
 }
 
 const char *pc_attr_name(int attr) {
-    for (size_t i = 0; i < COUNT(attrs); ++i)
-        if (attrs[i].id == attr) return attrs[i].name;
-    return "unknown";
+    return pt_attr_from_name(pt_attr_name(attr)) == attr ? pt_attr_name(attr) : "unknown";
 }
 
 pc_attr_type pc_attr_type_of(int attr) {

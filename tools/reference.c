@@ -10,16 +10,10 @@
 
 #include "dtconv.h"
 #include "graph_build.h"
+#include "strutil.h"
 
 #define MAXD DNNL_MAX_NDIMS
 
-static void set_err(char *err, size_t cap, const char *fmt, ...) {
-    if (!err || !cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- value map ------------------------------------------------------------- */
 
@@ -287,18 +281,18 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
     void *scratch = NULL;
     dnnl_graph_tensor_t st_t = NULL;
     if (!ibuf || !obuf || !it || !ot || !q || !ip || !opp) {
-        set_err(err, cap, "reference: out of memory");
+        pc_set_err(err, cap, "reference: out of memory");
         goto done;
     }
     dnnl_status_t st = pc_build_op(op, rin, rout, &dop, berr, sizeof berr);
     if (st != dnnl_success) {
-        set_err(err, cap, "reference: %s", berr);
+        pc_set_err(err, cap, "reference: %s", berr);
         goto done;
     }
     st = dnnl_graph_partition_create_with_op(&part, dop, dnnl_cpu);
     if (st != dnnl_success) {
         part = NULL;
-        set_err(err, cap, "reference: op %zu (%s): single-op partition failed: %s", op->id, pc_kind_name(op->kind),
+        pc_set_err(err, cap, "reference: op %zu (%s): single-op partition failed: %s", op->id, pc_kind_name(op->kind),
                 pc_status_str(st));
         goto done;
     }
@@ -307,21 +301,21 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
     if (st != dnnl_success || !supported) {
         char d0[96] = "";
         if (nin) pc_lt_describe(&rin[0], d0, sizeof d0);
-        set_err(err, cap, "reference: op %zu (%s, input 0 %s) is not supported as an f32 single-op partition",
+        pc_set_err(err, cap, "reference: op %zu (%s, input 0 %s) is not supported as an f32 single-op partition",
                 op->id, pc_kind_name(op->kind), d0);
         goto done;
     }
     st = dnnl_graph_compiled_partition_create(&cp, part);
     if (st != dnnl_success) {
         cp = NULL;
-        set_err(err, cap, "reference: op %zu: compiled partition creation failed: %s", op->id, pc_status_str(st));
+        pc_set_err(err, cap, "reference: op %zu: compiled partition creation failed: %s", op->id, pc_status_str(st));
         goto done;
     }
     for (size_t i = 0; i < nin; ++i) ip[i] = &rin[i];
     for (size_t o = 0; o < nout; ++o) opp[o] = &rout[o];
     st = dnnl_graph_partition_compile(part, cp, nin, ip, nout, opp, eng);
     if (st != dnnl_success) {
-        set_err(err, cap, "reference: op %zu (%s): compile failed: %s", op->id, pc_kind_name(op->kind),
+        pc_set_err(err, cap, "reference: op %zu (%s): compile failed: %s", op->id, pc_kind_name(op->kind),
                 pc_status_str(st));
         goto done;
     }
@@ -329,20 +323,20 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
         size_t bytes = pc_buffer_bytes(rin[i].data_type, rin[i].ndims, rin[i].dims, rin[i].layout.strides);
         ibuf[i] = calloc(bytes ? bytes : 1, 1);
         if (!ibuf[i]) {
-            set_err(err, cap, "reference: out of memory");
+            pc_set_err(err, cap, "reference: out of memory");
             goto done;
         }
         pc_values_to_buffer(&rin[i], inv[i], ibuf[i]);
         st = dnnl_graph_tensor_create(&it[i], &rin[i], eng, ibuf[i]);
         if (st != dnnl_success) {
-            set_err(err, cap, "reference: op %zu: input tensor creation failed: %s", op->id, pc_status_str(st));
+            pc_set_err(err, cap, "reference: op %zu: input tensor creation failed: %s", op->id, pc_status_str(st));
             goto done;
         }
     }
     for (size_t o = 0; o < nout; ++o) {
         st = dnnl_graph_compiled_partition_query_logical_tensor(cp, rout[o].id, &q[o]);
         if (st != dnnl_success || q[o].layout_type != dnnl_graph_layout_type_strided || !pc_lt_shape_known(&q[o])) {
-            set_err(err, cap, "reference: op %zu: output %zu query failed or not strided", op->id, o);
+            pc_set_err(err, cap, "reference: op %zu: output %zu query failed or not strided", op->id, o);
             goto done;
         }
         size_t bytes = 0;
@@ -351,12 +345,12 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
         if (mine > bytes) bytes = mine;
         obuf[o] = calloc(bytes ? bytes : 1, 1);
         if (!obuf[o]) {
-            set_err(err, cap, "reference: out of memory");
+            pc_set_err(err, cap, "reference: out of memory");
             goto done;
         }
         st = dnnl_graph_tensor_create(&ot[o], &q[o], eng, obuf[o]);
         if (st != dnnl_success) {
-            set_err(err, cap, "reference: op %zu: output tensor creation failed: %s", op->id, pc_status_str(st));
+            pc_set_err(err, cap, "reference: op %zu: output tensor creation failed: %s", op->id, pc_status_str(st));
             goto done;
         }
     }
@@ -365,7 +359,7 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
         slt.dims[0] > 0) {
         scratch = malloc((size_t)slt.dims[0]);
         if (!scratch || dnnl_graph_tensor_create(&st_t, &slt, eng, scratch) != dnnl_success) {
-            set_err(err, cap, "reference: op %zu: scratchpad allocation failed", op->id);
+            pc_set_err(err, cap, "reference: op %zu: scratchpad allocation failed", op->id);
             goto done;
         }
     }
@@ -373,7 +367,7 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
                                                   (const_dnnl_graph_tensor_t *)ot, st_t);
     if (st == dnnl_success) st = dnnl_stream_wait(strm);
     if (st != dnnl_success) {
-        set_err(err, cap, "reference: op %zu (%s): execution failed: %s", op->id, pc_kind_name(op->kind),
+        pc_set_err(err, cap, "reference: op %zu (%s): execution failed: %s", op->id, pc_kind_name(op->kind),
                 pc_status_str(st));
         goto done;
     }
@@ -411,7 +405,7 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
         const pc_op *op = &pv->c->ops[pv->ops[k]];
         if (op->kind == dnnl_graph_op_end) continue; /* its input is compared as an output */
         if (op->kind == dnnl_graph_op_wildcard || op->kind == dnnl_graph_op_pow) {
-            set_err(err, cap, "reference: op %zu (%s) has no reference", op->id, pc_kind_name(op->kind));
+            pc_set_err(err, cap, "reference: op %zu (%s) has no reference", op->id, pc_kind_name(op->kind));
             return -1;
         }
         sdpa_bwd_stats(pv, op, vals);
@@ -421,13 +415,13 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
         float **inv = calloc(nin + 1, sizeof *inv), **outv = calloc(nout + 1, sizeof *outv);
         int rc = -1;
         if (!rin || !rout || !inv || !outv) {
-            set_err(err, cap, "reference: out of memory");
+            pc_set_err(err, cap, "reference: out of memory");
             goto next;
         }
         for (size_t i = 0; i < nin; ++i) {
             pc_tval *t = pc_values_find(vals, op->in[i].id);
             if (!t) {
-                set_err(err, cap, "reference: op %zu: no value for input tensor %zu", op->id, op->in[i].id);
+                pc_set_err(err, cap, "reference: op %zu: no value for input tensor %zu", op->id, op->in[i].id);
                 goto next;
             }
             rin[i] = ref_lt(&op->in[i], keep_types);
@@ -440,7 +434,7 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
             rout[o] = ref_lt(&op->out[o], keep_types);
             int64_t n = pc_lt_nelems(&op->out[o]);
             if (n < 0) {
-                set_err(err, cap, "reference: op %zu: output %zu has an unknown shape", op->id, o);
+                pc_set_err(err, cap, "reference: op %zu: output %zu has an unknown shape", op->id, o);
                 goto next;
             }
             outv[o] = calloc((size_t)(n ? n : 1), sizeof **outv);
@@ -463,7 +457,7 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
         for (size_t o = 0; o < nout; ++o) {
             pc_tval *t = pc_values_put(vals, &op->out[o]);
             if (!t) {
-                set_err(err, cap, "reference: out of memory");
+                pc_set_err(err, cap, "reference: out of memory");
                 goto next;
             }
             dnnl_data_type_t crop = crop_output(pv, op, o);
@@ -478,7 +472,7 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
         free(rin);
         free(rout);
         if (rc) {
-            if (err && !err[0]) set_err(err, cap, "reference: out of memory");
+            if (err && !err[0]) pc_set_err(err, cap, "reference: out of memory");
             return -1;
         }
     }

@@ -18,13 +18,6 @@
 
 #define MAXD DNNL_MAX_NDIMS
 
-static void set_err(char *err, size_t cap, const char *fmt, ...) {
-    if (!err || !cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 static bool knob_set(const char *s) { return s && *s; }
 
@@ -123,13 +116,13 @@ static int parse_shape_spec(const char *entry, shape_spec *sp, char *err, size_t
     const char *colon = strchr(entry, ':');
     char idbuf[32];
     if (!colon || (size_t)(colon - entry) >= sizeof idbuf) {
-        set_err(err, cap, "--in-shapes: entry '%s' is not ID:SPEC", entry);
+        pc_set_err(err, cap, "--in-shapes: entry '%s' is not ID:SPEC", entry);
         return -1;
     }
     memcpy(idbuf, entry, (size_t)(colon - entry));
     idbuf[colon - entry] = '\0';
     if (!pc_parse_u64(idbuf, &sp->id)) {
-        set_err(err, cap, "--in-shapes: bad tensor id '%s'", idbuf);
+        pc_set_err(err, cap, "--in-shapes: bad tensor id '%s'", idbuf);
         return -1;
     }
     const char *spec = colon + 1;
@@ -148,46 +141,46 @@ static int parse_shape_spec(const char *entry, shape_spec *sp, char *err, size_t
     }
     if (*buf) {
         if (!all_digits_x(buf)) {
-            set_err(err, cap, "--in-shapes: shape '%s' of tensor %zu has characters other than digits and 'x'", buf,
+            pc_set_err(err, cap, "--in-shapes: shape '%s' of tensor %zu has characters other than digits and 'x'", buf,
                     sp->id);
             return -1;
         }
         int n = pc_parse_i64_list(buf, 'x', sp->dims, MAXD);
         if (n < 0) {
-            set_err(err, cap, "--in-shapes: bad shape '%s' for tensor %zu", buf, sp->id);
+            pc_set_err(err, cap, "--in-shapes: bad shape '%s' for tensor %zu", buf, sp->id);
             return -1;
         }
         sp->has_shape = true;
         sp->ndims = n;
     } else if (!layout) {
-        set_err(err, cap, "--in-shapes: empty spec for tensor %zu", sp->id);
+        pc_set_err(err, cap, "--in-shapes: empty spec for tensor %zu", sp->id);
         return -1;
     }
     if (layout) {
         if (!*layout) {
-            set_err(err, cap, "--in-shapes: empty tag/strides after '*' for tensor %zu", sp->id);
+            pc_set_err(err, cap, "--in-shapes: empty tag/strides after '*' for tensor %zu", sp->id);
             return -1;
         }
         if (isalpha((unsigned char)layout[0])) {
             if (strlen(layout) > MAXD) {
-                set_err(err, cap, "--in-shapes: tag '%s' too long", layout);
+                pc_set_err(err, cap, "--in-shapes: tag '%s' too long", layout);
                 return -1;
             }
             for (const char *p = layout; *p; ++p)
                 if (!islower((unsigned char)*p)) {
-                    set_err(err, cap, "--in-shapes: bad tag '%s' for tensor %zu", layout, sp->id);
+                    pc_set_err(err, cap, "--in-shapes: bad tag '%s' for tensor %zu", layout, sp->id);
                     return -1;
                 }
             sp->layout = 1;
             snprintf(sp->tag, sizeof sp->tag, "%s", layout);
         } else {
             if (!all_digits_x(layout)) {
-                set_err(err, cap, "--in-shapes: bad strides '%s' for tensor %zu", layout, sp->id);
+                pc_set_err(err, cap, "--in-shapes: bad strides '%s' for tensor %zu", layout, sp->id);
                 return -1;
             }
             int n = pc_parse_i64_list(layout, 'x', sp->strides, MAXD);
             if (n < 0) {
-                set_err(err, cap, "--in-shapes: bad strides '%s' for tensor %zu", layout, sp->id);
+                pc_set_err(err, cap, "--in-shapes: bad strides '%s' for tensor %zu", layout, sp->id);
                 return -1;
             }
             sp->layout = 2;
@@ -205,7 +198,7 @@ static int apply_shape_spec(const shape_spec *sp, const pc_lt *lt, int *nd, int6
         for (int d = 0; d < sp->ndims; ++d) dims[d] = sp->dims[d];
     } else {
         if (!pc_lt_shape_known(lt)) {
-            set_err(err, cap, "--in-shapes: tensor %zu has no known shape to re-layout", sp->id);
+            pc_set_err(err, cap, "--in-shapes: tensor %zu has no known shape to re-layout", sp->id);
             return -1;
         }
         *nd = lt->ndims;
@@ -221,7 +214,7 @@ static int apply_shape_spec(const shape_spec *sp, const pc_lt *lt, int *nd, int6
             else seen[d] = true;
         }
         if (!ok) {
-            set_err(err, cap, "--in-shapes: tag '%s' does not match rank %d of tensor %zu", sp->tag, *nd, sp->id);
+            pc_set_err(err, cap, "--in-shapes: tag '%s' does not match rank %d of tensor %zu", sp->tag, *nd, sp->id);
             return -1;
         }
         int perm[MAXD];
@@ -229,7 +222,7 @@ static int apply_shape_spec(const shape_spec *sp, const pc_lt *lt, int *nd, int6
         strides_from_order(n, dims, perm, strides);
     } else if (sp->layout == 2) {
         if (sp->nstrides != *nd) {
-            set_err(err, cap, "--in-shapes: %d strides given for rank-%d tensor %zu", sp->nstrides, *nd, sp->id);
+            pc_set_err(err, cap, "--in-shapes: %d strides given for rank-%d tensor %zu", sp->nstrides, *nd, sp->id);
             return -1;
         }
         for (int d = 0; d < *nd; ++d) strides[d] = sp->strides[d];
@@ -341,12 +334,12 @@ static int step1_shapes(pc_case *c, const pc_knobs *k, step1_state *st, char *er
             if (parse_shape_spec(sp.v[e], &specs[nspecs], err, cap)) goto done;
             for (size_t q = 0; q < nspecs; ++q)
                 if (specs[q].id == specs[nspecs].id) {
-                    set_err(err, cap, "--in-shapes: tensor %zu given twice in one alternative", specs[q].id);
+                    pc_set_err(err, cap, "--in-shapes: tensor %zu given twice in one alternative", specs[q].id);
                     goto done;
                 }
             const pc_lt *t = pc_case_tensor(c, specs[nspecs].id);
             if (!t || (!pc_case_is_input(c, specs[nspecs].id) && !pc_case_is_output(c, specs[nspecs].id))) {
-                set_err(err, cap, "--in-shapes: tensor %zu is neither a graph input nor a graph output",
+                pc_set_err(err, cap, "--in-shapes: tensor %zu is neither a graph input nor a graph output",
                         specs[nspecs].id);
                 goto done;
             }
@@ -369,7 +362,7 @@ static int step1_shapes(pc_case *c, const pc_knobs *k, step1_state *st, char *er
                 ++nbatch;
             }
     if (k->mb > 0 && nbatch == 0) {
-        set_err(err, cap, "--mb=%" PRId64 ": the graph has no batch-carrying input", k->mb);
+        pc_set_err(err, cap, "--mb=%" PRId64 ": the graph has no batch-carrying input", k->mb);
         free(batch);
         free(ins.ids);
         goto done;
@@ -450,7 +443,7 @@ done:
 static int set_attr_from_text(pc_op *op, const char *name, const char *val, char *err, size_t cap) {
     int id = pc_attr_from_name(name);
     if (id == dnnl_graph_op_attr_undef) {
-        set_err(err, cap, "--op-attrs: op %zu: unknown attribute '%s'", op->id, name);
+        pc_set_err(err, cap, "--op-attrs: op %zu: unknown attribute '%s'", op->id, name);
         return -1;
     }
     const pc_attr *cur = pc_op_attr(op, id);
@@ -481,7 +474,7 @@ static int set_attr_from_text(pc_op *op, const char *name, const char *val, char
             return pc_op_set_attr(op, id, t, NULL, fv, (size_t)n, NULL);
         default: break;
     }
-    set_err(err, cap, "--op-attrs: op %zu: value '%s' is not a valid %s for '%s'", op->id, val, pc_attr_type_str(t),
+    pc_set_err(err, cap, "--op-attrs: op %zu: value '%s' is not a valid %s for '%s'", op->id, val, pc_attr_type_str(t),
             name);
     return -1;
 }
@@ -497,24 +490,24 @@ static int step2_op_attrs(pc_case *c, const pc_knobs *k, bool *group_shape_set, 
         char *entry = ops.v[e];
         char *colon = strchr(entry, ':');
         if (!colon) {
-            set_err(err, cap, "--op-attrs: entry '%s' is not ID:NAME:VALUE", entry);
+            pc_set_err(err, cap, "--op-attrs: entry '%s' is not ID:NAME:VALUE", entry);
             goto done;
         }
         *colon = '\0';
         size_t op_id;
         if (!pc_parse_u64(entry, &op_id)) {
-            set_err(err, cap, "--op-attrs: bad op id '%s'", entry);
+            pc_set_err(err, cap, "--op-attrs: bad op id '%s'", entry);
             goto done;
         }
         for (size_t q = 0; q < e; ++q)
             if (seen[q] == op_id) {
-                set_err(err, cap, "--op-attrs: op %zu given twice in one alternative", op_id);
+                pc_set_err(err, cap, "--op-attrs: op %zu given twice in one alternative", op_id);
                 goto done;
             }
         seen[e] = op_id;
         pc_op *op = pc_case_op(c, op_id);
         if (!op) {
-            set_err(err, cap, "--op-attrs: op %zu is not in the graph", op_id);
+            pc_set_err(err, cap, "--op-attrs: op %zu is not in the graph", op_id);
             goto done;
         }
         pc_split nv;
@@ -522,7 +515,7 @@ static int step2_op_attrs(pc_case *c, const pc_knobs *k, bool *group_shape_set, 
         for (size_t a = 0; a < nv.n; ++a) {
             char *c2 = strchr(nv.v[a], ':');
             if (!c2) {
-                set_err(err, cap, "--op-attrs: op %zu: '%s' is not NAME:VALUE", op_id, nv.v[a]);
+                pc_set_err(err, cap, "--op-attrs: op %zu: '%s' is not NAME:VALUE", op_id, nv.v[a]);
                 pc_split_free(&nv);
                 goto done;
             }
@@ -570,13 +563,13 @@ static int library_infer(const pc_op *op, pc_lt *outs, char *err, size_t cap) {
     int rc = -1;
     dnnl_status_t st = pc_build_op(op, NULL, unk, &dop, berr, sizeof berr);
     if (st != dnnl_success) {
-        set_err(err, cap, "shape inference: %s", berr);
+        pc_set_err(err, cap, "shape inference: %s", berr);
         goto done;
     }
     st = dnnl_graph_partition_create_with_op(&part, dop, dnnl_cpu);
     if (st != dnnl_success) {
         part = NULL;
-        set_err(err, cap, "shape inference: op %zu (%s): dnnl_graph_partition_create_with_op failed: %s", op->id,
+        pc_set_err(err, cap, "shape inference: op %zu (%s): dnnl_graph_partition_create_with_op failed: %s", op->id,
                 pc_kind_name(op->kind), pc_status_str(st));
         goto done;
     }
@@ -595,13 +588,13 @@ static int library_infer(const pc_op *op, pc_lt *outs, char *err, size_t cap) {
     if (st != dnnl_success) {
         char d0[96] = "";
         if (op->nin) pc_lt_describe(&op->in[0], d0, sizeof d0);
-        set_err(err, cap, "shape inference: op %zu (%s, input 0 %s): dnnl_graph_partition_infer_shape failed: %s",
+        pc_set_err(err, cap, "shape inference: op %zu (%s, input 0 %s): dnnl_graph_partition_infer_shape failed: %s",
                 op->id, pc_kind_name(op->kind), d0, pc_status_str(st));
         goto done;
     }
     for (size_t o = 0; o < op->nout; ++o) {
         if (!pc_lt_shape_known(&unk[o])) {
-            set_err(err, cap, "shape inference: op %zu (%s): output %zu still has an unknown shape", op->id,
+            pc_set_err(err, cap, "shape inference: op %zu (%s): output %zu still has an unknown shape", op->id,
                     pc_kind_name(op->kind), o);
             goto done;
         }
@@ -652,13 +645,13 @@ static int infer_all(pc_case *c, const pc_case *orig, bool force_all, bool input
         if (!force_all && !need) continue;
         pc_lt outs[16];
         if (op->nout > 16) {
-            set_err(err, cap, "op %zu has too many outputs", op->id);
+            pc_set_err(err, cap, "op %zu has too many outputs", op->id);
             rc = -1;
             break;
         }
         if (force_all || !shapes_known) {
             if (op->kind == dnnl_graph_op_wildcard) {
-                set_err(err, cap, "op %zu (Wildcard): output shapes unknown and cannot be inferred", op->id);
+                pc_set_err(err, cap, "op %zu (Wildcard): output shapes unknown and cannot be inferred", op->id);
                 rc = -1;
                 break;
             }
@@ -742,7 +735,7 @@ static void replace_fn(pc_lt *lt, void *vctx) {
 static int remove_op(pc_case *c, size_t idx, char *err, size_t cap) {
     pc_op *op = &c->ops[idx];
     if (!removable_kind(op->kind) || op->nout != 1) {
-        set_err(err, cap, "--op-kind: op %zu (%s) cannot be removed (only unary and binary ops with one output)",
+        pc_set_err(err, cap, "--op-kind: op %zu (%s) cannot be removed (only unary and binary ops with one output)",
                 op->id, pc_kind_name(op->kind));
         return -1;
     }
@@ -751,12 +744,12 @@ static int remove_op(pc_case *c, size_t idx, char *err, size_t cap) {
         keep = op->in[0];
     } else {
         if (op->nin < 2) {
-            set_err(err, cap, "--op-kind: op %zu has fewer than two inputs", op->id);
+            pc_set_err(err, cap, "--op-kind: op %zu has fewer than two inputs", op->id);
             return -1;
         }
         bool p0 = pc_case_producer(c, op->in[0].id) >= 0, p1 = pc_case_producer(c, op->in[1].id) >= 0;
         if (p0 == p1) {
-            set_err(err, cap, "--op-kind: op %zu (%s): %s input has a producer, cannot remove it", op->id,
+            pc_set_err(err, cap, "--op-kind: op %zu (%s): %s input has a producer, cannot remove it", op->id,
                     pc_kind_name(op->kind), p0 ? "every" : "no");
             return -1;
         }
@@ -792,25 +785,25 @@ static int step6_op_kind(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     for (size_t e = 0; e < sp.n; ++e) {
         char *colon = strchr(sp.v[e], ':');
         if (!colon) {
-            set_err(err, cap, "--op-kind: entry '%s' is not ID:KIND", sp.v[e]);
+            pc_set_err(err, cap, "--op-kind: entry '%s' is not ID:KIND", sp.v[e]);
             goto done;
         }
         *colon = '\0';
         size_t op_id;
         if (!pc_parse_u64(sp.v[e], &op_id)) {
-            set_err(err, cap, "--op-kind: bad op id '%s'", sp.v[e]);
+            pc_set_err(err, cap, "--op-kind: bad op id '%s'", sp.v[e]);
             goto done;
         }
         for (size_t q = 0; q < e; ++q) {
             size_t prev;
             if (pc_parse_u64(sp.v[q], &prev) && prev == op_id) {
-                set_err(err, cap, "--op-kind: op %zu given twice in one alternative", op_id);
+                pc_set_err(err, cap, "--op-kind: op %zu given twice in one alternative", op_id);
                 goto done;
             }
         }
         pc_op *op = pc_case_op(c, op_id);
         if (!op) {
-            set_err(err, cap, "--op-kind: op %zu is not in the graph", op_id);
+            pc_set_err(err, cap, "--op-kind: op %zu is not in the graph", op_id);
             goto done;
         }
         const char *kind = colon + 1;
@@ -820,13 +813,13 @@ static int step6_op_kind(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
         }
         int nk = pc_kind_from_name(kind);
         if (nk < 0) {
-            set_err(err, cap, "--op-kind: unknown op kind '%s'", kind);
+            pc_set_err(err, cap, "--op-kind: unknown op kind '%s'", kind);
             goto done;
         }
         bool both_binary = pc_kind_is(op->kind, PC_K_BINARY_DRV) && pc_kind_is(nk, PC_K_BINARY_DRV);
         bool both_eltwise = pc_kind_is(op->kind, PC_K_ELTWISE_DRV) && pc_kind_is(nk, PC_K_ELTWISE_DRV);
         if (!both_binary && !both_eltwise) {
-            set_err(err, cap, "--op-kind: cannot change op %zu from %s to %s (both must be binary or both eltwise)",
+            pc_set_err(err, cap, "--op-kind: cannot change op %zu from %s to %s (both must be binary or both eltwise)",
                     op_id, pc_kind_name(op->kind), kind);
             goto done;
         }
@@ -849,7 +842,7 @@ static int step7_fpmath(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     if (colon) {
         *colon = '\0';
         if (!pc_parse_bool(colon + 1, &apply)) {
-            set_err(err, cap, "--attr-fpmath: bad apply_to_int value '%s'", colon + 1);
+            pc_set_err(err, cap, "--attr-fpmath: bad apply_to_int value '%s'", colon + 1);
             return -1;
         }
     }
@@ -864,7 +857,7 @@ static int step7_fpmath(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
             c->apply_to_int = apply;
             return 0;
         }
-    set_err(err, cap, "--attr-fpmath: unknown mode '%s'", buf);
+    pc_set_err(err, cap, "--attr-fpmath: unknown mode '%s'", buf);
     return -1;
 }
 
@@ -882,7 +875,7 @@ static int step8_groups(pc_case *c, const pc_case *orig, const bool *group_shape
         if (strcmp(pc_attr_str(op, dnnl_graph_op_attr_qtype, "per_tensor"), "per_group") != 0) continue;
         pc_attr *gs = pc_op_attr_mut(op, dnnl_graph_op_attr_group_shape);
         if (!gs || !gs->i) {
-            set_err(err, cap, "op %zu (DynamicDequantize, per_group): 'group_shape' is missing", op->id);
+            pc_set_err(err, cap, "op %zu (DynamicDequantize, per_group): 'group_shape' is missing", op->id);
             return -1;
         }
         if (op->nin < 2 || !pc_lt_shape_known(&op->in[0]) || !pc_lt_shape_known(&op->in[1])) continue;
@@ -890,14 +883,14 @@ static int step8_groups(pc_case *c, const pc_case *orig, const bool *group_shape
         int nd = src->ndims;
         bool shapes = inputs_rewritten[k], groups = group_shape_set[k];
         if ((int)gs->n != nd && (groups || shapes)) {
-            set_err(err, cap, "op %zu: group_shape has %zu entries for a rank-%d source", op->id, gs->n, nd);
+            pc_set_err(err, cap, "op %zu: group_shape has %zu entries for a rank-%d source", op->id, gs->n, nd);
             return -1;
         }
         if (shapes && !groups) {
             for (int d = 0; d < nd; ++d) {
                 int64_t sd = op->in[1].dims[d];
                 if (op->in[1].ndims != nd || sd <= 0 || src->dims[d] % sd) {
-                    set_err(err, cap, "op %zu: scales shape does not divide the source shape", op->id);
+                    pc_set_err(err, cap, "op %zu: scales shape does not divide the source shape", op->id);
                     return -1;
                 }
                 gs->i[d] = src->dims[d] / sd;
@@ -906,7 +899,7 @@ static int step8_groups(pc_case *c, const pc_case *orig, const bool *group_shape
             int64_t sdims[MAXD], sstr[MAXD];
             for (int d = 0; d < nd; ++d) {
                 if (gs->i[d] <= 0 || src->dims[d] % gs->i[d]) {
-                    set_err(err, cap, "op %zu: group_shape[%d]=%" PRId64 " does not divide source dim %" PRId64,
+                    pc_set_err(err, cap, "op %zu: group_shape[%d]=%" PRId64 " does not divide source dim %" PRId64,
                             op->id, d, gs->i[d], src->dims[d]);
                     return -1;
                 }
@@ -915,7 +908,7 @@ static int step8_groups(pc_case *c, const pc_case *orig, const bool *group_shape
             if (shapes) {
                 for (int d = 0; d < nd; ++d)
                     if (op->in[1].ndims != nd || op->in[1].dims[d] != sdims[d]) {
-                        set_err(err, cap, "op %zu: rewritten group_shape and scales shape disagree", op->id);
+                        pc_set_err(err, cap, "op %zu: rewritten group_shape and scales shape disagree", op->id);
                         return -1;
                     }
             } else {
@@ -942,19 +935,19 @@ static int step9_dt(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     bool plain = knob_set(k->dt) && strcmp(k->dt, "undef") != 0;
     bool map = knob_set(k->dt_map);
     if (plain && map) {
-        set_err(err, cap, "--dt: the plain form and the ID:DT form cannot be combined");
+        pc_set_err(err, cap, "--dt: the plain form and the ID:DT form cannot be combined");
         return -1;
     }
     if (plain) {
         int dt = pc_dt_from_name(k->dt);
         if (dt != dnnl_f32 && dt != dnnl_bf16 && dt != dnnl_f16) {
-            set_err(err, cap, "--dt=%s: only f32, bf16 and f16 can be applied to a whole graph", k->dt);
+            pc_set_err(err, cap, "--dt=%s: only f32, bf16 and f16 can be applied to a whole graph", k->dt);
             return -1;
         }
         for (size_t q = 0; q < c->nops; ++q) {
             int kd = c->ops[q].kind;
             if (kd == dnnl_graph_op_type_cast || pc_kind_is(kd, PC_K_QUANT)) {
-                set_err(err, cap, "--dt=%s: the graph contains %s (op %zu)", k->dt, pc_kind_name(kd), c->ops[q].id);
+                pc_set_err(err, cap, "--dt=%s: the graph contains %s (op %zu)", k->dt, pc_kind_name(kd), c->ops[q].id);
                 return -1;
             }
         }
@@ -1032,13 +1025,13 @@ static int step9_dt(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
                 dt = pc_dt_from_name(colon + 1);
             }
             if (!colon || !pc_parse_u64(sp.v[e], &tid) || dt < 0) {
-                set_err(err, cap, "--dt: bad entry '%s%s%s'", sp.v[e], colon ? ":" : "", colon ? colon + 1 : "");
+                pc_set_err(err, cap, "--dt: bad entry '%s%s%s'", sp.v[e], colon ? ":" : "", colon ? colon + 1 : "");
                 pc_split_free(&sp);
                 return -1;
             }
             dt_ctx d = {(dnnl_data_type_t)dt};
             if (pc_case_for_tensor(c, tid, set_dt_fn, &d) == 0) {
-                set_err(err, cap, "--dt: tensor %zu is not in the graph", tid);
+                pc_set_err(err, cap, "--dt: tensor %zu is not in the graph", tid);
                 pc_split_free(&sp);
                 return -1;
             }
@@ -1065,12 +1058,12 @@ static int step10_property(pc_case *c, const pc_knobs *k, char *err, size_t cap)
         char *colon = strchr(sp.v[e], ':');
         size_t tid;
         if (!colon) {
-            set_err(err, cap, "--tensor-property: entry '%s' is not ID:PROP", sp.v[e]);
+            pc_set_err(err, cap, "--tensor-property: entry '%s' is not ID:PROP", sp.v[e]);
             goto done;
         }
         *colon = '\0';
         if (!pc_parse_u64(sp.v[e], &tid)) {
-            set_err(err, cap, "--tensor-property: bad tensor id '%s'", sp.v[e]);
+            pc_set_err(err, cap, "--tensor-property: bad tensor id '%s'", sp.v[e]);
             goto done;
         }
         const char *p = colon + 1;
@@ -1080,11 +1073,11 @@ static int step10_property(pc_case *c, const pc_knobs *k, char *err, size_t cap)
         else if (!strcmp(p, "constant")) pc.p = dnnl_graph_tensor_property_constant;
         else if (!strcmp(p, "host_scalar")) pc.p = dnnl_graph_tensor_property_host_scalar;
         else {
-            set_err(err, cap, "--tensor-property: unknown property '%s'", p);
+            pc_set_err(err, cap, "--tensor-property: unknown property '%s'", p);
             goto done;
         }
         if (pc_case_for_tensor(c, tid, set_prop_fn, &pc) == 0) {
-            set_err(err, cap, "--tensor-property: tensor %zu is not in the graph", tid);
+            pc_set_err(err, cap, "--tensor-property: tensor %zu is not in the graph", tid);
             goto done;
         }
     }
@@ -1100,7 +1093,7 @@ int pc_rewrite(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     pc_rewrite_load_adjust(c);
     pc_case orig;
     if (pc_case_clone(c, &orig)) {
-        set_err(err, cap, "out of memory");
+        pc_set_err(err, cap, "out of memory");
         return -1;
     }
     size_t n0 = c->nops;
@@ -1110,7 +1103,7 @@ int pc_rewrite(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     bool *group_shape_set = calloc(n0 ? n0 : 1, sizeof *group_shape_set);
     int rc = -1;
     if (!st.out_specs || !st.dyn_input_rewritten || !group_shape_set) {
-        set_err(err, cap, "out of memory");
+        pc_set_err(err, cap, "out of memory");
         goto done;
     }
     if (knob_set(k->in_shapes)) {
@@ -1140,7 +1133,7 @@ int pc_rewrite(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
         set_tensor_shape(c, st.out_specs[e].id, nd, dims, strides);
     }
     if (step5_quant_params(c)) {
-        set_err(err, cap, "out of memory");
+        pc_set_err(err, cap, "out of memory");
         goto done;
     }
     if (step6_op_kind(c, k, err, cap)) goto done;

@@ -1,3 +1,5 @@
+#include <stdio.h>
+#include <stdarg.h>
 /* String helpers; see strutil.h. */
 #include "strutil.h"
 
@@ -127,4 +129,12 @@ int pc_parse_f32_list(const char *s, char sep, float *v, int cap) {
     }
     pc_split_free(&sp);
     return n;
+}
+
+void pc_set_err(char *err, size_t cap, const char *fmt, ...) {
+    if (!err || !cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
 }

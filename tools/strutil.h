@@ -29,4 +29,11 @@ int pc_parse_f32_list(const char *s, char sep, float *v, int cap);
 
 char *pc_strdup(const char *s);
 
+/* Formats into err[0..cap) when err is non-NULL (error-message helper). */
+void pc_set_err(char *err, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif
