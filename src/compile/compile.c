@@ -229,6 +229,21 @@ static bool inplace_capable(int kind) {
            kind == dnnl_graph_op_bias_add;
 }
 
+/* Post-op chain partitions keep their bf16/f16 intermediates in f32, as a
+ * fused kernel does (fusion-patterns.md §18.2): only the partition's outputs
+ * are rounded to their declared types.  Attention and MLP rows are excluded:
+ * their declared intermediate types are rounding points (§18.2 crops). */
+static void widen_intermediates(const pt_partition_impl *p, const pt_compiled *c, lt_map *map) {
+    for (size_t o = 0; o < p->nops; ++o) {
+        const pt_op *op = p->ops[o];
+        for (size_t k = 0; k < op->nout; ++k) {
+            pt_lt *lt = map_find(map, op->out[k].id);
+            if (!lt || slot_of(c, lt->id) >= 0) continue; /* a port keeps its type */
+            if (lt->data_type == dnnl_bf16 || lt->data_type == dnnl_f16) lt->data_type = dnnl_f32;
+        }
+    }
+}
+
 static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled *c) {
     size_t cap = 0;
     c->inputs = calloc(p->nin ? p->nin : 1, sizeof(pt_lt));
@@ -249,6 +264,7 @@ static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled
         pt_slot s = {.id = c->outputs[i].id, .kind = PT_SLOT_OUTPUT, .port = i, .lt = c->outputs[i]};
         PT_CHECK(add_slot(c, &cap, &s));
     }
+    if (p->row && p->row->chain) widen_intermediates(p, c, map);
     for (size_t o = 0; o < p->nops; ++o) {
         const pt_op *src = p->ops[o];
         if (src->kind == dnnl_graph_op_end) continue;

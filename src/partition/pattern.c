@@ -1,8 +1,8 @@
 /* Fusion pattern registry and matcher driver.  Each row is one pass with a
  * priority; passes run from the highest priority down, each visiting ops in
  * topological order and trying them as the first op of its pattern
- * (fusion-patterns.md §1.2).  Fused partitions are executed op by op through
- * the compiled plan until a row also names a fused kernel. */
+ * (fusion-patterns.md §1.2).  A row without a fused kernel (or whose kernel
+ * declines the shapes at compile time) runs op by op through the plan. */
 #include "partition/pattern.h"
 
 #include <stdbool.h>
@@ -62,15 +62,31 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, const pt_pattern_row 
         free(in_set);
         return dnnl_out_of_memory;
     }
-    for (int r = 0; r < pt_pattern_row_count; ++r) {
-        const pt_pattern_row *row = &pt_pattern_rows[r];
+    /* Rows by priority, highest first; a stable order keeps table order
+     * within one priority (fusion-patterns.md §17). */
+    int order[256], nrows = pt_pattern_row_count < 256 ? pt_pattern_row_count : 256;
+    for (int r = 0; r < nrows; ++r) {
+        int j = r;
+        while (j > 0 && pt_pattern_rows[order[j - 1]].priority < pt_pattern_rows[r].priority) {
+            order[j] = order[j - 1];
+            --j;
+        }
+        order[j] = r;
+    }
+    for (int r = 0; r < nrows; ++r) {
+        const pt_pattern_row *row = &pt_pattern_rows[order[r]];
         for (size_t t = 0; t < n; ++t) {
             int first = g->topo[t];
             if (!available(g, group, first)) continue;
-            int cnt = row->match(g, group, first, match, (int)n);
+            int cnt = row->match ? row->match(g, group, first, match, (int)n)
+                                 : pt_chain_match(row->chain, g, group, first, match, (int)n);
             if (cnt <= 0) continue;
             bool ok = true;
-            for (int m = 0; m < cnt; ++m) ok = ok && available(g, group, match[m]);
+            /* An End op may join only as part of a match (opset "End"): its
+             * input becomes an output port, as the SDPA backward dM. */
+            for (int m = 0; m < cnt; ++m)
+                ok = ok && (available(g, group, match[m]) ||
+                            (group[match[m]] < 0 && g->ops[match[m]]->kind == dnnl_graph_op_end));
             if (!ok) continue;
             for (size_t i = 0; i < n; ++i) in_set[i] = false;
             for (int m = 0; m < cnt; ++m) in_set[match[m]] = true;

@@ -1,65 +1,64 @@
-/* Pattern rows (fusion-patterns.md).  Each matcher is a small function over
- * the graph; shared building blocks (post-op chains) live here too. */
+/* The fusion pattern registry (fusion-patterns.md §17): one row per pass.
+ * Chain-shaped patterns are data (chain_patterns.c); attention and MLP
+ * patterns have matcher functions of their own. */
 #include "partition/pattern_rows.h"
 
-#include <stdbool.h>
-
-#include "ops/op_schema.h"
+#include "partition/chain_patterns.h"
 #include "partition/pattern_sdpa.h"
 
-#define PT_MAX_POST_OPS 19 /* fusion-patterns.md §1.2 rule 7 */
-
-static bool is_unary_post_op(int kind) {
-    return pt_op_is_unary_eltwise(kind) && kind != dnnl_graph_op_pow &&
-           kind != dnnl_graph_op_reciprocal;
-}
-
-static bool is_binary_post_op(int kind) {
-    return pt_op_is_binary_eltwise(kind) && kind != dnnl_graph_op_greater_equal;
-}
-
-/* Extends a match whose last op is ops[cnt-1] with a chain of element-wise
- * post-ops (POST chain): unary ops, and binary ops whose other operand
- * comes from outside the chain or from an earlier value of it. */
-static int extend_post_ops(const pt_graph *g, const int *group, int *ops, int cnt, int cap,
-                           bool allow_bias) {
-    int added = 0;
-    while (added < PT_MAX_POST_OPS && cnt < cap) {
-        int last = ops[cnt - 1];
-        if (g->ops[last]->nout != 1) break;
-        int next = pt_pattern_sole_consumer(g, last, 0);
-        if (next < 0 || group[next] >= 0) break;
-        const pt_op *op = g->ops[next];
-        bool ok = false;
-        if (is_unary_post_op(op->kind)) ok = true;
-        if (is_binary_post_op(op->kind) && op->nin == 2) ok = true;
-        if (allow_bias && added == 0 && op->kind == dnnl_graph_op_bias_add) ok = true;
-        if (!ok) break;
-        ops[cnt++] = next;
-        ++added;
-    }
-    return cnt;
-}
-
-/* MatMul, Convolution or ConvTranspose followed by an optional post-op chain
- * (fusion-patterns.md §6.1, §7.1, §8).  A lone compute op is a match too. */
-static int match_compute_post_ops(const pt_graph *g, const int *group, int first, int *ops,
-                                  int cap) {
-    int k = g->ops[first]->kind;
-    if (k != dnnl_graph_op_matmul && k != dnnl_graph_op_convolution &&
-        k != dnnl_graph_op_conv_transpose)
-        return 0;
-    if (!pt_schema_supported(g->ops[first])) return 0;
-    ops[0] = first;
-    int cnt = extend_post_ops(g, group, ops, 1, cap, true);
-    for (int i = 1; i < cnt; ++i)
-        if (!pt_schema_supported(g->ops[ops[i]])) return i == 1 ? 1 : i;
-    return cnt;
-}
+#define CHAIN(name, prio) {#name, (prio), NULL, NULL, &pt_chain_##name}
+/* A chain row whose partitions run through a fused kernel. */
+#define CHAIN_FUSED(name, prio, prepare) {#name, (prio), NULL, (prepare), &pt_chain_##name}
 
 const pt_pattern_row pt_pattern_rows[] = {
+    /* Gated MLP (§4): one fused kernel for the four rows. */
     /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
-    {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, pt_prepare_sdpa_fwd},
-    {"compute_post_ops_fusion", 9.7f, match_compute_post_ops, NULL},
+    /* SDPA / GQA training backward (§3.9): one fused kernel for both rows. */
+    {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, pt_prepare_sdpa_fwd, NULL},
+    CHAIN_FUSED(float_bmb, 19.5f, NULL),
+    CHAIN_FUSED(x8x8x8_conv_add_post_ops_cpu, 10.6f, NULL),
+    CHAIN(x8s8x_conv_reshape_post_ops, 10.6f),
+    CHAIN_FUSED(x8s8x_tc_conv_add_post_ops_cpu, 10.6f, NULL),
+    CHAIN_FUSED(x8s8x8_convtranspose_add_post_ops_cpu, 10.6f, NULL),
+    CHAIN_FUSED(x8x8x_conv_post_ops, 10.5f, NULL),
+    CHAIN_FUSED(x8s8x_tc_conv_post_ops, 10.5f, NULL),
+    CHAIN_FUSED(x8s8x8_convtranspose_post_ops_cpu, 10.5f, NULL),
+    CHAIN_FUSED(x8x8x8_tc_matmul_add_post_ops_cpu, 10.5f, NULL),
+    CHAIN(x8x8x8_tc_matmul_reshape_transpose_reshape, 10.5f),
+    CHAIN(x8x8x_tc_matmul_transpose_reorder, 10.5f),
+    CHAIN_FUSED(fp_convtranspose_post_ops, 10.4f, NULL),
+    CHAIN_FUSED(x8x8x_tc_matmul_post_ops, 10.4f, NULL),
+    CHAIN(fp_conv_postops_depthwise_postops_cpu, 10.3f),
+    CHAIN(x8_reorder_sum_cpu, 10.2f),
+    CHAIN(x8_pool_add_post_ops_cpu, 10.1f),
+    CHAIN(fp_reorder_sum, 10.1f),
+    CHAIN(x8_reorder, 10.1f),
+    CHAIN_FUSED(x8x8x8_matmul_add_post_ops_cpu, 10.0f, NULL),
+    CHAIN(x8x8x8_matmul_reshape_transpose_reshape, 10.0f),
+    CHAIN(x8x8x_matmul_transpose_reorder, 10.0f),
+    CHAIN(x8_pool_reshape_transpose, 10.0f),
+    CHAIN(x8_pool_post_ops, 10.0f),
+    CHAIN_FUSED(x8x8x_matmul_post_ops, 9.9f, NULL),
+    CHAIN(fp_pool_post_ops, 9.9f),
+    CHAIN_FUSED(fp_conv_post_ops, 9.8f, NULL),
+    CHAIN(fp_matmul_transpose_reorder, 9.1f),
+    CHAIN(s8f32s8_bnorm, 9.0f),
+    CHAIN(fp_matmul_reshape_transpose_reshape, 9.0f),
+    CHAIN(fp_matmul_dropout, 8.9f),
+    CHAIN(fp_bnorm_relu, 8.8f),
+    CHAIN_FUSED(fp_matmul_post_ops, 8.8f, NULL),
+    CHAIN(fp_interpolate_post_ops, 8.4f),
+    CHAIN(fp_reduction_post_ops, 8.4f),
+    CHAIN(groupnorm_post_ops_fusion, 8.4f),
+    CHAIN(fp_binary_post_ops, 8.3f),
+    CHAIN(fp_eltwise_dropout, 8.3f),
+    CHAIN(fp_reciprocal_multiply, 8.2f),
+    {"int8_concat_fusion", 8.2f, pt_match_int8_concat, NULL, NULL},
+    CHAIN(fp_eltwise_binary, 8.2f),
+    CHAIN(fp_softmax_post_ops, 8.2f),
+    CHAIN(layernorm_post_ops_fusion_cpu, 8.2f),
+    CHAIN(shuffle_fusion, 8.2f),
+    CHAIN(typecast_quantize_fusion, 8.1f),
+    CHAIN(sum_fusion, 8.1f),
 };
 const int pt_pattern_row_count = (int)(sizeof pt_pattern_rows / sizeof pt_pattern_rows[0]);

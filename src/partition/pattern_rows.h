@@ -4,10 +4,11 @@
 
 #include "ir/graph.h"
 #include "kernels/kernel.h"
+#include "partition/pattern_chain.h"
 
 typedef struct pt_pattern_row {
     const char *name;
-    float priority; /* rows are stored highest priority first */
+    float priority; /* the driver runs rows from the highest priority down; ties in table order */
     /* Tries `first` as the first op of the pattern.  Writes the matched op
      * indices to ops_out (at most cap) and returns their count, or 0 when the
      * pattern does not match there.  Ops already grouped (group[i] >= 0) must
@@ -19,6 +20,8 @@ typedef struct pt_pattern_row {
      * status makes the partition run op by op through reference kernels. */
     pt_status (*prepare)(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                          const pt_lt *out, size_t nout, pt_fused *fused);
+    /* A row whose pattern is data: used when `match` is NULL. */
+    const pt_chain_pattern *chain;
 } pt_pattern_row;
 
 extern const pt_pattern_row pt_pattern_rows[];

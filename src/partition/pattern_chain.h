@@ -1,0 +1,76 @@
+/* Chain patterns as data (fusion-patterns.md §0 notation).
+ *
+ * A chain pattern is a spine of steps: the first step is the op the pass
+ * starts from, and every later step consumes the running value (output 0 of
+ * the previous spine op) at its entry port.  A step may be optional (`X?`),
+ * repeated (`X*`, `X+`), restricted to a kind set ((A | B), POST, ...) and to
+ * ops that pass a predicate (attributes, data types, constness).  A step may
+ * also require producer branches on its other inputs: a short backward chain
+ * of ops (nearest producer first, e.g. `Quantize? → Dequantize`) whose far
+ * end reads a partition input.
+ *
+ * Matching is greedy with backtracking: every step takes as many ops as fit,
+ * and when a later required step or the final checks fail, earlier
+ * repetitions give ops back (so a near-match falls back to a smaller
+ * partition).  The final checks are: closed intermediates (§1.2 rule 4),
+ * schema support of every op, and the row's own whole-match predicate. */
+#ifndef PARTITA_PARTITION_PATTERN_CHAIN_H
+#define PARTITA_PARTITION_PATTERN_CHAIN_H
+
+#include <stdbool.h>
+
+#include "ir/graph.h"
+
+#define PT_CHAIN_MAX_REPEAT 19 /* §1.2 rule 7 */
+
+typedef bool (*pt_kind_set_fn)(int kind);
+typedef bool (*pt_op_check_fn)(const pt_graph *g, int op);
+
+/* Which input of a step op the running value may enter. */
+typedef enum {
+    PT_ENTRY_0 = 0,    /* input 0 only */
+    PT_ENTRY_SWAP = 1, /* input 0, or input 1 for Add/Multiply/Maximum/Minimum, or 1/2 for Select */
+    PT_ENTRY_1 = 2,    /* input 1 only */
+} pt_entry;
+
+/* One op of a backward producer chain. */
+typedef struct {
+    int kind;           /* op kind, or -1 to use `set` */
+    pt_kind_set_fn set; /* used when kind < 0 */
+    bool optional;
+    pt_op_check_fn check; /* may be NULL */
+} pt_link_spec;
+
+#define PT_BRANCH_OTHER (-1) /* the binary input that is not the entry */
+
+/* A producer chain required (or allowed) on one input of a step op. */
+typedef struct {
+    int port; /* input index, or PT_BRANCH_OTHER */
+    const pt_link_spec *links;
+    int nlinks;
+} pt_branch_spec;
+
+typedef struct {
+    int kind;           /* op kind, or -1 to use `set` */
+    pt_kind_set_fn set; /* used when kind < 0 */
+    unsigned char min, max;
+    pt_entry entry;
+    pt_op_check_fn check; /* may be NULL */
+    const pt_branch_spec *branches;
+    int nbranches;
+} pt_step_spec;
+
+typedef struct {
+    const pt_step_spec *steps;
+    int nsteps;
+    /* Whole-match predicate over the matched ops (spine and branches in match
+     * order); may be NULL. */
+    bool (*accept)(const pt_graph *g, const int *ops, int n);
+} pt_chain_pattern;
+
+/* Matches `pat` with its first step at op `first`.  Writes the matched op
+ * indices to ops_out (at most cap) and returns their count, 0 on no match. */
+int pt_chain_match(const pt_chain_pattern *pat, const pt_graph *g, const int *group, int first,
+                   int *ops_out, int cap);
+
+#endif
