@@ -5,6 +5,7 @@
 
 #include "partition/chain_patterns.h"
 #include "partition/pattern_sdpa.h"
+#include "partition/pattern_sdpa_bwd.h"
 
 #define CHAIN(name, prio) {#name, (prio), NULL, NULL, &pt_chain_##name}
 /* A chain row whose partitions run through a fused kernel. */
@@ -14,7 +15,9 @@ const pt_pattern_row pt_pattern_rows[] = {
     /* Gated MLP (§4): one fused kernel for the four rows. */
     /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
     /* SDPA / GQA training backward (§3.9): one fused kernel for both rows. */
+    {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd, pt_prepare_sdpa_bwd, NULL},
     {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, pt_prepare_sdpa_fwd, NULL},
+    {"float_sdp_backward_fusion", 21.0f, pt_match_sdpa_bwd, pt_prepare_sdpa_bwd, NULL},
     CHAIN_FUSED(float_bmb, 19.5f, NULL),
     CHAIN_FUSED(x8x8x8_conv_add_post_ops_cpu, 10.6f, NULL),
     CHAIN(x8s8x_conv_reshape_post_ops, 10.6f),
@@ -46,6 +49,7 @@ const pt_pattern_row pt_pattern_rows[] = {
     CHAIN(fp_matmul_reshape_transpose_reshape, 9.0f),
     CHAIN(fp_matmul_dropout, 8.9f),
     CHAIN(fp_bnorm_relu, 8.8f),
+    CHAIN(fp_bnorm_bwd_relu_bwd, 8.8f),
     CHAIN_FUSED(fp_matmul_post_ops, 8.8f, NULL),
     CHAIN(fp_interpolate_post_ops, 8.4f),
     CHAIN(fp_reduction_post_ops, 8.4f),

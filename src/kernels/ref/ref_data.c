@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir/status.h"
+#include "kernels/ref/philox.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
@@ -254,31 +255,6 @@ PT_REF_DECL(pt_ref_gen_index) {
 
 /* ---- Dropout ------------------------------------------------------------- */
 
-/* Philox-4x32-10 as defined by the Dropout section: counter
- * [lo(ctr), hi(ctr), lo(x), hi(x)] with x = i & ~3, key [lo(key), hi(key)];
- * returns word i & 3 of the result. */
-static uint32_t philox_word(uint64_t i, uint64_t key, uint64_t ctr) {
-    uint64_t x = i & ~(uint64_t)3;
-    uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), (uint32_t)x, (uint32_t)(x >> 32)};
-    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-    for (int round = 0; round < 10; ++round) {
-        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
-        uint32_t h0 = (uint32_t)(p0 >> 32), l0 = (uint32_t)p0;
-        uint32_t h1 = (uint32_t)(p1 >> 32), l1 = (uint32_t)p1;
-        uint32_t n0 = h1 ^ c[1] ^ k0, n2 = h0 ^ c[3] ^ k1;
-        c[0] = n0, c[1] = l1, c[2] = n2, c[3] = l0;
-        if (round < 9) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
-    }
-    return c[i & 3];
-}
-
-static uint32_t dropout_word(uint64_t idx, int64_t seed, int64_t offset) {
-    if (offset != 0) return philox_word(idx, (uint64_t)seed, (uint64_t)offset);
-    /* Legacy path: four consecutive indices share one word. */
-    uint64_t u = (uint64_t)((uint32_t)idx & ~3u), w = (uint64_t)(uint32_t)seed;
-    return philox_word(((u + 3) << 32) + (u + 2), (w << 32) + w, ((u + 1) << 32) + u);
-}
-
 /* Reads a one-element integer tensor (0-D host scalar or 1-element 1-D). */
 static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
     if (!t->data || pt_tv_nelems(t) != 1) return false;
@@ -314,10 +290,7 @@ PT_REF_DECL(pt_ref_dropout) {
         return pt_err(dnnl_invalid_arguments, "Dropout: seed and offset must be one-element tensors");
     if (!in[3].data || pt_tv_nelems(&in[3]) != 1 || pt_dt_bits(in[3].lt.data_type) == 0)
         return pt_err(dnnl_invalid_arguments, "Dropout: probability must be a one-element tensor");
-    const float p = pt_load_f32(in[3].data, in[3].lt.data_type, 0);
-    const float inv_q = p != 1.f ? 1.f / (1.f - p) : 0.f;
-    const float pc = p < 0.f ? 0.f : (p > 1.f ? 1.f : p);
-    const double threshold = 4294967295.0 * (double)pc;
+    const pt_dropout_consts dc = pt_dropout_prepare(pt_load_f32(in[3].data, in[3].lt.data_type, 0));
 
     const int r = src->lt.ndims;
     const int64_t n = pt_tv_nelems(src);
@@ -336,8 +309,8 @@ PT_REF_DECL(pt_ref_dropout) {
         int64_t mo = mask ? pt_tv_off(mask, idx) : 0;
         for (int64_t i = 0; i < inner; ++i) {
             uint64_t lin = (uint64_t)(o * inner + i);
-            bool keep = (double)dropout_word(lin, seed, offset) > threshold;
-            float v = keep ? pt_tv_getf(src, so + i * si) * inv_q : 0.f;
+            bool keep = pt_dropout_keep(&dc, lin, seed, offset);
+            float v = keep ? pt_tv_getf(src, so + i * si) * dc.inv_q : 0.f;
             pt_tv_setf(dst, dof + i * di, v);
             if (mask) pt_tv_setf(mask, mo + i * mi, keep ? 1.f : 0.f);
         }
