@@ -1,9 +1,8 @@
 /* Chain-shaped fusion patterns (fusion-patterns.md §5-§14) written as data
  * for the matcher in pattern_chain.c.  Each pattern is a spine of steps; the
- * comments give the pattern in the spec's notation.  Where the spec's pattern
- * is slightly narrower than what the fused kernels compute (e.g. a trailing
- * TypeCast without the Quantize it normally precedes), the row accepts the
- * superset: fusing more never changes results. */
+ * comments give the pattern in the spec's notation.  Grouped optional parts
+ * such as `(TypeCast → Quantize)?` are two optional steps plus a whole-match
+ * predicate. */
 #include "partition/chain_patterns.h"
 
 #include <string.h>
@@ -183,6 +182,51 @@ static bool conv_kernel_all(const pt_graph *g, int op, int64_t v) {
 static bool conv_1x1(const pt_graph *g, int op) { return conv_kernel_all(g, op, 1); }
 static bool conv_3x3(const pt_graph *g, int op) { return conv_kernel_all(g, op, 3); }
 
+/* BiasAdd after a compute op that has no bias input (§2.3). */
+static bool bias_after_two_inputs(const pt_graph *g, int op) {
+    const pt_op *o = op_at(g, op);
+    int ti = o->nin ? pt_graph_tensor_index(g, o->in[0].id) : -1;
+    int p = ti < 0 ? -1 : g->tensors[ti].producer;
+    return p < 0 || g->ops[p]->nin == 2;
+}
+
+/* fp_reorder_sum: the other Add operand comes from outside, not the reorder. */
+static bool add_of_two_values(const pt_graph *g, int op) {
+    const pt_op *o = op_at(g, op);
+    return add_no_broadcast(g, op) && o->nin == 2 && o->in[0].id != o->in[1].id;
+}
+
+/* Pooling that fusion never takes: AvgPool with rounding_type = ceil and
+ * exclude_pad = false (§9). */
+static bool pool_fusable(const pt_graph *g, int op) {
+    const pt_op *o = op_at(g, op);
+    if (o->kind != dnnl_graph_op_avg_pool) return true;
+    bool ceil = strcmp(pt_op_str(o, dnnl_graph_op_attr_rounding_type, "floor"), "ceil") == 0;
+    return !(ceil && !pt_op_bool(o, dnnl_graph_op_attr_exclude_pad, false));
+}
+
+/* SoftMax post-ops: every input of the post-op is f32 (§11). */
+static bool post_f32_inputs(const pt_graph *g, int op) { return all_inputs_from(g, op, 0, dnnl_f32); }
+
+/* `(A → B)?` groups: step `a` matched only together with step `b`. */
+static bool step_present(const int *step, int n, int s) {
+    for (int i = 0; i < n; ++i)
+        if (step[i] == s) return true;
+    return false;
+}
+static bool tc_conv_tail(const pt_graph *g, const int *ops, const int *step, int n) {
+    (void)g, (void)ops;
+    return !step_present(step, n, 3) || step_present(step, n, 4); /* (TypeCast → Quantize)? */
+}
+static bool tc_reorder_tail(const pt_graph *g, const int *ops, const int *step, int n) {
+    (void)g, (void)ops;
+    return !step_present(step, n, 4) || step_present(step, n, 5); /* (TypeCast → Quantize)? */
+}
+static bool smooth_quant_tail(const pt_graph *g, const int *ops, const int *step, int n) {
+    (void)g, (void)ops;
+    return !step_present(step, n, 6) || step_present(step, n, 7); /* ((Mul|Div)? → Quantize)? */
+}
+
 /* ---- step and link shorthands --------------------------------------------- */
 
 #define K(kd) .kind = (kd), .set = NULL
@@ -193,16 +237,17 @@ static bool conv_3x3(const pt_graph *g, int op) { return conv_kernel_all(g, op, 
 #define PLUS .min = 1, .max = PT_CHAIN_MAX_REPEAT
 #define SWAP .entry = PT_ENTRY_SWAP
 #define BR(arr) .branches = (arr), .nbranches = (int)(sizeof(arr) / sizeof((arr)[0]))
-#define PATTERN(name, ...)                                                                         \
+#define PATTERN_IF(name, accept, ...)                                                              \
     static const pt_step_spec steps_##name[] = {__VA_ARGS__};                                      \
     const pt_chain_pattern pt_chain_##name = {steps_##name,                                        \
                                               (int)(sizeof steps_##name / sizeof steps_##name[0]), \
-                                              NULL};
+                                              (accept)};
+#define PATTERN(name, ...) PATTERN_IF(name, NULL, __VA_ARGS__)
 
 #define LINK(kd, opt, chk) {(kd), NULL, (opt), (chk)}
 
 /* Common steps. */
-#define BIAS_OPT {K(dnnl_graph_op_bias_add), OPT}
+#define BIAS_OPT {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs}
 #define POST_STAR {S(is_post), STAR, SWAP}
 #define POST_PLUS {S(is_post), PLUS, SWAP}
 #define SELECT_OPT {K(dnnl_graph_op_select), OPT, SWAP}
@@ -296,7 +341,7 @@ PATTERN(x8s8x_conv_reshape_post_ops,
  * POST* → TypeCast(bf16→f32) → Quantize */
 PATTERN(x8s8x_tc_conv_add_post_ops_cpu,
         {K(dnnl_graph_op_convolution), ONE, BR(b_tc_conv)},
-        {K(dnnl_graph_op_bias_add), OPT, BR(b_bias_tc)},
+        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
         {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum_tc)},
         POST_STAR,
         {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16},
@@ -315,9 +360,9 @@ PATTERN(x8x8x_conv_post_ops,
         POST_STAR,
         {K(dnnl_graph_op_quantize), OPT})
 
-PATTERN(x8s8x_tc_conv_post_ops,
+PATTERN_IF(x8s8x_tc_conv_post_ops, tc_conv_tail,
         {K(dnnl_graph_op_convolution), ONE, BR(b_tc_conv)},
-        {K(dnnl_graph_op_bias_add), OPT, BR(b_bias_tc)},
+        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
         POST_STAR,
         {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_bf16},
         {K(dnnl_graph_op_quantize), OPT})
@@ -348,7 +393,7 @@ PATTERN(x8x8x8_tc_matmul_reshape_transpose_reshape,
         {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16},
         {K(dnnl_graph_op_quantize), ONE})
 
-PATTERN(x8x8x_tc_matmul_transpose_reorder,
+PATTERN_IF(x8x8x_tc_matmul_transpose_reorder, tc_reorder_tail,
         {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
         BIAS_OPT,
         {K(dnnl_graph_op_static_transpose), ONE},
@@ -358,9 +403,9 @@ PATTERN(x8x8x_tc_matmul_transpose_reorder,
 
 /* → (TypeCast? →[1] BiasAdd)? → POST* → Select? → TypeCast? → Add? →
  * ((Multiply | Divide)? → Quantize)? */
-PATTERN(x8x8x_tc_matmul_post_ops,
+PATTERN_IF(x8x8x_tc_matmul_post_ops, smooth_quant_tail,
         {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
-        {K(dnnl_graph_op_bias_add), OPT, BR(b_bias_tc)},
+        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
         POST_STAR,
         SELECT_OPT,
         {K(dnnl_graph_op_type_cast), OPT},
@@ -418,7 +463,7 @@ PATTERN(fp_conv_postops_depthwise_postops_cpu,
  * fp_conv_post_ops_swish_post_ops is a POST* chain with an internal operand) */
 PATTERN(fp_conv_post_ops,
         {K(dnnl_graph_op_convolution), ONE},
-        {K(dnnl_graph_op_bias_add), OPT, .check = NULL},
+        BIAS_OPT,
         {K(dnnl_graph_op_batch_norm_inference), OPT, .check = bnorm_params_f32},
         POST_STAR,
         {K(dnnl_graph_op_type_cast), OPT, .check = tc_bf16_to_f32})
@@ -432,7 +477,7 @@ PATTERN(x8_reorder_sum_cpu,
 
 PATTERN(fp_reorder_sum,
         {K(dnnl_graph_op_reorder), ONE},
-        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_no_broadcast})
+        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_of_two_values})
 
 PATTERN(x8_reorder,
         {K(dnnl_graph_op_reorder), ONE, BR(b_src_dq_int8)},
@@ -443,23 +488,23 @@ PATTERN(x8_reorder,
 static const pt_branch_spec b_sum_int8_pt[] = {{PT_BRANCH_OTHER, l_dq_int8_pt, 1}};
 
 PATTERN(x8_pool_add_post_ops_cpu,
-        {S(is_pool), ONE, BR(b_src_dq_int8_pt)},
+        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
         {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum_int8_pt)},
         POST_STAR,
         {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
 
 PATTERN(x8_pool_reshape_transpose,
-        {S(is_pool), ONE, BR(b_src_dq_int8_pt)},
+        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
         {S(is_reshape_or_transpose), OPT},
         {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
 
 PATTERN(x8_pool_post_ops,
-        {S(is_pool), ONE, BR(b_src_dq_int8_pt)},
+        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
         POST_STAR,
         {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
 
 PATTERN(fp_pool_post_ops,
-        {S(is_pool), ONE},
+        {S(is_pool), ONE, .check = pool_fusable},
         POST_PLUS)
 
 /* ---- §6.2 / §6.1 float MatMul ------------------------------------------------------ */
@@ -551,7 +596,7 @@ PATTERN(fp_eltwise_binary,
 /* SoftMax → POST* → TypeCast? → Quantize? (the TypeCast converts from f32) */
 PATTERN(fp_softmax_post_ops,
         {K(dnnl_graph_op_softmax), ONE},
-        POST_STAR,
+        {S(is_post), STAR, SWAP, .check = post_f32_inputs},
         {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_f32},
         {K(dnnl_graph_op_quantize), OPT})
 

@@ -9,7 +9,8 @@ typedef struct {
     const pt_chain_pattern *pat;
     const pt_graph *g;
     const int *group;
-    int *ops; /* matched ops so far */
+    int *ops;  /* matched ops so far */
+    int *step; /* spine step of each matched op, -1 for branch ops */
     int n, cap;
     int *depth; /* longest path to a sink, computed on first need */
 } chain_ctx;
@@ -87,6 +88,7 @@ static bool match_links(chain_ctx *c, int op, int port, const pt_link_spec *link
     int saved = c->n;
     if (p >= 0 && usable(c, p) && kind_ok(l->kind, l->set, c->g->ops[p]->kind) &&
         (!l->check || l->check(c->g, p))) {
+        c->step[c->n] = -1;
         c->ops[c->n++] = p;
         if (match_links(c, p, 0, links, nlinks, li + 1)) return true;
         c->n = saved;
@@ -137,6 +139,7 @@ static bool match_step(chain_ctx *c, int si, int count, int last);
 static bool try_op(chain_ctx *c, int si, int count, int op, int port) {
     const pt_step_spec *s = &c->pat->steps[si];
     int saved = c->n;
+    c->step[c->n] = si;
     c->ops[c->n++] = op;
     if (match_branches(c, s, op, port) && match_step(c, si, count + 1, op)) return true;
     c->n = saved;
@@ -150,7 +153,7 @@ static bool op_fits_step(const chain_ctx *c, const pt_step_spec *s, int op) {
 
 static bool match_step(chain_ctx *c, int si, int count, int last) {
     if (si == c->pat->nsteps)
-        return intermediates_closed(c) && (!c->pat->accept || c->pat->accept(c->g, c->ops, c->n));
+        return intermediates_closed(c) && (!c->pat->accept || c->pat->accept(c->g, c->ops, c->step, c->n));
     const pt_step_spec *s = &c->pat->steps[si];
     if (count < s->max && c->g->ops[last]->nout >= 1) {
         const pt_tensor_info *t = tensor_of(c->g, c->g->ops[last]->out[0].id);
@@ -187,16 +190,19 @@ static bool match_step(chain_ctx *c, int si, int count, int last) {
 
 int pt_chain_match(const pt_chain_pattern *pat, const pt_graph *g, const int *group, int first,
                    int *ops_out, int cap) {
-    chain_ctx c = {pat, g, group, ops_out, 0, cap, NULL};
-    if (pat->nsteps <= 0) return 0;
+    if (pat->nsteps <= 0 || cap <= 0) return 0;
+    chain_ctx c = {pat, g, group, ops_out, malloc((size_t)cap * sizeof(int)), 0, cap, NULL};
+    if (!c.step) return 0;
     const pt_step_spec *s0 = &pat->steps[0];
     bool ok = false;
     if (op_fits_step(&c, s0, first)) {
         /* The first op has no running value: its branches are matched as given
          * (PT_BRANCH_OTHER means input 1). */
+        c.step[c.n] = 0;
         c.ops[c.n++] = first;
         ok = match_branches(&c, s0, first, 0) && match_step(&c, 0, 1, first);
     }
     free(c.depth);
+    free(c.step);
     return ok ? c.n : 0;
 }

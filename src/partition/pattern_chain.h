@@ -64,8 +64,10 @@ typedef struct {
     const pt_step_spec *steps;
     int nsteps;
     /* Whole-match predicate over the matched ops (spine and branches in match
-     * order); may be NULL. */
-    bool (*accept)(const pt_graph *g, const int *ops, int n);
+     * order); step[i] is the spine step ops[i] matched, -1 for branch ops.
+     * Expresses grouped optional parts such as `(TypeCast → Quantize)?`.
+     * May be NULL. */
+    bool (*accept)(const pt_graph *g, const int *ops, const int *step, int n);
 } pt_chain_pattern;
 
 /* Matches `pat` with its first step at op `first`.  Writes the matched op
