@@ -5,7 +5,8 @@
  * the results must be bit-identical; with a non-strict partition math mode it
  * streams with an online softmax and must agree within rounding.  Negative
  * graphs (an intermediate with an outside consumer, SoftMax on another axis)
- * must not become one partition and still compute the same values. */
+ * must not become one partition and still compute the same values.  Dropout
+ * runs inside the fused kernel (same Philox words as the reference). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +16,8 @@
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "compile/compiled.h"
 #include "ir/dtype.h"
+#include "partition/partition.h"
+#include "partition/pattern_rows.h"
 #include "test_util.h"
 
 #define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
@@ -168,7 +171,7 @@ static void fill_input(const gdesc *g, int t, void *buf) {
 
 typedef struct {
     int nparts;
-    int nfused;   /* partitions that ran through a fused kernel */
+    int nfused;   /* partitions that ran through the fused SDPA kernel */
     int maxops;   /* ops in the largest partition */
 } run_info;
 
@@ -248,7 +251,8 @@ static bool run_graph(const gdesc *g, dnnl_graph_partition_policy_t policy, dnnl
         dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
         OK(st);
         if (st == dnnl_success) {
-            if (cp->c->has_fused) ++info->nfused;
+            const struct pt_pattern_row *row = parts[pi]->impl->row;
+            if (cp->c->has_fused && row && strstr(row->name, "sdp")) ++info->nfused;
             st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
                                                        (const_dnnl_graph_tensor_t *)tout);
             OK(st);
@@ -555,6 +559,21 @@ static void test_sizes(void) {
                      (long long)c.skv, (long long)c.d, (long long)c.dv);
             check_cfg(name, &c, b == 0 || a == 3);
         }
+    /* Key counts past the exact order's score cache (every pass recomputes
+     * the scores), with tails of the query and key blocks. */
+    const int64_t longs[][4] = {{45, 700, 32, 24}, {1, 1031, 16, 16}, {70, 513, 8, 40}};
+    for (int a = 0; a < 3; ++a) {
+        sdpa_cfg c = base_cfg();
+        c.n = 1, c.h = c.hkv = 2;
+        c.sq = longs[a][0], c.skv = longs[a][1], c.d = longs[a][2], c.dv = longs[a][3];
+        c.mask = a == 1 ? MK_NONE : MK_ADD;
+        c.mask_nd = 4;
+        c.mask_dims[0] = 1, c.mask_dims[1] = 1, c.mask_dims[2] = c.sq, c.mask_dims[3] = c.skv;
+        c.stats = a != 1;
+        snprintf(name, sizeof name, "long sq=%lld skv=%lld d=%lld dv=%lld", (long long)c.sq, (long long)c.skv,
+                 (long long)c.d, (long long)c.dv);
+        check_cfg(name, &c, true);
+    }
 }
 
 static void test_scales_and_masks(void) {
@@ -799,8 +818,7 @@ static void test_jax(void) {
     check_graph("JAX layout", &g, 1, true, true);
 }
 
-/* Graphs that must not become one SDPA partition, and a matched form the
- * fused kernel leaves to the op-by-op path. */
+/* Graphs that must not become one SDPA partition. */
 static void test_negative(void) {
     static gdesc g;
     /* The scaled scores also feed a ReLU outside the pattern. */
@@ -820,25 +838,55 @@ static void test_negative(void) {
     c.axis = 2;
     build_sdpa(&g, &c);
     check_graph("softmax on axis 2 of 4", &g, -1, false, false);
+}
 
-    /* Dropout between SoftMax and the second MatMul: one partition, run op
-     * by op (the fused kernel has no Philox generator). */
-    memset(&g, 0, sizeof g);
-    const int64_t sd[4] = {1, 2, 5, 6};
-    size_t q = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 2, 5, 4}, NULL);
-    size_t k = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 2, 6, 4}, NULL);
-    size_t v = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 2, 6, 4}, NULL);
-    size_t s = tensor(&g, dnnl_f32, 4, sd, NULL), p = tensor(&g, dnnl_f32, 4, sd, NULL);
-    size_t pd = tensor(&g, dnnl_f32, 4, sd, NULL), o = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 2, 5, 4}, NULL);
-    size_t seed = tensor_fill(&g, dnnl_s64, 0, (int64_t[]){1}, NULL, F_CONST, 123456.f);
-    size_t off = tensor_fill(&g, dnnl_s64, 0, (int64_t[]){1}, NULL, F_CONST, 1.f);
-    size_t prob = tensor_fill(&g, dnnl_f32, 0, (int64_t[]){1}, NULL, F_CONST, 0.5f);
-    attr_bool(add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
-    attr_s64(add(&g, dnnl_graph_op_softmax, 1, &s, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    add(&g, dnnl_graph_op_dropout, 4, (size_t[]){p, seed, off, prob}, 1, &pd);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){pd, v}, 1, &o);
-    g.result[g.nres++] = o;
-    check_graph("dropout (matched, op-by-op fallback)", &g, 1, false, false);
+/* Dropout between SoftMax and the second MatMul (§3.1, §18 item 8): the
+ * fused kernel draws the same Philox words as the reference Dropout. */
+static void build_dropout(gdesc *g, dnnl_data_type_t dt, int64_t sq, int64_t skv, float offset, bool mask_out,
+                          bool host) {
+    memset(g, 0, sizeof *g);
+    const int64_t N = 2, H = 3, D = 16;
+    const int64_t sd[4] = {N, H, sq, skv}, qd[4] = {N, H, sq, D}, kd[4] = {N, H, skv, D};
+    size_t q = tensor(g, dt, 4, qd, NULL), k = tensor(g, dt, 4, kd, NULL), v = tensor(g, dt, 4, kd, NULL);
+    size_t sc = tensor_fill(g, dnnl_f32, 1, (int64_t[]){1}, NULL, F_CONST, 4.f);
+    size_t m = tensor_fill(g, dnnl_f32, 4, (int64_t[]){N, 1, sq, skv}, NULL, F_MASK, 0.f);
+    size_t s = tensor(g, dnnl_f32, 4, sd, NULL), s1 = tensor(g, dnnl_f32, 4, sd, NULL);
+    size_t s2 = tensor(g, dnnl_f32, 4, sd, NULL), p = tensor(g, dnnl_f32, 4, sd, NULL);
+    size_t st = tensor(g, dnnl_f32, 4, (int64_t[]){N, H, sq, 1}, NULL);
+    size_t pd = tensor(g, dnnl_f32, 4, sd, NULL), o = tensor(g, dt, 4, qd, NULL);
+    size_t seed = tensor_fill(g, dnnl_s64, 0, (int64_t[]){1}, NULL, F_CONST, 123456.f);
+    size_t off = tensor_fill(g, dnnl_s64, 0, (int64_t[]){1}, NULL, F_CONST, offset);
+    size_t prob = tensor_fill(g, dnnl_f32, 0, (int64_t[]){1}, NULL, F_CONST, 0.5f);
+    if (host)
+        g->lt[seed - 1].property = g->lt[off - 1].property = g->lt[prob - 1].property =
+                dnnl_graph_tensor_property_host_scalar;
+    attr_bool(add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
+    add(g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s1);
+    add(g, dnnl_graph_op_add, 2, (size_t[]){s1, m}, 1, &s2);
+    op_d *sm = add(g, dnnl_graph_op_softmax, 1, &s2, 2, (size_t[]){p, st});
+    attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
+    attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
+    size_t mk = mask_out ? tensor(g, dnnl_u8, 4, sd, NULL) : 0;
+    add(g, dnnl_graph_op_dropout, 4, (size_t[]){p, seed, off, prob}, mask_out ? 2 : 1, (size_t[]){pd, mk});
+    if (dt != dnnl_f32) {
+        size_t pc = tensor(g, dt, 4, sd, NULL);
+        add(g, dnnl_graph_op_type_cast, 1, &pd, 1, &pc);
+        pd = pc;
+    }
+    add(g, dnnl_graph_op_matmul, 2, (size_t[]){pd, v}, 1, &o);
+    g->result[g->nres++] = o;
+    g->result[g->nres++] = st;
+    if (mask_out) g->result[g->nres++] = mk;
+}
+
+static void test_dropout(void) {
+    static gdesc g;
+    build_dropout(&g, dnnl_f32, 37, 70, 1.f, false, true);
+    check_graph("dropout f32 (host scalars)", &g, 1, true, true);
+    build_dropout(&g, dnnl_f32, 5, 600, 7.f, true, false);
+    check_graph("dropout f32, mask output, long S_kv", &g, 1, true, true);
+    build_dropout(&g, dnnl_bf16, 33, 65, 0.f, true, true);
+    check_graph("dropout bf16, legacy offset 0, mask output", &g, 1, true, true);
 }
 
 int main(void) {
@@ -852,6 +900,7 @@ int main(void) {
     test_gpt_gemma();
     test_jax();
     test_negative();
+    test_dropout();
     OK(dnnl_stream_destroy(strm));
     OK(dnnl_engine_destroy(eng));
     return pt_test_summary("test_int_sdpa");

@@ -1,10 +1,13 @@
-/* SDPA forward matcher (fusion-patterns.md §2.5, §3.1-§3.4).  The match is
- * anchored at the Q·K MatMul and walks the score chain forward to the SoftMax
- * and the P·V MatMul.  §1.2 rules: every intermediate has exactly one consumer
- * inside the match (the causal-mask score tensor: exactly its three pattern
- * consumers); Add / Multiply and Select inputs 1 / 2 are commutative, Divide
- * and GreaterEqual are not; outside operands must not be produced by the
- * match itself. */
+/* SDPA forward matchers (fusion-patterns.md §2.5, §3.1-§3.8).  One engine,
+ * match_form, anchored at the Q·K MatMul, walks the score chain forward to
+ * the SoftMax and the P·V MatMul; a form (sdpa_form) says how Q / K / V
+ * reach the MatMuls (plain, Dequantize, Dequantize → TypeCast,
+ * DynamicDequantize), which score chain is allowed, what lies between the
+ * SoftMax and the second MatMul and what follows it.  §1.2 rules: every
+ * intermediate has exactly one consumer inside the match (the causal-mask
+ * score tensor: exactly its three pattern consumers); Add / Multiply and
+ * Select inputs 1 / 2 are commutative, Divide and GreaterEqual are not;
+ * outside operands must not be produced by the match itself. */
 #include "partition/pattern_sdpa.h"
 
 #include <stdbool.h>
@@ -139,43 +142,63 @@ static int causal_mask(matcher *m, int cur) {
     return sel;
 }
 
-/* One block of the score chain on the value produced by `cur` (output 0).
- * Returns the op that now produces the running value, or -1. */
-static int chain_block(matcher *m, int cur) {
+/* Kinds of score-chain blocks (§2.5). */
+enum { BLK_SCALE, BLK_MASK, BLK_SELECT, BLK_CAUSAL, BLK_TANH };
+
+typedef struct {
+    int op;   /* the op that now produces the running value, -1 when no block matched */
+    int kind; /* BLK_* */
+    int pos;  /* input of the block's op that takes the running value */
+} chain_hit;
+
+/* One block of the score chain on the value produced by `cur` (output 0). */
+static chain_hit chain_block(matcher *m, int cur) {
     const pt_graph *g = m->g;
+    chain_hit h = {-1, -1, -1};
     size_t val = g->ops[cur]->out[0].id;
     const pt_tensor_info *t = tensor_of(g, val);
-    if (!t) return -1;
-    if (t->nconsumers == 3) return causal_mask(m, cur);
+    if (!t) return h;
+    if (t->nconsumers == 3) {
+        h.op = causal_mask(m, cur);
+        h.kind = BLK_CAUSAL;
+        return h;
+    }
     int nx = pt_pattern_sole_consumer(g, cur, 0);
-    if (!is_free(m, nx)) return -1;
+    if (!is_free(m, nx)) return h;
     const pt_op *op = g->ops[nx];
-    if (op->nout != 1 || !dt_float3(op->out[0].data_type)) return -1;
+    if (op->nout != 1 || !dt_float3(op->out[0].data_type)) return h;
     switch ((int)op->kind) {
         case dnnl_graph_op_multiply:
         case dnnl_graph_op_add:
         case dnnl_graph_op_divide: {
             /* Scale (factor at input 1; Multiply also at input 0) or additive mask. */
-            if (op->nin != 2) return -1;
+            if (op->nin != 2) return h;
             int pos = op->in[0].id == val ? 0 : op->in[1].id == val ? 1 : -1;
-            if (pos < 0 || (pos == 1 && op->kind == dnnl_graph_op_divide)) return -1;
-            if (op->in[1 - pos].id == val || !dt_float3(op->in[1 - pos].data_type)) return -1;
-            if (!take(m, nx) || !ext_operand(m, op->in[1 - pos].id, nx)) return -1;
-            return nx;
+            if (pos < 0 || (pos == 1 && op->kind == dnnl_graph_op_divide)) return h;
+            if (op->in[1 - pos].id == val || !dt_float3(op->in[1 - pos].data_type)) return h;
+            if (!take(m, nx) || !ext_operand(m, op->in[1 - pos].id, nx)) return h;
+            h.kind = op->kind == dnnl_graph_op_add ? BLK_MASK : BLK_SCALE;
+            h.pos = pos;
+            break;
         }
         case dnnl_graph_op_select: {
             /* Masked fill: outside condition at 0, running value at 1 or 2. */
-            if (op->nin != 3 || op->in[0].id == val || op->in[0].data_type != dnnl_boolean) return -1;
+            if (op->nin != 3 || op->in[0].id == val || op->in[0].data_type != dnnl_boolean) return h;
             int pos = op->in[1].id == val ? 1 : op->in[2].id == val ? 2 : -1;
-            if (pos < 0 || op->in[3 - pos].id == val || !dt_float3(op->in[3 - pos].data_type)) return -1;
-            if (!take(m, nx) || !note_ext(m, op->in[0].id) || !note_ext(m, op->in[3 - pos].id)) return -1;
-            return nx;
+            if (pos < 0 || op->in[3 - pos].id == val || !dt_float3(op->in[3 - pos].data_type)) return h;
+            if (!take(m, nx) || !note_ext(m, op->in[0].id) || !note_ext(m, op->in[3 - pos].id)) return h;
+            h.kind = BLK_SELECT;
+            h.pos = pos;
+            break;
         }
         case dnnl_graph_op_tanh: /* soft-capping (§3.2) */
-            if (op->nin != 1 || !take(m, nx)) return -1;
-            return nx;
-        default: return -1;
+            if (op->nin != 1 || !take(m, nx)) return h;
+            h.kind = BLK_TANH;
+            break;
+        default: return h;
     }
+    h.op = nx;
+    return h;
 }
 
 /* SoftMax along the last axis (§3: axis -1 or the equivalent index). */
@@ -189,87 +212,350 @@ static bool softmax_last_axis(const pt_op *sm, const pt_op *mm1) {
     return r > 0 && ax == r - 1;
 }
 
-/* Optional output re-layout after the second MatMul: StaticReshape? (GQA
- * output) then StaticTranspose → (Reorder | StaticReshape)? (OutReorder). */
-static bool out_chain(matcher *m, int cur) {
+/* ---- pattern forms ------------------------------------------------------------ */
+
+/* How Q / K / V reach their MatMul. */
+typedef enum {
+    OPD_FLOAT,  /* ext, optionally through a StaticReshape (float forms) */
+    OPD_DEQ,    /* ext → Dequantize */
+    OPD_DEQ_TC, /* ext → Dequantize → TypeCast(f32 → bf16) */
+    OPD_DYN,    /* ext int, ext scales[, ext zps] → DynamicDequantize (§3.8) */
+} opd_kind;
+
+/* The score chain. */
+typedef enum {
+    CH_ANY,  /* any sequence of blocks (float rows) */
+    CH_SMS,  /* Scale? → ExplicitMask? → PadSelect? (§3.6, §3.7) */
+    CH_SCMS, /* Scale? → CausalMask? → ExplicitMask? → PadSelect? (§3.8) */
+    CH_GPT,  /* Select(·, running value at 1, ·) → Divide → Add, all required (§3.3) */
+} chain_kind;
+
+/* SoftMax → second MatMul. */
+typedef enum {
+    P_FLOAT,     /* Dropout? → TypeCast{0..2}, or the JAX transpose (float rows) */
+    P_QDQ,       /* Quantize → Dequantize (§3.6) */
+    P_TC_QDQ_TC, /* TypeCast → Quantize → Dequantize → TypeCast (§3.7) */
+    P_GPT_F32,   /* TypeCast{0..2} → Quantize → Dequantize (§3.3 int8) */
+    P_GPT_BF16,  /* TypeCast{0..2} → Quantize → Dequantize → TypeCast (§3.3 int8, bf16) */
+    P_DIRECT,    /* nothing (§3.8) */
+} p_kind;
+
+/* After the second MatMul. */
+typedef enum {
+    OUT_FLOAT,    /* StaticReshape? → [StaticTranspose → (Reorder | StaticReshape)?]? */
+    OUT_Q,        /* [StaticTranspose → (Reorder | StaticReshape)]? → Quantize (§3.6) */
+    OUT_TC_Q,     /* StaticTranspose → (Reorder | StaticReshape) → TypeCast → Quantize (§3.7) */
+    OUT_GPT_F32,  /* StaticTranspose → (Reorder | StaticReshape) → Quantize? (§3.3 int8) */
+    OUT_GPT_BF16, /* StaticTranspose → (Reorder | StaticReshape) → [TypeCast → Quantize]? (§3.3 int8, bf16) */
+    OUT_NONE,     /* nothing (§3.8) */
+} out_kind;
+
+typedef struct {
+    opd_kind q, k, v;
+    chain_kind chain;
+    p_kind p;
+    out_kind out;
+    bool x8; /* every quantized tensor has the same u8 / s8 / f8 type (§3.6); else int8 only */
+} sdpa_form;
+
+static bool dt_int8(dnnl_data_type_t dt) { return dt == dnnl_u8 || dt == dnnl_s8; }
+
+static bool dt_x8(dnnl_data_type_t dt) {
+    return dt_int8(dt) || dt == dnnl_f8_e4m3 || dt == dnnl_f8_e5m2;
+}
+
+/* Quantized types seen so far in a match: all equal (x8 forms) or all int8. */
+typedef struct {
+    const sdpa_form *f;
+    dnnl_data_type_t first;
+} qtypes;
+
+static bool qtype_ok(qtypes *q, dnnl_data_type_t dt) {
+    if (!q->f->x8) return dt_int8(dt);
+    if (!dt_x8(dt)) return false;
+    if (q->first == dnnl_data_type_undef) q->first = dt;
+    return dt == q->first;
+}
+
+/* The free op producing `id` when it is of `kind` with `nin` inputs (0: any
+ * count) and its only consumer is `user`; -1 otherwise. */
+static int producer_kind(const matcher *m, size_t id, int kind, int user) {
+    int p = producer_of(m->g, id);
+    if (!is_free(m, p) || (int)m->g->ops[p]->kind != kind || m->g->ops[p]->nout != 1 ||
+        pt_pattern_sole_consumer(m->g, p, 0) != user)
+        return -1;
+    return p;
+}
+
+/* Dequantize (int8 / f8 → f32) producing `id` for `user`, with its input ext. */
+static bool deq_operand(matcher *m, size_t id, int user, qtypes *qt) {
+    int d = producer_kind(m, id, dnnl_graph_op_dequantize, user);
+    if (d < 0) return false;
+    const pt_op *op = m->g->ops[d];
+    if (op->nin != 1 || !qtype_ok(qt, op->in[0].data_type) || op->out[0].data_type != dnnl_f32) return false;
+    return take(m, d) && note_ext(m, op->in[0].id);
+}
+
+/* How the MatMul `user` reads operand `id`. */
+static bool operand(matcher *m, size_t id, int user, opd_kind kind, qtypes *qt) {
     const pt_graph *g = m->g;
-    int nx = pt_pattern_sole_consumer(g, cur, 0);
-    if (is_free(m, nx) && g->ops[nx]->kind == dnnl_graph_op_static_reshape && g->ops[nx]->nin == 1) {
-        if (!take(m, nx)) return false;
-        cur = nx;
-        nx = pt_pattern_sole_consumer(g, cur, 0);
+    switch (kind) {
+        case OPD_FLOAT: return ext_operand(m, id, user);
+        case OPD_DEQ: return deq_operand(m, id, user, qt);
+        case OPD_DEQ_TC: {
+            int tc = producer_kind(m, id, dnnl_graph_op_type_cast, user);
+            if (tc < 0 || g->ops[tc]->nin != 1 || g->ops[tc]->out[0].data_type != dnnl_bf16) return false;
+            return take(m, tc) && deq_operand(m, g->ops[tc]->in[0].id, tc, qt);
+        }
+        case OPD_DYN: {
+            int d = producer_kind(m, id, dnnl_graph_op_dynamic_dequantize, user);
+            if (d < 0) return false;
+            const pt_op *op = g->ops[d];
+            dnnl_data_type_t src = op->in[0].data_type;
+            if (op->nin < 2 || op->nin > 3 || !dt_float3(op->out[0].data_type) ||
+                op->in[1].data_type != op->out[0].data_type)
+                return false;
+            if (src != dnnl_u8 && src != dnnl_s8 && src != dnnl_u4 && src != dnnl_s4) return false;
+            if (op->nin == 3) {
+                dnnl_data_type_t z = op->in[2].data_type;
+                if (z != dnnl_u8 && z != dnnl_s8 && z != dnnl_u4 && z != dnnl_s4 && z != dnnl_s32) return false;
+            }
+            if (!take(m, d)) return false;
+            for (size_t k = 0; k < op->nin; ++k)
+                if (!note_ext(m, op->in[k].id)) return false;
+            return true;
+        }
     }
-    if (is_free(m, nx) && g->ops[nx]->kind == dnnl_graph_op_static_transpose && g->ops[nx]->nin == 1) {
-        if (!take(m, nx)) return false;
+    return false;
+}
+
+/* The score chain from `first` up to the SoftMax; returns the op producing
+ * the SoftMax input, or -1. */
+static int score_chain(matcher *m, int first, chain_kind kind) {
+    static const int sms[] = {BLK_SCALE, BLK_MASK, BLK_SELECT};
+    static const int scms[] = {BLK_SCALE, BLK_CAUSAL, BLK_MASK, BLK_SELECT};
+    static const int gpt[] = {BLK_SELECT, BLK_SCALE, BLK_MASK};
+    const int *order = kind == CH_SMS ? sms : kind == CH_SCMS ? scms : gpt;
+    const int norder = kind == CH_SMS ? 3 : kind == CH_SCMS ? 4 : 3;
+    const pt_graph *g = m->g;
+    int cur = first, blocks = 0, at = 0;
+    for (;;) {
+        int nx = pt_pattern_sole_consumer(g, cur, 0);
+        if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_softmax) break;
+        if (blocks++ == SDPA_MAX_CHAIN) return -1;
+        chain_hit h = chain_block(m, cur);
+        if (h.op < 0) return -1;
+        if (kind != CH_ANY) {
+            while (at < norder && order[at] != h.kind) {
+                if (kind == CH_GPT) return -1; /* every GPT block is required */
+                ++at;
+            }
+            if (at == norder) return -1;
+            ++at;
+            if (kind == CH_GPT && h.kind == BLK_SELECT && h.pos != 1) return -1;
+            if (kind == CH_GPT && h.kind == BLK_SCALE && g->ops[h.op]->kind != dnnl_graph_op_divide) return -1;
+        }
+        cur = h.op;
+    }
+    if (kind == CH_GPT && at != 3) return -1;
+    return cur;
+}
+
+/* Takes the free op after `cur` when it is of `kind` with one input; returns
+ * it, or -1 (nothing taken). */
+static int take_next(matcher *m, int cur, int kind) {
+    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    if (!is_free(m, nx) || (int)m->g->ops[nx]->kind != kind || m->g->ops[nx]->nin != 1 || m->g->ops[nx]->nout != 1)
+        return -1;
+    return take(m, nx) ? nx : -1;
+}
+
+/* TypeCast to `dt` (undef: any type) after `cur`. */
+static int take_cast(matcher *m, int cur, dnnl_data_type_t dt) {
+    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_type_cast) return -1;
+    if (dt != dnnl_data_type_undef && m->g->ops[nx]->out[0].data_type != dt) return -1;
+    return take_next(m, cur, dnnl_graph_op_type_cast);
+}
+
+/* Quantize (f32 → quantized) after `cur`. */
+static int take_quantize(matcher *m, int cur, qtypes *qt) {
+    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_quantize) return -1;
+    const pt_op *op = m->g->ops[nx];
+    if (op->nin != 1 || op->in[0].data_type != dnnl_f32 || !qtype_ok(qt, op->out[0].data_type)) return -1;
+    return take_next(m, cur, dnnl_graph_op_quantize);
+}
+
+/* Quantize → Dequantize (the quantization round trip of P) after `cur`. */
+static int take_qdq(matcher *m, int cur, qtypes *qt) {
+    int q = take_quantize(m, cur, qt);
+    if (q < 0) return -1;
+    int d = take_next(m, q, dnnl_graph_op_dequantize);
+    if (d < 0 || m->g->ops[d]->out[0].data_type != dnnl_f32) return -1;
+    return d;
+}
+
+/* SoftMax → second MatMul (input 0), float forms: Dropout? → TypeCast{0..2}
+ * or JAX: StaticTranspose → Reorder? →[1] MatMul(Vᵀ, ·).  Returns the op
+ * producing P, *pin the MatMul input it enters. */
+static int p_float(matcher *m, int sm, int *pin) {
+    const pt_graph *g = m->g;
+    int cur = sm;
+    int nx = pt_pattern_sole_consumer(g, cur, 0);
+    if (is_free(m, nx) && g->ops[nx]->kind == dnnl_graph_op_dropout && g->ops[nx]->nin >= 1) {
+        const pt_op *d = g->ops[nx];
+        if (!take(m, nx)) return -1;
+        for (size_t k = 1; k < d->nin; ++k)
+            if (!note_ext(m, d->in[k].id)) return -1;
         cur = nx;
-        nx = pt_pattern_sole_consumer(g, cur, 0);
-        if (is_free(m, nx) && g->ops[nx]->nin == 1 &&
-            (g->ops[nx]->kind == dnnl_graph_op_reorder || g->ops[nx]->kind == dnnl_graph_op_static_reshape))
-            if (!take(m, nx)) return false;
+    }
+    for (int c = 0; c < SDPA_MAX_CASTS; ++c) {
+        int tc = take_cast(m, cur, dnnl_data_type_undef);
+        if (tc < 0) break;
+        cur = tc;
+    }
+    *pin = 0;
+    int tr = take_next(m, cur, dnnl_graph_op_static_transpose);
+    if (tr >= 0) {
+        cur = tr;
+        int ro = take_next(m, cur, dnnl_graph_op_reorder);
+        if (ro >= 0) cur = ro;
+        *pin = 1;
+    }
+    return cur;
+}
+
+static int p_path(matcher *m, int sm, p_kind kind, qtypes *qt, int *pin) {
+    *pin = 0;
+    int cur = sm;
+    switch (kind) {
+        case P_FLOAT: return p_float(m, sm, pin);
+        case P_DIRECT: return sm;
+        case P_QDQ: return take_qdq(m, sm, qt);
+        case P_TC_QDQ_TC:
+            cur = take_cast(m, sm, dnnl_f32);
+            cur = cur < 0 ? -1 : take_qdq(m, cur, qt);
+            return cur < 0 ? -1 : take_cast(m, cur, dnnl_bf16);
+        case P_GPT_F32:
+        case P_GPT_BF16:
+            for (int c = 0; c < SDPA_MAX_CASTS; ++c) {
+                int tc = take_cast(m, cur, dnnl_data_type_undef);
+                if (tc < 0) break;
+                cur = tc;
+            }
+            cur = take_qdq(m, cur, qt);
+            return cur < 0 || kind == P_GPT_F32 ? cur : take_cast(m, cur, dnnl_bf16);
+    }
+    return -1;
+}
+
+/* OutReorder (§2.5): StaticTranspose → (Reorder | StaticReshape). */
+static int out_reorder(matcher *m, int cur) {
+    int tr = take_next(m, cur, dnnl_graph_op_static_transpose);
+    if (tr < 0) return -1;
+    int nx = take_next(m, tr, dnnl_graph_op_reorder);
+    if (nx < 0) nx = take_next(m, tr, dnnl_graph_op_static_reshape);
+    return nx;
+}
+
+/* After the second MatMul, float forms: StaticReshape? (GQA output) then
+ * StaticTranspose → (Reorder | StaticReshape)? */
+static bool out_float(matcher *m, int cur) {
+    int rs = take_next(m, cur, dnnl_graph_op_static_reshape);
+    if (rs >= 0) cur = rs;
+    int tr = take_next(m, cur, dnnl_graph_op_static_transpose);
+    if (tr >= 0) {
+        int nx = take_next(m, tr, dnnl_graph_op_reorder);
+        if (nx < 0) take_next(m, tr, dnnl_graph_op_static_reshape);
     }
     return true;
 }
 
-int pt_match_sdpa_fwd(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+static bool out_path(matcher *m, int mm2, out_kind kind, qtypes *qt) {
+    int cur = mm2;
+    switch (kind) {
+        case OUT_FLOAT: return out_float(m, mm2);
+        case OUT_NONE: return true;
+        case OUT_Q: {
+            int ro = out_reorder(m, cur);
+            if (ro >= 0) cur = ro;
+            return take_quantize(m, cur, qt) >= 0;
+        }
+        case OUT_TC_Q:
+            cur = out_reorder(m, cur);
+            cur = cur < 0 ? -1 : take_cast(m, cur, dnnl_f32);
+            return cur >= 0 && take_quantize(m, cur, qt) >= 0;
+        case OUT_GPT_F32:
+            cur = out_reorder(m, cur);
+            if (cur >= 0) take_quantize(m, cur, qt);
+            return cur >= 0;
+        case OUT_GPT_BF16: {
+            cur = out_reorder(m, cur);
+            if (cur < 0) return false;
+            /* TypeCast → Quantize, both or neither. */
+            int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+            if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_type_cast) return true;
+            int nq = pt_pattern_sole_consumer(m->g, nx, 0);
+            if (!is_free(m, nq) || m->g->ops[nq]->kind != dnnl_graph_op_quantize) return true;
+            int tc = take_cast(m, cur, dnnl_f32);
+            return tc >= 0 && take_quantize(m, tc, qt) >= 0;
+        }
+    }
+    return false;
+}
+
+/* A scale or mask op of the score chain whose operand types differ (e.g. bf16
+ * scores divided by an f32 factor, §2.5): not a supported single op, but the
+ * fused partition computes it (and so does the op-by-op fallback). */
+static bool mixed_type_binary(const pt_op *op) {
+    int k = op->kind;
+    if (k != dnnl_graph_op_add && k != dnnl_graph_op_multiply && k != dnnl_graph_op_divide) return false;
+    return op->nin == 2 && op->nout == 1 && dt_float3(op->in[0].data_type) && dt_float3(op->in[1].data_type) &&
+           dt_float3(op->out[0].data_type);
+}
+
+static int match_form(const pt_graph *g, const int *group, int first, int *ops_out, int cap, const sdpa_form *f) {
     const pt_op *mm1 = g->ops[first];
     if (mm1->kind != dnnl_graph_op_matmul || mm1->nin != 2 || mm1->nout != 1) return 0;
     dnnl_data_type_t qdt = mm1->in[0].data_type;
     if (!dt_float3(qdt) || mm1->in[1].data_type != qdt || !dt_float3(mm1->out[0].data_type)) return 0;
     matcher m = {.g = g, .group = group, .ops = ops_out, .cap = cap};
+    qtypes qt = {.f = f, .first = dnnl_data_type_undef};
     if (!is_free(&m, first) || !take(&m, first)) return 0;
-    if (!ext_operand(&m, mm1->in[0].id, first) || !ext_operand(&m, mm1->in[1].id, first)) return 0;
+    if (!operand(&m, mm1->in[0].id, first, f->q, &qt) || !operand(&m, mm1->in[1].id, first, f->k, &qt)) return 0;
 
-    /* Score chain up to the SoftMax. */
-    int cur = first, blocks = 0;
-    for (;;) {
-        int nx = pt_pattern_sole_consumer(g, cur, 0);
-        if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_softmax) break;
-        if (blocks++ == SDPA_MAX_CHAIN) return 0;
-        cur = chain_block(&m, cur);
-        if (cur < 0) return 0;
+    int cur = f->chain == CH_ANY ? -2 : score_chain(&m, first, f->chain);
+    if (cur == -2) {
+        cur = first;
+        for (int blocks = 0;; ++blocks) {
+            int nx = pt_pattern_sole_consumer(g, cur, 0);
+            if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_softmax) break;
+            if (blocks == SDPA_MAX_CHAIN) return 0;
+            cur = chain_block(&m, cur).op;
+            if (cur < 0) return 0;
+        }
     }
+    if (cur < 0) return 0;
     int sm = pt_pattern_sole_consumer(g, cur, 0);
     const pt_op *smo = g->ops[sm];
     if (!is_free(&m, sm) || smo->nin != 1 || smo->nout < 1 || !softmax_last_axis(smo, mm1)) return 0;
     if (!take(&m, sm)) return 0;
 
-    /* SoftMax → Dropout? → TypeCast{0..2} →[0] MatMul. */
-    cur = sm;
-    int nx = pt_pattern_sole_consumer(g, cur, 0);
-    if (is_free(&m, nx) && g->ops[nx]->kind == dnnl_graph_op_dropout && g->ops[nx]->nin >= 1) {
-        const pt_op *d = g->ops[nx];
-        if (!take(&m, nx)) return 0;
-        for (size_t k = 1; k < d->nin; ++k)
-            if (!note_ext(&m, d->in[k].id)) return 0;
-        cur = nx;
-        nx = pt_pattern_sole_consumer(g, cur, 0);
-    }
-    for (int c = 0; c < SDPA_MAX_CASTS && is_free(&m, nx) && g->ops[nx]->kind == dnnl_graph_op_type_cast; ++c) {
-        if (g->ops[nx]->nin != 1 || !take(&m, nx)) return 0;
-        cur = nx;
-        nx = pt_pattern_sole_consumer(g, cur, 0);
-    }
-    /* JAX layout (§3.5): StaticTranspose → Reorder? →[1] MatMul(Vᵀ, Pᵀ). */
     int pin = 0;
-    if (is_free(&m, nx) && g->ops[nx]->kind == dnnl_graph_op_static_transpose && g->ops[nx]->nin == 1) {
-        if (!take(&m, nx)) return 0;
-        cur = nx;
-        nx = pt_pattern_sole_consumer(g, cur, 0);
-        if (is_free(&m, nx) && g->ops[nx]->kind == dnnl_graph_op_reorder && g->ops[nx]->nin == 1) {
-            if (!take(&m, nx)) return 0;
-            cur = nx;
-            nx = pt_pattern_sole_consumer(g, cur, 0);
-        }
-        pin = 1;
-    }
+    cur = p_path(&m, sm, f->p, &qt, &pin);
+    if (cur < 0) return 0;
+    int nx = pt_pattern_sole_consumer(g, cur, 0);
     if (!is_free(&m, nx)) return 0;
     const pt_op *mm2 = g->ops[nx];
     size_t p = g->ops[cur]->out[0].id;
     if (mm2->kind != dnnl_graph_op_matmul || mm2->nin != 2 || mm2->nout != 1 || mm2->in[pin].id != p ||
-        mm2->in[1 - pin].id == p || mm2->in[1 - pin].data_type != qdt)
+        mm2->in[1 - pin].id == p)
         return 0;
-    if (!take(&m, nx) || !ext_operand(&m, mm2->in[1 - pin].id, nx)) return 0;
-    if (!out_chain(&m, nx)) return 0;
+    if (f->v == OPD_FLOAT && f->q == OPD_FLOAT && mm2->in[1 - pin].data_type != qdt) return 0;
+    if (!dt_float3(mm2->in[1 - pin].data_type)) return 0;
+    if (!take(&m, nx) || !operand(&m, mm2->in[1 - pin].id, nx, f->v, &qt)) return 0;
+    if (!out_path(&m, nx, f->out, &qt)) return 0;
 
     /* Outside operands really come from outside; every op is runnable. */
     for (int e = 0; e < m.next; ++e) {
@@ -277,6 +563,46 @@ int pt_match_sdpa_fwd(const pt_graph *g, const int *group, int first, int *ops_o
         if (pr >= 0 && in_match(&m, pr)) return 0;
     }
     for (int i = 0; i < m.n; ++i)
-        if (!pt_schema_supported(g->ops[m.ops[i]])) return 0;
+        if (!mixed_type_binary(g->ops[m.ops[i]]) && !pt_schema_supported(g->ops[m.ops[i]])) return 0;
     return m.n;
+}
+
+int pt_match_sdpa_fwd(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_FLOAT, OPD_FLOAT, OPD_FLOAT, CH_ANY, P_FLOAT, OUT_FLOAT, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_x8_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_DEQ, OPD_DEQ, OPD_DEQ, CH_SMS, P_QDQ, OUT_Q, true};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_int8_bf16_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_DEQ_TC, OPD_DEQ_TC, OPD_DEQ_TC, CH_SMS, P_TC_QDQ_TC, OUT_TC_Q, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_int8_fp32_gpt_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_DEQ, OPD_DEQ, OPD_DEQ, CH_GPT, P_GPT_F32, OUT_GPT_F32, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_int8_bf16_gpt_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_DEQ_TC, OPD_DEQ_TC, OPD_DEQ_TC, CH_GPT, P_GPT_BF16, OUT_GPT_BF16, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_sdpa_compressed_kv(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_FLOAT, OPD_DYN, OPD_DYN, CH_SCMS, P_DIRECT, OUT_NONE, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_sdpa_compressed_v(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_FLOAT, OPD_FLOAT, OPD_DYN, CH_SCMS, P_DIRECT, OUT_NONE, false};
+    return match_form(g, group, first, ops_out, cap, &f);
+}
+
+int pt_match_sdpa_compressed_k(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
+    static const sdpa_form f = {OPD_FLOAT, OPD_DYN, OPD_FLOAT, CH_SCMS, P_DIRECT, OUT_NONE, false};
+    return match_form(g, group, first, ops_out, cap, &f);
 }

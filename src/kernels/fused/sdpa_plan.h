@@ -1,0 +1,114 @@
+/* The fused SDPA forward kernel's plan: what prepare (sdpa_prepare.c) reads
+ * out of a matched partition and the kernel (sdpa_run.c) executes.  Every
+ * tensor the kernel touches is a strided view addressed in the iteration
+ * space [batch dims of O..., row, column]; every op between the ports and the
+ * arithmetic core (dequantization, casts, the quantization round trip of P,
+ * dropout, the output quantization) is a per-element transform. */
+#ifndef PARTITA_KERNELS_FUSED_SDPA_PLAN_H
+#define PARTITA_KERNELS_FUSED_SDPA_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/kernel.h"
+
+#define SD_MAX_BATCH DNNL_MAX_NDIMS
+#define SD_MAX_STEPS 32
+#define SD_MAX_VIEWS 80
+#define SD_MAX_DTS 8    /* types an operand is rounded through */
+#define SD_MAX_XFORMS 12 /* transforms of P or of O */
+#define SD_MAX_KONST 8  /* attribute lists (static scales / zero points) */
+
+/* A tensor read or written by the kernel: a port, or a list the plan owns
+ * (static quantization scales / zero points).  The element of iteration
+ * coordinates (b..., i, j) lives at Σ (b_k / bg_k)·bs_k + (i / rg)·rs +
+ * (j / cg)·cs; the divisors are 1 except for grouped quantization
+ * parameters, and strides are 0 where the view broadcasts. */
+typedef struct {
+    bool is_out; /* output port rather than input port */
+    int port;    /* -1: `konst` */
+    const void *konst;
+    dnnl_data_type_t dt;
+    int64_t bs[SD_MAX_BATCH];
+    int64_t rs, cs;
+    bool grouped;
+    int64_t bg[SD_MAX_BATCH], rg, cg;
+} sd_view;
+
+typedef enum { SD_MUL, SD_DIV, SD_ADD, SD_SELECT, SD_CAUSAL, SD_TANH } sd_kind;
+
+/* One op (or the causal-mask block) of the score chain. */
+typedef struct {
+    sd_kind kind;
+    dnnl_data_type_t dt;   /* declared output type: the value is rounded to it */
+    int a;                 /* MUL/DIV/ADD: operand; SELECT: condition; CAUSAL: fill */
+    int b;                 /* SELECT: the other value */
+    bool keep_true;        /* SELECT/CAUSAL: the running value is kept where the condition holds */
+    bool lhs_col, rhs_col; /* CAUSAL: GreaterEqual sides index columns (else rows) */
+    int add, sub;          /* CAUSAL bottom-right: scalar views of s_kv / s_q, -1 when absent */
+} sd_step;
+
+/* Q, K or V as the MatMul sees it: a stored tensor, optionally dequantized
+ * (Dequantize / DynamicDequantize: (x - zp)·scale), then rounded through
+ * the declared types on its way (dequantize output, TypeCasts). */
+typedef struct {
+    int src;      /* view of the stored tensor */
+    int sc, zp;   /* views of scales / zero points; sc < 0: not dequantized, zp < 0: none */
+    dnnl_data_type_t dts[SD_MAX_DTS];
+    int ndts;
+} sd_operand;
+
+/* A per-element transform of the probabilities P on their way to the second
+ * MatMul, or of the result O on its way to the output port. */
+typedef enum { SD_X_ROUND, SD_X_QUANT, SD_X_DEQUANT, SD_X_DROPOUT } sd_xkind;
+
+typedef struct {
+    sd_xkind kind;
+    dnnl_data_type_t dt; /* result type (ROUND / QUANT / DEQUANT) */
+    float scale, inv;    /* per-tensor scale and 1/scale (f32, as the reference computes it) */
+    float zp;
+    bool has_zp;
+} sd_xform;
+
+typedef struct {
+    int nb; /* batch dims of O */
+    int64_t bdims[SD_MAX_BATCH];
+    int64_t nbatch, sq, skv, dqk, dv;
+    sd_view views[SD_MAX_VIEWS];
+    int nviews;
+    sd_operand q, k, v;
+    int vo, vstats; /* output and stats views; vstats -1 when absent */
+    dnnl_data_type_t s_dt; /* first MatMul output */
+    sd_step steps[SD_MAX_STEPS];
+    int nsteps;
+    sd_xform px[SD_MAX_XFORMS]; /* SoftMax output ... second MatMul input */
+    int npx;
+    sd_xform ox[SD_MAX_XFORMS]; /* second MatMul output ... output port (stored to the port type) */
+    int nox;
+    /* Dropout of P: seed / offset / probability views, mask output (-1 when absent). */
+    bool dropout;
+    int vseed, voffset, vprob, vmask;
+    bool inf_as_zero;
+    bool online_ok;   /* P reaches the second MatMul unrounded: the online order may be used */
+    bool px_identity; /* P's transforms change nothing (f32 casts only) */
+    void *konst[SD_MAX_KONST];
+    int nkonst;
+    int bq, bk;       /* query rows / keys per block */
+    int cache_cols;   /* exact order: score cache width (S_kv when it fits, else 0) */
+    int nthr;
+    size_t thr_bytes; /* scratch per thread */
+} sd_plan;
+
+/* sdpa_prepare.c: fills `p` from the partition; dnnl_unimplemented for forms
+ * the kernel does not compute. */
+pt_status pt_sdpa_fwd_parse(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
+                            size_t nout, sd_plan *p);
+
+/* sdpa_run.c: chooses block sizes and the per-thread scratch layout. */
+void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr);
+
+/* sdpa_run.c: pt_fused.run of the SDPA forward kernel. */
+pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                          void *scratch, const pt_exec_ctx *ctx);
+
+#endif
