@@ -4,6 +4,7 @@
 #include "partition/pattern_rows.h"
 
 #include "partition/chain_patterns.h"
+#include "partition/pattern_mlp.h"
 #include "partition/pattern_sdpa.h"
 #include "partition/pattern_sdpa_bwd.h"
 
@@ -13,6 +14,9 @@
 
 const pt_pattern_row pt_pattern_rows[] = {
     /* Gated MLP (§4): one fused kernel for the four rows. */
+    {"quantized_gated_mlp", 22.1f, pt_match_quantized_gated_mlp, pt_prepare_gated_mlp, NULL},
+    {"quantized_gated_mlp_v1", 22.1f, pt_match_quantized_gated_mlp_v1, pt_prepare_gated_mlp, NULL},
+    {"gated_mlp_v1", 22.05f, pt_match_gated_mlp_v1, pt_prepare_gated_mlp, NULL},
     /* Quantized and compressed SDPA forward (§3.3, §3.6-§3.8): one streaming fused kernel. */
     {"x8_sdpa_fusion", 22.0f, pt_match_x8_sdpa, pt_prepare_sdpa_fwd, NULL},
     {"int8_bf16_sdp_fusion", 22.0f, pt_match_int8_bf16_sdpa, pt_prepare_sdpa_fwd, NULL},
@@ -21,6 +25,7 @@ const pt_pattern_row pt_pattern_rows[] = {
     {"sdp_with_compressed_k_fusion", 22.0f, pt_match_sdpa_compressed_k, pt_prepare_sdpa_fwd, NULL},
     {"int8_fp32_gpt_sdp", 22.0f, pt_match_int8_fp32_gpt_sdpa, pt_prepare_sdpa_fwd, NULL},
     {"int8_bf16_gpt_sdp", 22.0f, pt_match_int8_bf16_gpt_sdpa, pt_prepare_sdpa_fwd, NULL},
+    {"gated_mlp", 22.0f, pt_match_gated_mlp, pt_prepare_gated_mlp, NULL},
     /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
     /* SDPA / GQA training backward (§3.9): one fused kernel for both rows. */
     {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd, pt_prepare_sdpa_bwd, NULL},
