@@ -34,7 +34,7 @@ PT_REF_DECL(pt_ref_softmax) {
     PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
     const int r = src->lt.ndims;
-    int a;
+    int a = 0;
     PT_CHECK(softmax_axis(op, r, is_log ? -1 : 1, &a));
     /* Slices: every index with the axis coordinate pinned to 0. */
     int64_t rest[DNNL_MAX_NDIMS];
@@ -92,7 +92,7 @@ PT_REF_DECL(pt_ref_softmax_bwd) {
     if (!pt_ref_same_dims(dd, y) || !pt_ref_same_dims(dd, ds))
         return pt_err(dnnl_invalid_shape, "%s: diff_dst, dst and diff_src shapes differ", name);
     const int r = dd->lt.ndims;
-    int a;
+    int a = 0;
     PT_CHECK(softmax_axis(op, r, is_log ? -1 : 1, &a));
     int64_t rest[DNNL_MAX_NDIMS];
     memcpy(rest, dd->lt.dims, sizeof(int64_t) * (size_t)r);
