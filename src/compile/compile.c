@@ -360,6 +360,14 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         if (ops && p->row->prepare(ops, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
             c->fused = f;
             c->has_fused = true;
+            if (f.has_inplace && f.inplace_in < c->nin && f.inplace_out < c->nout && !c->inplace) {
+                c->inplace = malloc(sizeof *c->inplace);
+                if (c->inplace) {
+                    c->inplace[0].input_id = c->inputs[f.inplace_in].id;
+                    c->inplace[0].output_id = c->outputs[f.inplace_out].id;
+                    c->ninplace = 1;
+                }
+            }
         }
         free(ops);
     }

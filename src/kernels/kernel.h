@@ -4,6 +4,7 @@
 #ifndef PARTITA_KERNELS_KERNEL_H
 #define PARTITA_KERNELS_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,11 @@ typedef struct pt_fused {
     void (*release)(struct pt_fused *f); /* frees `state`; may be NULL */
     void *state;
     size_t scratch_bytes;
+    /* An in-place pair the kernel supports (abi.md, get_inplace_ports): output
+     * port `inplace_out` may be given the buffer of input port `inplace_in`.
+     * Only meaningful when has_inplace. */
+    bool has_inplace;
+    size_t inplace_in, inplace_out;
 } pt_fused;
 
 /* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */
