@@ -1,0 +1,1199 @@
+/* Fused compute + post-op partitions (see compute_post_ops.h).
+ *
+ * Every anchor is run as a batched implicit GEMM: C[b][p][q] = Σ_k A[p][k] ·
+ * B[k][q] with
+ *   MatMul:        b = broadcast batch, p = m, q = n, k = k;
+ *   Convolution:   b = group, p = output position (n, od, oh, ow), q = output
+ *                  channel in the group, k = (input channel, kd, kh, kw);
+ *   ConvTranspose: b = group, p = output position, q = output channel in the
+ *                  group, k = (kd, kh, kw, input channel) (the adjoint
+ *                  convolution's order, as the reference computes it);
+ * where convolution taps that fall outside the input are masked out (the
+ * reference skips them, so they must not add even a zero).  A work item is
+ * (b, column block, row chunk): it packs its column block of B once (in
+ * double, through the weights' prologue program), then for each row block
+ * packs A (through the src prologue program; for convolutions from small
+ * input windows), accumulates the tile in double with a register-blocked
+ * micro-kernel in k order, and runs the epilogue program over the tile's
+ * runs along the output's last dim before storing them. */
+#include "kernels/fused/compute_post_ops.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ir/dtype.h"
+#include "kernels/fused/postops.h"
+#include "ops/op_schema.h"
+#include "ops/spatial_utils.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define CP_X86 1
+#endif
+
+#define CP_MAXD DNNL_MAX_NDIMS
+#define CP_MR 6     /* micro-tile rows */
+#define CP_NR 8     /* micro-tile columns */
+#define CP_RUN 256  /* elements per program run */
+#define CP_MB 72    /* rows per block (multiple of CP_MR) */
+#define CP_NB 64    /* columns per block (multiple of CP_NR) */
+#define CP_KC 256   /* reduction chunk of the tile loop */
+#define CP_THREAD_CAP ((size_t)256 << 20) /* per-thread scratch limit */
+
+typedef enum { CP_MATMUL, CP_CONV, CP_DECONV } cp_kind;
+
+/* An anchor input: its prologue program (or plain load) in its own dims. */
+typedef struct {
+    pt_postops *prog;
+    dnnl_data_type_t dt; /* declared type at the anchor input */
+    int ndims;
+    int64_t dims[CP_MAXD];
+} cp_operand;
+
+typedef struct {
+    cp_kind kind;
+    bool round_floats; /* op-by-op rounding of bf16/f16 intermediates */
+    cp_operand a, w;
+    pt_postops *epi;
+    dnnl_data_type_t anchor_dt;
+    int bias_port; /* -1: none */
+    /* output port 0: the anchor output's dims, possibly behind leading 1s */
+    int out_lead;
+    int out_ndims;
+    int64_t out_dims[CP_MAXD], out_strides[CP_MAXD];
+    dnnl_data_type_t out_dt;
+    /* GEMM view */
+    int64_t nbatch, P, Q, K;
+    int64_t MB, NB; /* multiples of CP_MR / CP_NR */
+    int64_t qblocks, mblocks, mchunks, mblocks_per_chunk;
+    /* MatMul */
+    int ra, rb, nbd;
+    bool ta, tb;
+    int64_t bdims[CP_MAXD];
+    int64_t bias_bs[CP_MAXD], bias_sm, bias_sn; /* bias strides over [batch.., m, n] */
+    dnnl_data_type_t bias_dt;
+    /* Convolution / ConvTranspose, canonical 5-D [N, C, D, H, W] views */
+    int64_t xd[5], yd[5], wd[5];
+    int xmap[5], ymap[5], wmap[5]; /* canonical dim -> tensor dim, -1 inserted */
+    int64_t S[3], Dl[3], Pb[3];
+    int64_t G, Cin_g, T;            /* input channels per group (K / T), taps */
+    int64_t win_floats;
+    /* scratch layout */
+    int nthr;
+    size_t off_bound_a, off_bound_w, off_bound_e, off_bias, shared_bytes;
+    size_t t_ap, t_mask, t_oob, t_bp, t_box, t_c, t_run, t_tmp, thread_bytes;
+    bool has_inplace;
+    size_t inplace_in, inplace_out;
+} cp_state;
+
+/* ---- fpmath rounding of f32 operands (ref_matmul.c / ref_conv.c) ---------- */
+
+static float cp_fpmath_round(float v, dnnl_fpmath_mode_t mode) {
+    switch (mode) {
+        case dnnl_fpmath_mode_bf16:
+        case dnnl_fpmath_mode_any: return pt_bf16_to_f32(pt_f32_to_bf16(v));
+        case dnnl_fpmath_mode_f16: return pt_f16_to_f32(pt_f32_to_f16(v));
+        case dnnl_fpmath_mode_tf32: {
+            uint32_t u;
+            memcpy(&u, &v, sizeof u);
+            if ((u & 0x7f800000u) == 0x7f800000u) return v;
+            u += 0xfffu + ((u >> 13) & 1u);
+            u &= ~0x1fffu;
+            memcpy(&v, &u, sizeof v);
+            return v;
+        }
+        default: return v;
+    }
+}
+
+static inline double cp_operand_value(float v, bool round, dnnl_fpmath_mode_t mode) {
+    return (double)(round ? cp_fpmath_round(v, mode) : v);
+}
+
+/* ---- micro-kernels -------------------------------------------------------- */
+
+/* c[i][j] += Σ_k a[k][i] · b[k][j] in k order, in double: the product of two
+ * f32 values is exact in double, so a fused multiply-add rounds exactly like
+ * the reference's separate add. */
+static void ukernel_c(int64_t K, const double *a, const double *b, double *c, int64_t ldc) {
+    double acc[CP_MR][CP_NR];
+    for (int i = 0; i < CP_MR; ++i)
+        for (int j = 0; j < CP_NR; ++j) acc[i][j] = c[i * ldc + j];
+    for (int64_t k = 0; k < K; ++k) {
+        const double *ak = a + k * CP_MR, *bk = b + k * CP_NR;
+        for (int i = 0; i < CP_MR; ++i) {
+            double ai = ak[i];
+            for (int j = 0; j < CP_NR; ++j) acc[i][j] += ai * bk[j];
+        }
+    }
+    for (int i = 0; i < CP_MR; ++i)
+        for (int j = 0; j < CP_NR; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+/* Same with a mask laid out like `a`: a term is added only where its mask
+ * entry is negative (CP_PRESENT); others (padding taps) are skipped, not
+ * added as zero, which would differ for -0 sums and non-finite weights. */
+#define CP_PRESENT (-1.0)
+static void ukernel_masked_c(int64_t K, const double *a, const double *m, const double *b, double *c, int64_t ldc) {
+    double acc[CP_MR][CP_NR];
+    for (int i = 0; i < CP_MR; ++i)
+        for (int j = 0; j < CP_NR; ++j) acc[i][j] = c[i * ldc + j];
+    for (int64_t k = 0; k < K; ++k) {
+        const double *ak = a + k * CP_MR, *bk = b + k * CP_NR;
+        const double *mk = m + k * CP_MR;
+        for (int i = 0; i < CP_MR; ++i) {
+            if (!(mk[i] < 0.0)) continue;
+            double ai = ak[i];
+            for (int j = 0; j < CP_NR; ++j) acc[i][j] += ai * bk[j];
+        }
+    }
+    for (int i = 0; i < CP_MR; ++i)
+        for (int j = 0; j < CP_NR; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+#ifdef CP_X86
+__attribute__((target("avx,fma"))) static void ukernel_avx(int64_t K, const double *a, const double *b, double *c,
+                                                           int64_t ldc) {
+    __m256d c00 = _mm256_loadu_pd(c + 0 * ldc), c01 = _mm256_loadu_pd(c + 0 * ldc + 4);
+    __m256d c10 = _mm256_loadu_pd(c + 1 * ldc), c11 = _mm256_loadu_pd(c + 1 * ldc + 4);
+    __m256d c20 = _mm256_loadu_pd(c + 2 * ldc), c21 = _mm256_loadu_pd(c + 2 * ldc + 4);
+    __m256d c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
+    __m256d c40 = _mm256_loadu_pd(c + 4 * ldc), c41 = _mm256_loadu_pd(c + 4 * ldc + 4);
+    __m256d c50 = _mm256_loadu_pd(c + 5 * ldc), c51 = _mm256_loadu_pd(c + 5 * ldc + 4);
+    for (int64_t k = 0; k < K; ++k) {
+        const double *ak = a + k * CP_MR;
+        __m256d b0 = _mm256_loadu_pd(b + k * CP_NR), b1 = _mm256_loadu_pd(b + k * CP_NR + 4);
+        __m256d x = _mm256_broadcast_sd(ak + 0);
+        c00 = _mm256_fmadd_pd(x, b0, c00), c01 = _mm256_fmadd_pd(x, b1, c01);
+        x = _mm256_broadcast_sd(ak + 1);
+        c10 = _mm256_fmadd_pd(x, b0, c10), c11 = _mm256_fmadd_pd(x, b1, c11);
+        x = _mm256_broadcast_sd(ak + 2);
+        c20 = _mm256_fmadd_pd(x, b0, c20), c21 = _mm256_fmadd_pd(x, b1, c21);
+        x = _mm256_broadcast_sd(ak + 3);
+        c30 = _mm256_fmadd_pd(x, b0, c30), c31 = _mm256_fmadd_pd(x, b1, c31);
+        x = _mm256_broadcast_sd(ak + 4);
+        c40 = _mm256_fmadd_pd(x, b0, c40), c41 = _mm256_fmadd_pd(x, b1, c41);
+        x = _mm256_broadcast_sd(ak + 5);
+        c50 = _mm256_fmadd_pd(x, b0, c50), c51 = _mm256_fmadd_pd(x, b1, c51);
+    }
+    _mm256_storeu_pd(c + 0 * ldc, c00), _mm256_storeu_pd(c + 0 * ldc + 4, c01);
+    _mm256_storeu_pd(c + 1 * ldc, c10), _mm256_storeu_pd(c + 1 * ldc + 4, c11);
+    _mm256_storeu_pd(c + 2 * ldc, c20), _mm256_storeu_pd(c + 2 * ldc + 4, c21);
+    _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
+    _mm256_storeu_pd(c + 4 * ldc, c40), _mm256_storeu_pd(c + 4 * ldc + 4, c41);
+    _mm256_storeu_pd(c + 5 * ldc, c50), _mm256_storeu_pd(c + 5 * ldc + 4, c51);
+}
+
+/* Masked: the new sum replaces the old one only where the mask's sign bit is set. */
+__attribute__((target("avx,fma"))) static void ukernel_masked_avx(int64_t K, const double *a, const double *m,
+                                                                  const double *b, double *c, int64_t ldc) {
+    __m256d acc[CP_MR][2];
+    for (int i = 0; i < CP_MR; ++i) acc[i][0] = _mm256_loadu_pd(c + i * ldc), acc[i][1] = _mm256_loadu_pd(c + i * ldc + 4);
+    for (int64_t k = 0; k < K; ++k) {
+        const double *ak = a + k * CP_MR, *mk = m + k * CP_MR;
+        __m256d b0 = _mm256_loadu_pd(b + k * CP_NR), b1 = _mm256_loadu_pd(b + k * CP_NR + 4);
+        for (int i = 0; i < CP_MR; ++i) {
+            __m256d x = _mm256_broadcast_sd(ak + i), sel = _mm256_broadcast_sd(mk + i);
+            acc[i][0] = _mm256_blendv_pd(acc[i][0], _mm256_fmadd_pd(x, b0, acc[i][0]), sel);
+            acc[i][1] = _mm256_blendv_pd(acc[i][1], _mm256_fmadd_pd(x, b1, acc[i][1]), sel);
+        }
+    }
+    for (int i = 0; i < CP_MR; ++i) _mm256_storeu_pd(c + i * ldc, acc[i][0]), _mm256_storeu_pd(c + i * ldc + 4, acc[i][1]);
+}
+
+static bool cp_have_avx_fma(void) {
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v != 0;
+}
+#endif
+
+typedef void (*cp_ukernel_fn)(int64_t, const double *, const double *, double *, int64_t);
+typedef void (*cp_ukernel_masked_fn)(int64_t, const double *, const double *, const double *, double *, int64_t);
+
+static cp_ukernel_fn cp_pick_ukernel(void) {
+#ifdef CP_X86
+    if (cp_have_avx_fma()) return ukernel_avx;
+#endif
+    return ukernel_c;
+}
+
+static cp_ukernel_masked_fn cp_pick_ukernel_masked(void) {
+#ifdef CP_X86
+    if (cp_have_avx_fma()) return ukernel_masked_avx;
+#endif
+    return ukernel_masked_c;
+}
+
+/* ---- operand loading ------------------------------------------------------ */
+
+/* Loads the box [lo, lo + ext) of an anchor input (in its own dims) as f32:
+ * element q goes to dst[Σ_d (q_d - lo_d) · ds_d].  Runs go along the last
+ * dim through the operand's program. */
+static void load_box(const cp_operand *op, const void *bound, const int64_t *lo, const int64_t *ext,
+                     const int64_t *ds, float *dst, float *run, float *tmp) {
+    const int r = op->ndims;
+    if (r == 0) {
+        int64_t none[1] = {0};
+        pt_postops_apply(bound, dst, 1, none, tmp);
+        return;
+    }
+    for (int d = 0; d < r; ++d)
+        if (ext[d] <= 0) return;
+    int64_t idx[CP_MAXD];
+    memcpy(idx, lo, sizeof(int64_t) * (size_t)r);
+    const int64_t last = ext[r - 1], dsl = ds[r - 1];
+    for (;;) {
+        int64_t off = 0;
+        for (int d = 0; d < r - 1; ++d) off += (idx[d] - lo[d]) * ds[d];
+        for (int64_t c0 = 0; c0 < last; c0 += CP_RUN) {
+            int64_t n = last - c0 < CP_RUN ? last - c0 : CP_RUN;
+            idx[r - 1] = lo[r - 1] + c0;
+            float *x = dsl == 1 ? dst + off + c0 : run;
+            pt_postops_apply(bound, x, n, idx, tmp);
+            if (x == run)
+                for (int64_t i = 0; i < n; ++i) dst[off + (c0 + i) * dsl] = run[i];
+        }
+        int d = r - 2;
+        for (; d >= 0; --d) {
+            if (++idx[d] < lo[d] + ext[d]) break;
+            idx[d] = lo[d];
+        }
+        if (d < 0) break;
+    }
+}
+
+/* Tensor box from a canonical 5-D box. */
+static void canon_box(const int *map, int r, const int64_t *clo, const int64_t *cext, const int64_t *cds,
+                      int64_t *lo, int64_t *ext, int64_t *ds) {
+    for (int d = 0; d < r; ++d) lo[d] = 0, ext[d] = 1, ds[d] = 0;
+    for (int c = 0; c < 5; ++c) {
+        if (map[c] < 0) continue;
+        lo[map[c]] = clo[c], ext[map[c]] = cext[c], ds[map[c]] = cds[c];
+    }
+}
+
+/* ---- per-thread buffers ----------------------------------------------------- */
+
+typedef struct {
+    double *ap, *bp, *c;
+    double *mask; /* like ap: CP_PRESENT where a term exists (convolutions) */
+    uint8_t *oob;
+    float *box, *run, *tmp;
+} cp_bufs;
+
+typedef struct {
+    const cp_state *s;
+    const void *ba, *bw, *be; /* bound programs */
+    const pt_tview *in;
+    const pt_tview *out;
+    const double *conv_bias; /* per output channel, conv / deconv */
+    bool bias_neg_zero;      /* some conv bias is -0.0 */
+    dnnl_fpmath_mode_t mode;
+    cp_ukernel_fn uk;
+    cp_ukernel_masked_fn ukm;
+} cp_args;
+
+/* ---- MatMul packing --------------------------------------------------------- */
+
+static void mm_batch_index(const cp_state *s, int64_t b, int64_t *bi) {
+    for (int i = s->nbd - 1; i >= 0; --i) {
+        bi[i] = b % s->bdims[i];
+        b /= s->bdims[i];
+    }
+}
+
+/* Box over the batch dims of an operand of rank r with `own` batch dims. */
+static void mm_batch_box(const cp_state *s, const cp_operand *op, int own, const int64_t *bi, int64_t *lo,
+                         int64_t *ext, int64_t *ds) {
+    for (int i = 0; i < own; ++i) {
+        int oi = i + (s->nbd - own);
+        lo[i] = op->dims[i] == 1 ? 0 : bi[oi];
+        ext[i] = 1;
+        ds[i] = 0;
+    }
+}
+
+static void mm_pack_a(const cp_args *A, const int64_t *bi, int64_t m0, int64_t mb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t K = s->K;
+    int64_t lo[CP_MAXD], ext[CP_MAXD], ds[CP_MAXD];
+    int r = s->ra, own = r > 2 ? r - 2 : 0;
+    mm_batch_box(s, &s->a, own, bi, lo, ext, ds);
+    if (r == 1) {
+        lo[0] = 0, ext[0] = K, ds[0] = 1;
+    } else {
+        int dm = s->ta ? r - 1 : r - 2, dk = s->ta ? r - 2 : r - 1;
+        lo[dm] = m0, ext[dm] = mb, ds[dm] = K;
+        lo[dk] = 0, ext[dk] = K, ds[dk] = 1;
+    }
+    load_box(&s->a, A->ba, lo, ext, ds, t->box, t->run, t->tmp);
+    const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
+    const int64_t strips = (mb + CP_MR - 1) / CP_MR;
+    for (int64_t st = 0; st < strips; ++st)
+        for (int i = 0; i < CP_MR; ++i) {
+            int64_t row = st * CP_MR + i;
+            double *dst = t->ap + st * K * CP_MR + i;
+            if (row < mb) {
+                const float *src = t->box + row * K;
+                for (int64_t k = 0; k < K; ++k) dst[k * CP_MR] = cp_operand_value(src[k], rnd, A->mode);
+            } else {
+                for (int64_t k = 0; k < K; ++k) dst[k * CP_MR] = 0.0;
+            }
+        }
+}
+
+/* Packs B columns [q0, q0 + nb) as [strip][k][CP_NR] from a box laid out as
+ * box[k * kstride + j * jstride]. */
+static void pack_b_from_box(const cp_args *A, const float *box, int64_t kstride, int64_t jstride, int64_t nb,
+                            bool rnd, double *bp) {
+    const int64_t K = A->s->K, strips = (nb + CP_NR - 1) / CP_NR;
+    for (int64_t st = 0; st < strips; ++st)
+        for (int64_t k = 0; k < K; ++k) {
+            double *dst = bp + (st * K + k) * CP_NR;
+            for (int j = 0; j < CP_NR; ++j) {
+                int64_t col = st * CP_NR + j;
+                dst[j] = col < nb ? cp_operand_value(box[k * kstride + col * jstride], rnd, A->mode) : 0.0;
+            }
+        }
+}
+
+static void mm_pack_b(const cp_args *A, const int64_t *bi, int64_t q0, int64_t nb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t K = s->K;
+    int64_t lo[CP_MAXD], ext[CP_MAXD], ds[CP_MAXD];
+    int r = s->rb, own = r > 2 ? r - 2 : 0;
+    mm_batch_box(s, &s->w, own, bi, lo, ext, ds);
+    if (r == 1) {
+        lo[0] = 0, ext[0] = K, ds[0] = nb;
+    } else {
+        int dk = s->tb ? r - 1 : r - 2, dn = s->tb ? r - 2 : r - 1;
+        lo[dk] = 0, ext[dk] = K, ds[dk] = nb;
+        lo[dn] = q0, ext[dn] = nb, ds[dn] = 1;
+    }
+    load_box(&s->w, A->bw, lo, ext, ds, t->box, t->run, t->tmp);
+    pack_b_from_box(A, t->box, nb, 1, nb, s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict, t->bp);
+}
+
+/* ---- convolution packing ---------------------------------------------------- */
+
+/* Output position p -> (n, d, h, w) in the canonical output. */
+static void conv_decode(const cp_state *s, int64_t p, int64_t *pos) {
+    pos[3] = p % s->yd[4], p /= s->yd[4];
+    pos[2] = p % s->yd[3], p /= s->yd[3];
+    pos[1] = p % s->yd[2], p /= s->yd[2];
+    pos[0] = p;
+}
+
+/* Input position reached from output index i by tap t in a ConvTranspose
+ * (the reference's bwd_src_pos), or -1. */
+static inline int64_t deconv_src_pos(const cp_state *s, int64_t i, int64_t t, int slot) {
+    int64_t num = i + s->Pb[slot] - t * s->Dl[slot];
+    if (num < 0 || num % s->S[slot] != 0) return -1;
+    int64_t o = num / s->S[slot];
+    return o < s->xd[2 + slot] ? o : -1;
+}
+
+/* Loads the input window [n, channels of group g, d, h, w in [lo, hi)] of
+ * the src as win[c * (hi - lo) + (w - lo)]. */
+static void conv_load_window(const cp_args *A, int64_t g, int64_t n, int64_t d, int64_t h, int64_t lo, int64_t hi,
+                             const cp_bufs *t) {
+    const cp_state *s = A->s;
+    int64_t cg = s->kind == CP_CONV ? s->Cin_g : s->xd[1] / s->G;
+    int64_t L = hi - lo;
+    int64_t clo[5] = {n, g * cg, d, h, lo}, cext[5] = {1, cg, 1, 1, L}, cds[5] = {0, L, 0, 0, 1};
+    int64_t tlo[CP_MAXD], text[CP_MAXD], tds[CP_MAXD];
+    canon_box(s->xmap, s->a.ndims, clo, cext, cds, tlo, text, tds);
+    load_box(&s->a, A->ba, tlo, text, tds, t->box, t->run, t->tmp);
+}
+
+static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t K = s->K, T = s->T, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
+    const int64_t strips = (mb + CP_MR - 1) / CP_MR;
+    const bool deconv = s->kind == CP_DECONV;
+    const int64_t cg = s->Cin_g;
+    const int64_t XW = s->xd[4];
+    const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
+    const size_t n = (size_t)(strips * K * CP_MR);
+    memset(t->ap, 0, n * sizeof(double));
+    memset(t->mask, 0, n * sizeof(double));
+    /* Rows past mb are padding: mark them present so they never force the
+     * masked kernel.  present[st] counts the terms present per strip. */
+    int64_t present[CP_MB / CP_MR];
+    for (int64_t st = 0; st < strips; ++st) present[st] = 0;
+    for (int64_t i = mb; i < strips * CP_MR; ++i) {
+        for (int64_t k = 0; k < K; ++k) t->mask[((i / CP_MR) * K + k) * CP_MR + i % CP_MR] = CP_PRESENT;
+        present[i / CP_MR] += K;
+    }
+    int64_t sw_of[CP_MB]; /* input column of each position of a segment for one kw, -1: none */
+    int64_t p = p0;
+    while (p < p0 + mb) {
+        int64_t pos[4];
+        conv_decode(s, p, pos);
+        int64_t w_a = pos[3], len = s->yd[4] - w_a;
+        if (p + len > p0 + mb) len = p0 + mb - p;
+        int64_t w_b = w_a + len, i0 = p - p0;
+        for (int64_t kd = 0; kd < KD; ++kd)
+            for (int64_t kh = 0; kh < KH; ++kh) {
+                int64_t sd, sh, lo, hi;
+                if (!deconv) {
+                    sd = pos[1] * s->S[0] + kd * s->Dl[0] - s->Pb[0];
+                    sh = pos[2] * s->S[1] + kh * s->Dl[1] - s->Pb[1];
+                    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3]) continue;
+                    lo = w_a * s->S[2] - s->Pb[2];
+                    hi = (w_b - 1) * s->S[2] + (KW - 1) * s->Dl[2] - s->Pb[2] + 1;
+                } else {
+                    sd = deconv_src_pos(s, pos[1], kd, 0);
+                    sh = deconv_src_pos(s, pos[2], kh, 1);
+                    if (sd < 0 || sh < 0) continue;
+                    int64_t lnum = w_a + s->Pb[2] - (KW - 1) * s->Dl[2];
+                    lo = lnum <= 0 ? 0 : (lnum + s->S[2] - 1) / s->S[2];
+                    int64_t hnum = w_b - 1 + s->Pb[2];
+                    hi = hnum < 0 ? 0 : hnum / s->S[2] + 1;
+                }
+                if (lo < 0) lo = 0;
+                if (hi > XW) hi = XW;
+                if (lo >= hi) continue;
+                const int64_t L = hi - lo;
+                conv_load_window(A, g, pos[0], sd, sh, lo, hi, t);
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                    const int64_t tap = (kd * KH + kh) * KW + kw;
+                    for (int64_t ii = 0; ii < len; ++ii) {
+                        int64_t ow = w_a + ii, sw;
+                        if (!deconv) {
+                            sw = ow * s->S[2] + kw * s->Dl[2] - s->Pb[2];
+                        } else {
+                            int64_t num = ow + s->Pb[2] - kw * s->Dl[2];
+                            sw = (num < 0 || num % s->S[2] != 0) ? -1 : num / s->S[2];
+                        }
+                        sw_of[ii] = (sw < lo || sw >= hi) ? -1 : sw - lo;
+                        if (sw_of[ii] >= 0) present[(i0 + ii) / CP_MR] += cg;
+                    }
+                    /* Positions innermost: consecutive rows of a strip are adjacent in `ap`. */
+                    for (int64_t c = 0; c < cg; ++c) {
+                        const int64_t k = deconv ? tap * cg + c : c * T + tap;
+                        const float *wrow = t->box + c * L;
+                        for (int64_t ii = 0; ii < len; ++ii) {
+                            if (sw_of[ii] < 0) continue;
+                            int64_t i = i0 + ii;
+                            size_t at = (size_t)(((i / CP_MR) * K + k) * CP_MR + i % CP_MR);
+                            t->ap[at] = cp_operand_value(wrow[sw_of[ii]], rnd, A->mode);
+                            t->mask[at] = CP_PRESENT;
+                        }
+                    }
+                }
+            }
+        p += len;
+    }
+    for (int64_t st = 0; st < strips; ++st) t->oob[st] = present[st] != K * CP_MR;
+}
+
+static void conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t T = s->T, KH = s->wd[3], KW = s->wd[4];
+    int64_t tlo[CP_MAXD], text[CP_MAXD], tds[CP_MAXD];
+    const bool rnd = s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
+    if (s->kind == CP_CONV) {
+        /* box[j][c][tap] = box[j * K + k] with k = c * T + tap */
+        int64_t Qg = s->yd[1] / s->G;
+        int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, s->Cin_g, s->wd[2], KH, KW};
+        int64_t cds[5] = {s->K, T, KH * KW, KW, 1};
+        canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
+        load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+        pack_b_from_box(A, t->box, 1, s->K, nb, rnd, t->bp);
+    } else {
+        /* box[ocg][j][tap]; k = tap * cg + ocg */
+        int64_t cg = s->xd[1] / s->G;
+        int64_t clo[5] = {g * cg, q0, 0, 0, 0}, cext[5] = {cg, nb, s->wd[2], KH, KW};
+        int64_t cds[5] = {nb * T, T, KH * KW, KW, 1};
+        canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
+        load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+        const int64_t K = s->K, strips = (nb + CP_NR - 1) / CP_NR;
+        for (int64_t st = 0; st < strips; ++st)
+            for (int64_t k = 0; k < K; ++k) {
+                int64_t tap = k / cg, ocg = k % cg;
+                double *dst = t->bp + (st * K + k) * CP_NR;
+                for (int j = 0; j < CP_NR; ++j) {
+                    int64_t col = st * CP_NR + j;
+                    dst[j] = col < nb ? cp_operand_value(t->box[(ocg * nb + col) * T + tap], rnd, A->mode) : 0.0;
+                }
+            }
+    }
+}
+
+/* ---- tile compute ------------------------------------------------------------ */
+
+/* k is split into chunks that keep a B strip in L1 and the A block in L2;
+ * the chunks run in k order, so every sum keeps the reference order. */
+static void compute_tile(const cp_args *A, int64_t mb, int64_t nb, bool masked, const cp_bufs *t) {
+    const int64_t K = A->s->K, ldc = A->s->NB;
+    const int64_t rs = (mb + CP_MR - 1) / CP_MR, cs = (nb + CP_NR - 1) / CP_NR;
+    for (int64_t k0 = 0; k0 < K; k0 += CP_KC) {
+        const int64_t kc = K - k0 < CP_KC ? K - k0 : CP_KC;
+        for (int64_t cj = 0; cj < cs; ++cj)
+            for (int64_t ri = 0; ri < rs; ++ri) {
+                double *c = t->c + ri * CP_MR * ldc + cj * CP_NR;
+                const double *a = t->ap + (ri * K + k0) * CP_MR, *b = t->bp + (cj * K + k0) * CP_NR;
+                if (masked && t->oob[ri]) A->ukm(kc, a, t->mask + (ri * K + k0) * CP_MR, b, c, ldc);
+                else A->uk(kc, a, b, c, ldc);
+            }
+    }
+}
+
+/* ---- epilogue ------------------------------------------------------------------ */
+
+/* Rounds to the anchor's type (op-by-op mode), runs the epilogue, stores.
+ * `aidx` indexes the anchor output. */
+static void finish_run(const cp_args *A, float *x, int64_t n, const int64_t *aidx, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    int64_t idx[CP_MAXD], off = 0;
+    for (int d = 0; d < s->out_ndims; ++d) {
+        idx[d] = d < s->out_lead ? 0 : aidx[d - s->out_lead];
+        off += idx[d] * s->out_strides[d];
+    }
+    if (s->round_floats) pt_run_round(s->anchor_dt, x, n);
+    pt_postops_apply(A->be, x, n, idx, t->tmp);
+    int64_t stride = s->out_ndims ? s->out_strides[s->out_ndims - 1] : 0;
+    pt_run_store(A->out[0].data, s->out_dt, off, stride, x, n);
+}
+
+static void mm_epilogue(const cp_args *A, const int64_t *bi, int64_t m0, int64_t mb, int64_t q0, int64_t nb,
+                        const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t ldc = s->NB;
+    const pt_tview *bias = s->bias_port >= 0 ? &A->in[s->bias_port] : NULL;
+    int64_t idx[CP_MAXD], bbase = 0;
+    for (int i = 0; i < s->nbd; ++i) idx[i] = bi[i], bbase += bi[i] * s->bias_bs[i];
+    float *x = t->run;
+    if (s->rb >= 2) {
+        for (int64_t i = 0; i < mb; ++i) {
+            int64_t m = m0 + i;
+            if (s->ra >= 2) idx[s->nbd] = m;
+            for (int64_t c0 = 0; c0 < nb; c0 += CP_RUN) {
+                int64_t n = nb - c0 < CP_RUN ? nb - c0 : CP_RUN;
+                const double *crow = t->c + i * ldc + c0;
+                if (bias) {
+                    int64_t bo = bbase + m * s->bias_sm + (q0 + c0) * s->bias_sn;
+                    for (int64_t j = 0; j < n; ++j)
+                        x[j] = (float)(crow[j] + (double)pt_load_f32(bias->data, s->bias_dt, bo + j * s->bias_sn));
+                } else {
+                    for (int64_t j = 0; j < n; ++j) x[j] = (float)crow[j];
+                }
+                idx[s->out_ndims - s->out_lead - 1] = q0 + c0;
+                finish_run(A, x, n, idx, t);
+            }
+        }
+    } else {
+        /* N == 1: the output's last dim is M (or the output is a scalar). */
+        for (int64_t r0 = 0; r0 < mb; r0 += CP_RUN) {
+            int64_t n = mb - r0 < CP_RUN ? mb - r0 : CP_RUN;
+            for (int64_t j = 0; j < n; ++j) {
+                double acc = t->c[(r0 + j) * ldc];
+                if (bias) acc += (double)pt_load_f32(bias->data, s->bias_dt, bbase + (m0 + r0 + j) * s->bias_sm);
+                x[j] = (float)acc;
+            }
+            if (s->ra >= 2) idx[s->nbd] = m0 + r0;
+            finish_run(A, x, n, idx, t);
+        }
+    }
+}
+
+static void conv_out_index(const cp_state *s, const int64_t *pos, int64_t oc, int64_t *idx) {
+    int64_t cv[5] = {pos[0], oc, pos[1], pos[2], pos[3]};
+    for (int c = 0; c < 5; ++c)
+        if (s->ymap[c] >= 0) idx[s->ymap[c]] = cv[c];
+}
+
+static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, int64_t q0, int64_t nb,
+                          const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t ldc = s->NB, Qg = s->Q;
+    int64_t idx[CP_MAXD], pos[4];
+    float *x = t->run;
+    if (s->ymap[1] == s->out_ndims - s->out_lead - 1) { /* channels last: runs along channels */
+        for (int64_t i = 0; i < mb; ++i) {
+            conv_decode(s, p0 + i, pos);
+            for (int64_t c0 = 0; c0 < nb; c0 += CP_RUN) {
+                int64_t n = nb - c0 < CP_RUN ? nb - c0 : CP_RUN;
+                const double *crow = t->c + i * ldc + c0;
+                for (int64_t j = 0; j < n; ++j) x[j] = (float)crow[j];
+                conv_out_index(s, pos, g * Qg + q0 + c0, idx);
+                finish_run(A, x, n, idx, t);
+            }
+        }
+        return;
+    }
+    /* Channels first: runs along the innermost spatial dim. */
+    for (int64_t j = 0; j < nb; ++j) {
+        int64_t p = p0;
+        while (p < p0 + mb) {
+            conv_decode(s, p, pos);
+            int64_t len = s->yd[4] - pos[3];
+            if (p + len > p0 + mb) len = p0 + mb - p;
+            if (len > CP_RUN) len = CP_RUN;
+            for (int64_t e = 0; e < len; ++e) x[e] = (float)t->c[(p - p0 + e) * ldc + j];
+            conv_out_index(s, pos, g * Qg + q0 + j, idx);
+            finish_run(A, x, len, idx, t);
+            p += len;
+        }
+    }
+}
+
+/* ---- work items -------------------------------------------------------------- */
+
+static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    int64_t mc = u % s->mchunks, rest = u / s->mchunks;
+    int64_t qb = rest % s->qblocks, b = rest / s->qblocks;
+    int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
+    int64_t mb_first = mc * s->mblocks_per_chunk, mb_last = mb_first + s->mblocks_per_chunk;
+    if (mb_last > s->mblocks) mb_last = s->mblocks;
+    if (mb_first >= mb_last) return;
+    int64_t bi[CP_MAXD];
+    /* Padding taps hold zeros in A.  Adding 0 * w leaves a sum unchanged
+     * unless w is not finite or the sum is -0, which a sum starting from a
+     * bias that is not -0 never is (round to nearest); otherwise the masked
+     * kernel skips them exactly as the reference does. */
+    bool need_mask = false;
+    if (s->kind == CP_MATMUL) {
+        mm_batch_index(s, b, bi);
+        mm_pack_b(A, bi, q0, nb, t);
+    } else {
+        conv_pack_b(A, b, q0, nb, t);
+        need_mask = A->bias_neg_zero;
+        const int64_t nbp = (nb + CP_NR - 1) / CP_NR * CP_NR * s->K;
+        for (int64_t e = 0; e < nbp && !need_mask; ++e) need_mask = !isfinite(t->bp[e]);
+    }
+    const int64_t ldc = s->NB;
+    for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
+        int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
+        int64_t rows = (mb + CP_MR - 1) / CP_MR * CP_MR;
+        bool masked = false;
+        if (s->kind == CP_MATMUL) {
+            mm_pack_a(A, bi, m0, mb, t);
+            memset(t->c, 0, (size_t)(rows * ldc) * sizeof(double));
+        } else {
+            conv_pack_a(A, b, m0, mb, t);
+            masked = need_mask;
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < ldc; ++j) {
+                    int64_t oc = b * s->Q + q0 + j;
+                    t->c[i * ldc + j] = (A->conv_bias && j < nb) ? A->conv_bias[oc] : 0.0;
+                }
+        }
+        compute_tile(A, mb, nb, masked, t);
+        if (s->kind == CP_MATMUL) mm_epilogue(A, bi, m0, mb, q0, nb, t);
+        else conv_epilogue(A, b, m0, mb, q0, nb, t);
+    }
+}
+
+static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
+
+static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                        void *scratch, const pt_exec_ctx *ctx) {
+    const cp_state *s = f->state;
+    if (nout < 1) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no output");
+    if (s->nbatch == 0 || s->P == 0 || s->Q == 0) return dnnl_success;
+    if (!scratch) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no scratchpad");
+    char *base = scratch;
+    cp_args A;
+    memset(&A, 0, sizeof A);
+    A.s = s;
+    A.in = in;
+    A.out = out;
+    A.mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
+    A.uk = cp_pick_ukernel();
+    A.ukm = cp_pick_ukernel_masked();
+    A.ba = base + s->off_bound_a;
+    A.bw = base + s->off_bound_w;
+    A.be = base + s->off_bound_e;
+    PT_CHECK(pt_postops_bind(s->a.prog, in, nin, base + s->off_bound_a));
+    PT_CHECK(pt_postops_bind(s->w.prog, in, nin, base + s->off_bound_w));
+    PT_CHECK(pt_postops_bind(s->epi, in, nin, base + s->off_bound_e));
+    if (s->kind != CP_MATMUL && s->bias_port >= 0) {
+        double *bias = (double *)(base + s->off_bias);
+        const pt_tview *bv = &in[s->bias_port];
+        int64_t C = s->yd[1], idx[CP_MAXD];
+        for (int64_t c = 0; c < C; ++c) {
+            int64_t rem = c, off = 0;
+            for (int d = bv->lt.ndims - 1; d >= 0; --d) {
+                idx[d] = rem % bv->lt.dims[d];
+                rem /= bv->lt.dims[d];
+                off += idx[d] * bv->lt.layout.strides[d];
+            }
+            bias[c] = (double)pt_load_f32(bv->data, bv->lt.data_type, off);
+        }
+        A.conv_bias = bias;
+        for (int64_t c = 0; c < C; ++c) A.bias_neg_zero = A.bias_neg_zero || (bias[c] == 0.0 && signbit(bias[c]));
+    }
+    const int64_t units = s->nbatch * s->qblocks * s->mchunks;
+    int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
+    if (nt > s->nthr) nt = s->nthr;
+    if ((int64_t)nt > units) nt = (int)units;
+    char *tbase = base + s->shared_bytes;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        char *mine = tbase + (size_t)tid * s->thread_bytes;
+        cp_bufs t = {
+            .ap = (double *)(mine + s->t_ap),
+            .bp = (double *)(mine + s->t_bp),
+            .c = (double *)(mine + s->t_c),
+            .mask = (double *)(mine + s->t_mask),
+            .oob = (uint8_t *)(mine + s->t_oob),
+            .box = (float *)(mine + s->t_box),
+            .run = (float *)(mine + s->t_run),
+            .tmp = (float *)(mine + s->t_tmp),
+        };
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
+    }
+    return dnnl_success;
+}
+
+static void cp_release(pt_fused *f) {
+    cp_state *s = f->state;
+    if (!s) return;
+    pt_postops_destroy(s->a.prog);
+    pt_postops_destroy(s->w.prog);
+    pt_postops_destroy(s->epi);
+    free(s);
+    f->state = NULL;
+}
+
+/* ---- prepare -------------------------------------------------------------------- */
+
+static bool lt_known(const pt_lt *lt) {
+    if (lt->ndims < 0 || lt->ndims > CP_MAXD) return false;
+    for (int d = 0; d < lt->ndims; ++d)
+        if (lt->dims[d] < 0) return false;
+    return true;
+}
+
+static int find_port(const pt_lt *ports, size_t n, size_t id) {
+    for (size_t i = 0; i < n; ++i)
+        if (ports[i].id == id) return (int)i;
+    return -1;
+}
+
+static int producer_of(const pt_op *const *ops, size_t nops, size_t id) {
+    for (size_t i = 0; i < nops; ++i)
+        for (size_t k = 0; k < ops[i]->nout; ++k)
+            if (ops[i]->out[k].id == id) return (int)i;
+    return -1;
+}
+
+/* Marks with `bit` every op (before `limit`) the tensor `id` depends on. */
+static void mark_ancestors(const pt_op *const *ops, size_t nops, size_t id, int limit, unsigned bit, unsigned *mark) {
+    int p = producer_of(ops, nops, id);
+    if (p < 0 || p >= limit || (mark[p] & bit)) return;
+    mark[p] |= bit;
+    for (size_t k = 0; k < ops[p]->nin; ++k) mark_ancestors(ops, nops, ops[p]->in[k].id, limit, bit, mark);
+}
+
+/* Prologue program of anchor input `k`: the marked ops in order. */
+static pt_status make_operand(const pt_op *const *ops, size_t nops, const unsigned *mark, unsigned bit,
+                              const pt_op *anchor, size_t k, const pt_lt *in, size_t nin, bool round_floats,
+                              cp_operand *op) {
+    const pt_lt *lt = &anchor->in[k];
+    if (!lt_known(lt)) return pt_err(dnnl_unimplemented, "compute_post_ops: anchor input of unknown shape");
+    const pt_op **list = malloc((nops ? nops : 1) * sizeof *list);
+    if (!list) return dnnl_out_of_memory;
+    size_t n = 0;
+    for (size_t i = 0; i < nops; ++i)
+        if (mark[i] & bit) list[n++] = ops[i];
+    op->dt = lt->data_type;
+    op->ndims = lt->ndims;
+    memcpy(op->dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims);
+    pt_postops_desc d = {.ops = list, .nops = n, .has_src = false, .ndims = lt->ndims, .dims = lt->dims,
+                         .result_id = lt->id, .round_result = true, .round_floats = round_floats,
+                         .in = in, .nin = nin};
+    pt_status st = pt_postops_create(&d, &op->prog);
+    free(list);
+    return st;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Conv attributes as the reference reads them (ref_conv.c). */
+static bool read_list(const pt_op *op, int attr, int k, int64_t dflt, int64_t minv, int64_t *v) {
+    size_t n = 0;
+    const int64_t *a = pt_op_s64s(op, attr, &n);
+    if (!a || n == 0) {
+        for (int j = 0; j < k; ++j) v[j] = dflt;
+        return true;
+    }
+    if ((int)n != k) return false;
+    for (int j = 0; j < k; ++j) {
+        if (a[j] < minv) return false;
+        v[j] = a[j];
+    }
+    return true;
+}
+
+static void map_data(int r, bool nxc, int *map) {
+    int k = r - 2;
+    map[0] = 0;
+    map[1] = nxc ? r - 1 : 1;
+    for (int slot = 0; slot < 3; ++slot) {
+        int j = slot - (3 - k);
+        map[2 + slot] = j >= 0 ? (nxc ? 1 + j : 2 + j) : -1;
+    }
+}
+
+static void map_weights(int r, bool x_first, int *map) {
+    int k = r - 2;
+    map[0] = x_first ? r - 1 : 0;
+    map[1] = x_first ? r - 2 : 1;
+    for (int slot = 0; slot < 3; ++slot) {
+        int j = slot - (3 - k);
+        map[2 + slot] = j >= 0 ? (x_first ? j : 2 + j) : -1;
+    }
+}
+
+static void canon_dims(const pt_lt *lt, const int *map, int64_t *cd) {
+    for (int c = 0; c < 5; ++c) cd[c] = map[c] >= 0 ? lt->dims[map[c]] : 1;
+}
+
+static pt_status prep_conv(const pt_op *anchor, cp_state *s) {
+    bool deconv = anchor->kind == dnnl_graph_op_conv_transpose;
+    const pt_lt *x = &anchor->in[0], *w = &anchor->in[1], *y = &anchor->out[0];
+    int r = x->ndims;
+    if (r < 3 || r > 5 || w->ndims != r || y->ndims != r)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: convolution rank %d", r);
+    const char *df = pt_op_str(anchor, dnnl_graph_op_attr_data_format, "NXC");
+    const char *wf = pt_op_str(anchor, dnnl_graph_op_attr_weights_format, deconv ? "XOI" : "XIO");
+    bool nxc, xf;
+    if (strcmp(df, "NXC") == 0) nxc = true;
+    else if (strcmp(df, "NCX") == 0) nxc = false;
+    else return pt_err(dnnl_unimplemented, "compute_post_ops: data_format %s", df);
+    if (strcmp(wf, deconv ? "XOI" : "XIO") == 0) xf = true;
+    else if (strcmp(wf, deconv ? "IOX" : "OIX") == 0) xf = false;
+    else return pt_err(dnnl_unimplemented, "compute_post_ops: weights_format %s", wf);
+    int k = r - 2;
+    int64_t strides[3], dils[3], pb[3], pe[3];
+    if (!read_list(anchor, dnnl_graph_op_attr_strides, k, 1, 1, strides) ||
+        !read_list(anchor, dnnl_graph_op_attr_dilations, k, 1, 1, dils) ||
+        !read_list(anchor, dnnl_graph_op_attr_pads_begin, k, 0, 0, pb) ||
+        !read_list(anchor, dnnl_graph_op_attr_pads_end, k, 0, 0, pe))
+        return pt_err(dnnl_unimplemented, "compute_post_ops: convolution attribute lists");
+    const char *auto_pad = pt_op_str(anchor, dnnl_graph_op_attr_auto_pad, "None");
+    s->G = pt_op_s64(anchor, dnnl_graph_op_attr_groups, 1);
+    if (s->G < 1) return pt_err(dnnl_unimplemented, "compute_post_ops: groups < 1");
+    map_data(r, nxc, s->xmap);
+    map_data(r, nxc, s->ymap);
+    map_weights(r, xf, s->wmap);
+    canon_dims(x, s->xmap, s->xd);
+    canon_dims(y, s->ymap, s->yd);
+    canon_dims(w, s->wmap, s->wd);
+    for (int slot = 0; slot < 3; ++slot) {
+        int j = slot - (3 - k);
+        if (j < 0) {
+            s->S[slot] = 1, s->Dl[slot] = 1, s->Pb[slot] = 0;
+            continue;
+        }
+        int64_t b = pb[j], e = pe[j];
+        pt_resolve_pad(auto_pad, deconv, s->xd[2 + slot], s->wd[2 + slot], strides[j], dils[j], pb[j], pe[j], &b,
+                       &e);
+        s->S[slot] = strides[j], s->Dl[slot] = dils[j], s->Pb[slot] = b;
+    }
+    s->T = s->wd[2] * s->wd[3] * s->wd[4];
+    s->nbatch = s->G;
+    s->P = s->yd[0] * s->yd[2] * s->yd[3] * s->yd[4];
+    if (!deconv) {
+        /* x [N, IC], w [OC, IC/G], y [N, OC] */
+        if (x->dims[0] != y->dims[0] || s->wd[1] * s->G != s->xd[1] || s->wd[0] != s->yd[1] || s->yd[1] % s->G)
+            return pt_err(dnnl_unimplemented, "compute_post_ops: convolution shapes");
+        s->Cin_g = s->wd[1];
+        s->Q = s->yd[1] / s->G;
+        s->K = s->Cin_g * s->T;
+    } else {
+        /* x [N, A], w [A, B], y [N, B * G] */
+        if (s->xd[0] != s->yd[0] || s->wd[1] * s->G != s->yd[1] || s->wd[0] != s->xd[1] || s->xd[1] % s->G)
+            return pt_err(dnnl_unimplemented, "compute_post_ops: convtranspose shapes");
+        s->Cin_g = s->xd[1] / s->G;
+        s->Q = s->wd[1];
+        s->K = s->T * s->Cin_g;
+    }
+    s->kind = deconv ? CP_DECONV : CP_CONV;
+    return dnnl_success;
+}
+
+static pt_status prep_matmul(const pt_op *anchor, const pt_lt *bias, cp_state *s) {
+    const pt_lt *a = &anchor->in[0], *b = &anchor->in[1], *y = &anchor->out[0];
+    int ra = a->ndims, rb = b->ndims;
+    if (ra < 1 || rb < 1) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul of rank 0");
+    bool ta = pt_op_bool(anchor, dnnl_graph_op_attr_transpose_a, false) && ra >= 2;
+    bool tb = pt_op_bool(anchor, dnnl_graph_op_attr_transpose_b, false) && rb >= 2;
+    int64_t M, K, N, Kb;
+    if (ra == 1) M = 1, K = a->dims[0];
+    else M = ta ? a->dims[ra - 1] : a->dims[ra - 2], K = ta ? a->dims[ra - 2] : a->dims[ra - 1];
+    if (rb == 1) Kb = b->dims[0], N = 1;
+    else Kb = tb ? b->dims[rb - 1] : b->dims[rb - 2], N = tb ? b->dims[rb - 2] : b->dims[rb - 1];
+    if (K != Kb) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul K mismatch");
+    int nba = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0, nb = nba > nbb ? nba : nbb;
+    int64_t nbatch = 1;
+    for (int i = 0; i < nb; ++i) {
+        int ia = i - (nb - nba), ib = i - (nb - nbb);
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul batch");
+        s->bdims[i] = da == 1 ? db : da;
+        nbatch *= s->bdims[i];
+    }
+    int rd = nb + (ra >= 2) + (rb >= 2);
+    if (y->ndims != rd) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul dst rank");
+    for (int i = 0; i < nb; ++i)
+        if (y->dims[i] != s->bdims[i]) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul dst dims");
+    if ((ra >= 2 && y->dims[nb] != M) || (rb >= 2 && y->dims[rd - 1] != N))
+        return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul dst dims");
+    s->ra = ra, s->rb = rb, s->nbd = nb, s->ta = ta, s->tb = tb;
+    s->nbatch = nbatch, s->P = M, s->Q = N, s->K = K;
+    for (int i = 0; i < CP_MAXD; ++i) s->bias_bs[i] = 0;
+    s->bias_sm = s->bias_sn = 0;
+    if (bias) {
+        int rc = bias->ndims;
+        if (rc > rd) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul bias rank");
+        for (int j = 0; j < rc; ++j) {
+            int dd = j + rd - rc;
+            int64_t e = bias->dims[j];
+            if (e != 1 && e != y->dims[dd]) return pt_err(dnnl_unimplemented, "compute_post_ops: MatMul bias dims");
+            int64_t st = e == 1 ? 0 : bias->layout.strides[j];
+            if (dd < nb) s->bias_bs[dd] = st;
+            else if (ra >= 2 && dd == nb) s->bias_sm = st;
+            else s->bias_sn = st;
+        }
+        s->bias_dt = bias->data_type;
+    }
+    s->kind = CP_MATMUL;
+    return dnnl_success;
+}
+
+/* Block sizes, work split and scratch layout. */
+static pt_status plan(cp_state *s) {
+    const int64_t K = s->K;
+    int64_t MB = s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB;
+    int64_t NB = s->Q < CP_NB ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : CP_NB;
+    size_t tmp_floats = pt_postops_tmp_floats(s->a.prog, CP_RUN);
+    size_t tw = pt_postops_tmp_floats(s->w.prog, CP_RUN), te = pt_postops_tmp_floats(s->epi, CP_RUN);
+    if (tw > tmp_floats) tmp_floats = tw;
+    if (te > tmp_floats) tmp_floats = te;
+    bool conv = s->kind != CP_MATMUL;
+    for (;;) {
+        size_t box = (size_t)(MB > NB ? MB : NB) * (size_t)(K > 0 ? K : 1);
+        if (conv) {
+            /* Input windows: channels of a group x the widest input span of one row segment. */
+            int64_t seg = MB < s->yd[4] ? MB : s->yd[4];
+            int64_t span = s->kind == CP_CONV ? (seg - 1) * s->S[2] + (s->wd[4] - 1) * s->Dl[2] + 1
+                                              : (seg - 1 + (s->wd[4] - 1) * s->Dl[2]) / s->S[2] + 2;
+            if (span > s->xd[4]) span = s->xd[4];
+            int64_t cg = s->kind == CP_CONV ? s->Cin_g : s->xd[1] / s->G;
+            size_t win = (size_t)(cg > 0 ? cg : 1) * (size_t)(span > 0 ? span : 1);
+            if (win > box) box = win;
+        }
+        size_t kk = (size_t)(K > 0 ? K : 1);
+        s->t_ap = 0;
+        s->t_bp = align64(s->t_ap + (size_t)MB * kk * sizeof(double));
+        s->t_c = align64(s->t_bp + (size_t)NB * kk * sizeof(double));
+        s->t_mask = align64(s->t_c + (size_t)MB * (size_t)NB * sizeof(double));
+        s->t_oob = align64(s->t_mask + (conv ? (size_t)MB * kk * sizeof(double) : 0));
+        s->t_box = align64(s->t_oob + (size_t)MB);
+        s->t_run = align64(s->t_box + box * sizeof(float));
+        s->t_tmp = align64(s->t_run + CP_RUN * sizeof(float));
+        s->thread_bytes = align64(s->t_tmp + tmp_floats * sizeof(float));
+        if (s->thread_bytes <= CP_THREAD_CAP) break;
+        if (MB > CP_MR) MB = MB / 2 / CP_MR * CP_MR > CP_MR ? MB / 2 / CP_MR * CP_MR : CP_MR;
+        else if (NB > CP_NR) NB = NB / 2 / CP_NR * CP_NR > CP_NR ? NB / 2 / CP_NR * CP_NR : CP_NR;
+        else return pt_err(dnnl_unimplemented, "compute_post_ops: reduction of %lld too long", (long long)K);
+    }
+    s->MB = MB, s->NB = NB;
+    s->qblocks = s->Q > 0 ? cdiv(s->Q, NB) : 1;
+    s->mblocks = s->P > 0 ? cdiv(s->P, MB) : 1;
+    int nthr = 1;
+#ifdef _OPENMP
+    nthr = omp_get_max_threads();
+#endif
+    s->nthr = nthr > 0 ? nthr : 1;
+    /* Enough work items for every thread (a few each), rows split last. */
+    int64_t base = s->nbatch * s->qblocks;
+    int64_t want = (int64_t)s->nthr * 4;
+    int64_t mchunks = base >= want ? 1 : cdiv(want, base > 0 ? base : 1);
+    if (mchunks > s->mblocks) mchunks = s->mblocks;
+    if (mchunks < 1) mchunks = 1;
+    s->mblocks_per_chunk = cdiv(s->mblocks, mchunks);
+    s->mchunks = cdiv(s->mblocks, s->mblocks_per_chunk);
+    size_t shared = 0;
+    s->off_bound_a = shared;
+    shared = align64(shared + pt_postops_bound_bytes(s->a.prog));
+    s->off_bound_w = shared;
+    shared = align64(shared + pt_postops_bound_bytes(s->w.prog));
+    s->off_bound_e = shared;
+    shared = align64(shared + pt_postops_bound_bytes(s->epi));
+    s->off_bias = shared;
+    if (conv) shared = align64(shared + (size_t)(s->yd[1] > 0 ? s->yd[1] : 1) * sizeof(double));
+    s->shared_bytes = shared;
+    return dnnl_success;
+}
+
+static bool same_layout(const pt_lt *a, const pt_lt *b) {
+    if (a->data_type != b->data_type || a->ndims != b->ndims) return false;
+    for (int d = 0; d < a->ndims; ++d)
+        if (a->dims[d] != b->dims[d] || (a->dims[d] != 1 && a->layout.strides[d] != b->layout.strides[d]))
+            return false;
+    return true;
+}
+
+static void find_inplace(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
+                         cp_state *s) {
+    for (size_t i = 0; i < nin; ++i) {
+        if (!pt_postops_inplace_port(s->epi, i) || !same_layout(&in[i], out)) continue;
+        int uses = 0;
+        for (size_t o = 0; o < nops; ++o)
+            for (size_t k = 0; k < ops[o]->nin; ++k) uses += ops[o]->in[k].id == in[i].id;
+        bool repeated = false;
+        for (size_t j = 0; j < nin; ++j) repeated = repeated || (j != i && in[j].id == in[i].id);
+        if (uses != 1 || repeated) continue;
+        s->has_inplace = true;
+        s->inplace_in = in[i].id;
+        s->inplace_out = out->id;
+        return;
+    }
+}
+
+static pt_status prepare_impl(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
+                              size_t nout, cp_state *s, unsigned *mark) {
+    int ai = -1;
+    for (size_t i = 0; i < nops; ++i) {
+        int k = ops[i]->kind;
+        if (k == dnnl_graph_op_matmul || k == dnnl_graph_op_convolution || k == dnnl_graph_op_conv_transpose) {
+            if (ai >= 0) return pt_err(dnnl_unimplemented, "compute_post_ops: more than one compute op");
+            ai = (int)i;
+        }
+    }
+    if (ai < 0) return pt_err(dnnl_unimplemented, "compute_post_ops: no MatMul / Convolution / ConvTranspose");
+    const pt_op *anchor = ops[ai];
+    if (anchor->nin < 2 || anchor->nin > 3 || anchor->nout != 1 || nout != 1)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: unexpected ports");
+    if (!lt_known(&anchor->out[0]) || !lt_known(&out[0]) || out[0].layout_type != dnnl_graph_layout_type_strided)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: output of unknown shape or layout");
+    const pt_lt *bias = NULL;
+    if (anchor->nin == 3) {
+        s->bias_port = find_port(in, nin, anchor->in[2].id);
+        if (s->bias_port < 0 || producer_of(ops, nops, anchor->in[2].id) >= 0)
+            return pt_err(dnnl_unimplemented, "compute_post_ops: bias computed inside the partition");
+        bias = &in[s->bias_port];
+        if (!lt_known(bias) || bias->layout_type != dnnl_graph_layout_type_strided)
+            return pt_err(dnnl_unimplemented, "compute_post_ops: bias layout");
+    } else {
+        s->bias_port = -1;
+    }
+    mark_ancestors(ops, nops, anchor->in[0].id, ai, 1u, mark);
+    mark_ancestors(ops, nops, anchor->in[1].id, ai, 2u, mark);
+    mark[ai] = 4u;
+    if (anchor->kind == dnnl_graph_op_matmul) PT_CHECK(prep_matmul(anchor, bias, s));
+    else PT_CHECK(prep_conv(anchor, s));
+    if (s->kind != CP_MATMUL && bias) {
+        int64_t n = 1;
+        for (int d = 0; d < bias->ndims; ++d) n *= bias->dims[d];
+        if (bias->ndims < 1 || n != s->yd[1]) return pt_err(dnnl_unimplemented, "compute_post_ops: conv bias shape");
+    }
+    PT_CHECK(make_operand(ops, nops, mark, 1u, anchor, 0, in, nin, s->round_floats, &s->a));
+    PT_CHECK(make_operand(ops, nops, mark, 2u, anchor, 1, in, nin, s->round_floats, &s->w));
+    /* Epilogue: every other op, in order. */
+    const pt_op **list = malloc((nops ? nops : 1) * sizeof *list);
+    if (!list) return dnnl_out_of_memory;
+    size_t n = 0;
+    for (size_t i = 0; i < nops; ++i)
+        if (!mark[i]) list[n++] = ops[i];
+    const pt_lt *y = &anchor->out[0];
+    s->anchor_dt = y->data_type;
+    pt_postops_desc d = {.ops = list, .nops = n, .has_src = true, .src_id = y->id, .src_dt = y->data_type,
+                         .src_ndims = y->ndims, .src_dims = y->dims, .ndims = out[0].ndims,
+                         .dims = out[0].dims, .result_id = out[0].id, .round_result = false,
+                         .round_floats = s->round_floats, .in = in, .nin = nin};
+    pt_status st = pt_postops_create(&d, &s->epi);
+    free(list);
+    PT_CHECK(st);
+    /* The chain may only prepend dims of extent 1 (a 0-D MatMul result times a [1] operand). */
+    s->out_ndims = out[0].ndims;
+    s->out_lead = out[0].ndims - y->ndims;
+    if (s->out_lead < 0) return pt_err(dnnl_unimplemented, "compute_post_ops: output rank");
+    for (int dd = 0; dd < out[0].ndims; ++dd) {
+        int64_t want = dd < s->out_lead ? 1 : y->dims[dd - s->out_lead];
+        if (out[0].dims[dd] != want)
+            return pt_err(dnnl_unimplemented, "compute_post_ops: output shape differs from the anchor's");
+        s->out_dims[dd] = out[0].dims[dd];
+        s->out_strides[dd] = out[0].layout.strides[dd];
+    }
+    s->out_dt = out[0].data_type;
+    if (pt_postops_result_dt(s->epi) != s->out_dt)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: output data type differs from the chain's");
+    PT_CHECK(plan(s));
+    find_inplace(ops, nops, in, nin, &out[0], s);
+    return dnnl_success;
+}
+
+static pt_status prepare(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
+                         size_t nout, pt_fused *fused, bool round_floats) {
+    if (!ops || !nops || !fused) return pt_err(dnnl_unimplemented, "compute_post_ops: empty partition");
+    cp_state *s = calloc(1, sizeof *s);
+    unsigned *mark = calloc(nops, sizeof *mark);
+    if (!s || !mark) {
+        free(s), free(mark);
+        return dnnl_out_of_memory;
+    }
+    s->round_floats = round_floats;
+    pt_status st = prepare_impl(ops, nops, in, nin, out, nout, s, mark);
+    free(mark);
+    if (st != dnnl_success) {
+        pt_fused tmp = {.state = s};
+        cp_release(&tmp);
+        return st;
+    }
+    fused->run = cp_run;
+    fused->release = cp_release;
+    fused->state = s;
+    fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
+    /* The in-place pair as port indices (the compiled partition reports ids). */
+    for (size_t i = 0; s->has_inplace && i < nin; ++i)
+        if (in[i].id == s->inplace_in) {
+            fused->has_inplace = true;
+            fused->inplace_in = i;
+            fused->inplace_out = 0;
+            break;
+        }
+    return dnnl_success;
+}
+
+pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
+                                      const pt_lt *out, size_t nout, pt_fused *fused) {
+    return prepare(ops, nops, in, nin, out, nout, fused, false);
+}
+
+pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
+                                               const pt_lt *out, size_t nout, pt_fused *fused) {
+    return prepare(ops, nops, in, nin, out, nout, fused, true);
+}
+
+bool pt_compute_post_ops_inplace(const pt_fused *f, size_t *input_id, size_t *output_id) {
+    if (!f || f->run != cp_run || !f->state) return false;
+    const cp_state *s = f->state;
+    if (!s->has_inplace) return false;
+    *input_id = s->inplace_in;
+    *output_id = s->inplace_out;
+    return true;
+}
