@@ -460,24 +460,24 @@ done:
 
 /* ---- step 2: --op-attrs ------------------------------------------------------- */
 
-/* The benchmark driver reads s64 list entries with std::stoll, which stops at
- * the first non-digit (shipped harness lines write `sizes:1.666667x1`).  Same
- * here, as a fallback with a verbose note; -1 when an entry has no digits. */
-static int parse_i64_list_like_stoll(const char *val, int64_t *v, int cap) {
+/* Shipped harness lines write fractional values into integer lists
+ * (`sizes:1.666667x1` on InterpolateBackward, whose kernel never reads them).
+ * As a fallback, each entry is read as a number and rounded to the nearest
+ * integer (with a verbose note); -1 when an entry is not a number. */
+static int parse_i64_list_rounded(const char *val, int64_t *v, int cap) {
     int n = 0;
     const char *p = val;
     while (*p) {
         char *end = NULL;
-        long long x = strtoll(p, &end, 10);
-        if (end == p || n >= cap) return -1;
-        v[n++] = (int64_t)x;
-        const char *next = strchr(end, 'x');
-        if (!next) break;
-        p = next + 1;
-        if (!*p) return -1;
+        double x = strtod(p, &end);
+        if (end == p || n >= cap || !(x > -9e18 && x < 9e18)) return -1;
+        v[n++] = (int64_t)llround(x);
+        if (*end == '\0') break;
+        if (*end != 'x' || !end[1]) return -1;
+        p = end + 1;
     }
     if (n > 0 && (getenv("PARTITA_VERBOSE") || getenv("ONEDNN_VERBOSE")))
-        fprintf(stderr, "partita: --op-attrs: '%s' read as an integer list (leading digits)\n", val);
+        fprintf(stderr, "partita: --op-attrs: '%s' read as an integer list (entries rounded)\n", val);
     return n > 0 ? n : -1;
 }
 
@@ -504,7 +504,7 @@ static int set_attr_from_text(pc_op *op, const char *name, const char *val, char
             return pc_op_set_attr(op, id, t, iv, NULL, 1, NULL);
         case PC_AT_S64S:
             n = pc_parse_i64_list(val, 'x', iv, (int)(sizeof iv / sizeof iv[0]));
-            if (n < 0) n = parse_i64_list_like_stoll(val, iv, (int)(sizeof iv / sizeof iv[0]));
+            if (n < 0) n = parse_i64_list_rounded(val, iv, (int)(sizeof iv / sizeof iv[0]));
             if (n < 0) break;
             return pc_op_set_attr(op, id, t, iv, NULL, (size_t)n, NULL);
         case PC_AT_F32:
