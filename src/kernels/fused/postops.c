@@ -7,6 +7,7 @@
  * kernels' (ref_eltwise.c, ref_binary.c, ref_quant.c, ref_norm.c), written
  * the same way so results are bit-identical. */
 #include "kernels/fused/postops.h"
+#include "kernels/ref/eltwise_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,56 +24,7 @@
 
 /* ---- scalar math (the reference formulas) -------------------------------- */
 
-#define PO_EXP_OVF 88.72283172607421875f
-#define PO_GELU_TANH_C 0.79788458347320556640625f
-#define PO_SQRT1_2 0.70710678118654752440f
-
-static inline float po_sigmoid(float s) { return -s >= PO_EXP_OVF ? 0.f : 1.f / (1.f + expf(-s)); }
-static inline float po_soft_plus_log(float u) { return u < PO_EXP_OVF ? log1pf(expf(u)) : u; }
-
-typedef struct {
-    int kind;
-    float alpha, beta, lo, hi;
-    bool gelu_tanh;
-} po_unary;
-
-static inline float po_unary_fwd(const po_unary *p, float s) {
-    switch (p->kind) {
-        case dnnl_graph_op_abs: return s > 0.f ? s : -s;
-        case dnnl_graph_op_clamp: {
-            float t = s > p->lo ? s : p->lo;
-            return t < p->hi ? t : p->hi;
-        }
-        case dnnl_graph_op_elu: return s > 0.f ? s : p->alpha * expm1f(s);
-        case dnnl_graph_op_exp: return expf(s);
-        case dnnl_graph_op_gelu:
-            if (p->gelu_tanh)
-                return 0.5f * s * (1.f + tanhf(PO_GELU_TANH_C * s * (1.f + 0.044715f * s * s)));
-            return 0.5f * s * (1.f + erff(s * PO_SQRT1_2));
-        case dnnl_graph_op_hard_sigmoid: {
-            float v = p->alpha * s + p->beta;
-            return v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
-        }
-        case dnnl_graph_op_hard_swish: {
-            float v = (1.f / 6.f) * s + 0.5f;
-            v = v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
-            return s * v;
-        }
-        case dnnl_graph_op_leaky_relu: return s > 0.f ? s : p->alpha * s;
-        case dnnl_graph_op_log: return logf(s);
-        case dnnl_graph_op_mish: return s * tanhf(po_soft_plus_log(s));
-        case dnnl_graph_op_pow: return powf(s, p->beta);
-        case dnnl_graph_op_reciprocal: return 1.f / s;
-        case dnnl_graph_op_relu: return s > 0.f ? s : (isnan(s) ? s : 0.f);
-        case dnnl_graph_op_round: return nearbyintf(s);
-        case dnnl_graph_op_sigmoid: return po_sigmoid(s);
-        case dnnl_graph_op_softplus: return po_soft_plus_log(p->beta * s) / p->beta;
-        case dnnl_graph_op_sqrt: return sqrtf(s);
-        case dnnl_graph_op_square: return s * s;
-        case dnnl_graph_op_tanh: return tanhf(s);
-        default: return s;
-    }
-}
+typedef pt_eltwise_params po_unary;
 
 /* ---- run access helpers ---------------------------------------------------- */
 
@@ -557,13 +509,7 @@ static pt_status build_instr(po_build *b, int i, po_instr *in) {
     int64_t div[PO_MAXD];
     if (is_unary_kind(k) || k == dnnl_graph_op_type_cast) {
         in->ik = is_unary_kind(k) ? I_UNARY : I_COPY;
-        in->un.kind = k;
-        in->un.alpha = pt_op_f32(op, dnnl_graph_op_attr_alpha, 0.f);
-        in->un.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, k == dnnl_graph_op_softplus ? 1.f : 0.f);
-        in->un.lo = pt_op_f32(op, dnnl_graph_op_attr_min, 0.f);
-        in->un.hi = pt_op_f32(op, dnnl_graph_op_attr_max, 0.f);
-        const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "gelu_erf");
-        in->un.gelu_tanh = mode && strcmp(mode, "gelu_tanh") == 0;
+        in->un = pt_eltwise_params_of(op);
         if (!map_same(&op->in[0], o, mi)) return unimpl("a shape-changing unary op", op);
         in->na = 1;
         return make_input(b, i, 0, mi, NULL, &in->a[0]);
@@ -964,10 +910,10 @@ static void run_unary(const po_unary *u, const float *s, float *d, int64_t n) {
             }
             break;
         case dnnl_graph_op_sigmoid:
-            for (int64_t i = 0; i < n; ++i) d[i] = po_sigmoid(s[i]);
+            for (int64_t i = 0; i < n; ++i) d[i] = pt_sigmoidf(s[i]);
             break;
         default:
-            for (int64_t i = 0; i < n; ++i) d[i] = po_unary_fwd(u, s[i]);
+            for (int64_t i = 0; i < n; ++i) d[i] = pt_eltwise_fwd(u, s[i]);
             break;
     }
 }
@@ -1003,7 +949,7 @@ void pt_postops_apply(const void *bound, float *x, int64_t n, const int64_t *idx
                     break;
                 case I_UNARY:
                     if (sc[0]) {
-                        float r = po_unary_fwd(&in->un, sv[0]);
+                        float r = pt_eltwise_fwd(&in->un, sv[0]);
                         for (int64_t e = 0; e < n; ++e) d[e] = r;
                     } else {
                         run_unary(&in->un, v[0], d, n);

@@ -5,41 +5,19 @@
 #include <string.h>
 
 #include "ir/status.h"
+#include "kernels/ref/eltwise_math.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
 
 
-/* exp(88.72283172607421875) is the largest argument before expf overflows. */
-#define PT_EXP_OVF 88.72283172607421875f
-#define PT_GELU_TANH_C 0.79788458347320556640625f /* sqrt(2/pi) */
-#define PT_SQRT1_2 0.70710678118654752440f
 #define PT_INV_SQRT_2PI 0.39894228040143267794f
 
+typedef pt_eltwise_params eltwise_params;
 
-typedef struct {
-    int kind;
-    float alpha, beta, lo, hi;
-    bool use_dst, gelu_tanh;
-} eltwise_params;
-
-static eltwise_params read_params(const pt_op *op) {
-    eltwise_params p;
-    p.kind = op->kind;
-    p.alpha = pt_op_f32(op, dnnl_graph_op_attr_alpha, 0.f);
-    p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 0.f);
-    p.lo = pt_op_f32(op, dnnl_graph_op_attr_min, 0.f);
-    p.hi = pt_op_f32(op, dnnl_graph_op_attr_max, 0.f);
-    p.use_dst = pt_op_bool(op, dnnl_graph_op_attr_use_dst, true);
-    const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "gelu_erf");
-    p.gelu_tanh = mode && strcmp(mode, "gelu_tanh") == 0;
-    if (op->kind == dnnl_graph_op_softplus || op->kind == dnnl_graph_op_softplus_backward)
-        p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 1.f);
-    return p;
-}
-
-static float sigmoid(float s) { return -s >= PT_EXP_OVF ? 0.f : 1.f / (1.f + expf(-s)); }
-static float soft_plus_log(float u) { return u < PT_EXP_OVF ? log1pf(expf(u)) : u; }
+static eltwise_params read_params(const pt_op *op) { return pt_eltwise_params_of(op); }
+static float sigmoid(float s) { return pt_sigmoidf(s); }
+static float soft_plus_log(float u) { return pt_soft_plus_logf(u); }
 
 static bool fwd_supported(int kind) {
     switch (kind) {
@@ -63,44 +41,6 @@ static bool fwd_supported(int kind) {
         case dnnl_graph_op_square:
         case dnnl_graph_op_tanh: return true;
         default: return false;
-    }
-}
-
-static float eltwise_fwd(const eltwise_params *p, float s) {
-    switch (p->kind) {
-        case dnnl_graph_op_abs: return s > 0.f ? s : -s;
-        case dnnl_graph_op_clamp: {
-            float t = s > p->lo ? s : p->lo; /* this order: NaN -> min */
-            return t < p->hi ? t : p->hi;
-        }
-        case dnnl_graph_op_elu: return s > 0.f ? s : p->alpha * expm1f(s);
-        case dnnl_graph_op_exp: return expf(s);
-        case dnnl_graph_op_gelu:
-            if (p->gelu_tanh)
-                return 0.5f * s * (1.f + tanhf(PT_GELU_TANH_C * s * (1.f + 0.044715f * s * s)));
-            return 0.5f * s * (1.f + erff(s * PT_SQRT1_2));
-        case dnnl_graph_op_hard_sigmoid: {
-            float v = p->alpha * s + p->beta;
-            return v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
-        }
-        case dnnl_graph_op_hard_swish: {
-            float v = (1.f / 6.f) * s + 0.5f;
-            v = v <= 0.f ? 0.f : (v >= 1.f ? 1.f : v);
-            return s * v;
-        }
-        case dnnl_graph_op_leaky_relu: return s > 0.f ? s : p->alpha * s;
-        case dnnl_graph_op_log: return logf(s);
-        case dnnl_graph_op_mish: return s * tanhf(soft_plus_log(s));
-        case dnnl_graph_op_pow: return powf(s, p->beta);
-        case dnnl_graph_op_reciprocal: return 1.f / s;
-        case dnnl_graph_op_relu: return s > 0.f ? s : (isnan(s) ? s : 0.f);
-        case dnnl_graph_op_round: return nearbyintf(s);
-        case dnnl_graph_op_sigmoid: return sigmoid(s);
-        case dnnl_graph_op_softplus: return soft_plus_log(p->beta * s) / p->beta;
-        case dnnl_graph_op_sqrt: return sqrtf(s);
-        case dnnl_graph_op_square: return s * s;
-        case dnnl_graph_op_tanh: return tanhf(s);
-        default: return s;
     }
 }
 
@@ -198,7 +138,7 @@ PT_REF_DECL(pt_ref_eltwise) {
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
         int64_t so = pt_tv_off(src, idx), dof = pt_tv_off(dst, idx);
         for (int64_t i = 0; i < inner; ++i)
-            pt_tv_setf(dst, dof + i * ds, eltwise_fwd(&p, pt_tv_getf(src, so + i * ss)));
+            pt_tv_setf(dst, dof + i * ds, pt_eltwise_fwd(&p, pt_tv_getf(src, so + i * ss)));
     }
     return dnnl_success;
 }
