@@ -689,6 +689,10 @@ static int read_op(const ctx_t *cx, const cJSON *o, int idx, pc_op *op) {
         return -1;
     }
     op->kind = pc_kind_from_name(kind->valuestring);
+    /* Legacy spelling in one shipped file; opset.md §1.10 lets a deserialiser
+     * map it (project decision). */
+    if (op->kind < 0 && strcmp(kind->valuestring, "BiasAddBackprop") == 0)
+        op->kind = dnnl_graph_op_bias_add_backward;
     if (op->kind < 0) {
         pc_set_err(cx->err, cx->cap, "%s: op %zu: unknown op kind \"%s\"", cx->path, op->id, kind->valuestring);
         return -1;
