@@ -440,8 +440,8 @@ static void expect_error(const char *json, const char *needle) {
 
 static void test_loader_errors(void) {
     expect_error("{\"graph\": []}", "'graph' is empty");
-    expect_error("{\"graph\": [ {\"id\": 1, \"kind\": \"BiasAddBackprop\", \"inputs\": [], \"outputs\": []} ]}",
-                 "op 1: unknown op kind \"BiasAddBackprop\"");
+    expect_error("{\"graph\": [ {\"id\": 1, \"kind\": \"BiasAddBackpropagation\", \"inputs\": [], \"outputs\": []} ]}",
+                 "op 1: unknown op kind \"BiasAddBackpropagation\"");
     expect_error("{\"graph\": [ {\"id\": 2, \"kind\": \"ReLU\", \"inputs\": [ {\"id\": 5, \"dtype\": \"f33\", "
                  "\"shape\": [1]} ], \"outputs\": []} ]}",
                  "op 2: tensor 5: missing or unknown 'dtype'");
