@@ -403,6 +403,14 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
             snprintf(msg, cap, "partition #%zu: %s", pt->index, cmsg);
         }
         if (verbose >= 2) printf("    partition #%zu output %zu: %lld values compared\n", pt->index, t->id, (long long)n);
+        if (verbose >= 3) {
+            /* FNV-1a over the output's values read as f32: lets two builds be
+             * compared bit for bit on the same cases. */
+            uint64_t h = 1469598103934665603ull;
+            const unsigned char *b = (const unsigned char *)got;
+            for (size_t i = 0; i < (size_t)n * sizeof *got; ++i) h = (h ^ b[i]) * 1099511628211ull;
+            printf("    partition #%zu output %zu: digest %016" PRIx64 "\n", pt->index, t->id, h);
+        }
         pc_tval *keep = pc_values_put(lib_results, &ref->lt);
         if (keep) memcpy(keep->v, got, (size_t)n * sizeof *got);
     }
