@@ -531,9 +531,10 @@ static int direct_match(G *g, const pt_chain_pattern *pat, int first) {
     dnnl_graph_graph_t gg = build(g);
     if (!gg) return -1;
     const pt_graph *pg = gg;
-    int group[MAXO], ops[MAXO];
+    int group[MAXO], ops[MAXO], roles[MAXO];
     for (int i = 0; i < MAXO; ++i) group[i] = -1;
-    int n = pt_chain_match(pat, pg, group, first, ops, MAXO);
+    pt_match m = {.g = pg, .group = group, .ops = ops, .roles = roles, .n = 0, .cap = MAXO};
+    int n = pt_chain_match(pat, &m, first);
     dnnl_graph_graph_destroy(gg);
     return n;
 }
@@ -721,7 +722,7 @@ static void compare_outputs(const char *what, const G *ga, const run_t *ra, cons
 
 static bool row_has_kernel(const char *name) {
     for (int r = 0; r < pt_pattern_row_count; ++r)
-        if (strcmp(pt_pattern_rows[r].name, name) == 0) return pt_pattern_rows[r].prepare != NULL;
+        if (strcmp(pt_pattern_rows[r].name, name) == 0) return pt_pattern_rows[r].fused != PT_FUSED_NONE;
     return false;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compile/compiled.h"
+#include "compile/fused_lowering.h"
 #include "ops/op_schema.h"
 #include "partition/pattern_rows.h"
 #include "runtime/cp_cache.h"
@@ -352,12 +353,17 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         c->apply_to_int = apply;
         st = build_plan(p, &map, c);
     }
-    if (st == dnnl_success && p->row && p->row->prepare) {
+    pt_lower_fn lower = p->row ? pt_fused_lowering(p->row->fused) : NULL;
+    if (st == dnnl_success && lower) {
         const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);
-        if (!ops) st = dnnl_out_of_memory;
+        int *roles = malloc((c->nsteps ? c->nsteps : 1) * sizeof *roles);
+        if (!ops || !roles) st = dnnl_out_of_memory;
         for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
+        /* Steps skip End ops: keep each step's role beside it. */
+        for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
+            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = p->roles[o];
         pt_fused f = {0};
-        if (ops && p->row->prepare(ops, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
+        if (ops && roles && lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
             c->fused = f;
             c->has_fused = true;
             if (f.has_inplace && f.inplace_in < c->nin && f.inplace_out < c->nout && !c->inplace) {
@@ -370,6 +376,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
             }
         }
         free(ops);
+        free(roles);
     }
     map_free(&map);
     if (st != dnnl_success) {

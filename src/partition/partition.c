@@ -20,6 +20,7 @@ void pt_partition_impl_release(pt_partition_impl *p) {
     if (!p || __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
     for (size_t i = 0; i < p->nops; ++i) pt_op_free(p->ops[i]);
     free(p->ops);
+    free(p->roles);
     free(p->inputs);
     free(p->outputs);
     free(p);
@@ -55,8 +56,8 @@ static pt_status push_port(pt_lt **arr, size_t *n, const pt_lt *lt) {
 }
 
 /* Builds one partition from the ops with group[op] == gid (in topological order). */
-static pt_status build_one(const pt_graph *g, const int *group, int gid, const pt_pattern_row *row,
-                           pt_partition_impl **out) {
+static pt_status build_one(const pt_graph *g, const int *group, const int *roles, int gid,
+                           const pt_pattern_row *row, pt_partition_impl **out) {
     pt_partition_impl *p = calloc(1, sizeof *p);
     if (!p) return dnnl_out_of_memory;
     p->refcount = 1;
@@ -70,7 +71,8 @@ static pt_status build_one(const pt_graph *g, const int *group, int gid, const p
     for (size_t i = 0; i < g->nops; ++i)
         if (group[i] == gid) ++count;
     p->ops = calloc(count ? count : 1, sizeof(pt_op *));
-    if (!p->ops) st = dnnl_out_of_memory;
+    p->roles = calloc(count ? count : 1, sizeof(int));
+    if (!p->ops || !p->roles) st = dnnl_out_of_memory;
     for (size_t t = 0; t < g->nops && st == dnnl_success; ++t) {
         int i = g->topo[t];
         if (group[i] != gid) continue;
@@ -79,6 +81,7 @@ static pt_status build_one(const pt_graph *g, const int *group, int gid, const p
             st = dnnl_out_of_memory;
             break;
         }
+        p->roles[p->nops] = roles[i];
         p->ops[p->nops++] = copy;
         for (size_t k = 0; k < copy->nin && st == dnnl_success; ++k) {
             const pt_tensor_info *ti = &g->tensors[pt_graph_tensor_index(g, copy->in[k].id)];
@@ -112,16 +115,18 @@ pt_status pt_partition_graph(pt_graph *g, dnnl_graph_partition_policy_t policy) 
     pt_graph_clear_partitions(g);
     size_t n = g->nops;
     int *group = malloc((n ? n : 1) * sizeof(int));
+    int *roles = calloc(n ? n : 1, sizeof(int));
     const pt_pattern_row **names = calloc(n ? n : 1, sizeof(*names));
-    if (!group || !names) {
+    if (!group || !roles || !names) {
         free(group);
+        free(roles);
         free(names);
         return dnnl_out_of_memory;
     }
     for (size_t i = 0; i < n; ++i) group[i] = -1;
     int ngroups = 0;
     pt_status st = dnnl_success;
-    if (policy == dnnl_graph_partition_policy_fusion) st = pt_match_patterns(g, group, names, &ngroups);
+    if (policy == dnnl_graph_partition_policy_fusion) st = pt_match_patterns(g, group, roles, names, &ngroups);
     /* Leftovers: one partition per op. */
     for (size_t i = 0; i < n && st == dnnl_success; ++i)
         if (group[i] < 0) group[i] = ngroups++;
@@ -160,7 +165,7 @@ pt_status pt_partition_graph(pt_graph *g, dnnl_graph_partition_policy_t policy) 
                 }
         }
         for (int k = 0; k < ngroups && st == dnnl_success; ++k) {
-            st = build_one(g, group, order[k], names[order[k]], &g->parts[k]);
+            st = build_one(g, group, roles, order[k], names[order[k]], &g->parts[k]);
             if (st == dnnl_success) g->nparts = (size_t)k + 1;
         }
     }
@@ -169,6 +174,7 @@ pt_status pt_partition_graph(pt_graph *g, dnnl_graph_partition_policy_t policy) 
     free(last_pos);
     free(order);
     free(group);
+    free(roles);
     free(names);
     if (st != dnnl_success) pt_graph_clear_partitions(g);
     return st;

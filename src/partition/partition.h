@@ -14,6 +14,7 @@ typedef struct pt_partition_impl {
     dnnl_fpmath_mode_t fpmath; /* inherited from the graph */
     int apply_to_int;
     pt_op **ops; /* deep copies, in execution order */
+    int *roles;  /* roles[i]: the matcher's role for ops[i] (see match.h) */
     size_t nops;
     pt_lt *inputs; /* one entry per (op, input) pair from outside (repeats possible) */
     size_t nin;

@@ -18,14 +18,6 @@ static bool available(const pt_graph *g, const int *group, int op) {
     return k != dnnl_graph_op_end && k != dnnl_graph_op_wildcard;
 }
 
-int pt_pattern_sole_consumer(const pt_graph *g, int op, int port) {
-    const pt_op *o = g->ops[op];
-    if ((size_t)port >= o->nout) return -1;
-    int ti = pt_graph_tensor_index(g, o->out[port].id);
-    if (ti < 0 || g->tensors[ti].nconsumers != 1) return -1;
-    return g->tensors[ti].consumers[0];
-}
-
 /* Rejects a candidate whose ops would form a cycle with the outside: some op
  * outside the set consumes a value from inside and (transitively) feeds the
  * set (fusion-patterns.md §1.2 rule 6). */
@@ -53,12 +45,15 @@ static bool creates_cycle(const pt_graph *g, const bool *in_set) {
     return found;
 }
 
-pt_status pt_match_patterns(const pt_graph *g, int *group, const pt_pattern_row **rows, int *ngroups) {
+pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_pattern_row **rows,
+                            int *ngroups) {
     size_t n = g->nops;
     int *match = malloc((n ? n : 1) * sizeof(int));
+    int *match_roles = malloc((n ? n : 1) * sizeof(int));
     bool *in_set = calloc(n ? n : 1, sizeof(bool));
-    if (!match || !in_set) {
+    if (!match || !match_roles || !in_set) {
         free(match);
+        free(match_roles);
         free(in_set);
         return dnnl_out_of_memory;
     }
@@ -78,8 +73,8 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, const pt_pattern_row 
         for (size_t t = 0; t < n; ++t) {
             int first = g->topo[t];
             if (!available(g, group, first)) continue;
-            int cnt = row->match ? row->match(g, group, first, match, (int)n)
-                                 : pt_chain_match(row->chain, g, group, first, match, (int)n);
+            pt_match m = {.g = g, .group = group, .ops = match, .roles = match_roles, .n = 0, .cap = (int)n};
+            int cnt = row->match ? row->match(&m, first) : pt_chain_match(row->chain, &m, first);
             if (cnt <= 0) continue;
             bool ok = true;
             /* An End op may join only as part of a match (opset "End"): its
@@ -91,13 +86,17 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, const pt_pattern_row 
             for (size_t i = 0; i < n; ++i) in_set[i] = false;
             for (int m = 0; m < cnt; ++m) in_set[match[m]] = true;
             if (creates_cycle(g, in_set)) continue;
-            for (int m = 0; m < cnt; ++m) group[match[m]] = *ngroups;
+            for (int m = 0; m < cnt; ++m) {
+                group[match[m]] = *ngroups;
+                roles[match[m]] = match_roles[m];
+            }
             rows[*ngroups] = row;
             ++*ngroups;
             pt_verbose(2, "info,pattern,hit,%s", row->name);
         }
     }
     free(match);
+    free(match_roles);
     free(in_set);
     return dnnl_success;
 }

@@ -188,8 +188,10 @@ static bool match_step(chain_ctx *c, int si, int count, int last) {
     return count >= s->min && match_step(c, si + 1, 0, last);
 }
 
-int pt_chain_match(const pt_chain_pattern *pat, const pt_graph *g, const int *group, int first,
-                   int *ops_out, int cap) {
+int pt_chain_match(const pt_chain_pattern *pat, pt_match *m, int first) {
+    const pt_graph *g = m->g;
+    const int *group = m->group;
+    int *ops_out = m->ops, cap = m->cap;
     if (pat->nsteps <= 0 || cap <= 0) return 0;
     chain_ctx c = {pat, g, group, ops_out, malloc((size_t)cap * sizeof(int)), 0, cap, NULL};
     if (!c.step) return 0;
@@ -204,5 +206,7 @@ int pt_chain_match(const pt_chain_pattern *pat, const pt_graph *g, const int *gr
     }
     free(c.depth);
     free(c.step);
-    return ok ? c.n : 0;
+    m->n = ok ? c.n : 0;
+    for (int i = 0; i < m->n; ++i) m->roles[i] = PT_ROLE_NONE;
+    return m->n;
 }

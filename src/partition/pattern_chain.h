@@ -20,6 +20,7 @@
 #include <stdbool.h>
 
 #include "ir/graph.h"
+#include "partition/match.h"
 
 #define PT_CHAIN_MAX_REPEAT 19 /* §1.2 rule 7 */
 
@@ -70,9 +71,8 @@ typedef struct {
     bool (*accept)(const pt_graph *g, const int *ops, const int *step, int n);
 } pt_chain_pattern;
 
-/* Matches `pat` with its first step at op `first`.  Writes the matched op
- * indices to ops_out (at most cap) and returns their count, 0 on no match. */
-int pt_chain_match(const pt_chain_pattern *pat, const pt_graph *g, const int *group, int first,
-                   int *ops_out, int cap);
+/* Matches `pat` with its first step at op `first` into m (see match.h);
+ * returns the matched op count, 0 on no match. */
+int pt_chain_match(const pt_chain_pattern *pat, pt_match *m, int first);
 
 #endif

@@ -101,7 +101,7 @@ static bool note_ext(matcher *m, size_t id) {
 
 /* `op` (one output) feeds exactly `user` and nothing else. */
 static bool feeds_only(const matcher *m, int op, int user) {
-    return m->g->ops[op]->nout == 1 && pt_pattern_sole_consumer(m->g, op, 0) == user;
+    return m->g->ops[op]->nout == 1 && pt_match_sole_consumer(m->g, op, 0) == user;
 }
 
 /* A MatMul the pattern can use as the gate, up or down projection. */

@@ -70,7 +70,7 @@ static bool note_ext(matcher *m, size_t id) {
 static bool ext_operand(matcher *m, size_t id, int user) {
     int p = producer_of(m->g, id);
     if (p >= 0 && m->g->ops[p]->kind == dnnl_graph_op_static_reshape && is_free(m, p) &&
-        m->g->ops[p]->nin == 1 && pt_pattern_sole_consumer(m->g, p, 0) == user) {
+        m->g->ops[p]->nin == 1 && pt_match_sole_consumer(m->g, p, 0) == user) {
         if (!take(m, p)) return false;
         id = m->g->ops[p]->in[0].id;
     }
@@ -108,30 +108,30 @@ static int causal_mask(matcher *m, int cur) {
 
     int ge = producer_of(g, so->in[0].id);
     if (!is_free(m, ge) || g->ops[ge]->kind != dnnl_graph_op_greater_equal || g->ops[ge]->nin != 2 ||
-        pt_pattern_sole_consumer(g, ge, 0) != sel)
+        pt_match_sole_consumer(g, ge, 0) != sel)
         return -1;
     const pt_op *geo = g->ops[ge];
     int gb = producer_of(g, geo->in[1].id); /* column index: GreaterEqual input 1 */
     if (gb != gi[0] && gb != gi[1]) return -1;
     int ga = gb == gi[0] ? gi[1] : gi[0];
-    if (pt_pattern_sole_consumer(g, gb, 0) != ge) return -1;
+    if (pt_match_sole_consumer(g, gb, 0) != ge) return -1;
 
     int add = -1, sub = -1, pa = producer_of(g, geo->in[0].id);
     if (pa == ga) {
-        if (pt_pattern_sole_consumer(g, ga, 0) != ge) return -1;
+        if (pt_match_sole_consumer(g, ga, 0) != ge) return -1;
     } else {
         /* Bottom-right alignment: GenIndex_row → Add(ext s_kv) →[0] Subtract(ext s_q). */
         sub = pa;
         if (!is_free(m, sub) || g->ops[sub]->kind != dnnl_graph_op_subtract || g->ops[sub]->nin != 2 ||
-            pt_pattern_sole_consumer(g, sub, 0) != ge)
+            pt_match_sole_consumer(g, sub, 0) != ge)
             return -1;
         add = producer_of(g, g->ops[sub]->in[0].id);
         if (!is_free(m, add) || g->ops[add]->kind != dnnl_graph_op_add || g->ops[add]->nin != 2 ||
-            pt_pattern_sole_consumer(g, add, 0) != sub)
+            pt_match_sole_consumer(g, add, 0) != sub)
             return -1;
         const pt_op *ao = g->ops[add];
         int ipos = producer_of(g, ao->in[0].id) == ga ? 0 : producer_of(g, ao->in[1].id) == ga ? 1 : -1;
-        if (ipos < 0 || ao->in[0].id == ao->in[1].id || pt_pattern_sole_consumer(g, ga, 0) != add)
+        if (ipos < 0 || ao->in[0].id == ao->in[1].id || pt_match_sole_consumer(g, ga, 0) != add)
             return -1;
         if (!note_ext(m, ao->in[1 - ipos].id) || !note_ext(m, g->ops[sub]->in[1].id)) return -1;
     }
@@ -163,7 +163,7 @@ static chain_hit chain_block(matcher *m, int cur) {
         h.kind = BLK_CAUSAL;
         return h;
     }
-    int nx = pt_pattern_sole_consumer(g, cur, 0);
+    int nx = pt_match_sole_consumer(g, cur, 0);
     if (!is_free(m, nx)) return h;
     const pt_op *op = g->ops[nx];
     if (op->nout != 1 || !dt_float3(op->out[0].data_type)) return h;
@@ -282,7 +282,7 @@ static bool qtype_ok(qtypes *q, dnnl_data_type_t dt) {
 static int producer_kind(const matcher *m, size_t id, int kind, int user) {
     int p = producer_of(m->g, id);
     if (!is_free(m, p) || (int)m->g->ops[p]->kind != kind || m->g->ops[p]->nout != 1 ||
-        pt_pattern_sole_consumer(m->g, p, 0) != user)
+        pt_match_sole_consumer(m->g, p, 0) != user)
         return -1;
     return p;
 }
@@ -340,7 +340,7 @@ static int score_chain(matcher *m, int first, chain_kind kind) {
     const pt_graph *g = m->g;
     int cur = first, blocks = 0, at = 0;
     for (;;) {
-        int nx = pt_pattern_sole_consumer(g, cur, 0);
+        int nx = pt_match_sole_consumer(g, cur, 0);
         if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_softmax) break;
         if (blocks++ == SDPA_MAX_CHAIN) return -1;
         chain_hit h = chain_block(m, cur);
@@ -364,7 +364,7 @@ static int score_chain(matcher *m, int first, chain_kind kind) {
 /* Takes the free op after `cur` when it is of `kind` with one input; returns
  * it, or -1 (nothing taken). */
 static int take_next(matcher *m, int cur, int kind) {
-    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    int nx = pt_match_sole_consumer(m->g, cur, 0);
     if (!is_free(m, nx) || (int)m->g->ops[nx]->kind != kind || m->g->ops[nx]->nin != 1 || m->g->ops[nx]->nout != 1)
         return -1;
     return take(m, nx) ? nx : -1;
@@ -372,7 +372,7 @@ static int take_next(matcher *m, int cur, int kind) {
 
 /* TypeCast to `dt` (undef: any type) after `cur`. */
 static int take_cast(matcher *m, int cur, dnnl_data_type_t dt) {
-    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    int nx = pt_match_sole_consumer(m->g, cur, 0);
     if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_type_cast) return -1;
     if (dt != dnnl_data_type_undef && m->g->ops[nx]->out[0].data_type != dt) return -1;
     return take_next(m, cur, dnnl_graph_op_type_cast);
@@ -380,7 +380,7 @@ static int take_cast(matcher *m, int cur, dnnl_data_type_t dt) {
 
 /* Quantize (f32 → quantized) after `cur`. */
 static int take_quantize(matcher *m, int cur, qtypes *qt) {
-    int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+    int nx = pt_match_sole_consumer(m->g, cur, 0);
     if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_quantize) return -1;
     const pt_op *op = m->g->ops[nx];
     if (op->nin != 1 || op->in[0].data_type != dnnl_f32 || !qtype_ok(qt, op->out[0].data_type)) return -1;
@@ -402,7 +402,7 @@ static int take_qdq(matcher *m, int cur, qtypes *qt) {
 static int p_float(matcher *m, int sm, int *pin) {
     const pt_graph *g = m->g;
     int cur = sm;
-    int nx = pt_pattern_sole_consumer(g, cur, 0);
+    int nx = pt_match_sole_consumer(g, cur, 0);
     if (is_free(m, nx) && g->ops[nx]->kind == dnnl_graph_op_dropout && g->ops[nx]->nin >= 1) {
         const pt_op *d = g->ops[nx];
         if (!take(m, nx)) return -1;
@@ -494,9 +494,9 @@ static bool out_path(matcher *m, int mm2, out_kind kind, qtypes *qt) {
             cur = out_reorder(m, cur);
             if (cur < 0) return false;
             /* TypeCast → Quantize, both or neither. */
-            int nx = pt_pattern_sole_consumer(m->g, cur, 0);
+            int nx = pt_match_sole_consumer(m->g, cur, 0);
             if (!is_free(m, nx) || m->g->ops[nx]->kind != dnnl_graph_op_type_cast) return true;
-            int nq = pt_pattern_sole_consumer(m->g, nx, 0);
+            int nq = pt_match_sole_consumer(m->g, nx, 0);
             if (!is_free(m, nq) || m->g->ops[nq]->kind != dnnl_graph_op_quantize) return true;
             int tc = take_cast(m, cur, dnnl_f32);
             return tc >= 0 && take_quantize(m, tc, qt) >= 0;
@@ -529,7 +529,7 @@ static int match_form(const pt_graph *g, const int *group, int first, int *ops_o
     if (cur == -2) {
         cur = first;
         for (int blocks = 0;; ++blocks) {
-            int nx = pt_pattern_sole_consumer(g, cur, 0);
+            int nx = pt_match_sole_consumer(g, cur, 0);
             if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_softmax) break;
             if (blocks == SDPA_MAX_CHAIN) return 0;
             cur = chain_block(&m, cur).op;
@@ -537,7 +537,7 @@ static int match_form(const pt_graph *g, const int *group, int first, int *ops_o
         }
     }
     if (cur < 0) return 0;
-    int sm = pt_pattern_sole_consumer(g, cur, 0);
+    int sm = pt_match_sole_consumer(g, cur, 0);
     const pt_op *smo = g->ops[sm];
     if (!is_free(&m, sm) || smo->nin != 1 || smo->nout < 1 || !softmax_last_axis(smo, mm1)) return 0;
     if (!take(&m, sm)) return 0;
@@ -545,7 +545,7 @@ static int match_form(const pt_graph *g, const int *group, int first, int *ops_o
     int pin = 0;
     cur = p_path(&m, sm, f->p, &qt, &pin);
     if (cur < 0) return 0;
-    int nx = pt_pattern_sole_consumer(g, cur, 0);
+    int nx = pt_match_sole_consumer(g, cur, 0);
     if (!is_free(&m, nx)) return 0;
     const pt_op *mm2 = g->ops[nx];
     size_t p = g->ops[cur]->out[0].id;
