@@ -1194,7 +1194,7 @@ static void case_sum_row(int rep) {
 #ifdef _OPENMP
     nt = omp_get_max_threads();
 #endif
-    pt_exec_ctx ctx = {dnnl_fpmath_mode_strict, 0, nt};
+    pt_exec_ctx ctx = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = nt};
     if (st == dnnl_success && ref) {
         void *scratch = malloc(f.scratch_bytes);
         CHECK_EQ_INT(f.run(&f, vin, 4, &vout, 1, scratch, &ctx), dnnl_success);

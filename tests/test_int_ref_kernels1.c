@@ -33,7 +33,7 @@ static pt_tview view(dnnl_data_type_t dt, int nd, const int64_t *dims, const int
 
 static pt_status run(pt_kernel_fn fn, const pt_op *op, pt_tview *in, size_t nin, pt_tview *out,
                      size_t nout) {
-    pt_exec_ctx ctx = {dnnl_fpmath_mode_strict, 0, 0};
+    pt_exec_ctx ctx = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 0};
     return fn(op, in, nin, out, nout, &ctx);
 }
 

@@ -193,7 +193,7 @@ static void free_ops(void) {
 static void set_i(pt_op *op, int name, int64_t v) { pt_op_set_s64(op, name, &v, 1, false); }
 static void set_f(pt_op *op, int name, float v) { pt_op_set_f32(op, name, &v, 1, false); }
 
-static pt_exec_ctx g_ctx = {dnnl_fpmath_mode_strict, 0, 1};
+static pt_exec_ctx g_ctx = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1};
 
 #define RUN(fn, op, ins, nin, outs, nout) fn(op, ins, nin, outs, nout, &g_ctx)
 
@@ -360,7 +360,7 @@ static float run_mm_scalar(float a, float b, dnnl_fpmath_mode_t mode, dnnl_data_
     pt_op *op = mkop(dnnl_graph_op_matmul);
     pt_tview in[2] = {MK(dt, 1, 1), MK(dt, 1, 1)}, out = MK(dnnl_f32, 1, 1);
     setv(&in[0], &a), setv(&in[1], &b);
-    pt_exec_ctx ctx = {mode, 0, 1};
+    pt_exec_ctx ctx = {.fpmath = mode, .apply_to_int = 0, .nthreads = 1};
     CHECK_EQ_INT(pt_ref_matmul(op, in, 2, &out, 1, &ctx), dnnl_success);
     return pt_tv_getf(&out, 0);
 }
@@ -532,7 +532,7 @@ static void test_conv_fpmath(void) {
     pt_tview in[2] = {MK(dnnl_f32, 1, 1, 1), MK(dnnl_f32, 1, 1, 1)}, dst = MK(dnnl_f32, 1, 1, 1);
     setv(&in[0], (const float[]){1.0009765625f});
     setv(&in[1], (const float[]){1.0f});
-    pt_exec_ctx bf = {dnnl_fpmath_mode_bf16, 0, 1}, st = {dnnl_fpmath_mode_strict, 0, 1};
+    pt_exec_ctx bf = {.fpmath = dnnl_fpmath_mode_bf16, .apply_to_int = 0, .nthreads = 1}, st = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1};
     CHECK_EQ_INT(pt_ref_conv(op, in, 2, &dst, 1, &bf), dnnl_success);
     CHECK_NEAR(pt_tv_getf(&dst, 0), 1.0, 0);
     CHECK_EQ_INT(pt_ref_conv(op, in, 2, &dst, 1, &st), dnnl_success);
@@ -1467,7 +1467,7 @@ static void test_batch_norm_bwd(void) {
 
 static void same_with_threads(const char *what, pt_kernel_fn fn, pt_op *op, const pt_tview *in, size_t nin,
                               const pt_tview *o1, const pt_tview *o4, size_t nout) {
-    pt_exec_ctx c1 = {dnnl_fpmath_mode_strict, 0, 1}, c4 = {dnnl_fpmath_mode_strict, 0, 4};
+    pt_exec_ctx c1 = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1}, c4 = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 4};
     CHECK_EQ_INT(fn(op, in, nin, o1, nout, &c1), dnnl_success);
     CHECK_EQ_INT(fn(op, in, nin, o4, nout, &c4), dnnl_success);
     for (size_t i = 0; i < nout; ++i) check_close(what, getva(&o4[i]), getva(&o1[i]), nel(&o1[i]), 0);

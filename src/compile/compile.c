@@ -6,6 +6,7 @@
 
 #include "compile/compiled.h"
 #include "compile/fused_lowering.h"
+#include "compile/ref_bind.h"
 #include "ops/op_schema.h"
 #include "partition/pattern_rows.h"
 #include "runtime/cp_cache.h"
@@ -193,6 +194,7 @@ void pt_compiled_retain(pt_compiled *c) {
 void pt_compiled_release(pt_compiled *c) {
     if (!c || __atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
     for (size_t i = 0; i < c->nsteps; ++i) {
+        pt_bound_kernel_release(&c->steps[i].kernel);
         pt_op_free(c->steps[i].op);
         free(c->steps[i].in_slot);
         free(c->steps[i].out_slot);
@@ -275,9 +277,6 @@ static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled
         st->out_slot = malloc((src->nout ? src->nout : 1) * sizeof(int));
         ++c->nsteps;
         if (!st->op || !st->in_slot || !st->out_slot) return dnnl_out_of_memory;
-        st->fn = pt_ref_kernel(src->kind);
-        if (!st->fn)
-            return pt_err(dnnl_unimplemented, "no kernel for op %s#%zu", pt_op_kind_name(src->kind), src->id);
         for (size_t k = 0; k < src->nin; ++k) {
             st->op->in[k] = *map_find(map, src->in[k].id);
             st->in_slot[k] = slot_of(c, src->in[k].id);
@@ -296,7 +295,16 @@ static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled
             }
             st->out_slot[k] = s;
         }
+        /* Decoded once here; execute only runs. */
+        PT_CHECK(pt_ref_bind(st->op, &st->kernel));
     }
+    /* Steps run one after another: one region, as large as the largest
+     * kernel scratch, serves them all. */
+    size_t kernel_scratch = 0;
+    for (size_t i = 0; i < c->nsteps; ++i)
+        if (c->steps[i].kernel.scratch_bytes > kernel_scratch) kernel_scratch = c->steps[i].kernel.scratch_bytes;
+    c->kernel_scratch_offset = c->scratch_size;
+    c->scratch_size += (kernel_scratch + PT_ALIGNMENT - 1) / PT_ALIGNMENT * PT_ALIGNMENT;
     /* In-place hint for single-op partitions whose kernel allows aliasing. */
     if (p->nops == 1 && c->nin >= 1 && c->nout == 1 && inplace_capable(p->ops[0]->kind)) {
         const pt_lt *a = &c->inputs[0], *b = &c->outputs[0];

@@ -23,7 +23,7 @@ typedef struct {
 
 typedef struct {
     pt_op *op; /* copy with concrete logical tensors */
-    pt_kernel_fn fn;
+    pt_bound_kernel kernel; /* reference kernel with its decoded parameters */
     int *in_slot;
     int *out_slot;
 } pt_step;
@@ -42,6 +42,7 @@ typedef struct pt_compiled {
     pt_slot *slots;
     size_t nslots;
     size_t scratch_size;
+    size_t kernel_scratch_offset; /* where the steps' kernel scratch starts */
     dnnl_graph_inplace_pair_t *inplace;
     size_t ninplace;
     bool has_fused; /* the partition runs through `fused` instead of `steps` */

@@ -117,7 +117,9 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
             vout[k].lt = op->out[k];
             vout[k].data = data[step->out_slot[k]];
         }
-        st = step->fn(op, vin, op->nin, vout, op->nout, &ctx);
+        ctx.scratch = step->kernel.scratch_bytes ? scratch + c->kernel_scratch_offset : NULL;
+        ctx.scratch_bytes = step->kernel.scratch_bytes;
+        st = step->kernel.run(step->kernel.params, vin, op->nin, vout, op->nout, &ctx);
         if (st != dnnl_success)
             pt_err(st, "execute: kernel for op %s#%zu failed", pt_op_kind_name(op->kind), op->id);
     }

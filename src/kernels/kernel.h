@@ -22,16 +22,29 @@ typedef struct pt_exec_ctx {
     dnnl_fpmath_mode_t fpmath; /* mode in effect for the partition */
     int apply_to_int;
     int nthreads;              /* OpenMP threads a kernel may use */
+    void *scratch;             /* scratch_bytes planned at compile time for this kernel */
+    size_t scratch_bytes;
 } pt_exec_ctx;
 
-/* Runs one op.  `in` holds the op's present inputs in port order (nin may be
- * smaller than the schema maximum when trailing optional inputs are absent);
- * same for `out`.  Shapes have already been inferred and checked at compile
- * time, but kernels must still reject what they cannot compute with
- * dnnl_unimplemented / dnnl_invalid_arguments (never crash).  Output buffers
- * may alias inputs only where the op allows in-place. */
-typedef pt_status (*pt_kernel_fn)(const pt_op *op, const pt_tview *in, size_t nin,
-                                  const pt_tview *out, size_t nout, const pt_exec_ctx *ctx);
+/* Runs one op.  `params` is the kernel's own decoded parameter struct (made
+ * once at compile time by the op's decoder, see compile/ref_bind.h).  `in`
+ * holds the op's present inputs in port order (nin may be smaller than the
+ * schema maximum when trailing optional inputs are absent); same for `out`.
+ * Shapes have already been inferred and checked at compile time, but kernels
+ * must still reject what they cannot compute with dnnl_unimplemented /
+ * dnnl_invalid_arguments (never crash).  Output buffers may alias inputs only
+ * where the op allows in-place. */
+typedef pt_status (*pt_kernel_fn)(const void *params, const pt_tview *in, size_t nin, const pt_tview *out,
+                                  size_t nout, const pt_exec_ctx *ctx);
+
+/* A kernel bound to its decoded parameters: what a compiled step (or a fused
+ * kernel that runs a reference kernel inside) keeps. */
+typedef struct pt_bound_kernel {
+    pt_kernel_fn run;
+    void *params;                 /* passed to run */
+    void (*release)(void *params); /* frees params; NULL when nothing to free */
+    size_t scratch_bytes;         /* ctx->scratch the kernel needs */
+} pt_bound_kernel;
 
 /* A fused kernel prepared for one compiled partition: it runs the whole
  * partition at once.  `in`/`out` are the partition's ports in the compiled

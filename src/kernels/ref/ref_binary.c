@@ -70,7 +70,7 @@ static float binary_apply(int kind, float a, float b) {
     }
 }
 
-PT_REF_DECL(pt_ref_binary) {
+PT_REF_OP_KERNEL(pt_ref_binary) {
     switch (op->kind) {
         case dnnl_graph_op_add:
         case dnnl_graph_op_subtract:
@@ -118,7 +118,7 @@ PT_REF_DECL(pt_ref_binary) {
 
 /* ---- Select -------------------------------------------------------------- */
 
-PT_REF_DECL(pt_ref_select) {
+PT_REF_OP_KERNEL(pt_ref_select) {
     if (nin < 3 || nout < 1) return pt_err(dnnl_invalid_arguments, "Select: needs 3 inputs, 1 output");
     const pt_tview *c = &in[0], *a = &in[1], *b = &in[2], *dst = &out[0];
     PT_CHECK(pt_ref_check_view(op, c, "cond"));
@@ -165,7 +165,7 @@ static int channel_dim(const pt_op *op, int r) {
     return (df && strcmp(df, "NCX") == 0) ? 1 : r - 1;
 }
 
-PT_REF_DECL(pt_ref_bias_add) {
+PT_REF_OP_KERNEL(pt_ref_bias_add) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "BiasAdd: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *bias = &in[1], *dst = &out[0];
     PT_CHECK(pt_ref_check_view(op, src, "src"));
@@ -198,7 +198,7 @@ PT_REF_DECL(pt_ref_bias_add) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_bias_add_bwd) {
+PT_REF_OP_KERNEL(pt_ref_bias_add_bwd) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "BiasAddBackward: needs 1 input, 1 output");
     const pt_tview *dd = &in[0], *db = &out[0];
@@ -266,7 +266,7 @@ static bool slope_map(const pt_tview *src, const pt_tview *slope, bool per_chann
     return true;
 }
 
-PT_REF_DECL(pt_ref_prelu) {
+PT_REF_OP_KERNEL(pt_ref_prelu) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "PReLU: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *slope = &in[1], *dst = &out[0];
     PT_CHECK(pt_ref_check_view(op, src, "src"));
@@ -299,7 +299,7 @@ PT_REF_DECL(pt_ref_prelu) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_prelu_bwd) {
+PT_REF_OP_KERNEL(pt_ref_prelu_bwd) {
     if (nin < 3 || nout < 2)
         return pt_err(dnnl_invalid_arguments, "PReLUBackward: needs 3 inputs, 2 outputs");
     const pt_tview *src = &in[0], *slope = &in[1], *dd = &in[2];

@@ -372,7 +372,7 @@ static pt_status conv_run(const conv_attrs *a, conv_role role, const pt_tview *t
 
 /* ---- the six ops ------------------------------------------------------------ */
 
-PT_REF_DECL(pt_ref_conv) {
+PT_REF_OP_KERNEL(pt_ref_conv) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "Convolution: needs 2-3 inputs, 1 output");
     conv_attrs a;
     PT_CHECK(conv_read_attrs(op, "Convolution", false, in[0].lt.ndims, &a));
@@ -391,7 +391,7 @@ PT_REF_DECL(pt_ref_conv) {
     return st;
 }
 
-PT_REF_DECL(pt_ref_conv_bwd_data) {
+PT_REF_OP_KERNEL(pt_ref_conv_bwd_data) {
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "ConvolutionBackwardData: needs 2-3 inputs, 1 output");
     conv_attrs a;
@@ -408,7 +408,7 @@ PT_REF_DECL(pt_ref_conv_bwd_data) {
     return conv_run(&a, CONV_BWD_DATA, &in[0], &dd, &in[1], &w, &out[0], &ds, NULL, &g, ctx);
 }
 
-PT_REF_DECL(pt_ref_conv_bwd_weights) {
+PT_REF_OP_KERNEL(pt_ref_conv_bwd_weights) {
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "ConvolutionBackwardWeights: needs 2-3 inputs, 1 output");
     conv_attrs a;
@@ -425,7 +425,7 @@ PT_REF_DECL(pt_ref_conv_bwd_weights) {
     return conv_run(&a, CONV_BWD_WEIGHTS, &in[0], &x, &in[1], &dd, &out[0], &dw, NULL, &g, ctx);
 }
 
-PT_REF_DECL(pt_ref_conv_transpose) {
+PT_REF_OP_KERNEL(pt_ref_conv_transpose) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "ConvTranspose: needs 2-3 inputs, 1 output");
     conv_attrs a;
     PT_CHECK(conv_read_attrs(op, "ConvTranspose", true, in[0].lt.ndims, &a));
@@ -444,7 +444,7 @@ PT_REF_DECL(pt_ref_conv_transpose) {
     return st;
 }
 
-PT_REF_DECL(pt_ref_conv_transpose_bwd_data) {
+PT_REF_OP_KERNEL(pt_ref_conv_transpose_bwd_data) {
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "ConvTransposeBackwardData: needs 2 inputs, 1 output");
     conv_attrs a;
@@ -461,7 +461,7 @@ PT_REF_DECL(pt_ref_conv_transpose_bwd_data) {
     return conv_run(&a, CONV_FWD, &in[0], &dd, &in[1], &w, &out[0], &ds, NULL, &g, ctx);
 }
 
-PT_REF_DECL(pt_ref_conv_transpose_bwd_weights) {
+PT_REF_OP_KERNEL(pt_ref_conv_transpose_bwd_weights) {
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "ConvTransposeBackwardWeights: needs 2-3 inputs, 1 output");
     conv_attrs a;

@@ -95,19 +95,19 @@ static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_typecast) {
+PT_REF_OP_KERNEL(pt_ref_typecast) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "TypeCast: needs 1 input, 1 output");
     return copy_same_shape(op, &in[0], &out[0], ctx);
 }
 
-PT_REF_DECL(pt_ref_reorder) {
+PT_REF_OP_KERNEL(pt_ref_reorder) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Reorder: needs 1 input, 1 output");
     return copy_same_shape(op, &in[0], &out[0], ctx);
 }
 
 /* ---- StaticReshape ------------------------------------------------------- */
 
-PT_REF_DECL(pt_ref_static_reshape) {
+PT_REF_OP_KERNEL(pt_ref_static_reshape) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "StaticReshape: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
@@ -156,7 +156,7 @@ PT_REF_DECL(pt_ref_static_reshape) {
 
 /* ---- StaticTranspose ----------------------------------------------------- */
 
-PT_REF_DECL(pt_ref_static_transpose) {
+PT_REF_OP_KERNEL(pt_ref_static_transpose) {
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "StaticTranspose: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
@@ -188,7 +188,7 @@ PT_REF_DECL(pt_ref_static_transpose) {
 
 /* ---- Concat -------------------------------------------------------------- */
 
-PT_REF_DECL(pt_ref_concat) {
+PT_REF_OP_KERNEL(pt_ref_concat) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Concat: needs inputs and 1 output");
     const pt_tview *dst = &out[0];
     PT_CHECK(pt_ref_check_view(op, dst, "dst"));
@@ -223,7 +223,7 @@ PT_REF_DECL(pt_ref_concat) {
 
 /* ---- GenIndex ------------------------------------------------------------ */
 
-PT_REF_DECL(pt_ref_gen_index) {
+PT_REF_OP_KERNEL(pt_ref_gen_index) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "GenIndex: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
     PT_CHECK(pt_ref_check_view(op, dst, "dst"));
@@ -273,7 +273,7 @@ static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
     }
 }
 
-PT_REF_DECL(pt_ref_dropout) {
+PT_REF_OP_KERNEL(pt_ref_dropout) {
     if (nin < 4 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "Dropout: needs 4 inputs and 1-2 outputs");
     const pt_tview *src = &in[0], *dst = &out[0], *mask = nout > 1 ? &out[1] : NULL;

@@ -112,7 +112,7 @@ static float eltwise_bwd(const eltwise_params *p, float x, float dd) {
 /* Valid rank and dims, data present when there are elements. */
 
 
-PT_REF_DECL(pt_ref_eltwise) {
+PT_REF_OP_KERNEL(pt_ref_eltwise) {
     if (!fwd_supported(op->kind))
         return pt_err(dnnl_unimplemented, "eltwise: op kind %s is not a unary op",
                       pt_op_kind_name(op->kind));
@@ -143,7 +143,7 @@ PT_REF_DECL(pt_ref_eltwise) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_eltwise_bwd) {
+PT_REF_OP_KERNEL(pt_ref_eltwise_bwd) {
     if (!bwd_supported(op->kind))
         return pt_err(dnnl_unimplemented, "eltwise_bwd: op kind %s is not a unary backward op",
                       pt_op_kind_name(op->kind));

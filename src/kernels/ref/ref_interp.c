@@ -147,7 +147,7 @@ static pt_status interp_check(const interp_attrs *a, const pt_tview *x, const pt
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_interpolate) {
+PT_REF_OP_KERNEL(pt_ref_interpolate) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Interpolate: needs 1-2 inputs, 1 output");
     interp_attrs a;
     PT_CHECK(interp_read(op, "Interpolate", in[0].lt.ndims, &a));
@@ -192,7 +192,7 @@ PT_REF_DECL(pt_ref_interpolate) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_interpolate_bwd) {
+PT_REF_OP_KERNEL(pt_ref_interpolate_bwd) {
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "InterpolateBackward: needs 2-3 inputs, 1 output");
     interp_attrs a;

@@ -3,11 +3,21 @@
 #ifndef PARTITA_KERNELS_REF_KERNELS_H
 #define PARTITA_KERNELS_REF_KERNELS_H
 
+#include "ir/op.h"
 #include "kernels/kernel.h"
 
 #define PT_REF_DECL(fn) \
-    pt_status fn(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, \
+    pt_status fn(const void *params, const pt_tview *in, size_t nin, const pt_tview *out, \
                  size_t nout, const pt_exec_ctx *ctx)
+
+/* Transitional: a kernel whose parameters are still the op itself (the
+ * decoder hands the op over as `params`). */
+#define PT_REF_OP_KERNEL(fn)                                                                      \
+    static pt_status fn##_op(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, \
+                             size_t nout, const pt_exec_ctx *ctx);                                \
+    PT_REF_DECL(fn) { return fn##_op((const pt_op *)params, in, nin, out, nout, ctx); }           \
+    static pt_status fn##_op(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, \
+                             size_t nout, const pt_exec_ctx *ctx)
 
 /* ref_eltwise.c: unary forward ops (dispatch on op->kind) and their backward ops */
 PT_REF_DECL(pt_ref_eltwise);

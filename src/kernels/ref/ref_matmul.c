@@ -66,7 +66,7 @@ static float *mm_pack(const pt_tview *t, int nbd, int64_t rows, int64_t K, int64
     return buf;
 }
 
-PT_REF_DECL(pt_ref_matmul) {
+PT_REF_OP_KERNEL(pt_ref_matmul) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "MatMul: needs 2-3 inputs, 1 output");
     const pt_tview *a = &in[0], *b = &in[1], *bias = nin > 2 ? &in[2] : NULL, *dst = &out[0];
     int ra = a->lt.ndims, rb = b->lt.ndims;

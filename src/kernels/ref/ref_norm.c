@@ -111,7 +111,7 @@ static void axis_range(int from, int to, int *axes) {
     for (int i = from; i < to; ++i) axes[i - from] = i;
 }
 
-PT_REF_DECL(pt_ref_layer_norm) {
+PT_REF_OP_KERNEL(pt_ref_layer_norm) {
     static const char *nm = "LayerNorm";
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs an input and an output", nm);
     const pt_tview *src = &in[0], *dst = &out[0];
@@ -166,7 +166,7 @@ done:
     return st;
 }
 
-PT_REF_DECL(pt_ref_layer_norm_bwd) {
+PT_REF_OP_KERNEL(pt_ref_layer_norm_bwd) {
     static const char *nm = "LayerNormBackward";
     if (nin < 4 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 4-6 inputs, 1-3 outputs", nm);
     const pt_tview *src = &in[0], *dd = &in[1], *mean = &in[2], *var = &in[3], *ds = &out[0];
@@ -248,7 +248,7 @@ done:
     return st;
 }
 
-PT_REF_DECL(pt_ref_rms_norm) {
+PT_REF_OP_KERNEL(pt_ref_rms_norm) {
     static const char *nm = "RMSNorm";
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1-2 inputs, 1 output", nm);
     const pt_tview *src = &in[0], *dst = &out[0], *gamma = nin > 1 ? &in[1] : NULL;
@@ -314,7 +314,7 @@ static pt_status chan_layout(const pt_op *op, const char *name, const pt_tview *
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_group_norm) {
+PT_REF_OP_KERNEL(pt_ref_group_norm) {
     static const char *nm = "GroupNorm";
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs an input and an output", nm);
     const pt_tview *src = &in[0], *dst = &out[0];
@@ -416,7 +416,7 @@ static inline double aux_get(const pt_tview *t, int64_t c, double dflt) {
     return t ? (double)pt_tv_getf(t, flat_off(t, c)) : dflt;
 }
 
-PT_REF_DECL(pt_ref_batch_norm_inference) {
+PT_REF_OP_KERNEL(pt_ref_batch_norm_inference) {
     static const char *nm = "BatchNormInference";
     if (nin < 5 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 5 inputs, 1 output", nm);
     const pt_tview *src = &in[0], *gamma = &in[1], *beta = &in[2], *mean = &in[3], *var = &in[4], *dst = &out[0];
@@ -446,7 +446,7 @@ PT_REF_DECL(pt_ref_batch_norm_inference) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
+PT_REF_OP_KERNEL(pt_ref_batch_norm_fwd_training) {
     static const char *nm = "BatchNormForwardTraining";
     if (nin < 3 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 3 or 5 inputs, 5 outputs", nm);
     const pt_tview *src = &in[0], *mean = &in[1], *var = &in[2], *dst = &out[0];
@@ -497,7 +497,7 @@ PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_batch_norm_bwd) {
+PT_REF_OP_KERNEL(pt_ref_batch_norm_bwd) {
     static const char *nm = "BatchNormTrainingBackward";
     if (nin < 4 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 4-5 inputs, 1 or 3 outputs", nm);
     const pt_tview *src = &in[0], *dd = &in[1], *mean = &in[2], *var = &in[3], *ds = &out[0];

@@ -161,7 +161,7 @@ static bool avg_exclude_mode(const pt_op *op, bool with_rounding) {
     return exclude;
 }
 
-PT_REF_DECL(pt_ref_avg_pool) {
+PT_REF_OP_KERNEL(pt_ref_avg_pool) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "AvgPool: needs 1 input, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "AvgPool", &in[0], false, &a));
@@ -215,7 +215,7 @@ static void out_range(const pool_attrs *a, int slot, int64_t i, int64_t O, int64
     *hi = h + 1 < O ? h + 1 : O;
 }
 
-PT_REF_DECL(pt_ref_avg_pool_bwd) {
+PT_REF_OP_KERNEL(pt_ref_avg_pool_bwd) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "AvgPoolBackward: needs 1-2 inputs, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "AvgPoolBackward", &out[0], false, &a));
@@ -289,7 +289,7 @@ static bool max_window(const pool_attrs *a, const pt_tview *src, const pv5 *vs, 
     return found;
 }
 
-PT_REF_DECL(pt_ref_max_pool) {
+PT_REF_OP_KERNEL(pt_ref_max_pool) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "MaxPool: needs 1 input, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "MaxPool", &in[0], true, &a));
@@ -315,7 +315,7 @@ PT_REF_DECL(pt_ref_max_pool) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_max_pool_bwd) {
+PT_REF_OP_KERNEL(pt_ref_max_pool_bwd) {
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "MaxPoolBackward: needs 2 inputs, 1 output");
     pool_attrs a;
     PT_CHECK(pool_read(op, "MaxPoolBackward", &out[0], true, &a));

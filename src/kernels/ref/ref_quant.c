@@ -232,8 +232,8 @@ static pt_status static_quant(const pt_op *op, const pt_tview *in, size_t nin, c
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_quantize) { return static_quant(op, in, nin, out, nout, ctx, true); }
-PT_REF_DECL(pt_ref_dequantize) { return static_quant(op, in, nin, out, nout, ctx, false); }
+PT_REF_OP_KERNEL(pt_ref_quantize) { return static_quant(op, in, nin, out, nout, ctx, true); }
+PT_REF_OP_KERNEL(pt_ref_dequantize) { return static_quant(op, in, nin, out, nout, ctx, false); }
 
 /* DynamicQuantize / DynamicDequantize: scales (and optional zps) are inputs. */
 static pt_status dynamic_quant(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out,
@@ -254,5 +254,5 @@ static pt_status dynamic_quant(const pt_op *op, const pt_tview *in, size_t nin, 
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_dynamic_quantize) { return dynamic_quant(op, in, nin, out, nout, ctx, true); }
-PT_REF_DECL(pt_ref_dynamic_dequantize) { return dynamic_quant(op, in, nin, out, nout, ctx, false); }
+PT_REF_OP_KERNEL(pt_ref_dynamic_quantize) { return dynamic_quant(op, in, nin, out, nout, ctx, true); }
+PT_REF_OP_KERNEL(pt_ref_dynamic_dequantize) { return dynamic_quant(op, in, nin, out, nout, ctx, false); }

@@ -93,7 +93,7 @@ static pt_status identity(const pt_op *op, const pt_tview *src, const pt_tview *
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_reduce) {
+PT_REF_OP_KERNEL(pt_ref_reduce) {
     const int kind = op->kind;
     switch (kind) {
         case dnnl_graph_op_reduce_l1:

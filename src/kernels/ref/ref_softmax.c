@@ -22,7 +22,7 @@ static pt_status softmax_axis(const pt_op *op, int r, int64_t dflt, int *axis) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_softmax) {
+PT_REF_OP_KERNEL(pt_ref_softmax) {
     const bool is_log = op->kind == dnnl_graph_op_log_softmax;
     if (!is_log && op->kind != dnnl_graph_op_softmax)
         return pt_err(dnnl_unimplemented, "softmax: op kind %s unsupported", pt_op_kind_name(op->kind));
@@ -78,7 +78,7 @@ PT_REF_DECL(pt_ref_softmax) {
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_softmax_bwd) {
+PT_REF_OP_KERNEL(pt_ref_softmax_bwd) {
     const bool is_log = op->kind == dnnl_graph_op_log_softmax_backward;
     if (!is_log && op->kind != dnnl_graph_op_softmax_backward)
         return pt_err(dnnl_unimplemented, "softmax_bwd: op kind %s unsupported",

@@ -1,0 +1,21 @@
+/* Binding an op to its reference kernel at compile time: the op's decoder
+ * reads its attributes and logical tensors once into the kernel's parameter
+ * struct and sizes the scratch the kernel needs; execute then only runs. */
+#ifndef PARTITA_COMPILE_REF_BIND_H
+#define PARTITA_COMPILE_REF_BIND_H
+
+#include "ir/op.h"
+#include "kernels/kernel.h"
+
+/* Decodes `op` (concrete logical tensors) for its reference kernel.
+ * dnnl_unimplemented when the kind has no reference kernel; the decoder's
+ * status when the op cannot be run. */
+pt_status pt_ref_bind(const pt_op *op, pt_bound_kernel *out);
+void pt_bound_kernel_release(pt_bound_kernel *k);
+
+/* Binds, runs once with scratch of its own and releases: for tests and
+ * other one-off callers, never on an execute path. */
+pt_status pt_ref_run(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                     const pt_exec_ctx *ctx);
+
+#endif
