@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"
-#include "runtime/json_dump.h"
+#include "compile/json_dump.h"
 #include "test_util.h"
 
 #include "case_json.h"

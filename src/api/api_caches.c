@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"
-#include "runtime/cp_cache.h"
+#include "compile/cp_cache.h"
 #include "runtime/settings.h"
 
 dnnl_status_t DNNL_API dnnl_graph_get_compiled_partition_cache_capacity(int *capacity) {

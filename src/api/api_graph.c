@@ -4,8 +4,10 @@
 
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "ir/graph.h"
+#include "ops/graph_add.h"
+#include "partition/graph_parts.h"
 #include "partition/partition.h"
-#include "runtime/json_dump.h"
+#include "compile/json_dump.h"
 #include "runtime/settings.h"
 
 dnnl_status_t DNNL_API dnnl_graph_graph_create(dnnl_graph_graph_t *graph, dnnl_engine_kind_t engine_kind) {
@@ -23,7 +25,7 @@ dnnl_status_t DNNL_API dnnl_graph_graph_create_with_fpmath_mode(dnnl_graph_graph
 }
 
 dnnl_status_t DNNL_API dnnl_graph_graph_destroy(dnnl_graph_graph_t graph) {
-    pt_graph_destroy(graph);
+    pt_graph_release(graph);
     return dnnl_success;
 }
 

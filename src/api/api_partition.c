@@ -3,8 +3,11 @@
 
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "compile/compiled.h"
+#include "compile/json_dump.h"
 #include "ir/graph.h"
 #include "ops/op_schema.h"
+#include "ops/graph_add.h"
+#include "partition/graph_parts.h"
 #include "partition/partition.h"
 #include "runtime/settings.h"
 
@@ -23,7 +26,7 @@ dnnl_status_t DNNL_API dnnl_graph_partition_create_with_op(dnnl_graph_partition_
     if (st == dnnl_success && g->nparts != 1)
         st = pt_err(dnnl_invalid_graph, "partition_create_with_op: op #%zu did not form one partition", op->id);
     if (st == dnnl_success) st = pt_partition_handle_new(g->parts[0], partition);
-    pt_graph_destroy(g);
+    pt_graph_release(g);
     return st;
 }
 
@@ -73,7 +76,6 @@ dnnl_status_t DNNL_API dnnl_graph_partition_compile(dnnl_graph_partition_t parti
     pt_compiled_release(compiled_partition->c);
     compiled_partition->c = c;
     if (pt_dump_mode() & dnnl_graph_dump_mode_subgraph) {
-        extern void pt_dump_subgraph(const pt_partition_impl *p, const pt_compiled *c);
         pt_dump_subgraph(partition->impl, c);
     }
     return dnnl_success;

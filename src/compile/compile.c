@@ -9,7 +9,7 @@
 #include "compile/ref_bind.h"
 #include "ops/op_schema.h"
 #include "partition/pattern_rows.h"
-#include "runtime/cp_cache.h"
+#include "compile/cp_cache.h"
 
 /* Small id -> logical tensor map (partitions hold few tensors). */
 typedef struct {

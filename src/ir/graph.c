@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/op_schema.h"
-
-void pt_partition_impl_release(struct pt_partition_impl *p); /* partition/partition.c */
 
 static size_t next_graph_id = 1;
 
@@ -21,13 +18,6 @@ pt_status pt_graph_create(pt_graph **out, dnnl_engine_kind_t ekind, dnnl_fpmath_
     return dnnl_success;
 }
 
-void pt_graph_clear_partitions(pt_graph *g) {
-    for (size_t i = 0; i < g->nparts; ++i) pt_partition_impl_release(g->parts[i]);
-    free(g->parts);
-    g->parts = NULL;
-    g->nparts = 0;
-}
-
 static void clear_analysis(pt_graph *g) {
     for (size_t i = 0; i < g->ntensors; ++i) free(g->tensors[i].consumers);
     free(g->tensors);
@@ -39,38 +29,30 @@ static void clear_analysis(pt_graph *g) {
 
 void pt_graph_destroy(pt_graph *g) {
     if (!g) return;
-    pt_graph_clear_partitions(g);
+    /* The partition layer owns g->parts and has released them already
+     * (pt_graph_release, partition/graph_parts.h). */
+    free(g->parts);
     clear_analysis(g);
     for (size_t i = 0; i < g->nops; ++i) pt_op_free(g->ops[i]);
     free(g->ops);
     free(g);
 }
 
-pt_status pt_graph_add_op(pt_graph *g, const pt_op *op) {
+pt_status pt_graph_check_new_op(const pt_graph *g, size_t op_id, const char *kind_name) {
     if (g->finalized)
-        return pt_err(dnnl_invalid_graph, "add_op: graph %zu is already finalized (op %s#%zu)",
-                      g->id, pt_op_kind_name(op->kind), op->id);
+        return pt_err(dnnl_invalid_graph, "add_op: graph %zu is already finalized (op %s#%zu)", g->id,
+                      kind_name, op_id);
     for (size_t i = 0; i < g->nops; ++i)
-        if (g->ops[i]->id == op->id)
-            return pt_err(dnnl_invalid_graph, "add_op: op id %zu is already in graph %zu", op->id,
-                          g->id);
-    if (!pt_schema_of(op->kind))
-        return pt_err(dnnl_invalid_graph_op, "add_op: op #%zu has unknown kind %d", op->id,
-                      (int)op->kind);
-    pt_op *copy = pt_op_clone(op);
-    if (!copy) return dnnl_out_of_memory;
-    pt_status st = pt_schema_verify(copy);
-    if (st != dnnl_success) {
-        pt_op_free(copy);
-        return st;
-    }
+        if (g->ops[i]->id == op_id)
+            return pt_err(dnnl_invalid_graph, "add_op: op id %zu is already in graph %zu", op_id, g->id);
+    return dnnl_success;
+}
+
+pt_status pt_graph_append_op(pt_graph *g, pt_op *copy) {
     if (g->nops == g->cap_ops) {
         size_t nc = g->cap_ops ? g->cap_ops * 2 : 16;
         pt_op **na = realloc(g->ops, nc * sizeof *na);
-        if (!na) {
-            pt_op_free(copy);
-            return dnnl_out_of_memory;
-        }
+        if (!na) return dnnl_out_of_memory;
         g->ops = na;
         g->cap_ops = nc;
     }
@@ -141,9 +123,9 @@ static pt_status connect(pt_graph *g) {
                 pt_lt_describe(lt, a, sizeof a);
                 pt_lt_describe(&ti->lt, b, sizeof b);
                 return pt_err(dnnl_invalid_graph,
-                              "finalize: logical tensor %zu is described differently by op %s#%zu "
-                              "(%s) and elsewhere (%s)",
-                              lt->id, pt_op_kind_name(op->kind), op->id, a, b);
+                              "finalize: logical tensor %zu is described differently by op #%zu "
+                              "('%s') (%s) and elsewhere (%s)",
+                              lt->id, op->id, op->name ? op->name : "", a, b);
             }
             if (is_in) {
                 PT_CHECK(add_consumer(ti, (int)i));

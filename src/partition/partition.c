@@ -7,6 +7,7 @@
 
 #include "kernels/kernel.h"
 #include "ops/op_schema.h"
+#include "partition/graph_parts.h"
 #include "partition/pattern.h"
 #include "partition/pattern_rows.h"
 

@@ -1,6 +1,6 @@
 /* Process-wide LRU cache of compiled partitions (abi.md §5.8). */
-#ifndef PARTITA_RUNTIME_CP_CACHE_H
-#define PARTITA_RUNTIME_CP_CACHE_H
+#ifndef PARTITA_COMPILE_CP_CACHE_H
+#define PARTITA_COMPILE_CP_CACHE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * significant digits like the reference writer.  The tree is then emitted with
  * the reference layout: one member/element per line, two-space indentation,
  * ": " between key and value. */
-#include "runtime/json_dump.h"
+#include "compile/json_dump.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,12 +1,9 @@
-/* ONEDNN_GRAPH_DUMP=subgraph: each compilation writes the partition's ops
- * with the compile-time shapes as graph-<pid>-<hash>.json. */
+/* ONEDNN_GRAPH_DUMP=subgraph (see json_dump.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "compile/compiled.h"
-#include "runtime/json_dump.h"
-
-void pt_dump_subgraph(const pt_partition_impl *p, const pt_compiled *c);
+#include "compile/json_dump.h"
 
 void pt_dump_subgraph(const pt_partition_impl *p, const pt_compiled *c) {
     const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);

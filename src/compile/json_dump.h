@@ -1,7 +1,7 @@
 /* Graph dump (ONEDNN_GRAPH_DUMP / dnnl_graph_set_dump_mode): writes ops in
  * the JSON graph format of graph-json.md §2-§7, replayable by the CLI. */
-#ifndef PARTITA_RUNTIME_JSON_DUMP_H
-#define PARTITA_RUNTIME_JSON_DUMP_H
+#ifndef PARTITA_COMPILE_JSON_DUMP_H
+#define PARTITA_COMPILE_JSON_DUMP_H
 
 #include <stddef.h>
 
@@ -17,5 +17,11 @@
 pt_status pt_json_dump_ops(const char *path, const pt_op *const *ops, size_t n,
                            dnnl_engine_kind_t ekind, dnnl_fpmath_mode_t fpmath, int apply_to_int,
                            const size_t *partition_ids);
+
+struct pt_partition_impl;
+struct pt_compiled;
+/* ONEDNN_GRAPH_DUMP=subgraph: writes the partition's ops with their
+ * compile-time shapes as graph-<partition id>-<shape hash>.json. */
+void pt_dump_subgraph(const struct pt_partition_impl *p, const struct pt_compiled *c);
 
 #endif

@@ -1,4 +1,4 @@
-#include "runtime/cp_cache.h"
+#include "compile/cp_cache.h"
 
 #include <omp.h>
 #include <pthread.h>
