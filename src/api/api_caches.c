@@ -1,4 +1,4 @@
-/* Compiled partition cache, constant tensor cache and dump mode (abi.md §5.8-§5.10). */
+/* Compiled partition cache, constant tensor cache and dump mode (docs/api.md, "Caches" and "Dumps"). */
 #include <stdint.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"

@@ -1,4 +1,4 @@
-/* Compiled partition functions (abi.md §5.6 and execute_with_options of §7). */
+/* Compiled partition functions (docs/api.md), execute_with_options included. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Graph functions (abi.md §5.7). */
+/* Graph functions (docs/api.md, "Graphs"). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Op functions (abi.md §5.4).  Attribute kinds are checked against the op
+/* Op functions (docs/api.md, "Ops").  Attribute kinds are checked against the op
  * kind later, by dnnl_graph_add_op. */
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +36,7 @@ dnnl_status_t DNNL_API dnnl_graph_op_add_output(dnnl_graph_op_t op, const dnnl_g
     return pt_op_add_output(op, output);
 }
 
-/* DynamicQuantize / DynamicDequantize keep `axis` and `groups` as lists (opset §1.7). */
+/* DynamicQuantize / DynamicDequantize keep `axis` and `groups` as lists (docs/ops.md, quantization). */
 static bool keeps_list(const pt_op *op, int name) {
     return (op->kind == dnnl_graph_op_dynamic_quantize || op->kind == dnnl_graph_op_dynamic_dequantize) &&
            (name == dnnl_graph_op_attr_axis || name == dnnl_graph_op_attr_groups);

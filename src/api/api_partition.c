@@ -1,4 +1,4 @@
-/* Partition functions (abi.md §5.5 and the partition additions of §7). */
+/* Partition functions (docs/api.md, "Partitions", with the partition-level math mode). */
 #include <stdlib.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"
@@ -88,14 +88,18 @@ dnnl_status_t DNNL_API dnnl_graph_partition_get_input_ports_num(const_dnnl_graph
     return dnnl_success;
 }
 
+/* Copies a partition's port list after checking the caller's count. */
+static dnnl_status_t copy_ports(const char *fn, size_t num, size_t have, const pt_lt *ports,
+                                dnnl_graph_logical_tensor_t *dst) {
+    if (num != have) return pt_err(dnnl_invalid_arguments, "%s: num %zu, partition has %zu", fn, num, have);
+    for (size_t i = 0; i < num; ++i) dst[i] = ports[i];
+    return dnnl_success;
+}
+
 dnnl_status_t DNNL_API dnnl_graph_partition_get_input_ports(const_dnnl_graph_partition_t partition, size_t num,
                                                             dnnl_graph_logical_tensor_t *inputs) {
     if (!partition || !inputs) return pt_err(dnnl_invalid_arguments, "partition_get_input_ports: NULL argument");
-    if (num != partition->impl->nin)
-        return pt_err(dnnl_invalid_arguments, "partition_get_input_ports: num %zu, partition has %zu", num,
-                      partition->impl->nin);
-    for (size_t i = 0; i < num; ++i) inputs[i] = partition->impl->inputs[i];
-    return dnnl_success;
+    return copy_ports("partition_get_input_ports", num, partition->impl->nin, partition->impl->inputs, inputs);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_partition_get_output_ports_num(const_dnnl_graph_partition_t partition,
@@ -108,11 +112,7 @@ dnnl_status_t DNNL_API dnnl_graph_partition_get_output_ports_num(const_dnnl_grap
 dnnl_status_t DNNL_API dnnl_graph_partition_get_output_ports(const_dnnl_graph_partition_t partition, size_t num,
                                                              dnnl_graph_logical_tensor_t *outputs) {
     if (!partition || !outputs) return pt_err(dnnl_invalid_arguments, "partition_get_output_ports: NULL argument");
-    if (num != partition->impl->nout)
-        return pt_err(dnnl_invalid_arguments, "partition_get_output_ports: num %zu, partition has %zu", num,
-                      partition->impl->nout);
-    for (size_t i = 0; i < num; ++i) outputs[i] = partition->impl->outputs[i];
-    return dnnl_success;
+    return copy_ports("partition_get_output_ports", num, partition->impl->nout, partition->impl->outputs, outputs);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_partition_is_supported(const_dnnl_graph_partition_t partition,

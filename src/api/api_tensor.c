@@ -1,4 +1,4 @@
-/* Tensor functions (abi.md §5.3 and the tensor-id additions of §7). */
+/* Tensor functions (docs/api.md, "Tensors", with tensor ids). */
 #include <stdlib.h>
 #include <string.h>
 

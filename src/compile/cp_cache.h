@@ -1,4 +1,4 @@
-/* Process-wide LRU cache of compiled partitions (abi.md §5.8). */
+/* Process-wide LRU cache of compiled partitions (docs/api.md, "Caches"). */
 #ifndef PARTITA_COMPILE_CP_CACHE_H
 #define PARTITA_COMPILE_CP_CACHE_H
 

@@ -1,4 +1,4 @@
-/* Graph dump writer (graph-json.md §7).  The document is built as a cJSON
+/* Graph dump writer (docs/graph-json.md, "Graph dumps").  The document is built as a cJSON
  * tree; numbers are stored as raw text so that 64-bit ids and
  * DNNL_GRAPH_UNKNOWN_DIM print exactly and f32 attributes print with six
  * significant digits like the reference writer.  The tree is then emitted with
@@ -202,7 +202,7 @@ static cJSON *op_json(const pt_op *op, const size_t *partition_id) {
     }
     if (ok && partition_id) {
         /* Post-partitioning dumps carry the partition id and the backend
-         * name as string attributes (graph-json.md §4). */
+         * name as string attributes (docs/graph-json.md). */
         char pid[32];
         snprintf(pid, sizeof pid, "%zu", *partition_id);
         ok = put(attrs, "partition_id", string_attr(pid)) && put(attrs, "backend", string_attr("dnnl_backend"));

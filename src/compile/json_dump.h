@@ -1,5 +1,5 @@
 /* Graph dump (ONEDNN_GRAPH_DUMP / dnnl_graph_set_dump_mode): writes ops in
- * the JSON graph format of graph-json.md §2-§7, replayable by the CLI. */
+ * the JSON graph format of docs/graph-json.md, replayable by the CLI. */
 #ifndef PARTITA_COMPILE_JSON_DUMP_H
 #define PARTITA_COMPILE_JSON_DUMP_H
 
@@ -9,9 +9,9 @@
 
 /* Writes `n` ops (in execution order) as one graph to `path`.
  * `partition_ids` (may be NULL) gives each op's partition id; when non-NULL
- * every op also gets the `partition_id` (string, graph-json §4) and `backend` ("dnnl_backend")
+ * every op also gets the `partition_id` (a string) and `backend` ("dnnl_backend")
  * attributes, as in graph-<gid>-partitioning.json.  input_ports/output_ports
- * are derived from the ops (graph-json.md §7).  Prints the informational
+ * are derived from the ops.  Prints the informational
  * line "onednn_graph_verbose,info,serialize graph to a json file <name>".
  * Returns dnnl_runtime_error when the file cannot be written. */
 pt_status pt_json_dump_ops(const char *path, const pt_op *const *ops, size_t n,

@@ -1,4 +1,4 @@
-/* Data-type facts and scalar conversions (opset.md §1.1, §1.2).
+/* Data-type facts and scalar conversions (docs/numerics.md).
  * Everything here relies only on the default floating-point environment
  * (round-to-nearest-even, no flush-to-zero): nearbyintf/rint give RNE. */
 #include "ir/dtype.h"

@@ -1,4 +1,4 @@
-/* Data-type facts and scalar conversions (opset.md §1.1, §1.2).
+/* Data-type facts and scalar conversions (docs/numerics.md).
  * Every conversion rounds to nearest even; integer targets saturate; NaN -> 0
  * for integer targets; boolean: zero -> 0, anything else -> 1. */
 #ifndef PARTITA_IR_DTYPE_H
@@ -20,7 +20,7 @@ const char *pt_dt_name(dnnl_data_type_t dt);
 dnnl_data_type_t pt_dt_from_name(const char *name);
 bool pt_dt_is_float(dnnl_data_type_t dt); /* f32 f16 bf16 f64 f8_* */
 bool pt_dt_is_int(dnnl_data_type_t dt);   /* s32 s8 u8 s4 u4 s64 */
-/* True for data types a graph logical tensor may carry (opset §1.1). */
+/* True for data types a graph logical tensor may carry (docs/ops.md, data types). */
 bool pt_dt_is_graph_type(dnnl_data_type_t dt);
 
 /* Scalar conversions between f32 and the narrow float formats. */

@@ -16,15 +16,15 @@ typedef dnnl_graph_logical_tensor_t pt_lt;
 bool pt_lt_shape_known(const pt_lt *lt);
 /* Product of dims (1 for a scalar); -1 if the shape is not known. */
 int64_t pt_lt_nelems(const pt_lt *lt);
-/* Writes dense row-major strides (opset §1.1.3) for a known shape. */
+/* Writes dense row-major strides for a known shape. */
 void pt_dense_strides(int ndims, const int64_t *dims, int64_t *strides);
 /* Sets layout to strided with dense strides (shape must be known). */
 void pt_lt_make_dense(pt_lt *lt);
 /* True when strided and strides equal the dense row-major ones (dims of 1 ignored). */
 bool pt_lt_is_dense(const pt_lt *lt);
-/* Byte size per abi.md §5.2 (SIZE_MAX for any/undef layout or unknown dims). */
+/* Byte size as get_mem_size reports it (SIZE_MAX for any/undef layout or unknown dims). */
 size_t pt_lt_mem_size(const pt_lt *lt);
-/* abi.md §5.2 is_equal. */
+/* dnnl_graph_logical_tensor_is_equal. */
 bool pt_lt_equal(const pt_lt *a, const pt_lt *b);
 /* Writes "f32:2x3x4" style text (used by verbose and error messages). */
 void pt_lt_describe(const pt_lt *lt, char *buf, size_t cap);

@@ -22,7 +22,7 @@ typedef enum {
 
 /* One attribute value.  Scalars are stored as one-element arrays so readers
  * can treat every numeric attribute as a list.  For `axis` and `groups` on
- * DynamicQuantize / DynamicDequantize the whole list is kept (opset §1.7). */
+ * DynamicQuantize / DynamicDequantize the whole list is kept (docs/ops.md, quantization). */
 typedef struct {
     int name; /* dnnl_graph_op_attr_t */
     pt_attr_kind kind;
@@ -72,7 +72,7 @@ const float *pt_op_f32s(const pt_op *op, int name, size_t *n);
 /* Attribute names as used in JSON and verbose output ("alpha", "pads_begin"...). */
 const char *pt_attr_name(int name);
 int pt_attr_from_name(const char *s); /* dnnl_graph_op_attr_undef if unknown */
-/* Value kind implied by the attribute id range (abi.md §3.12). */
+/* Value kind implied by the attribute id range (the ranges of dnnl_graph_op_attr_t). */
 pt_attr_kind pt_attr_kind_of(int name);
 
 #endif

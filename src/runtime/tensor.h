@@ -9,7 +9,7 @@
 
 struct dnnl_graph_tensor {
     pt_lt lt;
-    dnnl_engine_t engine; /* not owned (abi.md §5.3); NULL for host scalars */
+    dnnl_engine_t engine; /* not owned (the user keeps it alive); NULL for host scalars */
     void *data;
     bool owned;           /* data allocated by the library through engine */
     size_t id;            /* explicit id (tensor_create_with_id) or lt.id */
