@@ -127,33 +127,34 @@ static cJSON *tensor_json(const pt_lt *lt) {
     return t;
 }
 
+/* An array of n values, element i made by raw(a, i). */
+static cJSON *value_array(const pt_attr *a, cJSON *(*raw)(const pt_attr *, size_t)) {
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < a->n; ++i)
+        if (!put(arr, NULL, raw(a, i))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+static cJSON *f32_at(const pt_attr *a, size_t i) { return raw_f32(a->f[i]); }
+static cJSON *s64_at(const pt_attr *a, size_t i) { return raw_s64(a->i[i]); }
+
 static cJSON *attr_value(const pt_attr *a, const char **type) {
-    cJSON *arr = NULL;
     switch (a->kind) {
         case PT_ATTR_F32:
             *type = "f32";
             return a->n ? raw_f32(a->f[0]) : NULL;
         case PT_ATTR_F32S:
             *type = "f32[]";
-            arr = cJSON_CreateArray();
-            for (size_t i = 0; arr && i < a->n; ++i)
-                if (!put(arr, NULL, raw_f32(a->f[i]))) {
-                    cJSON_Delete(arr);
-                    return NULL;
-                }
-            return arr;
+            return value_array(a, f32_at);
         case PT_ATTR_S64:
             *type = "s64";
             return a->n ? raw_s64(a->i[0]) : NULL;
         case PT_ATTR_S64S:
             *type = "s64[]";
-            arr = cJSON_CreateArray();
-            for (size_t i = 0; arr && i < a->n; ++i)
-                if (!put(arr, NULL, raw_s64(a->i[i]))) {
-                    cJSON_Delete(arr);
-                    return NULL;
-                }
-            return arr;
+            return value_array(a, s64_at);
         case PT_ATTR_BOOL:
             *type = "bool";
             return a->n ? raw_s64(a->i[0] ? 1 : 0) : NULL;
@@ -169,7 +170,7 @@ static cJSON *attr_json(const pt_attr *a) {
     if (!o) return NULL;
     const char *type = NULL;
     cJSON *v = attr_value(a, &type);
-    /* A value of none of the six types is written as an empty object (§4). */
+    /* A value of none of the six types is written as an empty object. */
     if (!v) return o;
     if (!put(o, "type", cJSON_CreateString(type)) || !put(o, "value", v)) {
         cJSON_Delete(o);

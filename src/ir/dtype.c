@@ -233,24 +233,17 @@ static uint8_t f32_to_f4e3m0(float f) {
 
 /* ---- integer conversions ------------------------------------------------- */
 
-int8_t pt_f32_to_s8(float f) {
-    if (isnan(f)) return 0;
-    f = f < -128.f ? -128.f : (f > 127.f ? 127.f : f);
-    return (int8_t)nearbyintf(f);
+/* NaN -> 0; otherwise clamped to [lo, hi] and rounded to nearest even. */
+static float saturate_rne(float f, float lo, float hi) {
+    if (isnan(f)) return 0.f;
+    f = f < lo ? lo : (f > hi ? hi : f);
+    return nearbyintf(f);
 }
 
-uint8_t pt_f32_to_u8(float f) {
-    if (isnan(f)) return 0;
-    f = f < 0.f ? 0.f : (f > 255.f ? 255.f : f);
-    return (uint8_t)nearbyintf(f);
-}
-
-int32_t pt_f32_to_s32(float f) {
-    if (isnan(f)) return 0;
-    /* 2147483520 is the largest f32 below 2^31. */
-    f = f < -2147483648.f ? -2147483648.f : (f > 2147483520.f ? 2147483520.f : f);
-    return (int32_t)nearbyintf(f);
-}
+int8_t pt_f32_to_s8(float f) { return (int8_t)saturate_rne(f, -128.f, 127.f); }
+uint8_t pt_f32_to_u8(float f) { return (uint8_t)saturate_rne(f, 0.f, 255.f); }
+/* 2147483520 is the largest f32 below 2^31. */
+int32_t pt_f32_to_s32(float f) { return (int32_t)saturate_rne(f, -2147483648.f, 2147483520.f); }
 
 int64_t pt_f64_to_s64(double f) {
     if (isnan(f)) return 0;
@@ -265,17 +258,8 @@ static int32_t f64_to_s32(double f) {
     return (int32_t)rint(f);
 }
 
-int8_t pt_f32_to_s4(float f) {
-    if (isnan(f)) return 0;
-    f = f < -8.f ? -8.f : (f > 7.f ? 7.f : f);
-    return (int8_t)nearbyintf(f);
-}
-
-uint8_t pt_f32_to_u4(float f) {
-    if (isnan(f)) return 0;
-    f = f < 0.f ? 0.f : (f > 15.f ? 15.f : f);
-    return (uint8_t)nearbyintf(f);
-}
+int8_t pt_f32_to_s4(float f) { return (int8_t)saturate_rne(f, -8.f, 7.f); }
+uint8_t pt_f32_to_u4(float f) { return (uint8_t)saturate_rne(f, 0.f, 15.f); }
 
 /* ---- element access ------------------------------------------------------ */
 

@@ -135,34 +135,32 @@ static pt_attr *attr_slot(pt_op *op, int name) {
     return a;
 }
 
-pt_status pt_op_set_f32(pt_op *op, int name, const float *v, size_t n, bool list) {
-    float *buf = malloc((n ? n : 1) * sizeof(float));
+/* Stores a copy of n values of `elem` bytes each as attribute `name`
+ * (float kinds in a->f, integer kinds in a->i). */
+static pt_status set_values(pt_op *op, int name, pt_attr_kind kind, const void *v, size_t n, size_t elem) {
+    void *buf = malloc((n ? n : 1) * elem);
     if (!buf) return dnnl_out_of_memory;
-    if (n) memcpy(buf, v, n * sizeof(float));
+    if (n) memcpy(buf, v, n * elem);
     pt_attr *a = attr_slot(op, name);
     if (!a) {
         free(buf);
         return dnnl_out_of_memory;
     }
-    a->kind = list ? PT_ATTR_F32S : PT_ATTR_F32;
-    a->f = buf;
+    a->kind = kind;
+    if (kind == PT_ATTR_F32 || kind == PT_ATTR_F32S)
+        a->f = buf;
+    else
+        a->i = buf;
     a->n = n;
     return dnnl_success;
 }
 
+pt_status pt_op_set_f32(pt_op *op, int name, const float *v, size_t n, bool list) {
+    return set_values(op, name, list ? PT_ATTR_F32S : PT_ATTR_F32, v, n, sizeof(float));
+}
+
 pt_status pt_op_set_s64(pt_op *op, int name, const int64_t *v, size_t n, bool list) {
-    int64_t *buf = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!buf) return dnnl_out_of_memory;
-    if (n) memcpy(buf, v, n * sizeof(int64_t));
-    pt_attr *a = attr_slot(op, name);
-    if (!a) {
-        free(buf);
-        return dnnl_out_of_memory;
-    }
-    a->kind = list ? PT_ATTR_S64S : PT_ATTR_S64;
-    a->i = buf;
-    a->n = n;
-    return dnnl_success;
+    return set_values(op, name, list ? PT_ATTR_S64S : PT_ATTR_S64, v, n, sizeof(int64_t));
 }
 
 pt_status pt_op_set_bool(pt_op *op, int name, bool v) {
