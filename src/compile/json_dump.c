@@ -83,7 +83,7 @@ static const char *property_str(dnnl_graph_tensor_property_t p) {
 }
 
 /* A shape (or stride list) that is not fully known is written as the single
- * element INT64_MIN (§5.4).  `vals` NULL means "unknown". */
+ * element INT64_MIN, as the format does.  `vals` NULL means "unknown". */
 static cJSON *dims_array(int ndims, const int64_t *vals) {
     cJSON *arr = cJSON_CreateArray();
     if (!arr) return NULL;
