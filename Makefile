@@ -6,7 +6,7 @@ BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
 
-.PHONY: all deps build demo test test-asan bench clean
+.PHONY: all deps build demo test test-asan docs bench clean
 
 all: build
 
@@ -28,6 +28,11 @@ demo: build
 	./$(BUILD)/partita --mode=C --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
 	./$(BUILD)/partita --mode=P --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
 
+# Rewrites the generated tables of docs/ops.md and docs/fusion.md from the
+# library's registries (the CTest docs_tables_current checks they are current).
+docs: build
+	./$(BUILD)/partita-docs --write docs
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
@@ -36,6 +41,11 @@ test-asan: deps
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# Runs the SDPA benchmark (not part of the test suite; see docs/bench.md).
+# Extra options go through BENCH_ARGS, e.g. make bench BENCH_ARGS="--s=4096".
+bench: build
+	./$(BUILD)/bench/bench_sdpa $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "dtconv.h"
+#include "ir/logical_tensor.h"
 
 /* ---- small utilities ------------------------------------------------------ */
 
@@ -25,20 +26,10 @@ static char *dup_str(const char *s) {
 }
 
 
-void pc_dense_strides(int ndims, const int64_t *dims, int64_t *strides) {
-    int64_t s = 1;
-    for (int d = ndims - 1; d >= 0; --d) {
-        strides[d] = s;
-        s *= dims[d] > 1 ? dims[d] : 1;
-    }
-}
+/* The shape helpers are the library's own (pc_lt is pt_lt). */
+void pc_dense_strides(int ndims, const int64_t *dims, int64_t *strides) { pt_dense_strides(ndims, dims, strides); }
 
-bool pc_lt_shape_known(const pc_lt *lt) {
-    if (lt->ndims < 0) return false;
-    for (int d = 0; d < lt->ndims; ++d)
-        if (lt->dims[d] < 0) return false;
-    return true;
-}
+bool pc_lt_shape_known(const pc_lt *lt) { return pt_lt_shape_known(lt); }
 
 bool pc_lt_strides_known(const pc_lt *lt) {
     if (lt->layout_type != dnnl_graph_layout_type_strided || lt->ndims < 0) return false;
@@ -47,12 +38,7 @@ bool pc_lt_strides_known(const pc_lt *lt) {
     return true;
 }
 
-int64_t pc_lt_nelems(const pc_lt *lt) {
-    if (!pc_lt_shape_known(lt)) return -1;
-    int64_t n = 1;
-    for (int d = 0; d < lt->ndims; ++d) n *= lt->dims[d];
-    return n;
-}
+int64_t pc_lt_nelems(const pc_lt *lt) { return pt_lt_nelems(lt); }
 
 void pc_lt_describe(const pc_lt *lt, char *buf, size_t cap) {
     size_t len = (size_t)snprintf(buf, cap, "%s:", pc_dt_name(lt->data_type));
@@ -75,10 +61,7 @@ void pc_attr_free(pc_attr *a) {
     free(a->i);
     free(a->f);
     free(a->s);
-    a->i = NULL;
-    a->f = NULL;
-    a->s = NULL;
-    a->n = 0;
+    *a = (pc_attr){.id = a->id, .type = a->type};
 }
 
 const pc_attr *pc_op_attr(const pc_op *op, int attr_id) {
@@ -87,32 +70,29 @@ const pc_attr *pc_op_attr(const pc_op *op, int attr_id) {
     return NULL;
 }
 
-pc_attr *pc_op_attr_mut(pc_op *op, int attr_id) {
-    for (size_t k = 0; k < op->nattr; ++k)
-        if (op->attrs[k].id == attr_id) return &op->attrs[k];
-    return NULL;
+pc_attr *pc_op_attr_mut(pc_op *op, int attr_id) { return (pc_attr *)pc_op_attr(op, attr_id); }
+
+/* The attribute when the op has it with at least one value, else NULL. */
+static const pc_attr *attr_with_values(const pc_op *op, int attr_id) {
+    const pc_attr *a = pc_op_attr(op, attr_id);
+    return a && a->n ? a : NULL;
 }
 
 int64_t pc_attr_s64(const pc_op *op, int attr_id, int64_t dflt) {
-    const pc_attr *a = pc_op_attr(op, attr_id);
-    if (!a || a->n == 0) return dflt;
-    if (a->i) return a->i[0];
-    if (a->f) return (int64_t)a->f[0];
-    return dflt;
+    const pc_attr *a = attr_with_values(op, attr_id);
+    if (a && a->i) return a->i[0];
+    return a && a->f ? (int64_t)a->f[0] : dflt;
 }
 
 float pc_attr_f32(const pc_op *op, int attr_id, float dflt) {
-    const pc_attr *a = pc_op_attr(op, attr_id);
-    if (!a || a->n == 0) return dflt;
-    if (a->f) return a->f[0];
-    if (a->i) return (float)a->i[0];
-    return dflt;
+    const pc_attr *a = attr_with_values(op, attr_id);
+    if (a && a->f) return a->f[0];
+    return a && a->i ? (float)a->i[0] : dflt;
 }
 
 bool pc_attr_bool(const pc_op *op, int attr_id, bool dflt) {
-    const pc_attr *a = pc_op_attr(op, attr_id);
-    if (!a || a->n == 0 || !a->i) return dflt;
-    return a->i[0] != 0;
+    const pc_attr *a = attr_with_values(op, attr_id);
+    return a && a->i ? a->i[0] != 0 : dflt;
 }
 
 const char *pc_attr_str(const pc_op *op, int attr_id, const char *dflt) {
@@ -315,7 +295,7 @@ static void op_free(pc_op *op) {
 
 void pc_case_free(pc_case *c) {
     if (!c) return;
-    for (size_t k = 0; k < c->nops; ++k) op_free(&c->ops[k]);
+    while (c->nops) op_free(&c->ops[--c->nops]);
     free(c->ops);
     free(c->path);
     free(c->version);
@@ -398,15 +378,14 @@ static bool json_u64(const cJSON *v, size_t *out) {
     return true;
 }
 
-static int parse_fpmath(const char *s, dnnl_fpmath_mode_t *m) {
-    static const struct {
-        const char *n;
-        dnnl_fpmath_mode_t m;
-    } t[] = {{"strict", dnnl_fpmath_mode_strict}, {"bf16", dnnl_fpmath_mode_bf16}, {"f16", dnnl_fpmath_mode_f16},
-             {"tf32", dnnl_fpmath_mode_tf32}, {"any", dnnl_fpmath_mode_any}};
-    for (size_t k = 0; k < sizeof t / sizeof t[0]; ++k)
-        if (strcmp(t[k].n, s) == 0) {
-            *m = t[k].m;
+int pc_fpmath_from_name(const char *s, dnnl_fpmath_mode_t *m) {
+    static const char *const names[] = {
+        [dnnl_fpmath_mode_strict] = "strict", [dnnl_fpmath_mode_bf16] = "bf16", [dnnl_fpmath_mode_f16] = "f16",
+        [dnnl_fpmath_mode_any] = "any",       [dnnl_fpmath_mode_tf32] = "tf32",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+        if (names[k] && strcmp(names[k], s) == 0) {
+            *m = (dnnl_fpmath_mode_t)k;
             return 0;
         }
     return -1;
@@ -578,26 +557,20 @@ static int read_attr(const ctx_t *cx, pc_op *op, const cJSON *a) {
             rc = pc_op_set_attr(op, id, t, iv, NULL, 1, NULL);
             break;
         case PC_AT_S64:
-            if (!json_int(v, &iv[0])) {
-                what = "expected an integer";
-                break;
-            }
-            rc = pc_op_set_attr(op, id, t, iv, NULL, 1, NULL);
+            if (json_int(v, &iv[0])) rc = pc_op_set_attr(op, id, t, iv, NULL, 1, NULL);
+            else what = "expected an integer";
             break;
         case PC_AT_F32:
-            if (!cJSON_IsNumber(v)) {
+            if (cJSON_IsNumber(v)) {
+                fv[0] = (float)v->valuedouble;
+                rc = pc_op_set_attr(op, id, t, NULL, fv, 1, NULL);
+            } else {
                 what = "expected a number";
-                break;
             }
-            fv[0] = (float)v->valuedouble;
-            rc = pc_op_set_attr(op, id, t, NULL, fv, 1, NULL);
             break;
         case PC_AT_STR:
-            if (!cJSON_IsString(v)) {
-                what = "expected a string";
-                break;
-            }
-            rc = pc_op_set_attr(op, id, t, NULL, NULL, 0, v->valuestring);
+            if (cJSON_IsString(v)) rc = pc_op_set_attr(op, id, t, NULL, NULL, 0, v->valuestring);
+            else what = "expected a string";
             break;
         case PC_AT_S64S:
         case PC_AT_F32S: {
@@ -689,7 +662,7 @@ static int read_op(const ctx_t *cx, const cJSON *o, int idx, pc_op *op) {
         return -1;
     }
     op->kind = pc_kind_from_name(kind->valuestring);
-    /* Legacy spelling in one shipped file; opset.md §1.10 lets a deserialiser
+    /* Legacy spelling in one shipped file; docs/ops.md lets a deserialiser
      * map it (project decision). */
     if (op->kind < 0 && strcmp(kind->valuestring, "BiasAddBackprop") == 0)
         op->kind = dnnl_graph_op_bias_add_backward;
@@ -744,7 +717,7 @@ int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, siz
     c->version = dup_str(cJSON_IsString(ver) ? ver->valuestring : "");
     const cJSON *fp = cJSON_GetObjectItemCaseSensitive(root, "fpmath_mode");
     if (fp) {
-        if (!cJSON_IsString(fp) || parse_fpmath(fp->valuestring, &c->fpmath)) {
+        if (!cJSON_IsString(fp) || pc_fpmath_from_name(fp->valuestring, &c->fpmath)) {
             pc_set_err(err, errcap, "%s: invalid 'fpmath_mode' (strict, bf16, f16, tf32 or any)", cx.path);
             goto done;
         }
@@ -801,29 +774,14 @@ int pc_case_load(const char *path, pc_case *c, char *err, size_t errcap) {
         pc_set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (len < cap - 1) break;
-        char *grown = realloc(buf, cap * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    bool read_err = ferror(f) != 0;
+    bool read_err = false;
+    char *buf = pc_read_stream(f, &read_err);
     fclose(f);
     if (!buf || read_err) {
         free(buf);
         pc_set_err(err, errcap, "%s: cannot read the file", path);
         return -1;
     }
-    buf[len] = '\0';
     int rc = pc_case_parse(buf, path, c, err, errcap);
     free(buf);
     return rc;

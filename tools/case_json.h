@@ -1,4 +1,4 @@
-/* In-memory form of a JSON graph case (graph-json.md §2-§5) and its loader.
+/* In-memory form of a JSON graph case (docs/graph-json.md) and its loader.
  * Ops keep the file order; pc_case_topo_order gives the driver's order. */
 #ifndef PARTITA_TOOLS_CASE_JSON_H
 #define PARTITA_TOOLS_CASE_JSON_H
@@ -48,6 +48,8 @@ int pc_case_load(const char *path, pc_case *c, char *err, size_t errcap);
 /* Parses JSON text (path used in messages only). */
 int pc_case_parse(const char *text, const char *path, pc_case *c, char *err, size_t errcap);
 void pc_case_free(pc_case *c);
+/* Math-mode name ("strict", "bf16", "f16", "tf32", "any") to its value; -1 if unknown. */
+int pc_fpmath_from_name(const char *name, dnnl_fpmath_mode_t *m);
 /* Deep copy; returns nonzero on allocation failure. */
 int pc_case_clone(const pc_case *src, pc_case *dst);
 
@@ -78,7 +80,7 @@ int pc_op_set_attr(pc_op *op, int attr_id, pc_attr_type type, const int64_t *i, 
                    const char *s);
 void pc_attr_free(pc_attr *a);
 
-/* Kahn topological order (graph-json.md §2.4): writes op indices into order
+/* Kahn topological order (docs/graph-json.md): writes op indices into order
  * (nops entries).  Returns nonzero on a cycle or on a tensor produced twice. */
 int pc_case_topo_order(const pc_case *c, size_t *order, char *err, size_t errcap);
 

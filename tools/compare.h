@@ -1,4 +1,4 @@
-/* Output comparison (graph-json.md §10.4). */
+/* Output comparison (docs/numerics.md, "How the partita CLI compares"). */
 #ifndef PARTITA_TOOLS_COMPARE_H
 #define PARTITA_TOOLS_COMPARE_H
 
@@ -11,7 +11,7 @@
 typedef enum { PC_CMP_OK = 0, PC_CMP_MISTRUSTED, PC_CMP_FAILED } pc_cmp_result;
 
 /* Threshold of the primitive driver matching `producer` for output
- * `out_index` of type `dt` (§10.4 table). */
+ * `out_index` of type `dt` (the threshold table of docs/numerics.md). */
 float pc_cmp_threshold(const pc_op *producer, size_t out_index, dnnl_data_type_t dt);
 
 /* Compares n values of tensor `lt` (produced by op `producer` of the view):

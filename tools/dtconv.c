@@ -137,52 +137,47 @@ static float f32_from_bits(uint32_t u) {
     return f;
 }
 
-/* `h` must already lie on the f16 grid (or be inf/NaN). */
-static uint16_t f16_encode(float h) {
-    uint16_t s = signbit(h) ? 0x8000 : 0;
-    if (isnan(h)) return s | 0x7e00;
-    float a = fabsf(h);
-    if (isinf(a)) return s | 0x7c00;
-    if (a == 0.f) return s;
-    int e;
-    frexpf(a, &e);
-    int ex = e - 1;
-    if (ex < -14) return s | (uint16_t)(a * 16777216.f); /* subnormal: units of 2^-24 */
-    uint16_t mant = (uint16_t)((a / ldexpf(1.f, ex) - 1.f) * 1024.f);
-    return s | (uint16_t)((ex + 15) << 10) | mant;
-}
+/* Bit layouts of the small binary floats: ebits exponent bits (bias
+ * 2^(ebits-1) - 1), mbits fraction bits.  An IEEE-like format keeps the top
+ * exponent for inf/NaN; the other kind (e4m3) only spends its all-ones code
+ * on NaN and has no infinity. */
+typedef struct {
+    int ebits, mbits;
+    bool ieee;
+} minifloat;
 
-static float f16_decode(uint16_t b) {
-    float s = (b & 0x8000) ? -1.f : 1.f;
-    int ex = (b >> 10) & 0x1f;
-    int mant = b & 0x3ff;
-    if (ex == 0x1f) return mant ? NAN : s * INFINITY;
-    if (ex == 0) return s * ldexpf((float)mant, -24);
-    return s * ldexpf(1.f + mant / 1024.f, ex - 15);
-}
+static const minifloat F16 = {5, 10, true}, E4M3 = {4, 3, false};
 
-/* `v` must already lie on the e4m3 grid (or be NaN). */
-static uint8_t e4m3_encode(float v) {
-    uint8_t s = signbit(v) ? 0x80 : 0;
-    if (isnan(v)) return s | 0x7f;
+/* `v` must already lie on the format's grid (or be inf/NaN). */
+static uint32_t mini_encode(minifloat f, float v) {
+    int bias = (1 << (f.ebits - 1)) - 1;
+    uint32_t top_exp = ((1u << f.ebits) - 1) << f.mbits;
+    uint32_t s = signbit(v) ? 1u << (f.ebits + f.mbits) : 0;
+    if (isnan(v)) return s | top_exp | (f.ieee ? 1u << (f.mbits - 1) : (1u << f.mbits) - 1);
     float a = fabsf(v);
+    if (isinf(a)) return s | top_exp;
     if (a == 0.f) return s;
     int e;
     frexpf(a, &e);
     int ex = e - 1;
-    if (ex < -6) return s | (uint8_t)(a * 512.f); /* subnormal: units of 2^-9 */
-    uint8_t mant = (uint8_t)((a / ldexpf(1.f, ex) - 1.f) * 8.f);
-    return s | (uint8_t)((ex + 7) << 3) | mant;
+    if (ex < 1 - bias) return s | (uint32_t)ldexpf(a, bias - 1 + f.mbits); /* subnormal */
+    uint32_t mant = (uint32_t)ldexpf(a / ldexpf(1.f, ex) - 1.f, f.mbits);
+    return s | ((uint32_t)(ex + bias) << f.mbits) | mant;
 }
 
-static float e4m3_decode(uint8_t b) {
-    float s = (b & 0x80) ? -1.f : 1.f;
-    int ex = (b >> 3) & 0xf;
-    int mant = b & 0x7;
-    if (ex == 0xf && mant == 0x7) return NAN;
-    if (ex == 0) return s * ldexpf((float)mant, -9);
-    return s * ldexpf(1.f + mant / 8.f, ex - 7);
+static float mini_decode(minifloat f, uint32_t b) {
+    int bias = (1 << (f.ebits - 1)) - 1;
+    float s = (b >> (f.ebits + f.mbits)) & 1 ? -1.f : 1.f;
+    int ex = (int)(b >> f.mbits) & ((1 << f.ebits) - 1);
+    int mant = (int)b & ((1 << f.mbits) - 1);
+    if (f.ieee && ex == (1 << f.ebits) - 1) return mant ? NAN : s * INFINITY;
+    if (!f.ieee && ex == (1 << f.ebits) - 1 && mant == (1 << f.mbits) - 1) return NAN;
+    if (ex == 0) return s * ldexpf((float)mant, 1 - bias - f.mbits);
+    return s * ldexpf(1.f + ldexpf((float)mant, -f.mbits), ex - bias);
 }
+
+static uint16_t f16_encode(float h) { return (uint16_t)mini_encode(F16, h); }
+static float f16_decode(uint16_t b) { return mini_decode(F16, b); }
 
 float pc_load(const void *base, dnnl_data_type_t dt, int64_t k) {
     const uint8_t *p = (const uint8_t *)base;
@@ -216,7 +211,7 @@ float pc_load(const void *base, dnnl_data_type_t dt, int64_t k) {
         case dnnl_u8: return (float)p[k];
         case dnnl_boolean: return p[k] ? 1.f : 0.f;
         case dnnl_f8_e5m2: return f16_decode((uint16_t)(p[k] << 8));
-        case dnnl_f8_e4m3: return e4m3_decode(p[k]);
+        case dnnl_f8_e4m3: return mini_decode(E4M3, p[k]);
         case dnnl_s4:
         case dnnl_u4: {
             unsigned nib = (k & 1) ? (p[k / 2] >> 4) : (p[k / 2] & 0xf);
@@ -258,7 +253,7 @@ void pc_store(void *base, dnnl_data_type_t dt, int64_t k, float v) {
         case dnnl_u8: p[k] = (uint8_t)r; break;
         case dnnl_boolean: p[k] = r != 0.f ? 1 : 0; break;
         case dnnl_f8_e5m2: p[k] = (uint8_t)(f16_encode(r) >> 8); break;
-        case dnnl_f8_e4m3: p[k] = e4m3_encode(r); break;
+        case dnnl_f8_e4m3: p[k] = (uint8_t)mini_encode(E4M3, r); break;
         case dnnl_s4:
         case dnnl_u4: {
             unsigned nib = (unsigned)(int)r & 0xfu;
@@ -275,7 +270,7 @@ size_t pc_buffer_bytes(dnnl_data_type_t dt, int ndims, const int64_t *dims, cons
     if (bits == 0) return 0;
     int64_t n = 1;
     if (ndims > 0) {
-        /* opset §1.1.3, widened to the last addressed element + 1 so odd
+        /* docs/ops.md (memory layout), widened to the last addressed element + 1 so odd
          * (overlapping or permuted) strides never under-allocate. */
         int64_t last = 0;
         n = 0;

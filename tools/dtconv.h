@@ -1,5 +1,5 @@
 /* Data-type names, element access and rounding for the runner.  Written
- * independently of the library (graph-json.md §5.2-§5.3, opset.md §1.1-§1.2)
+ * independently of the library (docs/graph-json.md, docs/numerics.md)
  * so reference values and comparisons do not reuse the code under test. */
 #ifndef PARTITA_TOOLS_DTCONV_H
 #define PARTITA_TOOLS_DTCONV_H
@@ -32,7 +32,7 @@ float pc_round_to(dnnl_data_type_t dt, float v);
 float pc_load(const void *base, dnnl_data_type_t dt, int64_t k);
 void pc_store(void *base, dnnl_data_type_t dt, int64_t k, float v);
 
-/* Bytes needed by a strided tensor (opset §1.1.3). */
+/* Bytes needed by a strided tensor (docs/ops.md, memory layout). */
 size_t pc_buffer_bytes(dnnl_data_type_t dt, int ndims, const int64_t *dims, const int64_t *strides);
 
 #endif

@@ -1,6 +1,6 @@
-/* Input data generation (graph-json.md §10.2).  Values are small integers or
+/* Input data generation (docs/graph-json.md).  Values are small integers or
  * simple binary fractions so most reference computations are exact; the
- * displacement rules of §10.2 (divisors, scales, masks, dropout parameters,
+ * displacement rules listed there (divisors, scales, masks, dropout parameters,
  * quantized-domain data, gated-MLP sparsity) are applied on top. */
 #include "fill.h"
 
@@ -223,7 +223,7 @@ static void fill_values(const pc_part_view *pv, const pc_lt *lt, float *v, int64
     const pc_op *op = &c->ops[opi];
     int kind = op->kind;
 
-    /* Dropout parameters (§10.2): seed 123456, offset 1, probability 0.5. */
+    /* Dropout parameters: seed 123456, offset 1, probability 0.5. */
     if (kind == dnnl_graph_op_dropout && idx >= 1) {
         float val = idx == 1 ? 123456.f : idx == 2 ? 1.f : 0.5f;
         for (int64_t i = 0; i < n; ++i) v[i] = val;

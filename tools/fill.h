@@ -1,4 +1,4 @@
-/* Partition views and input data generation (graph-json.md §10.2). */
+/* Partition views and input data generation (docs/graph-json.md, "Input data"). */
 #ifndef PARTITA_TOOLS_FILL_H
 #define PARTITA_TOOLS_FILL_H
 

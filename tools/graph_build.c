@@ -7,23 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/status.h"
 
-const char *pc_status_str(dnnl_status_t st) {
-    switch (st) {
-        case dnnl_success: return "success";
-        case dnnl_out_of_memory: return "out_of_memory";
-        case dnnl_invalid_arguments: return "invalid_arguments";
-        case dnnl_unimplemented: return "unimplemented";
-        case dnnl_last_impl_reached: return "last_impl_reached";
-        case dnnl_runtime_error: return "runtime_error";
-        case dnnl_not_required: return "not_required";
-        case dnnl_invalid_graph: return "invalid_graph";
-        case dnnl_invalid_graph_op: return "invalid_graph_op";
-        case dnnl_invalid_shape: return "invalid_shape";
-        case dnnl_invalid_data_type: return "invalid_data_type";
-        default: return "unknown_status";
-    }
-}
+
+const char *pc_status_str(dnnl_status_t st) { return pt_status_name(st); }
 
 /* Sets one attribute with the setter its id range implies, converting the
  * stored numbers when the file used a neighbouring numeric type. */

@@ -124,7 +124,7 @@ static int alts_push(alts_t *a, const char *value) {
     return 0;
 }
 
-/* Knob order of the product, outermost first (§8.2). */
+/* Knob order of the product, outermost first. */
 enum { K_IN_SHAPES, K_OP_ATTRS, K_EXPECTED_N, K_FPMATH, K_OP_KIND, K_TENSOR_PROP, K_DT, K_DT_MAP, K_MB, K_COUNT };
 static const char *const knob_names[K_COUNT] = {"--in-shapes", "--op-attrs", "--expected-n-partitions",
                                                 "--attr-fpmath", "--op-kind", "--tensor-property",
@@ -237,7 +237,7 @@ static char *walk_up(const char *dir, const char *rel) {
     return NULL;
 }
 
-/* Harness paths are relative to the graphs/ root (§8.1): try the path as
+/* Harness paths are relative to the graphs/ root: try the path as
  * given, then next to every opened batch file and upwards from there, then
  * under the extra roots. */
 static char *resolve(const pc_harness *h, const char *path) {
@@ -344,7 +344,7 @@ static void run_case(pc_harness *h, const char *path) {
         free(full);
         return;
     }
-    /* The Cartesian product of all knob lists (§8.2), outermost first. */
+    /* The Cartesian product of all knob lists, outermost first. */
     size_t sel[K_COUNT] = {0};
     for (;;) {
         run_one(h, &c, path, sel);
@@ -472,26 +472,12 @@ int pc_harness_batch(pc_harness *h, const char *path) {
         free(full);
         return -1;
     }
-    size_t cap = 1 << 14, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        len += fread(text + len, 1, cap - len - 1, f);
-        if (len < cap - 1) break;
-        char *g = realloc(text, cap * 2);
-        if (!g) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = g;
-        cap *= 2;
-    }
+    char *text = pc_read_stream(f, NULL);
     fclose(f);
     if (!text) {
         free(full);
         return -1;
     }
-    text[len] = '\0';
     char **tok = NULL;
     long n = pc_tokenize(text, &tok);
     free(text);

@@ -1,4 +1,4 @@
-/* Harness (batch) files and knob handling (graph-json.md §8): tokenizing,
+/* Harness (batch) files and knob handling (docs/graph-json.md): tokenizing,
  * knob settings with --reset, the case product, path lookup, counting. */
 #ifndef PARTITA_TOOLS_HARNESS_H
 #define PARTITA_TOOLS_HARNESS_H
@@ -9,7 +9,7 @@
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "runner.h"
 
-/* Splits batch-file text into tokens (§8.1): whitespace separated, '#'
+/* Splits batch-file text into tokens: whitespace separated, '#'
  * comments to the end of the line, trailing '\' joins with the next token,
  * a lone '\' continues the previous one.  Returns the token count (tokens
  * owned by *out, free with pc_tokens_free) or -1 on allocation failure. */

@@ -4,133 +4,58 @@
 #include <string.h>
 
 #include "ir/op.h"
+#include "ops/op_schema.h"
 
-#define U PC_K_UNARY
-#define BA PC_K_BINARY_ARITH
-#define BD PC_K_BINARY_DRV
-#define ED PC_K_ELTWISE_DRV
-#define Q PC_K_QUANT
-#define RD PC_K_REORDER_DRV
-#define RED PC_K_REDUCTION
-#define POOL PC_K_POOL
-#define NORM PC_K_NORM
-#define BWD PC_K_BWD
-
+/* The op groups, each a list of JSON kind names separated by single spaces.
+ * The names themselves come from the library's table (pt_op_kind_name). */
 static const struct {
-    int kind;
-    const char *name;
-    unsigned flags;
-} kinds[] = {
-    {dnnl_graph_op_abs, "Abs", U | ED},
-    {dnnl_graph_op_abs_backward, "AbsBackward", ED | BWD},
-    {dnnl_graph_op_add, "Add", BA | BD},
-    {dnnl_graph_op_avg_pool, "AvgPool", POOL},
-    {dnnl_graph_op_avg_pool_backward, "AvgPoolBackward", POOL},
-    {dnnl_graph_op_batch_norm_backward, "BatchNormTrainingBackward", NORM},
-    {dnnl_graph_op_batch_norm_forward_training, "BatchNormForwardTraining", NORM},
-    {dnnl_graph_op_batch_norm_inference, "BatchNormInference", NORM},
-    {dnnl_graph_op_bias_add, "BiasAdd", BA | BD},
-    {dnnl_graph_op_bias_add_backward, "BiasAddBackward", 0},
-    {dnnl_graph_op_clamp, "Clamp", U | ED},
-    {dnnl_graph_op_clamp_backward, "ClampBackward", ED | BWD},
-    {dnnl_graph_op_concat, "Concat", 0},
-    {dnnl_graph_op_convolution, "Convolution", 0},
-    {dnnl_graph_op_convolution_backward_data, "ConvolutionBackwardData", 0},
-    {dnnl_graph_op_convolution_backward_weights, "ConvolutionBackwardWeights", 0},
-    {dnnl_graph_op_conv_transpose, "ConvTranspose", 0},
-    {dnnl_graph_op_conv_transpose_backward_data, "ConvTransposeBackwardData", 0},
-    {dnnl_graph_op_conv_transpose_backward_weights, "ConvTransposeBackwardWeights", 0},
-    {dnnl_graph_op_dequantize, "Dequantize", Q | RD},
-    {dnnl_graph_op_divide, "Divide", BA | BD},
-    {dnnl_graph_op_dynamic_dequantize, "DynamicDequantize", Q | RD},
-    {dnnl_graph_op_dynamic_quantize, "DynamicQuantize", Q | RD},
-    {dnnl_graph_op_elu, "Elu", U | ED},
-    {dnnl_graph_op_elu_backward, "EluBackward", ED | BWD},
-    {dnnl_graph_op_end, "End", 0},
-    {dnnl_graph_op_exp, "Exp", U | ED},
-    {dnnl_graph_op_gelu, "GELU", U | ED},
-    {dnnl_graph_op_gelu_backward, "GELUBackward", ED | BWD},
-    {dnnl_graph_op_hard_swish, "HardSwish", U | ED},
-    {dnnl_graph_op_hard_swish_backward, "HardSwishBackward", ED | BWD},
-    {dnnl_graph_op_interpolate, "Interpolate", 0},
-    {dnnl_graph_op_interpolate_backward, "InterpolateBackward", 0},
-    {dnnl_graph_op_layer_norm, "LayerNorm", NORM},
-    {dnnl_graph_op_layer_norm_backward, "LayerNormBackward", NORM},
-    {dnnl_graph_op_leaky_relu, "LeakyReLU", U | ED},
-    {dnnl_graph_op_log, "Log", U | ED},
-    {dnnl_graph_op_log_softmax, "LogSoftmax", 0},
-    {dnnl_graph_op_log_softmax_backward, "LogSoftmaxBackward", 0},
-    {dnnl_graph_op_matmul, "MatMul", 0},
-    {dnnl_graph_op_maximum, "Maximum", BA | BD},
-    {dnnl_graph_op_max_pool, "MaxPool", POOL},
-    {dnnl_graph_op_max_pool_backward, "MaxPoolBackward", POOL},
-    {dnnl_graph_op_minimum, "Minimum", BA | BD},
-    {dnnl_graph_op_mish, "Mish", U | ED},
-    {dnnl_graph_op_mish_backward, "MishBackward", ED | BWD},
-    {dnnl_graph_op_multiply, "Multiply", BA | BD},
-    {dnnl_graph_op_prelu, "PReLU", 0},
-    {dnnl_graph_op_prelu_backward, "PReLUBackward", 0},
-    {dnnl_graph_op_quantize, "Quantize", Q | RD},
-    {dnnl_graph_op_reciprocal, "Reciprocal", ED},
-    {dnnl_graph_op_reduce_l1, "ReduceL1", RED},
-    {dnnl_graph_op_reduce_l2, "ReduceL2", RED},
-    {dnnl_graph_op_reduce_max, "ReduceMax", RED},
-    {dnnl_graph_op_reduce_mean, "ReduceMean", RED},
-    {dnnl_graph_op_reduce_min, "ReduceMin", RED},
-    {dnnl_graph_op_reduce_prod, "ReduceProd", RED},
-    {dnnl_graph_op_reduce_sum, "ReduceSum", RED},
-    {dnnl_graph_op_relu, "ReLU", U | ED},
-    {dnnl_graph_op_relu_backward, "ReLUBackward", ED | BWD},
-    {dnnl_graph_op_reorder, "Reorder", RD},
-    {dnnl_graph_op_round, "Round", U | ED},
-    {dnnl_graph_op_sigmoid, "Sigmoid", U | ED},
-    {dnnl_graph_op_sigmoid_backward, "SigmoidBackward", ED | BWD},
-    {dnnl_graph_op_softmax, "SoftMax", 0},
-    {dnnl_graph_op_softmax_backward, "SoftMaxBackward", 0},
-    {dnnl_graph_op_softplus, "SoftPlus", U | ED},
-    {dnnl_graph_op_softplus_backward, "SoftPlusBackward", ED | BWD},
-    {dnnl_graph_op_sqrt, "Sqrt", U | ED},
-    {dnnl_graph_op_sqrt_backward, "SqrtBackward", ED | BWD},
-    {dnnl_graph_op_square, "Square", U | ED},
-    {dnnl_graph_op_squared_difference, "SquaredDifference", ED},
-    {dnnl_graph_op_static_reshape, "StaticReshape", 0},
-    {dnnl_graph_op_static_transpose, "StaticTranspose", 0},
-    {dnnl_graph_op_subtract, "Subtract", BA | BD},
-    {dnnl_graph_op_tanh, "Tanh", U | ED},
-    {dnnl_graph_op_tanh_backward, "TanhBackward", ED | BWD},
-    {dnnl_graph_op_type_cast, "TypeCast", RD},
-    {dnnl_graph_op_wildcard, "Wildcard", 0},
-    {dnnl_graph_op_hard_sigmoid, "HardSigmoid", U | ED},
-    {dnnl_graph_op_hard_sigmoid_backward, "HardSigmoidBackward", ED | BWD},
-    {dnnl_graph_op_select, "Select", BD},
-    {dnnl_graph_op_pow, "Pow", ED},
-    {dnnl_graph_op_group_norm, "GroupNorm", NORM},
-    {dnnl_graph_op_gen_index, "GenIndex", 0},
-    {dnnl_graph_op_greater_equal, "GreaterEqual", BD},
-    {dnnl_graph_op_rms_norm, "RMSNorm", NORM},
-    {dnnl_graph_op_dropout, "Dropout", ED},
+    unsigned flag;
+    const char *kinds;
+} groups[] = {
+    {PC_K_UNARY, "Abs Clamp Elu Exp GELU HardSigmoid HardSwish LeakyReLU Log Mish ReLU Round Sigmoid SoftPlus "
+                 "Sqrt Square Tanh"},
+    {PC_K_BINARY_ARITH, "Add BiasAdd Divide Maximum Minimum Multiply Subtract"},
+    {PC_K_BINARY_DRV, "Add BiasAdd Divide Maximum Minimum Multiply Subtract Select GreaterEqual"},
+    {PC_K_ELTWISE_DRV, "Abs Clamp Elu Exp GELU HardSigmoid HardSwish LeakyReLU Log Mish ReLU Round Sigmoid SoftPlus "
+                       "Sqrt Square Tanh AbsBackward ClampBackward EluBackward GELUBackward HardSigmoidBackward "
+                       "HardSwishBackward MishBackward ReLUBackward SigmoidBackward SoftPlusBackward SqrtBackward "
+                       "TanhBackward Reciprocal SquaredDifference Pow Dropout"},
+    {PC_K_QUANT, "Quantize Dequantize DynamicQuantize DynamicDequantize"},
+    {PC_K_REORDER_DRV, "Quantize Dequantize DynamicQuantize DynamicDequantize Reorder TypeCast"},
+    {PC_K_REDUCTION, "ReduceL1 ReduceL2 ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum"},
+    {PC_K_POOL, "AvgPool AvgPoolBackward MaxPool MaxPoolBackward"},
+    {PC_K_NORM, "BatchNormTrainingBackward BatchNormForwardTraining BatchNormInference LayerNorm "
+                "LayerNormBackward GroupNorm RMSNorm"},
+    {PC_K_BWD, "AbsBackward ClampBackward EluBackward GELUBackward HardSigmoidBackward HardSwishBackward "
+               "MishBackward ReLUBackward SigmoidBackward SoftPlusBackward SqrtBackward TanhBackward"},
+    {PC_K_WEIGHTED, "MatMul Convolution ConvTranspose ConvolutionBackwardData ConvolutionBackwardWeights "
+                    "ConvTransposeBackwardData ConvTransposeBackwardWeights"},
 };
-
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Only the canonical spelling: the loader maps the legacy one itself. */
 int pc_kind_from_name(const char *name) {
-    if (!name) return -1;
-    for (size_t i = 0; i < COUNT(kinds); ++i)
-        if (strcmp(kinds[i].name, name) == 0) return kinds[i].kind;
-    return -1;
+    int kind = pt_op_kind_from_name(name);
+    return kind >= 0 && strcmp(pt_op_kind_name(kind), name) == 0 ? kind : -1;
 }
 
-const char *pc_kind_name(int kind) {
-    for (size_t i = 0; i < COUNT(kinds); ++i)
-        if (kinds[i].kind == kind) return kinds[i].name;
-    return "Unknown";
+const char *pc_kind_name(int kind) { return pt_op_kind_name(kind); }
+
+static bool list_has(const char *list, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
 }
 
 unsigned pc_kind_flags(int kind) {
-    for (size_t i = 0; i < COUNT(kinds); ++i)
-        if (kinds[i].kind == kind) return kinds[i].flags;
-    return 0;
+    const char *name = pt_op_kind_name(kind);
+    unsigned flags = 0;
+    if (strcmp(name, "Unknown") == 0) return 0;
+    for (size_t g = 0; g < COUNT(groups); ++g)
+        if (list_has(groups[g].kinds, name)) flags |= groups[g].flag;
+    return flags;
 }
 
 /* Attribute names come from the library's one table (src/ir/op.c). */

@@ -1,7 +1,7 @@
-/* Op-kind and attribute name tables of the JSON graph format (graph-json.md
- * §4, §6) plus the op groupings the benchmark-driver rules refer to (§8.3,
- * §9.2, §9.4, §10).  Independent of the library's internal tables so the
- * runner checks the library rather than echoing it. */
+/* Op-kind and attribute names of the JSON graph format (docs/graph-json.md)
+ * plus the op groups the harness knobs and the comparison rules use.  The
+ * names come from the library's own tables (pt_op_kind_name, pt_attr_name);
+ * the groups are the runner's. */
 #ifndef PARTITA_TOOLS_OP_KINDS_H
 #define PARTITA_TOOLS_OP_KINDS_H
 
@@ -22,16 +22,17 @@ typedef enum {
 
 /* Op groups (bit flags). */
 enum {
-    PC_K_UNARY = 1u << 0,        /* unary eltwise forward ops (§9.4 list) */
+    PC_K_UNARY = 1u << 0,        /* unary eltwise forward ops (--op-kind=ID:undef) */
     PC_K_BINARY_ARITH = 1u << 1, /* Add BiasAdd Divide Maximum Minimum Multiply Subtract */
-    PC_K_BINARY_DRV = 1u << 2,   /* binary-driver kinds (§8.3) */
-    PC_K_ELTWISE_DRV = 1u << 3,  /* eltwise-driver kinds (§8.3) */
+    PC_K_BINARY_DRV = 1u << 2,   /* binary-driver kinds (--op-kind) */
+    PC_K_ELTWISE_DRV = 1u << 3,  /* eltwise-driver kinds (--op-kind) */
     PC_K_QUANT = 1u << 4,        /* Quantize Dequantize DynamicQuantize DynamicDequantize */
     PC_K_REORDER_DRV = 1u << 5,  /* reorder-based: quant ops, TypeCast, Reorder */
     PC_K_REDUCTION = 1u << 6,
     PC_K_POOL = 1u << 7,
     PC_K_NORM = 1u << 8,
     PC_K_BWD = 1u << 9,          /* eltwise backward ops */
+    PC_K_WEIGHTED = 1u << 10,    /* MatMul and the Convolution / ConvTranspose family */
 };
 
 /* Kind from its JSON name ("MatMul"); -1 if unknown. */
@@ -44,7 +45,7 @@ static inline bool pc_kind_is(int kind, unsigned flag) { return (pc_kind_flags(k
 /* Attribute id from its JSON name; dnnl_graph_op_attr_undef if unknown. */
 int pc_attr_from_name(const char *name);
 const char *pc_attr_name(int attr);
-/* Value type implied by the attribute id range (abi.md §3.12). */
+/* Value type implied by the attribute id range (docs/api.md). */
 pc_attr_type pc_attr_type_of(int attr);
 /* JSON "type" string <-> pc_attr_type. */
 const char *pc_attr_type_str(pc_attr_type t);

@@ -1,4 +1,4 @@
-/* partita: command-line runner for JSON graph cases (graph-json.md §8-§10). */
+/* partita: command-line runner for JSON graph cases (docs/graph-json.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +57,7 @@ static void usage(FILE *f) {
         "  --mb=N                       set dim 0 of every batch-carrying graph input (0: keep)\n"
         "  --attr-fpmath=MODE[:BOOL]    strict|bf16|f16|tf32|any, BOOL = apply_to_int\n"
         "  --expected-n-partitions=N    required partition count (default 1; 0: unchecked)\n"
-        "  Rewrites are applied in the order of graph-json.md section 9 (load-time\n"
+        "  Rewrites are applied in the order docs/graph-json.md lists (load-time\n"
         "  power-of-two Quantize/Dequantize scales, shapes and --mb, op attributes,\n"
         "  shape inference, output shapes, per-channel parameters, op kinds, math\n"
         "  mode, group quantization, data types, tensor properties).\n"

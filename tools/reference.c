@@ -152,7 +152,7 @@ void pc_ref_dropout(const float *src, int64_t n, int64_t seed, int64_t offset, f
     }
 }
 
-/* ---- crop rules (fusion-patterns.md §18 item 2) ------------------------------------ */
+/* ---- crop rules (docs/numerics.md) ------------------------------------------------ */
 
 static long first_consumer_in_view(const pc_part_view *pv, size_t tid) {
     return pc_view_first_consumer(pv, tid, NULL);
@@ -233,7 +233,7 @@ static void sdpa_bwd_stats(const pc_part_view *pv, const pc_op *op, pc_values *v
 
 /* The driver's SoftMax reference runs a plain loop whose running maximum
  * starts at -FLT_MAX: a slice whose inputs are all -inf yields dst 0 and
- * stats 0 whatever the mode (graph-json.md §10.3). */
+ * stats 0 whatever the mode (docs/graph-json.md, "Reference"). */
 static void softmax_masked_slices(const pc_op *op, const float *in, float **outv) {
     const pc_lt *lt = &op->in[0];
     int nd = lt->ndims;
@@ -459,7 +459,7 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
         }
         int64_t n0 = nin ? pc_lt_nelems(&op->in[0]) : 0;
         if (op->kind == dnnl_graph_op_type_cast && nout == 1) {
-            /* The reference does not round at casts (§10.3). */
+            /* The reference does not round at casts (docs/graph-json.md). */
             memcpy(outv[0], inv[0], (size_t)n0 * sizeof **outv);
         } else if (op->kind == dnnl_graph_op_reciprocal && nout == 1) {
             for (int64_t e = 0; e < n0; ++e) outv[0][e] = 1.f / inv[0][e];

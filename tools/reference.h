@@ -1,4 +1,4 @@
-/* Reference computation of one partition (graph-json.md §10.3): the ops run
+/* Reference computation of one partition (docs/graph-json.md): the ops run
  * one by one, unfused, as single-op partitions with f32 data (the
  * quantization ops keep their real types), plus a few ops computed here. */
 #ifndef PARTITA_TOOLS_REFERENCE_H
@@ -30,12 +30,12 @@ void pc_values_free(pc_values *vs);
 
 /* Runs the view's ops in order.  `vals` must hold every partition input;
  * on success it also holds every tensor the ops produce.  Some inputs are
- * rewritten on the way (SDPA backward statistics, §10.2).  Returns 0, or
+ * rewritten on the way (SDPA backward statistics).  Returns 0, or
  * nonzero with a reason. */
 int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng, dnnl_stream_t strm, char *err,
                      size_t cap);
 
-/* Philox-based Dropout of opset.md (exposed for tests). */
+/* Philox-based Dropout as docs/ops.md describes it (exposed for tests). */
 void pc_ref_dropout(const float *src, int64_t n, int64_t seed, int64_t offset, float p, float *dst, float *mask);
 
 /* Copies dense values into / out of a strided buffer of lt's type. */

@@ -1,4 +1,4 @@
-/* Case rewriting (graph-json.md §9); see rewrite.h.  Shape inference asks
+/* Case rewriting (docs/graph-json.md); see rewrite.h.  Shape inference asks
  * the library through the public API (a one-op partition per op and
  * dnnl_graph_partition_infer_shape); layouts are chosen here. */
 #include "rewrite.h"
@@ -291,7 +291,7 @@ static bool tensor_carries_batch(const pc_case *c, size_t tid, int depth) {
     return false;
 }
 
-/* Graph inputs the driver treats as carrying the mini-batch (§9 step 1). */
+/* Graph inputs the driver treats as carrying the mini-batch (--mb). */
 static bool batch_carrying(const pc_case *c, size_t tid) {
     const pc_lt *t = pc_case_tensor(c, tid);
     if (!t || t->ndims < 1 || pc_case_producer(c, tid) >= 0) return false;
@@ -833,58 +833,71 @@ static int remove_op(pc_case *c, size_t idx, char *err, size_t cap) {
     return 0;
 }
 
-static int step6_op_kind(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
-    if (!knob_set(k->op_kind)) return 0;
+/* A knob of `+`-separated `ID:VALUE` entries: each entry in turn goes to
+ * `apply` (which sees the already split earlier entries too); stops at the
+ * first malformed entry or failing apply with the message in err. */
+typedef int (*id_entry_fn)(pc_case *c, const pc_split *sp, size_t e, size_t id, const char *value, char *err,
+                           size_t cap);
+
+static int each_id_entry(pc_case *c, const char *text, const char *knob, const char *value_word,
+                         const char *id_word, id_entry_fn apply, char *err, size_t cap) {
     pc_split sp;
-    if (pc_split_do(&sp, k->op_kind, '+')) return -1;
-    int rc = -1;
-    for (size_t e = 0; e < sp.n; ++e) {
+    if (pc_split_do(&sp, text, '+')) return -1;
+    int rc = 0;
+    for (size_t e = 0; e < sp.n && rc == 0; ++e) {
         char *colon = strchr(sp.v[e], ':');
         if (!colon) {
-            pc_set_err(err, cap, "--op-kind: entry '%s' is not ID:KIND", sp.v[e]);
-            goto done;
+            pc_set_err(err, cap, "%s: entry '%s' is not ID:%s", knob, sp.v[e], value_word);
+            rc = -1;
+            break;
         }
         *colon = '\0';
-        size_t op_id;
-        if (!pc_parse_u64(sp.v[e], &op_id)) {
-            pc_set_err(err, cap, "--op-kind: bad op id '%s'", sp.v[e]);
-            goto done;
+        size_t id;
+        if (!pc_parse_u64(sp.v[e], &id)) {
+            pc_set_err(err, cap, "%s: bad %s id '%s'", knob, id_word, sp.v[e]);
+            rc = -1;
+            break;
         }
-        for (size_t q = 0; q < e; ++q) {
-            size_t prev;
-            if (pc_parse_u64(sp.v[q], &prev) && prev == op_id) {
-                pc_set_err(err, cap, "--op-kind: op %zu given twice in one alternative", op_id);
-                goto done;
-            }
-        }
-        pc_op *op = pc_case_op(c, op_id);
-        if (!op) {
-            pc_set_err(err, cap, "--op-kind: op %zu is not in the graph", op_id);
-            goto done;
-        }
-        const char *kind = colon + 1;
-        if (strcmp(kind, "undef") == 0) {
-            if (remove_op(c, (size_t)(op - c->ops), err, cap)) goto done;
-            continue;
-        }
-        int nk = pc_kind_from_name(kind);
-        if (nk < 0) {
-            pc_set_err(err, cap, "--op-kind: unknown op kind '%s'", kind);
-            goto done;
-        }
-        bool both_binary = pc_kind_is(op->kind, PC_K_BINARY_DRV) && pc_kind_is(nk, PC_K_BINARY_DRV);
-        bool both_eltwise = pc_kind_is(op->kind, PC_K_ELTWISE_DRV) && pc_kind_is(nk, PC_K_ELTWISE_DRV);
-        if (!both_binary && !both_eltwise) {
-            pc_set_err(err, cap, "--op-kind: cannot change op %zu from %s to %s (both must be binary or both eltwise)",
-                    op_id, pc_kind_name(op->kind), kind);
-            goto done;
-        }
-        op->kind = nk;
+        rc = apply(c, &sp, e, id, colon + 1, err, cap);
     }
-    rc = 0;
-done:
     pc_split_free(&sp);
     return rc;
+}
+
+static int set_op_kind(pc_case *c, const pc_split *sp, size_t e, size_t op_id, const char *kind, char *err,
+                       size_t cap) {
+    for (size_t q = 0; q < e; ++q) {
+        size_t prev;
+        if (pc_parse_u64(sp->v[q], &prev) && prev == op_id) {
+            pc_set_err(err, cap, "--op-kind: op %zu given twice in one alternative", op_id);
+            return -1;
+        }
+    }
+    pc_op *op = pc_case_op(c, op_id);
+    if (!op) {
+        pc_set_err(err, cap, "--op-kind: op %zu is not in the graph", op_id);
+        return -1;
+    }
+    if (strcmp(kind, "undef") == 0) return remove_op(c, (size_t)(op - c->ops), err, cap) ? -1 : 0;
+    int nk = pc_kind_from_name(kind);
+    if (nk < 0) {
+        pc_set_err(err, cap, "--op-kind: unknown op kind '%s'", kind);
+        return -1;
+    }
+    bool both_binary = pc_kind_is(op->kind, PC_K_BINARY_DRV) && pc_kind_is(nk, PC_K_BINARY_DRV);
+    bool both_eltwise = pc_kind_is(op->kind, PC_K_ELTWISE_DRV) && pc_kind_is(nk, PC_K_ELTWISE_DRV);
+    if (!both_binary && !both_eltwise) {
+        pc_set_err(err, cap, "--op-kind: cannot change op %zu from %s to %s (both must be binary or both eltwise)",
+                   op_id, pc_kind_name(op->kind), kind);
+        return -1;
+    }
+    op->kind = nk;
+    return 0;
+}
+
+static int step6_op_kind(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
+    if (!knob_set(k->op_kind)) return 0;
+    return each_id_entry(c, k->op_kind, "--op-kind", "KIND", "op", set_op_kind, err, cap);
 }
 
 /* ---- step 7: --attr-fpmath ------------------------------------------------------ */
@@ -902,17 +915,10 @@ static int step7_fpmath(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
             return -1;
         }
     }
-    static const struct {
-        const char *n;
-        dnnl_fpmath_mode_t m;
-    } t[] = {{"strict", dnnl_fpmath_mode_strict}, {"bf16", dnnl_fpmath_mode_bf16}, {"f16", dnnl_fpmath_mode_f16},
-             {"tf32", dnnl_fpmath_mode_tf32}, {"any", dnnl_fpmath_mode_any}};
-    for (size_t q = 0; q < sizeof t / sizeof t[0]; ++q)
-        if (strcmp(t[q].n, buf) == 0) {
-            c->fpmath = t[q].m;
-            c->apply_to_int = apply;
-            return 0;
-        }
+    if (pc_fpmath_from_name(buf, &c->fpmath) == 0) {
+        c->apply_to_int = apply;
+        return 0;
+    }
     pc_set_err(err, cap, "--attr-fpmath: unknown mode '%s'", buf);
     return -1;
 }
@@ -1105,42 +1111,27 @@ typedef struct {
 
 static void set_prop_fn(pc_lt *lt, void *vctx) { lt->property = ((const prop_ctx *)vctx)->p; }
 
+static int set_property(pc_case *c, const pc_split *sp, size_t e, size_t tid, const char *p, char *err,
+                        size_t cap) {
+    prop_ctx pc;
+    if (!strcmp(p, "undef")) pc.p = dnnl_graph_tensor_property_undef;
+    else if (!strcmp(p, "variable")) pc.p = dnnl_graph_tensor_property_variable;
+    else if (!strcmp(p, "constant")) pc.p = dnnl_graph_tensor_property_constant;
+    else if (!strcmp(p, "host_scalar")) pc.p = dnnl_graph_tensor_property_host_scalar;
+    else {
+        pc_set_err(err, cap, "--tensor-property: unknown property '%s'", p);
+        return -1;
+    }
+    if (pc_case_for_tensor(c, tid, set_prop_fn, &pc) == 0) {
+        pc_set_err(err, cap, "--tensor-property: tensor %zu is not in the graph", tid);
+        return -1;
+    }
+    return 0;
+}
+
 static int step10_property(pc_case *c, const pc_knobs *k, char *err, size_t cap) {
     if (!knob_set(k->tensor_property)) return 0;
-    pc_split sp;
-    if (pc_split_do(&sp, k->tensor_property, '+')) return -1;
-    int rc = -1;
-    for (size_t e = 0; e < sp.n; ++e) {
-        char *colon = strchr(sp.v[e], ':');
-        size_t tid;
-        if (!colon) {
-            pc_set_err(err, cap, "--tensor-property: entry '%s' is not ID:PROP", sp.v[e]);
-            goto done;
-        }
-        *colon = '\0';
-        if (!pc_parse_u64(sp.v[e], &tid)) {
-            pc_set_err(err, cap, "--tensor-property: bad tensor id '%s'", sp.v[e]);
-            goto done;
-        }
-        const char *p = colon + 1;
-        prop_ctx pc;
-        if (!strcmp(p, "undef")) pc.p = dnnl_graph_tensor_property_undef;
-        else if (!strcmp(p, "variable")) pc.p = dnnl_graph_tensor_property_variable;
-        else if (!strcmp(p, "constant")) pc.p = dnnl_graph_tensor_property_constant;
-        else if (!strcmp(p, "host_scalar")) pc.p = dnnl_graph_tensor_property_host_scalar;
-        else {
-            pc_set_err(err, cap, "--tensor-property: unknown property '%s'", p);
-            goto done;
-        }
-        if (pc_case_for_tensor(c, tid, set_prop_fn, &pc) == 0) {
-            pc_set_err(err, cap, "--tensor-property: tensor %zu is not in the graph", tid);
-            goto done;
-        }
-    }
-    rc = 0;
-done:
-    pc_split_free(&sp);
-    return rc;
+    return each_id_entry(c, k->tensor_property, "--tensor-property", "PROP", "tensor", set_property, err, cap);
 }
 
 /* ---- driver ------------------------------------------------------------------------------ */

@@ -1,4 +1,4 @@
-/* Case rewriting by the harness knobs, in the order of graph-json.md §9. */
+/* Case rewriting by the harness knobs, in the order docs/graph-json.md lists. */
 #ifndef PARTITA_TOOLS_REWRITE_H
 #define PARTITA_TOOLS_REWRITE_H
 
@@ -7,7 +7,7 @@
 
 #include "case_json.h"
 
-/* One element of the knob product (§8.2).  String knobs hold one
+/* One element of the knob product.  String knobs hold one
  * alternative; "" means "leave the graph unchanged". */
 typedef struct {
     const char *in_shapes;       /* ID:SPEC[+ID:SPEC...] */
@@ -29,7 +29,8 @@ void pc_rewrite_load_adjust(pc_case *c);
 int pc_rewrite(pc_case *c, const pc_knobs *k, char *err, size_t cap);
 
 /* Fills unknown output shapes/strides of every op in topological order
- * (step 3 of §9 for cases that need no other rewriting). */
+ * (the shape-inference step of the rewrite order, for cases that need no
+ * other rewriting). */
 int pc_infer_shapes(pc_case *c, int force_all, int inputs_restrided, char *err, size_t cap);
 
 #endif

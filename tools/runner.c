@@ -310,6 +310,23 @@ static dnnl_status_t execute(part_t *pt, exec_args *a, dnnl_stream_t strm) {
     return st;
 }
 
+/* Compiles the partition and binds its tensors: PC_ST_PASSED, or the
+ * failure status with its message in msg. */
+static pc_status compile_and_bind(part_t *pt, pc_values *vals, dnnl_engine_t eng, exec_args *a, char *msg,
+                                  size_t cap) {
+    char err[768] = "";
+    dnnl_status_t st = compile_part(pt, eng, err, sizeof err);
+    if (st != dnnl_success) {
+        snprintf(msg, cap, "%s", err);
+        return st == dnnl_unimplemented ? PC_ST_UNIMPLEMENTED : PC_ST_FAILED;
+    }
+    if (prepare_exec(pt, vals, eng, a, err, sizeof err)) {
+        snprintf(msg, cap, "partition #%zu: %s", pt->index, err[0] ? err : "out of memory");
+        return PC_ST_FAILED;
+    }
+    return PC_ST_PASSED;
+}
+
 /* ---- correctness ------------------------------------------------------------------------------- */
 
 static void fill_part_inputs(part_t *pt, pc_values *vals, pc_values *lib_results, bool propagate) {
@@ -345,18 +362,9 @@ static pc_status check_part(part_t *pt, pc_values *lib_results, bool propagate, 
         res = PC_ST_UNTESTED;
         goto done;
     }
-    dnnl_status_t st = compile_part(pt, eng, err, sizeof err);
-    if (st != dnnl_success) {
-        snprintf(msg, cap, "%s", err);
-        res = st == dnnl_unimplemented ? PC_ST_UNIMPLEMENTED : PC_ST_FAILED;
-        goto done;
-    }
-    if (prepare_exec(pt, &vals, eng, &a, err, sizeof err)) {
-        snprintf(msg, cap, "partition #%zu: %s", pt->index, err[0] ? err : "out of memory");
-        res = PC_ST_FAILED;
-        goto done;
-    }
-    st = execute(pt, &a, strm);
+    res = compile_and_bind(pt, &vals, eng, &a, msg, cap);
+    if (res != PC_ST_PASSED) goto done;
+    dnnl_status_t st = execute(pt, &a, strm);
     if (st != dnnl_success) {
         snprintf(msg, cap, "partition #%zu: execution failed: %s", pt->index, pc_status_str(st));
         res = PC_ST_FAILED;
@@ -428,23 +436,14 @@ static pc_status time_part(part_t *pt, const pc_run_opts *o, dnnl_engine_t eng, 
     pc_values vals = {0};
     exec_args a;
     memset(&a, 0, sizeof a);
-    char err[768] = "";
     pc_status res = PC_ST_PASSED;
     int runs = o->perf_runs > 0 ? o->perf_runs : 1;
     double *t = calloc((size_t)runs, sizeof *t);
     if (!t) return PC_ST_FAILED;
     fill_part_inputs(pt, &vals, &vals, false);
-    dnnl_status_t st = compile_part(pt, eng, err, sizeof err);
-    if (st != dnnl_success) {
-        snprintf(msg, cap, "%s", err);
-        res = st == dnnl_unimplemented ? PC_ST_UNIMPLEMENTED : PC_ST_FAILED;
-        goto done;
-    }
-    if (prepare_exec(pt, &vals, eng, &a, err, sizeof err)) {
-        snprintf(msg, cap, "partition #%zu: %s", pt->index, err[0] ? err : "out of memory");
-        res = PC_ST_FAILED;
-        goto done;
-    }
+    res = compile_and_bind(pt, &vals, eng, &a, msg, cap);
+    if (res != PC_ST_PASSED) goto done;
+    dnnl_status_t st = dnnl_success;
     for (int w = 0; w < o->perf_warmup; ++w)
         if ((st = execute(pt, &a, strm)) != dnnl_success) break;
     for (int r = 0; r < runs && st == dnnl_success; ++r) {
@@ -537,7 +536,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
         goto done;
     }
 
-    /* §10.1 step 2: partition checks. */
+    /* Partition checks (docs/graph-json.md, "Running a case"). */
     for (size_t k = 0; k < np; ++k)
         for (size_t q = 0; q < pts[k].view.n; ++q) {
             const pc_op *op = &c->ops[pts[k].view.ops[q]];

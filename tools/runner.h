@@ -1,4 +1,4 @@
-/* Running one rewritten case through the library (graph-json.md §10):
+/* Running one rewritten case through the library (docs/graph-json.md):
  * build, partition, check, compile, fill, execute, compare / time. */
 #ifndef PARTITA_TOOLS_RUNNER_H
 #define PARTITA_TOOLS_RUNNER_H
@@ -11,7 +11,7 @@
 
 typedef enum {
     PC_ST_PASSED = 0,
-    PC_ST_MISTRUSTED,       /* passed, with a warning (§10.4 trust check) */
+    PC_ST_MISTRUSTED,       /* passed, with a warning (trust check, docs/numerics.md) */
     PC_ST_SKIPPED,
     PC_ST_FAILED,
     PC_ST_UNIMPLEMENTED,    /* unsupported partition: a failure */

@@ -99,37 +99,22 @@ bool pc_parse_bool(const char *s, bool *v) {
     return true;
 }
 
-int pc_parse_i64_list(const char *s, char sep, int64_t *v, int cap) {
+/* Shared body of the list parsers: exactly one of iv / fv is non-NULL. */
+static int parse_list(const char *s, char sep, int64_t *iv, float *fv, int cap) {
     pc_split sp;
     if (pc_split_do(&sp, s, sep)) return -1;
-    int n = -1;
-    if ((int)sp.n <= cap) {
-        n = (int)sp.n;
-        for (size_t k = 0; k < sp.n; ++k)
-            if (!pc_parse_i64(sp.v[k], &v[k])) {
-                n = -1;
-                break;
-            }
+    int n = (int)sp.n <= cap ? (int)sp.n : -1;
+    for (int k = 0; k < n; ++k) {
+        bool ok = iv ? pc_parse_i64(sp.v[k], &iv[k]) : pc_parse_f32(sp.v[k], &fv[k]);
+        if (!ok) n = -1;
     }
     pc_split_free(&sp);
     return n;
 }
 
-int pc_parse_f32_list(const char *s, char sep, float *v, int cap) {
-    pc_split sp;
-    if (pc_split_do(&sp, s, sep)) return -1;
-    int n = -1;
-    if ((int)sp.n <= cap) {
-        n = (int)sp.n;
-        for (size_t k = 0; k < sp.n; ++k)
-            if (!pc_parse_f32(sp.v[k], &v[k])) {
-                n = -1;
-                break;
-            }
-    }
-    pc_split_free(&sp);
-    return n;
-}
+int pc_parse_i64_list(const char *s, char sep, int64_t *v, int cap) { return parse_list(s, sep, v, NULL, cap); }
+
+int pc_parse_f32_list(const char *s, char sep, float *v, int cap) { return parse_list(s, sep, NULL, v, cap); }
 
 void pc_set_err(char *err, size_t cap, const char *fmt, ...) {
     if (!err || !cap) return;
@@ -137,4 +122,20 @@ void pc_set_err(char *err, size_t cap, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, cap, fmt, ap);
     va_end(ap);
+}
+
+char *pc_read_stream(FILE *f, bool *read_error) {
+    size_t cap = 1 << 14, len = 0;
+    char *text = malloc(cap);
+    while (text) {
+        len += fread(text + len, 1, cap - len - 1, f);
+        if (len < cap - 1) break;
+        char *bigger = realloc(text, cap * 2);
+        if (!bigger) free(text);
+        text = bigger;
+        cap *= 2;
+    }
+    if (read_error) *read_error = ferror(f) != 0;
+    if (text) text[len] = '\0';
+    return text;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Splits a copy of `s` at every `sep`; empty parts are kept ("" gives one
  * empty part). */
@@ -28,6 +29,11 @@ int pc_parse_i64_list(const char *s, char sep, int64_t *v, int cap);
 int pc_parse_f32_list(const char *s, char sep, float *v, int cap);
 
 char *pc_strdup(const char *s);
+
+/* Reads the rest of `f` into a NUL-terminated heap string (NULL when out of
+ * memory); *read_error (when non-NULL) tells whether the stream reported an
+ * error.  Does not close `f`. */
+char *pc_read_stream(FILE *f, bool *read_error);
 
 /* Formats into err[0..cap) when err is non-NULL (error-message helper). */
 void pc_set_err(char *err, size_t cap, const char *fmt, ...)
