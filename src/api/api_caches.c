@@ -1,4 +1,4 @@
-/* Compiled partition cache, constant tensor cache and dump mode (docs/api.md, "Caches" and "Dumps"). */
+/* Compiled partition cache, constant tensor cache and dump mode (docs/api.md, "Environment variables" and "Partita additions"). */
 #include <stdint.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"

@@ -1,4 +1,4 @@
-/* Graph functions (docs/api.md, "Graphs"). */
+/* Graph functions (docs/api.md). */
 #include <stdio.h>
 #include <stdlib.h>
 

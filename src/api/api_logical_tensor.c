@@ -1,4 +1,4 @@
-/* Logical tensor functions (docs/api.md, "Logical tensors"): operate on caller-owned structs. */
+/* Logical tensor functions (docs/api.md): operate on caller-owned structs. */
 #include <string.h>
 
 #include "ir/dtype.h"

@@ -1,4 +1,4 @@
-/* Op functions (docs/api.md, "Ops").  Attribute kinds are checked against the op
+/* Op functions (docs/api.md).  Attribute kinds are checked against the op
  * kind later, by dnnl_graph_add_op. */
 #include <stdio.h>
 #include <string.h>

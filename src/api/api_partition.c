@@ -1,4 +1,4 @@
-/* Partition functions (docs/api.md, "Partitions", with the partition-level math mode). */
+/* Partition functions (docs/api.md), with the partition-level math mode. */
 #include <stdlib.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"

@@ -1,4 +1,4 @@
-/* Tensor functions (docs/api.md, "Tensors", with tensor ids). */
+/* Tensor functions (docs/api.md), tensor ids included. */
 #include <stdlib.h>
 #include <string.h>
 

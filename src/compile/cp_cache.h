@@ -1,4 +1,4 @@
-/* Process-wide LRU cache of compiled partitions (docs/api.md, "Caches"). */
+/* Process-wide LRU cache of compiled partitions (docs/api.md, "Objects and lifetimes"). */
 #ifndef PARTITA_COMPILE_CP_CACHE_H
 #define PARTITA_COMPILE_CP_CACHE_H
 

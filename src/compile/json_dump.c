@@ -1,4 +1,4 @@
-/* Graph dump writer (docs/graph-json.md, "Graph dumps").  The document is built as a cJSON
+/* Graph dump writer (docs/graph-json.md, "Writing cases: the graph dump").  The document is built as a cJSON
  * tree; numbers are stored as raw text so that 64-bit ids and
  * DNNL_GRAPH_UNKNOWN_DIM print exactly and f32 attributes print with six
  * significant digits like the reference writer.  The tree is then emitted with
