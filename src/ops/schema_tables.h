@@ -1,5 +1,5 @@
-/* Private to src/ops: the per-family schema tables that the registry
- * (op_schema.c) indexes by op kind, plus small helpers shared by the rows. */
+/* Private to src/ops: the schema rows that the registry (op_schema.c)
+ * indexes by op kind, plus small helpers shared by the rows. */
 #ifndef PARTITA_OPS_SCHEMA_TABLES_H
 #define PARTITA_OPS_SCHEMA_TABLES_H
 
@@ -8,19 +8,11 @@
 
 #include "ops/op_schema.h"
 
-/* One table per op family; every op kind appears in exactly one table. */
-extern const pt_op_schema pt_schemas_eltwise[]; /* unary forward/backward templates */
-extern const int pt_schemas_eltwise_count;
-extern const pt_op_schema pt_schemas_binary[]; /* binary, Select, BiasAdd, PReLU */
-extern const int pt_schemas_binary_count;
-extern const pt_op_schema pt_schemas_norm[]; /* LayerNorm(+Bwd), GroupNorm, RMSNorm */
-extern const int pt_schemas_norm_count;
-extern const pt_op_schema pt_schemas_quant[]; /* (Dynamic)(De)Quantize */
-extern const int pt_schemas_quant_count;
-extern const pt_op_schema pt_schemas_misc[]; /* MatMul, softmax, reductions, shape ops, ... */
-extern const int pt_schemas_misc_count;
-extern const pt_op_schema pt_schemas_spatial[]; /* pooling, convolution, interpolate, batch norm */
-extern const int pt_schemas_spatial_count;
+/* The schema rows that op_table.def names (pt_schema_<schema>), defined in
+ * schemas_*.c; a row shared by several kinds is declared once per kind,
+ * which C allows. */
+#define PT_OP(kind, name, fam, schema, stem) extern const pt_op_schema pt_schema_##schema;
+#include "ops/op_table.def"
 
 /* Attribute-spec initialisers (the list of a row ends with PT_ATTR_LIST_END). */
 #define PT_ATTR_LIST_END {.name = 0}
@@ -46,6 +38,14 @@ extern const int pt_schemas_spatial_count;
 #define PT_PORT_OPT(nm, mask, tv) {.name = (nm), .dtypes = (mask), .tvar = (tv), .optional = true}
 
 #define PT_COUNT(arr) ((int)(sizeof(arr) / sizeof((arr)[0])))
+
+/* A schema row whose port specs are arrays (their lengths are the spec
+ * counts): arity bounds, then .attrs / .check / .infer / .supported as
+ * designated initialisers. */
+#define PT_SCHEMA(ins, lo_in, hi_in, outs, lo_out, hi_out, ...)                                  \
+    {.inputs = (ins), .n_in_specs = PT_COUNT(ins), .min_in = (lo_in), .max_in = (hi_in),          \
+     .outputs = (outs), .n_out_specs = PT_COUNT(outs), .min_out = (lo_out), .max_out = (hi_out), \
+     __VA_ARGS__}
 
 /* Reports `fmt` prefixed with "op <Kind>#<id>: " through pt_err; returns `st`. */
 pt_status pt_op_fail(const pt_op *op, pt_status st, const char *fmt, ...)

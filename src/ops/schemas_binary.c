@@ -185,34 +185,22 @@ static const pt_attr_spec a_prelu[] = {
         PT_OPT_STR(dnnl_graph_op_attr_data_format, "NXC", "NCX|NXC"),
         PT_OPT_BOOL(dnnl_graph_op_attr_per_channel_broadcast, 1), PT_ATTR_LIST_END};
 
-#define BINARY(k, nm, ins, outs, sup) \
-    {.kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = 2, .min_in = 2, .max_in = 2, \
-     .outputs = (outs), .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = a_broadcast, \
-     .infer = infer_binary, .supported = (sup)}
+#define BINARY(ins, outs, sup)                                                    \
+    PT_SCHEMA(ins, 2, 2, outs, 1, 1, .attrs = a_broadcast, .infer = infer_binary, \
+              .supported = (sup))
 
-const pt_op_schema pt_schemas_binary[] = {
-    BINARY(dnnl_graph_op_add, "Add", arith_in, arith_out, supported_add_sub),
-    BINARY(dnnl_graph_op_subtract, "Subtract", arith_in, arith_out, supported_add_sub),
-    BINARY(dnnl_graph_op_multiply, "Multiply", float_in, float_out, supported_mul_div),
-    BINARY(dnnl_graph_op_divide, "Divide", float_in, float_out, supported_mul_div),
-    BINARY(dnnl_graph_op_maximum, "Maximum", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_minimum, "Minimum", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_squared_difference, "SquaredDifference", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_greater_equal, "GreaterEqual", ge_in, ge_out, NULL),
-    {.kind = dnnl_graph_op_select, .name = "Select", .inputs = select_in, .n_in_specs = 3,
-     .min_in = 3, .max_in = 3, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_broadcast, .infer = infer_select},
-    {.kind = dnnl_graph_op_bias_add, .name = "BiasAdd", .inputs = bias_add_in, .n_in_specs = 2,
-     .min_in = 2, .max_in = 2, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_data_format, .infer = infer_bias_add},
-    {.kind = dnnl_graph_op_bias_add_backward, .name = "BiasAddBackward", .inputs = bias_bwd_in,
-     .n_in_specs = 1, .min_in = 1, .max_in = 1, .outputs = bias_bwd_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_data_format, .infer = infer_bias_add_bwd},
-    {.kind = dnnl_graph_op_prelu, .name = "PReLU", .inputs = prelu_in, .n_in_specs = 2,
-     .min_in = 2, .max_in = 2, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_prelu, .infer = infer_prelu},
-    {.kind = dnnl_graph_op_prelu_backward, .name = "PReLUBackward", .inputs = prelu_bwd_in,
-     .n_in_specs = 3, .min_in = 3, .max_in = 3, .outputs = prelu_bwd_out, .n_out_specs = 2,
-     .min_out = 2, .max_out = 2, .attrs = a_data_format, .infer = infer_prelu_bwd},
-};
-const int pt_schemas_binary_count = PT_COUNT(pt_schemas_binary);
+const pt_op_schema pt_schema_add_sub = BINARY(arith_in, arith_out, supported_add_sub);
+const pt_op_schema pt_schema_mul_div = BINARY(float_in, float_out, supported_mul_div);
+/* Maximum, Minimum, SquaredDifference */
+const pt_op_schema pt_schema_binary_same = BINARY(same_in, same_out, NULL);
+const pt_op_schema pt_schema_greater_equal = BINARY(ge_in, ge_out, NULL);
+const pt_op_schema pt_schema_select =
+        PT_SCHEMA(select_in, 3, 3, same_out, 1, 1, .attrs = a_broadcast, .infer = infer_select);
+const pt_op_schema pt_schema_bias_add = PT_SCHEMA(bias_add_in, 2, 2, same_out, 1, 1,
+                                                  .attrs = a_data_format, .infer = infer_bias_add);
+const pt_op_schema pt_schema_bias_add_bwd = PT_SCHEMA(
+        bias_bwd_in, 1, 1, bias_bwd_out, 1, 1, .attrs = a_data_format, .infer = infer_bias_add_bwd);
+const pt_op_schema pt_schema_prelu =
+        PT_SCHEMA(prelu_in, 2, 2, same_out, 1, 1, .attrs = a_prelu, .infer = infer_prelu);
+const pt_op_schema pt_schema_prelu_bwd = PT_SCHEMA(
+        prelu_bwd_in, 3, 3, prelu_bwd_out, 2, 2, .attrs = a_data_format, .infer = infer_prelu_bwd);

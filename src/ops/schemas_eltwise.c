@@ -44,46 +44,22 @@ static pt_status infer_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
     return pt_set_output_shape(&out[0], n, dims);
 }
 
-#define FWD(k, nm, a) \
-    {.kind = (k), .name = (nm), .inputs = fwd_in, .n_in_specs = 1, .min_in = 1, .max_in = 1, \
-     .outputs = fwd_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (a)}
-#define BWD(k, nm, a) \
-    {.kind = (k), .name = (nm), .inputs = bwd_in, .n_in_specs = 2, .min_in = 2, .max_in = 2, \
-     .outputs = bwd_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (a), \
-     .infer = infer_bwd}
+/* Rows by attribute set; op_table.def maps each kind to one of them. */
+#define FWD(a) PT_SCHEMA(fwd_in, 1, 1, fwd_out, 1, 1, .attrs = (a))
+#define BWD(a) PT_SCHEMA(bwd_in, 2, 2, bwd_out, 1, 1, .attrs = (a), .infer = infer_bwd)
 
-const pt_op_schema pt_schemas_eltwise[] = {
-    FWD(dnnl_graph_op_abs, "Abs", NULL),
-    FWD(dnnl_graph_op_clamp, "Clamp", a_min_max),
-    FWD(dnnl_graph_op_elu, "Elu", a_alpha),
-    FWD(dnnl_graph_op_exp, "Exp", NULL),
-    FWD(dnnl_graph_op_gelu, "GELU", a_gelu),
-    FWD(dnnl_graph_op_hard_sigmoid, "HardSigmoid", a_alpha_beta),
-    FWD(dnnl_graph_op_hard_swish, "HardSwish", NULL),
-    FWD(dnnl_graph_op_leaky_relu, "LeakyReLU", a_alpha),
-    FWD(dnnl_graph_op_log, "Log", NULL),
-    FWD(dnnl_graph_op_mish, "Mish", NULL),
-    FWD(dnnl_graph_op_pow, "Pow", a_beta),
-    FWD(dnnl_graph_op_reciprocal, "Reciprocal", NULL),
-    FWD(dnnl_graph_op_relu, "ReLU", NULL),
-    FWD(dnnl_graph_op_round, "Round", NULL),
-    FWD(dnnl_graph_op_sigmoid, "Sigmoid", NULL),
-    FWD(dnnl_graph_op_softplus, "SoftPlus", a_softplus),
-    FWD(dnnl_graph_op_sqrt, "Sqrt", NULL),
-    FWD(dnnl_graph_op_square, "Square", NULL),
-    FWD(dnnl_graph_op_tanh, "Tanh", NULL),
+const pt_op_schema pt_schema_unary = FWD(NULL);
+const pt_op_schema pt_schema_unary_alpha = FWD(a_alpha);
+const pt_op_schema pt_schema_clamp = FWD(a_min_max);
+const pt_op_schema pt_schema_gelu = FWD(a_gelu);
+const pt_op_schema pt_schema_hard_sigmoid = FWD(a_alpha_beta);
+const pt_op_schema pt_schema_pow = FWD(a_beta);
+const pt_op_schema pt_schema_softplus = FWD(a_softplus);
 
-    BWD(dnnl_graph_op_abs_backward, "AbsBackward", NULL),
-    BWD(dnnl_graph_op_clamp_backward, "ClampBackward", a_min_max_use_dst),
-    BWD(dnnl_graph_op_elu_backward, "EluBackward", a_alpha_use_dst),
-    BWD(dnnl_graph_op_gelu_backward, "GELUBackward", a_gelu),
-    BWD(dnnl_graph_op_hard_sigmoid_backward, "HardSigmoidBackward", a_alpha_beta),
-    BWD(dnnl_graph_op_hard_swish_backward, "HardSwishBackward", NULL),
-    BWD(dnnl_graph_op_mish_backward, "MishBackward", NULL),
-    BWD(dnnl_graph_op_relu_backward, "ReLUBackward", a_use_dst),
-    BWD(dnnl_graph_op_sigmoid_backward, "SigmoidBackward", a_use_dst),
-    BWD(dnnl_graph_op_softplus_backward, "SoftPlusBackward", a_softplus),
-    BWD(dnnl_graph_op_sqrt_backward, "SqrtBackward", a_use_dst),
-    BWD(dnnl_graph_op_tanh_backward, "TanhBackward", a_use_dst),
-};
-const int pt_schemas_eltwise_count = PT_COUNT(pt_schemas_eltwise);
+const pt_op_schema pt_schema_unary_bwd = BWD(NULL);
+const pt_op_schema pt_schema_unary_bwd_use_dst = BWD(a_use_dst);
+const pt_op_schema pt_schema_clamp_bwd = BWD(a_min_max_use_dst);
+const pt_op_schema pt_schema_elu_bwd = BWD(a_alpha_use_dst);
+const pt_op_schema pt_schema_gelu_bwd = BWD(a_gelu);
+const pt_op_schema pt_schema_hard_sigmoid_bwd = BWD(a_alpha_beta);
+const pt_op_schema pt_schema_softplus_bwd = BWD(a_softplus);

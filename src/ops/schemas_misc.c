@@ -387,59 +387,34 @@ static const pt_attr_spec a_reshape[] = {PT_REQ_S64S(dnnl_graph_op_attr_shape),
 static const pt_attr_spec a_transpose[] = {PT_REQ_S64S(dnnl_graph_op_attr_order),
                                            PT_ATTR_LIST_END};
 
-#define SIMPLE(k, nm, ins, outs, attrs_, infer_) \
-    {.kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = 1, .min_in = 1, .max_in = 1, \
-     .outputs = (outs), .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (attrs_), \
-     .infer = (infer_)}
-#define REDUCE(k, nm) \
-    {.kind = (k), .name = (nm), .inputs = red_in, .n_in_specs = 2, .min_in = 1, .max_in = 2, \
-     .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = a_reduce, \
-     .check = check_reduce, .infer = infer_reduce}
+#define SIMPLE(ins, outs, attrs_, infer_) \
+    PT_SCHEMA(ins, 1, 1, outs, 1, 1, .attrs = (attrs_), .infer = (infer_))
 
-const pt_op_schema pt_schemas_misc[] = {
-    {.kind = dnnl_graph_op_matmul, .name = "MatMul", .inputs = mm_in, .n_in_specs = 3,
-     .min_in = 2, .max_in = 3, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
-     .max_out = 1, .attrs = a_matmul, .check = check_matmul, .infer = infer_matmul,
-     .supported = supported_matmul},
-    {.kind = dnnl_graph_op_softmax, .name = "SoftMax", .inputs = sm_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = sm_out, .n_out_specs = 2, .min_out = 1, .max_out = 2,
-     .attrs = a_softmax, .check = check_softmax, .infer = infer_softmax,
-     .supported = supported_softmax},
-    {.kind = dnnl_graph_op_softmax_backward, .name = "SoftMaxBackward", .inputs = smb_in,
-     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = smb_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_axis_1, .check = check_softmax_bwd,
-     .infer = infer_softmax},
-    SIMPLE(dnnl_graph_op_log_softmax, "LogSoftmax", t_in, t_out, a_axis_m1, infer_softmax),
-    {.kind = dnnl_graph_op_log_softmax_backward, .name = "LogSoftmaxBackward", .inputs = lsb_in,
-     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = lsb_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_axis_m1, .infer = infer_softmax},
-
-    REDUCE(dnnl_graph_op_reduce_l1, "ReduceL1"),
-    REDUCE(dnnl_graph_op_reduce_l2, "ReduceL2"),
-    REDUCE(dnnl_graph_op_reduce_max, "ReduceMax"),
-    REDUCE(dnnl_graph_op_reduce_mean, "ReduceMean"),
-    REDUCE(dnnl_graph_op_reduce_min, "ReduceMin"),
-    REDUCE(dnnl_graph_op_reduce_prod, "ReduceProd"),
-    REDUCE(dnnl_graph_op_reduce_sum, "ReduceSum"),
-
-    {.kind = dnnl_graph_op_concat, .name = "Concat", .inputs = concat_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 64, .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_axis_req, .infer = infer_concat},
-    SIMPLE(dnnl_graph_op_static_reshape, "StaticReshape", t_in, t_out, a_reshape, infer_reshape),
-    SIMPLE(dnnl_graph_op_static_transpose, "StaticTranspose", t_in, t_out, a_transpose,
-           infer_transpose),
-    SIMPLE(dnnl_graph_op_reorder, "Reorder", t_in, t_out, NULL, NULL),
-    {.kind = dnnl_graph_op_type_cast, .name = "TypeCast", .inputs = sm_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
-     .max_out = 1, .check = check_type_cast},
-    SIMPLE(dnnl_graph_op_gen_index, "GenIndex", sm_in, gi_out, a_axis_req, infer_gen_index),
-    {.kind = dnnl_graph_op_dropout, .name = "Dropout", .inputs = drop_in, .n_in_specs = 4,
-     .min_in = 4, .max_in = 4, .outputs = drop_out, .n_out_specs = 2, .min_out = 1,
-     .max_out = 2},
-    {.kind = dnnl_graph_op_end, .name = "End", .inputs = any_in, .n_in_specs = 1, .min_in = 1,
-     .max_in = 1, .outputs = NULL, .n_out_specs = 0, .min_out = 0, .max_out = 0},
-    {.kind = dnnl_graph_op_wildcard, .name = "Wildcard", .inputs = any_opt_in, .n_in_specs = 1,
-     .min_in = 0, .max_in = -1, .outputs = any_out, .n_out_specs = 1, .min_out = 0,
-     .max_out = -1, .infer = infer_wildcard, .supported = never_supported},
-};
-const int pt_schemas_misc_count = PT_COUNT(pt_schemas_misc);
+const pt_op_schema pt_schema_matmul =
+        PT_SCHEMA(mm_in, 2, 3, any_float_out, 1, 1, .attrs = a_matmul, .check = check_matmul,
+                  .infer = infer_matmul, .supported = supported_matmul);
+const pt_op_schema pt_schema_softmax =
+        PT_SCHEMA(sm_in, 1, 1, sm_out, 1, 2, .attrs = a_softmax, .check = check_softmax,
+                  .infer = infer_softmax, .supported = supported_softmax);
+const pt_op_schema pt_schema_softmax_bwd =
+        PT_SCHEMA(smb_in, 2, 2, smb_out, 1, 1, .attrs = a_axis_1, .check = check_softmax_bwd,
+                  .infer = infer_softmax);
+const pt_op_schema pt_schema_log_softmax = SIMPLE(t_in, t_out, a_axis_m1, infer_softmax);
+const pt_op_schema pt_schema_log_softmax_bwd =
+        PT_SCHEMA(lsb_in, 2, 2, lsb_out, 1, 1, .attrs = a_axis_m1, .infer = infer_softmax);
+/* All seven Reduce* kinds. */
+const pt_op_schema pt_schema_reduce = PT_SCHEMA(red_in, 1, 2, t_out, 1, 1, .attrs = a_reduce,
+                                                .check = check_reduce, .infer = infer_reduce);
+const pt_op_schema pt_schema_concat =
+        PT_SCHEMA(concat_in, 1, 64, t_out, 1, 1, .attrs = a_axis_req, .infer = infer_concat);
+const pt_op_schema pt_schema_static_reshape = SIMPLE(t_in, t_out, a_reshape, infer_reshape);
+const pt_op_schema pt_schema_static_transpose = SIMPLE(t_in, t_out, a_transpose, infer_transpose);
+const pt_op_schema pt_schema_reorder = SIMPLE(t_in, t_out, NULL, NULL);
+const pt_op_schema pt_schema_type_cast =
+        PT_SCHEMA(sm_in, 1, 1, any_float_out, 1, 1, .check = check_type_cast);
+const pt_op_schema pt_schema_gen_index = SIMPLE(sm_in, gi_out, a_axis_req, infer_gen_index);
+const pt_op_schema pt_schema_dropout = PT_SCHEMA(drop_in, 4, 4, drop_out, 1, 2, .attrs = NULL);
+/* End takes one value and produces nothing (no output specs). */
+const pt_op_schema pt_schema_end = {.inputs = any_in, .n_in_specs = 1, .min_in = 1, .max_in = 1};
+const pt_op_schema pt_schema_wildcard = PT_SCHEMA(
+        any_opt_in, 0, -1, any_out, 0, -1, .infer = infer_wildcard, .supported = never_supported);

@@ -245,22 +245,15 @@ static const pt_attr_spec a_rms[] = {PT_OPT_S64(dnnl_graph_op_attr_begin_norm_ax
                                      PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
                                      PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schemas_norm[] = {
-    {.kind = dnnl_graph_op_layer_norm, .name = "LayerNorm", .inputs = ln_in, .n_in_specs = 3,
-     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
-     .attrs = a_ln, .check = check_layer_norm, .infer = infer_layer_norm,
-     .supported = supported_layer_norm},
-    {.kind = dnnl_graph_op_layer_norm_backward, .name = "LayerNormBackward", .inputs = lnb_in,
-     .n_in_specs = 6, .min_in = 4, .max_in = 6, .outputs = lnb_out, .n_out_specs = 3,
-     .min_out = 1, .max_out = 3, .attrs = a_lnb, .check = check_layer_norm_bwd,
-     .infer = infer_layer_norm_bwd, .supported = supported_layer_norm_bwd},
-    {.kind = dnnl_graph_op_group_norm, .name = "GroupNorm", .inputs = ln_in, .n_in_specs = 3,
-     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
-     .attrs = a_gn, .check = check_group_norm, .infer = infer_group_norm,
-     .supported = supported_layer_norm},
-    {.kind = dnnl_graph_op_rms_norm, .name = "RMSNorm", .inputs = rms_in, .n_in_specs = 2,
-     .min_in = 1, .max_in = 2, .outputs = rms_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_rms, .check = check_rms_norm, .infer = infer_rms_norm,
-     .supported = supported_rms_norm},
-};
-const int pt_schemas_norm_count = PT_COUNT(pt_schemas_norm);
+const pt_op_schema pt_schema_layer_norm =
+        PT_SCHEMA(ln_in, 1, 3, ln_out, 1, 3, .attrs = a_ln, .check = check_layer_norm,
+                  .infer = infer_layer_norm, .supported = supported_layer_norm);
+const pt_op_schema pt_schema_layer_norm_bwd =
+        PT_SCHEMA(lnb_in, 4, 6, lnb_out, 1, 3, .attrs = a_lnb, .check = check_layer_norm_bwd,
+                  .infer = infer_layer_norm_bwd, .supported = supported_layer_norm_bwd);
+const pt_op_schema pt_schema_group_norm =
+        PT_SCHEMA(ln_in, 1, 3, ln_out, 1, 3, .attrs = a_gn, .check = check_group_norm,
+                  .infer = infer_group_norm, .supported = supported_layer_norm);
+const pt_op_schema pt_schema_rms_norm =
+        PT_SCHEMA(rms_in, 1, 2, rms_out, 1, 1, .attrs = a_rms, .check = check_rms_norm,
+                  .infer = infer_rms_norm, .supported = supported_rms_norm);

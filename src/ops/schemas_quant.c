@@ -284,20 +284,13 @@ static const pt_attr_spec a_dynamic[] = {
         PT_OPT_S64S(dnnl_graph_op_attr_group_shape), PT_OPT_S64S(dnnl_graph_op_attr_groups),
         PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schemas_quant[] = {
-    {.kind = dnnl_graph_op_quantize, .name = "Quantize", .inputs = q_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = q_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_static, .check = check_static, .infer = infer_static},
-    {.kind = dnnl_graph_op_dequantize, .name = "Dequantize", .inputs = dq_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = dq_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_static, .check = check_static, .infer = infer_static},
-    {.kind = dnnl_graph_op_dynamic_quantize, .name = "DynamicQuantize", .inputs = dynq_in,
-     .n_in_specs = 3, .min_in = 2, .max_in = 3, .outputs = dynq_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_dynamic, .check = check_dynamic,
-     .infer = infer_dynamic, .supported = supported_dyn_quant},
-    {.kind = dnnl_graph_op_dynamic_dequantize, .name = "DynamicDequantize", .inputs = dyndq_in,
-     .n_in_specs = 3, .min_in = 2, .max_in = 3, .outputs = dyndq_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_dynamic, .check = check_dynamic,
-     .infer = infer_dynamic, .supported = supported_dyn_dequant},
-};
-const int pt_schemas_quant_count = PT_COUNT(pt_schemas_quant);
+const pt_op_schema pt_schema_quantize = PT_SCHEMA(q_in, 1, 1, q_out, 1, 1, .attrs = a_static,
+                                                  .check = check_static, .infer = infer_static);
+const pt_op_schema pt_schema_dequantize = PT_SCHEMA(dq_in, 1, 1, dq_out, 1, 1, .attrs = a_static,
+                                                    .check = check_static, .infer = infer_static);
+const pt_op_schema pt_schema_dynamic_quantize =
+        PT_SCHEMA(dynq_in, 2, 3, dynq_out, 1, 1, .attrs = a_dynamic, .check = check_dynamic,
+                  .infer = infer_dynamic, .supported = supported_dyn_quant);
+const pt_op_schema pt_schema_dynamic_dequantize =
+        PT_SCHEMA(dyndq_in, 2, 3, dyndq_out, 1, 1, .attrs = a_dynamic, .check = check_dynamic,
+                  .infer = infer_dynamic, .supported = supported_dyn_dequant);

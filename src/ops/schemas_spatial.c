@@ -1096,46 +1096,44 @@ static const pt_attr_spec attrs_bn[] = {PT_REQ_F32(A_EPS), DATA_FORMAT, PT_ATTR_
 
 /* ---- the table --------------------------------------------------------- */
 
-#define ROW(k, nm, ins, mi, ma, outs, mo, mxo, at, ck, inf, sup)                                   \
-    {                                                                                              \
-        .kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = PT_COUNT(ins), .min_in = (mi),   \
-        .max_in = (ma), .outputs = (outs), .n_out_specs = PT_COUNT(outs), .min_out = (mo),         \
-        .max_out = (mxo), .attrs = (at), .check = (ck), .infer = (inf), .supported = (sup)         \
-    }
+#define ROW(ins, mi, ma, outs, mo, mxo, at, ck, inf, sup)                               \
+    PT_SCHEMA(ins, mi, ma, outs, mo, mxo, .attrs = (at), .check = (ck), .infer = (inf), \
+              .supported = (sup))
 
-const pt_op_schema pt_schemas_spatial[] = {
-    ROW(dnnl_graph_op_avg_pool, "AvgPool", in_src, 1, 1, out_dst, 1, 1, attrs_avg_pool, check_pool,
-        infer_avg_pool, supported_1),
-    ROW(dnnl_graph_op_avg_pool_backward, "AvgPoolBackward", in_avg_pool_bwd, 1, 2, out_diff_src, 1,
-        1, attrs_avg_pool_bwd, check_pool, infer_avg_pool_bwd, supported_1),
-    ROW(dnnl_graph_op_max_pool, "MaxPool", in_src, 1, 1, out_dst, 1, 1, attrs_max_pool,
-        check_max_pool, infer_max_pool, supported_1),
-    ROW(dnnl_graph_op_max_pool_backward, "MaxPoolBackward", in_max_pool_bwd, 2, 2, out_diff_src, 1,
-        1, attrs_max_pool_bwd, check_max_pool, infer_max_pool_bwd, supported_2),
-    ROW(dnnl_graph_op_convolution, "Convolution", in_conv, 2, 3, out_dst, 1, 1, attrs_conv,
-        check_conv, infer_conv, supported_3),
-    ROW(dnnl_graph_op_convolution_backward_data, "ConvolutionBackwardData", in_conv_bwd_data, 2, 3,
-        out_diff_src, 1, 1, attrs_conv_bwd_data, check_conv, infer_conv_bwd_data, supported_2),
-    ROW(dnnl_graph_op_convolution_backward_weights, "ConvolutionBackwardWeights", in_bwd_weights, 2,
-        3, out_diff_weights, 1, 1, attrs_conv_bwd_weights, check_conv, infer_conv_bwd_weights,
-        supported_2),
-    ROW(dnnl_graph_op_conv_transpose, "ConvTranspose", in_conv, 2, 3, out_dst, 1, 1, attrs_deconv,
-        check_deconv, infer_deconv, supported_3),
-    ROW(dnnl_graph_op_conv_transpose_backward_data, "ConvTransposeBackwardData", in_deconv_bwd_data,
-        2, 2, out_diff_src, 1, 1, attrs_deconv_bwd_data, check_deconv, infer_deconv_bwd_data,
-        supported_2),
-    ROW(dnnl_graph_op_conv_transpose_backward_weights, "ConvTransposeBackwardWeights",
-        in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_deconv_bwd_weights, check_deconv,
-        infer_deconv_bwd_weights, supported_2),
-    ROW(dnnl_graph_op_interpolate, "Interpolate", in_interp, 1, 2, out_dst, 1, 1, attrs_interp,
-        check_interp, infer_interp, supported_1),
-    ROW(dnnl_graph_op_interpolate_backward, "InterpolateBackward", in_interp_bwd, 2, 3,
-        out_diff_src, 1, 1, attrs_interp, check_interp, infer_interp_bwd, supported_2),
-    ROW(dnnl_graph_op_batch_norm_forward_training, "BatchNormForwardTraining", in_bn_fwd, 3, 5,
-        out_bn_fwd, 5, 5, attrs_bn_fwd, check_bn_fwd, infer_bn_fwd, supported_bn1),
-    ROW(dnnl_graph_op_batch_norm_inference, "BatchNormInference", in_bn_inf, 5, 5, out_bn_inf, 1, 1,
-        attrs_bn, check_bn_inf, infer_bn_inf, supported_bn1),
-    ROW(dnnl_graph_op_batch_norm_backward, "BatchNormTrainingBackward", in_bn_bwd, 4, 5, out_bn_bwd,
-        1, 3, attrs_bn, check_bn_bwd, infer_bn_bwd, supported_bn2),
-};
-const int pt_schemas_spatial_count = PT_COUNT(pt_schemas_spatial);
+const pt_op_schema pt_schema_avg_pool =
+        ROW(in_src, 1, 1, out_dst, 1, 1, attrs_avg_pool, check_pool, infer_avg_pool, supported_1);
+const pt_op_schema pt_schema_avg_pool_bwd =
+        ROW(in_avg_pool_bwd, 1, 2, out_diff_src, 1, 1, attrs_avg_pool_bwd, check_pool,
+            infer_avg_pool_bwd, supported_1);
+const pt_op_schema pt_schema_max_pool = ROW(in_src, 1, 1, out_dst, 1, 1, attrs_max_pool,
+                                            check_max_pool, infer_max_pool, supported_1);
+const pt_op_schema pt_schema_max_pool_bwd =
+        ROW(in_max_pool_bwd, 2, 2, out_diff_src, 1, 1, attrs_max_pool_bwd, check_max_pool,
+            infer_max_pool_bwd, supported_2);
+const pt_op_schema pt_schema_conv =
+        ROW(in_conv, 2, 3, out_dst, 1, 1, attrs_conv, check_conv, infer_conv, supported_3);
+const pt_op_schema pt_schema_conv_bwd_data =
+        ROW(in_conv_bwd_data, 2, 3, out_diff_src, 1, 1, attrs_conv_bwd_data, check_conv,
+            infer_conv_bwd_data, supported_2);
+const pt_op_schema pt_schema_conv_bwd_weights =
+        ROW(in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_conv_bwd_weights, check_conv,
+            infer_conv_bwd_weights, supported_2);
+const pt_op_schema pt_schema_conv_transpose =
+        ROW(in_conv, 2, 3, out_dst, 1, 1, attrs_deconv, check_deconv, infer_deconv, supported_3);
+const pt_op_schema pt_schema_conv_transpose_bwd_data =
+        ROW(in_deconv_bwd_data, 2, 2, out_diff_src, 1, 1, attrs_deconv_bwd_data, check_deconv,
+            infer_deconv_bwd_data, supported_2);
+const pt_op_schema pt_schema_conv_transpose_bwd_weights =
+        ROW(in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_deconv_bwd_weights, check_deconv,
+            infer_deconv_bwd_weights, supported_2);
+const pt_op_schema pt_schema_interpolate =
+        ROW(in_interp, 1, 2, out_dst, 1, 1, attrs_interp, check_interp, infer_interp, supported_1);
+const pt_op_schema pt_schema_interpolate_bwd =
+        ROW(in_interp_bwd, 2, 3, out_diff_src, 1, 1, attrs_interp, check_interp, infer_interp_bwd,
+            supported_2);
+const pt_op_schema pt_schema_batch_norm_fwd_training = ROW(
+        in_bn_fwd, 3, 5, out_bn_fwd, 5, 5, attrs_bn_fwd, check_bn_fwd, infer_bn_fwd, supported_bn1);
+const pt_op_schema pt_schema_batch_norm_inference =
+        ROW(in_bn_inf, 5, 5, out_bn_inf, 1, 1, attrs_bn, check_bn_inf, infer_bn_inf, supported_bn1);
+const pt_op_schema pt_schema_batch_norm_bwd =
+        ROW(in_bn_bwd, 4, 5, out_bn_bwd, 1, 3, attrs_bn, check_bn_bwd, infer_bn_bwd, supported_bn2);
