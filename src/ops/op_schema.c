@@ -57,6 +57,15 @@ pt_status pt_merge_same_shape(int an, const int64_t *a, int bn, const int64_t *b
     return dnnl_success;
 }
 
+pt_status pt_infer_same_shape(const pt_op *op, const pt_lt *a, const pt_lt *b, pt_lt *out,
+                              const char *why) {
+    int n;
+    int64_t dims[DNNL_MAX_NDIMS];
+    if (pt_merge_same_shape(a->ndims, a->dims, b->ndims, b->dims, &n, dims) != dnnl_success)
+        return pt_op_fail(op, dnnl_invalid_shape, "%s", why);
+    return pt_set_output_shape(out, n, dims);
+}
+
 int pt_channel_axis(const char *data_format, int r) {
     if (data_format && strcmp(data_format, "NCX") == 0) return 1;
     return r - 1;

@@ -64,6 +64,11 @@ pt_status pt_infer_like(pt_lt *out, const pt_lt *src);
 pt_status pt_merge_same_shape(int an, const int64_t *a, int bn, const int64_t *b, int *n,
                               int64_t *dims);
 
+/* Output `out` takes the shape of `a` and `b`, which must be the same
+ * (pt_merge_same_shape); dnnl_invalid_shape with `why` otherwise. */
+pt_status pt_infer_same_shape(const pt_op *op, const pt_lt *a, const pt_lt *b, pt_lt *out,
+                              const char *why);
+
 /* Channel axis of a rank-`r` tensor for `data_format` ("NCX" -> 1, else r-1). */
 int pt_channel_axis(const char *data_format, int r);
 

@@ -15,17 +15,14 @@ static bool broadcast_none(const pt_op *op) {
 
 /* dst = broadcast(src_0, src_1) (numpy) or the common shape (none). */
 static pt_status infer_binary(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    if (broadcast_none(op))
+        return pt_infer_same_shape(op, &in[0], &in[1], &out[0],
+                                   "input shapes differ with auto_broadcast = none");
     int n;
     int64_t dims[DNNL_MAX_NDIMS];
-    if (broadcast_none(op)) {
-        if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-            dnnl_success)
-            return pt_op_fail(op, dnnl_invalid_shape,
-                              "input shapes differ with auto_broadcast = none");
-    } else if (pt_broadcast_shapes(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-               dnnl_success) {
+    if (pt_broadcast_shapes(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
+        dnnl_success)
         return pt_op_fail(op, dnnl_invalid_shape, "input shapes are not broadcastable");
-    }
     return pt_set_output_shape(&out[0], n, dims);
 }
 
@@ -142,11 +139,7 @@ static pt_status infer_prelu_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
         }
     }
     if (!ok) return pt_op_fail(op, dnnl_invalid_shape, "slope is not broadcastable to src");
-    int n;
-    int64_t dims[DNNL_MAX_NDIMS];
-    if (pt_merge_same_shape(src->ndims, src->dims, dd->ndims, dd->dims, &n, dims) != dnnl_success)
-        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from src shape");
-    PT_CHECK(pt_set_output_shape(&out[0], n, dims));
+    PT_CHECK(pt_infer_same_shape(op, src, dd, &out[0], "diff_dst shape differs from src shape"));
     return pt_infer_like(&out[1], slope);
 }
 

@@ -36,12 +36,8 @@ static const pt_attr_spec a_min_max_use_dst[] = {PT_REQ_F32(dnnl_graph_op_attr_m
                                                  PT_ATTR_LIST_END};
 
 static pt_status infer_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
-    int n;
-    int64_t dims[DNNL_MAX_NDIMS];
-    if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-        dnnl_success)
-        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from input 0 shape");
-    return pt_set_output_shape(&out[0], n, dims);
+    return pt_infer_same_shape(op, &in[0], &in[1], &out[0],
+                               "diff_dst shape differs from input 0 shape");
 }
 
 /* Rows by attribute set; op_table.def maps each kind to one of them. */

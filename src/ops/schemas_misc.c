@@ -8,13 +8,19 @@
 
 /* ---- MatMul ---- */
 
-static pt_status check_matmul(const pt_op *op) {
+/* Output 0 must have input 0's data type or be f32 (MatMul, SoftMaxBackward). */
+static bool out_type_ok(const pt_op *op) {
     dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    if (d != t && d != dnnl_f32)
-        return pt_op_fail(op, dnnl_invalid_graph_op,
-                          "output 0 (dst) data type must equal src type or be f32");
-    return dnnl_success;
+    return d == t || d == dnnl_f32;
 }
+
+static pt_status check_out_type(const pt_op *op, const char *out_name, const char *in_name) {
+    if (out_type_ok(op)) return dnnl_success;
+    return pt_op_fail(op, dnnl_invalid_graph_op,
+                      "output 0 (%s) data type must equal %s type or be f32", out_name, in_name);
+}
+
+static pt_status check_matmul(const pt_op *op) { return check_out_type(op, "dst", "src"); }
 
 static bool k_clash(int64_t a, int64_t b) { return pt_dim_known(a) && pt_dim_known(b) && a != b; }
 
@@ -76,11 +82,8 @@ static pt_status infer_matmul(const pt_op *op, const pt_lt *in, pt_lt *out) {
     return pt_set_output_shape(&out[0], rd, d);
 }
 
-static bool supported_matmul(const pt_op *op) {
-    /* src/weights/bias share T (add_op); dst must be T or f32. */
-    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    return d == t || d == dnnl_f32;
-}
+/* src/weights/bias share T (add_op); dst must be T or f32. */
+static bool supported_matmul(const pt_op *op) { return out_type_ok(op); }
 
 /* ---- softmax family ---- */
 
@@ -93,11 +96,7 @@ static pt_status check_softmax(const pt_op *op) {
 }
 
 static pt_status check_softmax_bwd(const pt_op *op) {
-    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    if (d != t && d != dnnl_f32)
-        return pt_op_fail(op, dnnl_invalid_graph_op,
-                          "output 0 (diff_src) data type must equal diff_dst type or be f32");
-    return dnnl_success;
+    return check_out_type(op, "diff_src", "diff_dst");
 }
 
 /* Output 0 copies input 0; optional stats (SoftMax output 1) = src with the
@@ -112,15 +111,8 @@ static pt_status infer_softmax(const pt_op *op, const pt_lt *in, pt_lt *out) {
     if (src->ndims >= 0 &&
         !pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_axis, dflt), src->ndims, &a))
         return pt_op_fail(op, dnnl_invalid_shape, "axis out of range for rank %d", src->ndims);
-    if (op->nin > 1) {
-        /* Backward: diff_dst and dst have one shape. */
-        int n;
-        int64_t dims[DNNL_MAX_NDIMS];
-        if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-            dnnl_success)
-            return pt_op_fail(op, dnnl_invalid_shape, "diff_dst and dst shapes differ");
-        return pt_set_output_shape(&out[0], n, dims);
-    }
+    if (op->nin > 1) /* Backward: diff_dst and dst have one shape. */
+        return pt_infer_same_shape(op, &in[0], &in[1], &out[0], "diff_dst and dst shapes differ");
     PT_CHECK(pt_infer_like(&out[0], src));
     if (op->nout > 1 && src->ndims >= 0) {
         int64_t st[DNNL_MAX_NDIMS];
