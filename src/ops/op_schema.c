@@ -78,9 +78,11 @@ static const pt_port_spec *port_spec(const pt_port_spec *specs, int n_specs, siz
     return &specs[(int)i < n_specs ? (int)i : n_specs - 1];
 }
 
+static bool count_ok(size_t n, int lo, int hi) { return (int)n >= lo && (hi < 0 || (int)n <= hi); }
+
 /* Checks `n` ports of one side against [lo, hi] (hi < 0: unbounded). */
 static pt_status check_count(const pt_op *op, const char *what, size_t n, int lo, int hi) {
-    if ((int)n >= lo && (hi < 0 || (int)n <= hi)) return dnnl_success;
+    if (count_ok(n, lo, hi)) return dnnl_success;
     if (hi < 0)
         return pt_op_fail(op, dnnl_invalid_graph_op, "%zu %s given, expected at least %d", n,
                           what, lo);
@@ -90,9 +92,20 @@ static pt_status check_count(const pt_op *op, const char *what, size_t n, int lo
                       hi);
 }
 
+/* The port counts one side allows: [required specs, all specs or max]. */
+static void port_range(const pt_port_spec *specs, int n_specs, int max, int *lo, int *hi) {
+    *lo = 0;
+    for (int i = 0; i < n_specs; ++i)
+        if (!specs[i].optional) *lo = i + 1;
+    *hi = max ? max : n_specs;
+}
+
 static pt_status check_arity(const pt_op *op, const pt_op_schema *s) {
-    PT_CHECK(check_count(op, "inputs", op->nin, s->min_in, s->max_in));
-    return check_count(op, "outputs", op->nout, s->min_out, s->max_out);
+    int lo, hi;
+    port_range(s->inputs, s->n_in_specs, s->max_in, &lo, &hi);
+    PT_CHECK(check_count(op, "inputs", op->nin, lo, hi));
+    port_range(s->outputs, s->n_out_specs, s->max_out, &lo, &hi);
+    return check_count(op, "outputs", op->nout, lo, hi);
 }
 
 static bool dt_in_mask(dnnl_data_type_t dt, uint32_t mask) {
@@ -315,8 +328,9 @@ bool pt_schema_supported(const pt_op *op) {
     const pt_op_schema *s = pt_schema_of((int)op->kind);
     if (!s) return false;
     /* Rows read the ports they expect; an op that never passed add_op is not supported. */
-    bool arity_ok = (int)op->nin >= s->min_in && (s->max_in < 0 || (int)op->nin <= s->max_in) &&
-                    (int)op->nout >= s->min_out && (s->max_out < 0 || (int)op->nout <= s->max_out);
-    if (!arity_ok) return false;
+    int lo_in, hi_in, lo_out, hi_out;
+    port_range(s->inputs, s->n_in_specs, s->max_in, &lo_in, &hi_in);
+    port_range(s->outputs, s->n_out_specs, s->max_out, &lo_out, &hi_out);
+    if (!count_ok(op->nin, lo_in, hi_in) || !count_ok(op->nout, lo_out, hi_out)) return false;
     return s->supported ? s->supported(op) : true;
 }

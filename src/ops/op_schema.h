@@ -38,12 +38,15 @@ typedef struct {
 } pt_attr_spec;
 
 typedef struct pt_op_schema {
-    const pt_port_spec *inputs; /* n_in_specs entries */
+    /* Port specs, required ports first, then the optional trailing ones: an
+     * op has from the required count to n_*_specs ports on each side... */
+    const pt_port_spec *inputs;
     int n_in_specs;
-    int min_in, max_in;         /* max_in < 0: unbounded (last spec repeats) */
     const pt_port_spec *outputs;
     int n_out_specs;
-    int min_out, max_out;
+    /* ...unless the row repeats its last spec: then up to max_in / max_out
+     * ports (-1: unbounded).  0 = no repetition. */
+    int max_in, max_out;
     const pt_attr_spec *attrs;  /* terminated by an entry with name == 0; may be NULL */
     /* Extra add_op checks beyond arity/dtypes/attrs; return dnnl_invalid_graph_op
      * (after pt_err) on failure.  May be NULL. */

@@ -40,12 +40,18 @@
 #define PT_COUNT(arr) ((int)(sizeof(arr) / sizeof((arr)[0])))
 
 /* A schema row whose port specs are arrays (their lengths are the spec
- * counts): arity bounds, then .attrs / .check / .infer / .supported as
- * designated initialisers. */
-#define PT_SCHEMA(ins, lo_in, hi_in, outs, lo_out, hi_out, ...)                                  \
-    {.inputs = (ins), .n_in_specs = PT_COUNT(ins), .min_in = (lo_in), .max_in = (hi_in),          \
-     .outputs = (outs), .n_out_specs = PT_COUNT(outs), .min_out = (lo_out), .max_out = (hi_out), \
-     __VA_ARGS__}
+ * counts), then designated initialisers (.attrs, .check, ...). */
+#define PT_SCHEMA(ins, outs, ...) \
+    {.inputs = (ins), .n_in_specs = PT_COUNT(ins), .outputs = (outs), \
+     .n_out_specs = PT_COUNT(outs), __VA_ARGS__}
+
+/* Defines the schema row pt_schema_<row> (the name op_table.def gives it)
+ * in one table line; NULL where a row has no attributes, check, shape
+ * inference (outputs copy input 0) or data-type restriction. */
+#define PT_ROW(row, ins, outs, attrs_, check_, infer_, supported_)                            \
+    const pt_op_schema pt_schema_##row = PT_SCHEMA(ins, outs, .attrs = (attrs_),             \
+                                                   .check = (check_), .infer = (infer_),     \
+                                                   .supported = (supported_))
 
 /* Reports `fmt` prefixed with "op <Kind>#<id>: " through pt_err; returns `st`. */
 pt_status pt_op_fail(const pt_op *op, pt_status st, const char *fmt, ...)

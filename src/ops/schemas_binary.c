@@ -178,22 +178,13 @@ static const pt_attr_spec a_prelu[] = {
         PT_OPT_STR(dnnl_graph_op_attr_data_format, "NXC", "NCX|NXC"),
         PT_OPT_BOOL(dnnl_graph_op_attr_per_channel_broadcast, 1), PT_ATTR_LIST_END};
 
-#define BINARY(ins, outs, sup)                                                    \
-    PT_SCHEMA(ins, 2, 2, outs, 1, 1, .attrs = a_broadcast, .infer = infer_binary, \
-              .supported = (sup))
-
-const pt_op_schema pt_schema_add_sub = BINARY(arith_in, arith_out, supported_add_sub);
-const pt_op_schema pt_schema_mul_div = BINARY(float_in, float_out, supported_mul_div);
-/* Maximum, Minimum, SquaredDifference */
-const pt_op_schema pt_schema_binary_same = BINARY(same_in, same_out, NULL);
-const pt_op_schema pt_schema_greater_equal = BINARY(ge_in, ge_out, NULL);
-const pt_op_schema pt_schema_select =
-        PT_SCHEMA(select_in, 3, 3, same_out, 1, 1, .attrs = a_broadcast, .infer = infer_select);
-const pt_op_schema pt_schema_bias_add = PT_SCHEMA(bias_add_in, 2, 2, same_out, 1, 1,
-                                                  .attrs = a_data_format, .infer = infer_bias_add);
-const pt_op_schema pt_schema_bias_add_bwd = PT_SCHEMA(
-        bias_bwd_in, 1, 1, bias_bwd_out, 1, 1, .attrs = a_data_format, .infer = infer_bias_add_bwd);
-const pt_op_schema pt_schema_prelu =
-        PT_SCHEMA(prelu_in, 2, 2, same_out, 1, 1, .attrs = a_prelu, .infer = infer_prelu);
-const pt_op_schema pt_schema_prelu_bwd = PT_SCHEMA(
-        prelu_bwd_in, 3, 3, prelu_bwd_out, 2, 2, .attrs = a_data_format, .infer = infer_prelu_bwd);
+/*     row            inputs        outputs        attributes     check infer               supported */
+PT_ROW(add_sub,       arith_in,     arith_out,     a_broadcast,   NULL, infer_binary,       supported_add_sub);
+PT_ROW(mul_div,       float_in,     float_out,     a_broadcast,   NULL, infer_binary,       supported_mul_div);
+PT_ROW(binary_same,   same_in,      same_out,      a_broadcast,   NULL, infer_binary,       NULL);
+PT_ROW(greater_equal, ge_in,        ge_out,        a_broadcast,   NULL, infer_binary,       NULL);
+PT_ROW(select,        select_in,    same_out,      a_broadcast,   NULL, infer_select,       NULL);
+PT_ROW(bias_add,      bias_add_in,  same_out,      a_data_format, NULL, infer_bias_add,     NULL);
+PT_ROW(bias_add_bwd,  bias_bwd_in,  bias_bwd_out,  a_data_format, NULL, infer_bias_add_bwd, NULL);
+PT_ROW(prelu,         prelu_in,     same_out,      a_prelu,       NULL, infer_prelu,        NULL);
+PT_ROW(prelu_bwd,     prelu_bwd_in, prelu_bwd_out, a_data_format, NULL, infer_prelu_bwd,    NULL);

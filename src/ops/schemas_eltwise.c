@@ -41,21 +41,21 @@ static pt_status infer_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
 }
 
 /* Rows by attribute set; op_table.def maps each kind to one of them. */
-#define FWD(a) PT_SCHEMA(fwd_in, 1, 1, fwd_out, 1, 1, .attrs = (a))
-#define BWD(a) PT_SCHEMA(bwd_in, 2, 2, bwd_out, 1, 1, .attrs = (a), .infer = infer_bwd)
+#define FWD(row, a) PT_ROW(row, fwd_in, fwd_out, a, NULL, NULL, NULL)
+#define BWD(row, a) PT_ROW(row, bwd_in, bwd_out, a, NULL, infer_bwd, NULL)
 
-const pt_op_schema pt_schema_unary = FWD(NULL);
-const pt_op_schema pt_schema_unary_alpha = FWD(a_alpha);
-const pt_op_schema pt_schema_clamp = FWD(a_min_max);
-const pt_op_schema pt_schema_gelu = FWD(a_gelu);
-const pt_op_schema pt_schema_hard_sigmoid = FWD(a_alpha_beta);
-const pt_op_schema pt_schema_pow = FWD(a_beta);
-const pt_op_schema pt_schema_softplus = FWD(a_softplus);
+FWD(unary, NULL);
+FWD(unary_alpha, a_alpha);
+FWD(clamp, a_min_max);
+FWD(gelu, a_gelu);
+FWD(hard_sigmoid, a_alpha_beta);
+FWD(pow, a_beta);
+FWD(softplus, a_softplus);
 
-const pt_op_schema pt_schema_unary_bwd = BWD(NULL);
-const pt_op_schema pt_schema_unary_bwd_use_dst = BWD(a_use_dst);
-const pt_op_schema pt_schema_clamp_bwd = BWD(a_min_max_use_dst);
-const pt_op_schema pt_schema_elu_bwd = BWD(a_alpha_use_dst);
-const pt_op_schema pt_schema_gelu_bwd = BWD(a_gelu);
-const pt_op_schema pt_schema_hard_sigmoid_bwd = BWD(a_alpha_beta);
-const pt_op_schema pt_schema_softplus_bwd = BWD(a_softplus);
+BWD(unary_bwd, NULL);
+BWD(unary_bwd_use_dst, a_use_dst);
+BWD(clamp_bwd, a_min_max_use_dst);
+BWD(elu_bwd, a_alpha_use_dst);
+BWD(gelu_bwd, a_gelu);
+BWD(hard_sigmoid_bwd, a_alpha_beta);
+BWD(softplus_bwd, a_softplus);

@@ -379,34 +379,23 @@ static const pt_attr_spec a_reshape[] = {PT_REQ_S64S(dnnl_graph_op_attr_shape),
 static const pt_attr_spec a_transpose[] = {PT_REQ_S64S(dnnl_graph_op_attr_order),
                                            PT_ATTR_LIST_END};
 
-#define SIMPLE(ins, outs, attrs_, infer_) \
-    PT_SCHEMA(ins, 1, 1, outs, 1, 1, .attrs = (attrs_), .infer = (infer_))
-
-const pt_op_schema pt_schema_matmul =
-        PT_SCHEMA(mm_in, 2, 3, any_float_out, 1, 1, .attrs = a_matmul, .check = check_matmul,
-                  .infer = infer_matmul, .supported = supported_matmul);
-const pt_op_schema pt_schema_softmax =
-        PT_SCHEMA(sm_in, 1, 1, sm_out, 1, 2, .attrs = a_softmax, .check = check_softmax,
-                  .infer = infer_softmax, .supported = supported_softmax);
-const pt_op_schema pt_schema_softmax_bwd =
-        PT_SCHEMA(smb_in, 2, 2, smb_out, 1, 1, .attrs = a_axis_1, .check = check_softmax_bwd,
-                  .infer = infer_softmax);
-const pt_op_schema pt_schema_log_softmax = SIMPLE(t_in, t_out, a_axis_m1, infer_softmax);
-const pt_op_schema pt_schema_log_softmax_bwd =
-        PT_SCHEMA(lsb_in, 2, 2, lsb_out, 1, 1, .attrs = a_axis_m1, .infer = infer_softmax);
-/* All seven Reduce* kinds. */
-const pt_op_schema pt_schema_reduce = PT_SCHEMA(red_in, 1, 2, t_out, 1, 1, .attrs = a_reduce,
-                                                .check = check_reduce, .infer = infer_reduce);
+/*     row               inputs     outputs        attrs        check              infer            supported */
+PT_ROW(matmul,           mm_in,     any_float_out, a_matmul,    check_matmul,      infer_matmul,    supported_matmul);
+PT_ROW(softmax,          sm_in,     sm_out,        a_softmax,   check_softmax,     infer_softmax,   supported_softmax);
+PT_ROW(softmax_bwd,      smb_in,    smb_out,       a_axis_1,    check_softmax_bwd, infer_softmax,   NULL);
+PT_ROW(log_softmax,      t_in,      t_out,         a_axis_m1,   NULL,              infer_softmax,   NULL);
+PT_ROW(log_softmax_bwd,  lsb_in,    lsb_out,       a_axis_m1,   NULL,              infer_softmax,   NULL);
+PT_ROW(reduce,           red_in,    t_out,         a_reduce,    check_reduce,      infer_reduce,    NULL);
+PT_ROW(static_reshape,   t_in,      t_out,         a_reshape,   NULL,              infer_reshape,   NULL);
+PT_ROW(static_transpose, t_in,      t_out,         a_transpose, NULL,              infer_transpose, NULL);
+PT_ROW(reorder,          t_in,      t_out,         NULL,        NULL,              NULL,            NULL);
+PT_ROW(type_cast,        sm_in,     any_float_out, NULL,        check_type_cast,   NULL,            NULL);
+PT_ROW(gen_index,        sm_in,     gi_out,        a_axis_req,  NULL,              infer_gen_index, NULL);
+PT_ROW(dropout,          drop_in,   drop_out,      NULL,        NULL,              NULL,            NULL);
+/* Concat repeats its one input spec; Wildcard takes and gives any number of
+ * values; End takes one value and produces nothing. */
 const pt_op_schema pt_schema_concat =
-        PT_SCHEMA(concat_in, 1, 64, t_out, 1, 1, .attrs = a_axis_req, .infer = infer_concat);
-const pt_op_schema pt_schema_static_reshape = SIMPLE(t_in, t_out, a_reshape, infer_reshape);
-const pt_op_schema pt_schema_static_transpose = SIMPLE(t_in, t_out, a_transpose, infer_transpose);
-const pt_op_schema pt_schema_reorder = SIMPLE(t_in, t_out, NULL, NULL);
-const pt_op_schema pt_schema_type_cast =
-        PT_SCHEMA(sm_in, 1, 1, any_float_out, 1, 1, .check = check_type_cast);
-const pt_op_schema pt_schema_gen_index = SIMPLE(sm_in, gi_out, a_axis_req, infer_gen_index);
-const pt_op_schema pt_schema_dropout = PT_SCHEMA(drop_in, 4, 4, drop_out, 1, 2, .attrs = NULL);
-/* End takes one value and produces nothing (no output specs). */
-const pt_op_schema pt_schema_end = {.inputs = any_in, .n_in_specs = 1, .min_in = 1, .max_in = 1};
-const pt_op_schema pt_schema_wildcard = PT_SCHEMA(
-        any_opt_in, 0, -1, any_out, 0, -1, .infer = infer_wildcard, .supported = never_supported);
+        PT_SCHEMA(concat_in, t_out, .max_in = 64, .attrs = a_axis_req, .infer = infer_concat);
+const pt_op_schema pt_schema_wildcard = PT_SCHEMA(any_opt_in, any_out, .max_in = -1, .max_out = -1,
+                                                  .infer = infer_wildcard, .supported = never_supported);
+const pt_op_schema pt_schema_end = {.inputs = any_in, .n_in_specs = 1};

@@ -243,15 +243,9 @@ static const pt_attr_spec a_rms[] = {PT_OPT_S64(dnnl_graph_op_attr_begin_norm_ax
                                      PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
                                      PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schema_layer_norm =
-        PT_SCHEMA(ln_in, 1, 3, ln_out, 1, 3, .attrs = a_ln, .check = check_layer_norm,
-                  .infer = infer_layer_norm, .supported = supported_layer_norm);
-const pt_op_schema pt_schema_layer_norm_bwd =
-        PT_SCHEMA(lnb_in, 4, 6, lnb_out, 1, 3, .attrs = a_lnb, .check = check_layer_norm_bwd,
-                  .infer = infer_layer_norm_bwd, .supported = supported_layer_norm_bwd);
-const pt_op_schema pt_schema_group_norm =
-        PT_SCHEMA(ln_in, 1, 3, ln_out, 1, 3, .attrs = a_gn, .check = check_layer_norm,
-                  .infer = infer_group_norm, .supported = supported_layer_norm);
-const pt_op_schema pt_schema_rms_norm =
-        PT_SCHEMA(rms_in, 1, 2, rms_out, 1, 1, .attrs = a_rms, .check = check_rms_norm,
-                  .infer = infer_rms_norm, .supported = supported_rms_norm);
+/*     row             inputs  outputs  attrs  check                 infer                 supported */
+PT_ROW(layer_norm,     ln_in,  ln_out,  a_ln,  check_layer_norm,     infer_layer_norm,     supported_layer_norm);
+PT_ROW(layer_norm_bwd, lnb_in, lnb_out, a_lnb, check_layer_norm_bwd, infer_layer_norm_bwd,
+       supported_layer_norm_bwd);
+PT_ROW(group_norm,     ln_in,  ln_out,  a_gn,  check_layer_norm,     infer_group_norm,     supported_layer_norm);
+PT_ROW(rms_norm,       rms_in, rms_out, a_rms, check_rms_norm,       infer_rms_norm,       supported_rms_norm);

@@ -284,13 +284,8 @@ static const pt_attr_spec a_dynamic[] = {
         PT_OPT_S64S(dnnl_graph_op_attr_group_shape), PT_OPT_S64S(dnnl_graph_op_attr_groups),
         PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schema_quantize = PT_SCHEMA(q_in, 1, 1, q_out, 1, 1, .attrs = a_static,
-                                                  .check = check_static, .infer = infer_static);
-const pt_op_schema pt_schema_dequantize = PT_SCHEMA(dq_in, 1, 1, dq_out, 1, 1, .attrs = a_static,
-                                                    .check = check_static, .infer = infer_static);
-const pt_op_schema pt_schema_dynamic_quantize =
-        PT_SCHEMA(dynq_in, 2, 3, dynq_out, 1, 1, .attrs = a_dynamic, .check = check_dynamic,
-                  .infer = infer_dynamic, .supported = supported_dyn_quant);
-const pt_op_schema pt_schema_dynamic_dequantize =
-        PT_SCHEMA(dyndq_in, 2, 3, dyndq_out, 1, 1, .attrs = a_dynamic, .check = check_dynamic,
-                  .infer = infer_dynamic, .supported = supported_dyn_dequant);
+/*     row                 inputs    outputs    attrs      check          infer          supported */
+PT_ROW(quantize,           q_in,     q_out,     a_static,  check_static,  infer_static,  NULL);
+PT_ROW(dequantize,         dq_in,    dq_out,    a_static,  check_static,  infer_static,  NULL);
+PT_ROW(dynamic_quantize,   dynq_in,  dynq_out,  a_dynamic, check_dynamic, infer_dynamic, supported_dyn_quant);
+PT_ROW(dynamic_dequantize, dyndq_in, dyndq_out, a_dynamic, check_dynamic, infer_dynamic, supported_dyn_dequant);

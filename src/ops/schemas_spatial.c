@@ -1073,44 +1073,26 @@ static const pt_attr_spec attrs_bn[] = {PT_REQ_F32(A_EPS), DATA_FORMAT, PT_ATTR_
 
 /* ---- the table --------------------------------------------------------- */
 
-#define ROW(ins, mi, ma, outs, mo, mxo, at, ck, inf, sup)                               \
-    PT_SCHEMA(ins, mi, ma, outs, mo, mxo, .attrs = (at), .check = (ck), .infer = (inf), \
-              .supported = (sup))
-
-const pt_op_schema pt_schema_avg_pool =
-        ROW(in_src, 1, 1, out_dst, 1, 1, attrs_avg_pool, check_pool, infer_avg_pool, supported_1);
-const pt_op_schema pt_schema_avg_pool_bwd =
-        ROW(in_avg_pool_bwd, 1, 2, out_diff_src, 1, 1, attrs_avg_pool_bwd, check_pool,
-            infer_avg_pool_bwd, supported_1);
-const pt_op_schema pt_schema_max_pool = ROW(in_src, 1, 1, out_dst, 1, 1, attrs_max_pool,
-                                            check_max_pool, infer_max_pool, supported_1);
-const pt_op_schema pt_schema_max_pool_bwd =
-        ROW(in_max_pool_bwd, 2, 2, out_diff_src, 1, 1, attrs_max_pool_bwd, check_max_pool,
-            infer_max_pool_bwd, supported_2);
-const pt_op_schema pt_schema_conv =
-        ROW(in_conv, 2, 3, out_dst, 1, 1, attrs_conv, check_conv, infer_conv, supported_3);
-const pt_op_schema pt_schema_conv_bwd_data =
-        ROW(in_conv_bwd_data, 2, 3, out_diff_src, 1, 1, attrs_conv_bwd_data, check_conv,
-            infer_conv_bwd_data, supported_2);
-const pt_op_schema pt_schema_conv_bwd_weights =
-        ROW(in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_conv_bwd_weights, check_conv,
-            infer_conv_bwd_weights, supported_2);
-const pt_op_schema pt_schema_conv_transpose =
-        ROW(in_conv, 2, 3, out_dst, 1, 1, attrs_deconv, check_deconv, infer_deconv, supported_3);
-const pt_op_schema pt_schema_conv_transpose_bwd_data =
-        ROW(in_deconv_bwd_data, 2, 2, out_diff_src, 1, 1, attrs_deconv_bwd_data, check_deconv,
-            infer_deconv_bwd_data, supported_2);
-const pt_op_schema pt_schema_conv_transpose_bwd_weights =
-        ROW(in_bwd_weights, 2, 3, out_diff_weights, 1, 1, attrs_deconv_bwd_weights, check_deconv,
-            infer_deconv_bwd_weights, supported_2);
-const pt_op_schema pt_schema_interpolate =
-        ROW(in_interp, 1, 2, out_dst, 1, 1, attrs_interp, check_interp, infer_interp, supported_1);
-const pt_op_schema pt_schema_interpolate_bwd =
-        ROW(in_interp_bwd, 2, 3, out_diff_src, 1, 1, attrs_interp, check_interp, infer_interp_bwd,
-            supported_2);
-const pt_op_schema pt_schema_batch_norm_fwd_training = ROW(
-        in_bn_fwd, 3, 5, out_bn_fwd, 5, 5, attrs_bn_fwd, check_bn_fwd, infer_bn_fwd, supported_bn1);
-const pt_op_schema pt_schema_batch_norm_inference =
-        ROW(in_bn_inf, 5, 5, out_bn_inf, 1, 1, attrs_bn, check_bn_inf, infer_bn_inf, supported_bn1);
-const pt_op_schema pt_schema_batch_norm_bwd =
-        ROW(in_bn_bwd, 4, 5, out_bn_bwd, 1, 3, attrs_bn, check_bn_bwd, infer_bn_bwd, supported_bn2);
+/* Rows: row name, inputs, outputs, attributes, check, shape inference,
+ * supported data types. */
+PT_ROW(avg_pool, in_src, out_dst, attrs_avg_pool, check_pool, infer_avg_pool, supported_1);
+PT_ROW(avg_pool_bwd, in_avg_pool_bwd, out_diff_src, attrs_avg_pool_bwd, check_pool, infer_avg_pool_bwd,
+       supported_1);
+PT_ROW(max_pool, in_src, out_dst, attrs_max_pool, check_max_pool, infer_max_pool, supported_1);
+PT_ROW(max_pool_bwd, in_max_pool_bwd, out_diff_src, attrs_max_pool_bwd, check_max_pool, infer_max_pool_bwd,
+       supported_2);
+PT_ROW(conv, in_conv, out_dst, attrs_conv, check_conv, infer_conv, supported_3);
+PT_ROW(conv_bwd_data, in_conv_bwd_data, out_diff_src, attrs_conv_bwd_data, check_conv, infer_conv_bwd_data,
+       supported_2);
+PT_ROW(conv_bwd_weights, in_bwd_weights, out_diff_weights, attrs_conv_bwd_weights, check_conv,
+       infer_conv_bwd_weights, supported_2);
+PT_ROW(conv_transpose, in_conv, out_dst, attrs_deconv, check_deconv, infer_deconv, supported_3);
+PT_ROW(conv_transpose_bwd_data, in_deconv_bwd_data, out_diff_src, attrs_deconv_bwd_data, check_deconv,
+       infer_deconv_bwd_data, supported_2);
+PT_ROW(conv_transpose_bwd_weights, in_bwd_weights, out_diff_weights, attrs_deconv_bwd_weights, check_deconv,
+       infer_deconv_bwd_weights, supported_2);
+PT_ROW(interpolate, in_interp, out_dst, attrs_interp, check_interp, infer_interp, supported_1);
+PT_ROW(interpolate_bwd, in_interp_bwd, out_diff_src, attrs_interp, check_interp, infer_interp_bwd, supported_2);
+PT_ROW(batch_norm_fwd_training, in_bn_fwd, out_bn_fwd, attrs_bn_fwd, check_bn_fwd, infer_bn_fwd, supported_bn1);
+PT_ROW(batch_norm_inference, in_bn_inf, out_bn_inf, attrs_bn, check_bn_inf, infer_bn_inf, supported_bn1);
+PT_ROW(batch_norm_bwd, in_bn_bwd, out_bn_bwd, attrs_bn, check_bn_bwd, infer_bn_bwd, supported_bn2);
