@@ -45,7 +45,7 @@ int pt_op_kind_from_name(const char *name) {
     if (!name) return -1;
     for (int k = 0; k < dnnl_graph_op_last_symbol; ++k)
         if (strcmp(kind_names[k], name) == 0) return k;
-    /* Legacy serialised spelling of BiasAddBackward (docs/graph-json.md). */
+    /* Legacy serialised spelling of BiasAddBackward (docs/ops.md, op names). */
     if (strcmp(name, "BiasAddBackprop") == 0) return dnnl_graph_op_bias_add_backward;
     return -1;
 }

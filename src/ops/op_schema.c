@@ -92,19 +92,21 @@ static pt_status check_count(const pt_op *op, const char *what, size_t n, int lo
                       hi);
 }
 
-/* The port counts one side allows: [required specs, all specs or max]. */
-static void port_range(const pt_port_spec *specs, int n_specs, int max, int *lo, int *hi) {
+/* From the required specs to all specs, or to the row's max. */
+void pt_schema_arity(const pt_op_schema *s, bool outputs, int *lo, int *hi) {
+    const pt_port_spec *specs = outputs ? s->outputs : s->inputs;
+    int n = outputs ? s->n_out_specs : s->n_in_specs, max = outputs ? s->max_out : s->max_in;
     *lo = 0;
-    for (int i = 0; i < n_specs; ++i)
+    for (int i = 0; i < n; ++i)
         if (!specs[i].optional) *lo = i + 1;
-    *hi = max ? max : n_specs;
+    *hi = max ? max : n;
 }
 
 static pt_status check_arity(const pt_op *op, const pt_op_schema *s) {
     int lo, hi;
-    port_range(s->inputs, s->n_in_specs, s->max_in, &lo, &hi);
+    pt_schema_arity(s, false, &lo, &hi);
     PT_CHECK(check_count(op, "inputs", op->nin, lo, hi));
-    port_range(s->outputs, s->n_out_specs, s->max_out, &lo, &hi);
+    pt_schema_arity(s, true, &lo, &hi);
     return check_count(op, "outputs", op->nout, lo, hi);
 }
 
@@ -329,8 +331,8 @@ bool pt_schema_supported(const pt_op *op) {
     if (!s) return false;
     /* Rows read the ports they expect; an op that never passed add_op is not supported. */
     int lo_in, hi_in, lo_out, hi_out;
-    port_range(s->inputs, s->n_in_specs, s->max_in, &lo_in, &hi_in);
-    port_range(s->outputs, s->n_out_specs, s->max_out, &lo_out, &hi_out);
+    pt_schema_arity(s, false, &lo_in, &hi_in);
+    pt_schema_arity(s, true, &lo_out, &hi_out);
     if (!count_ok(op->nin, lo_in, hi_in) || !count_ok(op->nout, lo_out, hi_out)) return false;
     return s->supported ? s->supported(op) : true;
 }

@@ -66,6 +66,9 @@ typedef struct pt_op_schema {
 /* Registry lookups (names and families: op_kinds.h). */
 const pt_op_schema *pt_schema_of(int kind); /* NULL for unknown kinds */
 int pt_schema_count(void);                  /* kinds with a schema row: all of them */
+/* The port counts one side (inputs, or outputs with `outputs`) of a row
+ * allows: *lo to *hi, *hi < 0 for unbounded. */
+void pt_schema_arity(const pt_op_schema *s, bool outputs, int *lo, int *hi);
 
 /* add_op validation: arity, port data types and type variables, attribute
  * names/kinds/allowed values, required attributes, op-specific checks; fills

@@ -1,6 +1,6 @@
-/* Schema rows of the binary element-wise ops (opset §1.9 binary template),
- * GreaterEqual, Select (seed 000 two-step broadcast), BiasAdd(+Backward) and
- * PReLU(+Backward). */
+/* Schema rows of the binary element-wise ops (the binary template of
+ * docs/ops.md, GreaterEqual included), Select (two-step broadcast),
+ * BiasAdd(+Backward) and PReLU(+Backward). */
 #include <string.h>
 
 #include "ops/schema_tables.h"
@@ -88,7 +88,7 @@ static pt_status infer_bias_add_bwd(const pt_op *op, const pt_lt *in, pt_lt *out
     return pt_set_output_shape(&out[0], 1, &C);
 }
 
-/* PReLU slope rules (opset PReLU): 1-D per-channel, 1-D over the last dim
+/* PReLU slope rules (docs/ops.md): 1-D per-channel, 1-D over the last dim
  * (or length 1), or a unidirectional broadcast for rank >= 2. */
 static bool prelu_slope_ok(const pt_lt *src, const pt_lt *slope, const char *fmt,
                            bool per_channel) {

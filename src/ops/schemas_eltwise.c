@@ -1,4 +1,4 @@
-/* Schema rows of the unary element-wise templates (opset §1.9): forward ops
+/* Schema rows of the unary element-wise templates (docs/ops.md): forward ops
  * take `src` and produce `dst`; backward ops take (src or dst, diff_dst) and
  * produce `diff_src`.  All tensors share one type T in {f32, bf16, f16} and
  * the output has the shape of input 0 (forward: the registry's default

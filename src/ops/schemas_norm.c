@@ -8,7 +8,7 @@
 
 #define PT_DT_AUX (PT_DT(dnnl_f32) | PT_DT(dnnl_bf16))
 
-/* Shared rule: a bf16 parameter/statistic needs a bf16 src (opset LayerNorm,
+/* Shared rule: a bf16 parameter/statistic needs a bf16 src (LayerNorm,
  * GroupNorm, RMSNorm).  Ports `first` .. n-1 of `lts` carry T2. */
 static pt_status check_aux_bf16(const pt_op *op, const pt_lt *lts, size_t n, size_t first) {
     for (size_t i = first; i < n; ++i) {

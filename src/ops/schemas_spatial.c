@@ -1,6 +1,6 @@
 /* Schema rows of the spatial ops: pooling, convolution and transposed
  * convolution (forward and backward), interpolation and batch normalization
- * (opset §1.8 and the op sections of §2; supported combinations per §3). */
+ * (spatial geometry, the ops and their supported data types: docs/ops.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +57,7 @@ static bool merge(int64_t *acc, int64_t v) {
 
 /* Writes an inferred shape (UNK = not inferable).  Dims that cannot be
  * inferred keep the declared value: a dynamic input dim never rejects a
- * declared output (only known inferred dims are verified, §1.6). */
+ * declared output (only known inferred dims are verified). */
 static pt_status emit(pt_lt *out, int r, const int64_t *d) {
     int64_t tmp[MAXD];
     for (int i = 0; i < r; ++i) {
@@ -112,7 +112,7 @@ static int ch_axis(bool ncx, int r) { return ncx ? 1 : r - 1; }
 static int sp_axis(bool ncx, int j) { return ncx ? 2 + j : 1 + j; }
 
 /* Positions of the O and I extents and of the first kernel extent in a
- * weights tensor of rank r (§1.8.2): "OIX"/"IOX" lead with the channels,
+ * weights tensor of rank r: "OIX"/"IOX" lead with the channels,
  * "XIO"/"XOI" end with them. */
 typedef struct {
     int o, i, k0;
@@ -147,7 +147,7 @@ enum {
 };
 
 /* Reads a per-spatial-dim list; with `empty_ok` an absent/empty list means
- * every entry is `dflt`.  Wrong length -> invalid_shape (§1.8.3); values
+ * every entry is `dflt`.  Wrong length -> invalid_shape; values
  * below `min` -> invalid_shape (add_op rejects them first). */
 static pt_status read_list(const pt_op *op, int attr, int k, bool empty_ok, int64_t dflt,
                            int64_t min, int64_t *dst) {
@@ -644,7 +644,7 @@ static pt_status infer_deconv_bwd_weights(const pt_op *op, const pt_lt *in, pt_l
 
 /* Forward Interpolate output of `src` (rank r): N and C copied, spatial
  * extents from `sizes`, else trunc((float)I · scale).  Wrong list lengths are
- * dnnl_invalid_arguments (opset Interpolate). */
+ * dnnl_invalid_arguments (docs/ops.md, Interpolate). */
 static pt_status interp_extents(const pt_op *op, int r, bool ncx, const pt_lt *src, int64_t *d) {
     int k = r - 2, c = ch_axis(ncx, r);
     size_t ns = 0, nf = 0;
@@ -712,9 +712,9 @@ static pt_status infer_interp_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) 
     PT_CHECK(diff_src_like_src(op, src, dd, ncx, r, d));
     /* Validates sizes/scales; the extents themselves are not compared with
      * diff_dst: the kernel takes every ratio from the actual extents, and
-     * oneDNN accepts a diff_dst that the f32 product misses by one (the
-     * shared harness has scales 1.235294 for 17 -> 21).  Documented
-     * deviation from opset.md's compile-time check. */
+     * oneDNN accepts a diff_dst that the f32 product misses by one (a real
+     * graph pairs scales 1.235294 with 17 -> 21; the product truncates to
+     * 20).  A deviation from oneDNN, listed in docs/ops.md. */
     PT_CHECK(interp_extents(op, r, ncx, src, f));
     return emit(&out[0], r, d);
 }
@@ -818,7 +818,7 @@ static pt_status check_str(const pt_op *op, int attr, const char *set, bool icas
     return dnnl_success;
 }
 
-/* Value checks shared by pooling and convolutions (§1.8.3).  The registry
+/* Value checks shared by pooling and convolutions.  The registry
  * has already rejected attributes an op does not define, so checking every
  * spatial attribute here is harmless for the ops lacking some. */
 static pt_status check_spatial(const pt_op *op, const char *wfmt_set) {
@@ -915,7 +915,7 @@ static pt_status check_bn_bwd(const pt_op *op) {
     return check_bn_common(op, 2);
 }
 
-/* ---- supported data-type combinations (opset §3) ------------------------ */
+/* ---- supported data-type combinations ------------------------------------ */
 
 static bool is_float3(dnnl_data_type_t t) {
     return t == dnnl_f32 || t == dnnl_bf16 || t == dnnl_f16;
