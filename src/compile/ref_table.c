@@ -3,6 +3,8 @@
 #include "kernels/kernel.h"
 #include "kernels/ref/ref_kernels.h"
 
+/* The kinds that never run (a decoder table built from the same column
+ * wants pt_decode_NONE likewise). */
 #define pt_ref_NONE NULL
 
 static const pt_kernel_fn ref_table[] = {
