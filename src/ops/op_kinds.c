@@ -1,28 +1,61 @@
-/* Op-kind families used by the planner and the pattern matcher. */
-#include "ops/op_schema.h"
+/* The op-kind registry: op_table.def expanded into per-kind arrays.  The
+ * table is in enum order, so row i describes kind i and every lookup is an
+ * index. */
+#include "ops/op_kinds.h"
 
-bool pt_op_is_unary_eltwise(int kind) {
-    switch (kind) {
-    case dnnl_graph_op_abs: case dnnl_graph_op_clamp: case dnnl_graph_op_elu:
-    case dnnl_graph_op_exp: case dnnl_graph_op_gelu: case dnnl_graph_op_hard_sigmoid:
-    case dnnl_graph_op_hard_swish: case dnnl_graph_op_leaky_relu: case dnnl_graph_op_log:
-    case dnnl_graph_op_mish: case dnnl_graph_op_pow: case dnnl_graph_op_reciprocal:
-    case dnnl_graph_op_relu: case dnnl_graph_op_round: case dnnl_graph_op_sigmoid:
-    case dnnl_graph_op_softplus: case dnnl_graph_op_sqrt: case dnnl_graph_op_square:
-    case dnnl_graph_op_tanh:
-        return true;
-    default:
-        return false;
-    }
+#include <string.h>
+
+#include "oneapi/dnnl/dnnl_graph_types.h"
+
+/* Compile-time shape of the table: one enumerator per row (a kind listed
+ * twice is a redeclaration), as many rows as kinds, row i is kind i. */
+enum {
+#define PT_OP(kind, name, fam, schema, stem) pt_row_##kind,
+#include "ops/op_table.def"
+    pt_op_table_rows
+};
+_Static_assert((int)pt_op_table_rows == (int)dnnl_graph_op_last_symbol,
+               "op_table.def needs exactly one row per dnnl_graph_op_kind_t");
+#define PT_OP(kind, name, fam, schema, stem) \
+    _Static_assert(pt_row_##kind == (int)kind, "op_table.def: row " #kind " is out of enum order");
+#include "ops/op_table.def"
+
+static const char *const kind_names[] = {
+#define PT_OP(kind, name, fam, schema, stem) name,
+#include "ops/op_table.def"
+};
+
+static const pt_op_family_t kind_family[] = {
+#define PT_OP(kind, name, fam, schema, stem) PT_OP_FAM_##fam,
+#include "ops/op_table.def"
+};
+
+/* The stem column as text: NONE marks the kinds without a reference kernel
+ * (compile/ref_table.c maps the same column to the kernels). */
+static const char *const kind_ref_stem[] = {
+#define PT_OP(kind, name, fam, schema, stem) #stem,
+#include "ops/op_table.def"
+};
+
+static bool known(int kind) { return kind >= 0 && kind < dnnl_graph_op_last_symbol; }
+
+const char *pt_op_kind_name(int kind) { return known(kind) ? kind_names[kind] : "Unknown"; }
+
+int pt_op_kind_from_name(const char *name) {
+    if (!name) return -1;
+    for (int k = 0; k < dnnl_graph_op_last_symbol; ++k)
+        if (strcmp(kind_names[k], name) == 0) return k;
+    /* Legacy serialised spelling of BiasAddBackward (docs/ops.md, op names). */
+    if (strcmp(name, "BiasAddBackprop") == 0) return dnnl_graph_op_bias_add_backward;
+    return -1;
 }
 
-bool pt_op_is_binary_eltwise(int kind) {
-    switch (kind) {
-    case dnnl_graph_op_add: case dnnl_graph_op_subtract: case dnnl_graph_op_multiply:
-    case dnnl_graph_op_divide: case dnnl_graph_op_maximum: case dnnl_graph_op_minimum:
-    case dnnl_graph_op_squared_difference: case dnnl_graph_op_greater_equal:
-        return true;
-    default:
-        return false;
-    }
+pt_op_family_t pt_op_family(int kind) { return known(kind) ? kind_family[kind] : PT_OP_FAM_NONE; }
+
+bool pt_op_is_unary_eltwise(int kind) { return pt_op_family(kind) == PT_OP_FAM_UNARY; }
+
+bool pt_op_is_binary_eltwise(int kind) { return pt_op_family(kind) == PT_OP_FAM_BINARY; }
+
+bool pt_op_kind_has_ref(int kind) {
+    return known(kind) && strcmp(kind_ref_stem[kind], "NONE") != 0;
 }

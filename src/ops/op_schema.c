@@ -1,4 +1,4 @@
-/* The op-schema registry: lookup by kind or name, and the generic add_op
+/* The op-schema registry: lookup by kind, and the generic add_op
  * validation (arity, data types, type variables, attributes, defaults) that
  * every row shares before its own check runs. */
 #include "ops/op_schema.h"
@@ -12,138 +12,19 @@
 #include "ops/schema_tables.h"
 #include "ops/shape_utils.h"
 
-/* Canonical kind strings, indexed by dnnl_graph_op_kind_t (opset §1.10). */
-static const char *const kind_names[dnnl_graph_op_last_symbol] = {
-    [dnnl_graph_op_abs] = "Abs",
-    [dnnl_graph_op_abs_backward] = "AbsBackward",
-    [dnnl_graph_op_add] = "Add",
-    [dnnl_graph_op_avg_pool] = "AvgPool",
-    [dnnl_graph_op_avg_pool_backward] = "AvgPoolBackward",
-    [dnnl_graph_op_batch_norm_backward] = "BatchNormTrainingBackward",
-    [dnnl_graph_op_batch_norm_forward_training] = "BatchNormForwardTraining",
-    [dnnl_graph_op_batch_norm_inference] = "BatchNormInference",
-    [dnnl_graph_op_bias_add] = "BiasAdd",
-    [dnnl_graph_op_bias_add_backward] = "BiasAddBackward",
-    [dnnl_graph_op_clamp] = "Clamp",
-    [dnnl_graph_op_clamp_backward] = "ClampBackward",
-    [dnnl_graph_op_concat] = "Concat",
-    [dnnl_graph_op_convolution] = "Convolution",
-    [dnnl_graph_op_convolution_backward_data] = "ConvolutionBackwardData",
-    [dnnl_graph_op_convolution_backward_weights] = "ConvolutionBackwardWeights",
-    [dnnl_graph_op_conv_transpose] = "ConvTranspose",
-    [dnnl_graph_op_conv_transpose_backward_data] = "ConvTransposeBackwardData",
-    [dnnl_graph_op_conv_transpose_backward_weights] = "ConvTransposeBackwardWeights",
-    [dnnl_graph_op_dequantize] = "Dequantize",
-    [dnnl_graph_op_divide] = "Divide",
-    [dnnl_graph_op_dynamic_dequantize] = "DynamicDequantize",
-    [dnnl_graph_op_dynamic_quantize] = "DynamicQuantize",
-    [dnnl_graph_op_elu] = "Elu",
-    [dnnl_graph_op_elu_backward] = "EluBackward",
-    [dnnl_graph_op_end] = "End",
-    [dnnl_graph_op_exp] = "Exp",
-    [dnnl_graph_op_gelu] = "GELU",
-    [dnnl_graph_op_gelu_backward] = "GELUBackward",
-    [dnnl_graph_op_hard_swish] = "HardSwish",
-    [dnnl_graph_op_hard_swish_backward] = "HardSwishBackward",
-    [dnnl_graph_op_interpolate] = "Interpolate",
-    [dnnl_graph_op_interpolate_backward] = "InterpolateBackward",
-    [dnnl_graph_op_layer_norm] = "LayerNorm",
-    [dnnl_graph_op_layer_norm_backward] = "LayerNormBackward",
-    [dnnl_graph_op_leaky_relu] = "LeakyReLU",
-    [dnnl_graph_op_log] = "Log",
-    [dnnl_graph_op_log_softmax] = "LogSoftmax",
-    [dnnl_graph_op_log_softmax_backward] = "LogSoftmaxBackward",
-    [dnnl_graph_op_matmul] = "MatMul",
-    [dnnl_graph_op_maximum] = "Maximum",
-    [dnnl_graph_op_max_pool] = "MaxPool",
-    [dnnl_graph_op_max_pool_backward] = "MaxPoolBackward",
-    [dnnl_graph_op_minimum] = "Minimum",
-    [dnnl_graph_op_mish] = "Mish",
-    [dnnl_graph_op_mish_backward] = "MishBackward",
-    [dnnl_graph_op_multiply] = "Multiply",
-    [dnnl_graph_op_prelu] = "PReLU",
-    [dnnl_graph_op_prelu_backward] = "PReLUBackward",
-    [dnnl_graph_op_quantize] = "Quantize",
-    [dnnl_graph_op_reciprocal] = "Reciprocal",
-    [dnnl_graph_op_reduce_l1] = "ReduceL1",
-    [dnnl_graph_op_reduce_l2] = "ReduceL2",
-    [dnnl_graph_op_reduce_max] = "ReduceMax",
-    [dnnl_graph_op_reduce_mean] = "ReduceMean",
-    [dnnl_graph_op_reduce_min] = "ReduceMin",
-    [dnnl_graph_op_reduce_prod] = "ReduceProd",
-    [dnnl_graph_op_reduce_sum] = "ReduceSum",
-    [dnnl_graph_op_relu] = "ReLU",
-    [dnnl_graph_op_relu_backward] = "ReLUBackward",
-    [dnnl_graph_op_reorder] = "Reorder",
-    [dnnl_graph_op_round] = "Round",
-    [dnnl_graph_op_sigmoid] = "Sigmoid",
-    [dnnl_graph_op_sigmoid_backward] = "SigmoidBackward",
-    [dnnl_graph_op_softmax] = "SoftMax",
-    [dnnl_graph_op_softmax_backward] = "SoftMaxBackward",
-    [dnnl_graph_op_softplus] = "SoftPlus",
-    [dnnl_graph_op_softplus_backward] = "SoftPlusBackward",
-    [dnnl_graph_op_sqrt] = "Sqrt",
-    [dnnl_graph_op_sqrt_backward] = "SqrtBackward",
-    [dnnl_graph_op_square] = "Square",
-    [dnnl_graph_op_squared_difference] = "SquaredDifference",
-    [dnnl_graph_op_static_reshape] = "StaticReshape",
-    [dnnl_graph_op_static_transpose] = "StaticTranspose",
-    [dnnl_graph_op_subtract] = "Subtract",
-    [dnnl_graph_op_tanh] = "Tanh",
-    [dnnl_graph_op_tanh_backward] = "TanhBackward",
-    [dnnl_graph_op_type_cast] = "TypeCast",
-    [dnnl_graph_op_wildcard] = "Wildcard",
-    [dnnl_graph_op_hard_sigmoid] = "HardSigmoid",
-    [dnnl_graph_op_hard_sigmoid_backward] = "HardSigmoidBackward",
-    [dnnl_graph_op_select] = "Select",
-    [dnnl_graph_op_pow] = "Pow",
-    [dnnl_graph_op_group_norm] = "GroupNorm",
-    [dnnl_graph_op_gen_index] = "GenIndex",
-    [dnnl_graph_op_greater_equal] = "GreaterEqual",
-    [dnnl_graph_op_rms_norm] = "RMSNorm",
-    [dnnl_graph_op_dropout] = "Dropout",
+/* Each kind's schema row, indexed by kind (op_table.def is in enum order,
+ * which op_kinds.c checks at compile time). */
+static const pt_op_schema *const kind_schema[] = {
+#define PT_OP(kind, name, fam, schema, stem) &pt_schema_##schema,
+#include "ops/op_table.def"
 };
 
-typedef struct {
-    const pt_op_schema *rows;
-    const int *count;
-} schema_table;
-
-static const schema_table tables[] = {
-    {pt_schemas_eltwise, &pt_schemas_eltwise_count}, {pt_schemas_binary, &pt_schemas_binary_count},
-    {pt_schemas_norm, &pt_schemas_norm_count},       {pt_schemas_quant, &pt_schemas_quant_count},
-    {pt_schemas_misc, &pt_schemas_misc_count},       {pt_schemas_spatial, &pt_schemas_spatial_count},
-};
-
-/* Linear scan over the family tables: 88 rows, and lookups happen per op,
- * not per element, so an index buys nothing and needs no initialisation. */
 const pt_op_schema *pt_schema_of(int kind) {
     if (kind < 0 || kind >= dnnl_graph_op_last_symbol) return NULL;
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
-        for (int i = 0; i < *tables[t].count; ++i)
-            if ((int)tables[t].rows[i].kind == kind) return &tables[t].rows[i];
-    return NULL;
+    return kind_schema[kind];
 }
 
-int pt_schema_count(void) {
-    int n = 0;
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) n += *tables[t].count;
-    return n;
-}
-
-const char *pt_op_kind_name(int kind) {
-    if (kind < 0 || kind >= dnnl_graph_op_last_symbol || !kind_names[kind]) return "Unknown";
-    return kind_names[kind];
-}
-
-int pt_op_kind_from_name(const char *name) {
-    if (!name) return -1;
-    for (int k = 0; k < dnnl_graph_op_last_symbol; ++k)
-        if (kind_names[k] && strcmp(kind_names[k], name) == 0) return k;
-    /* Legacy serialised spelling (opset §1.10). */
-    if (strcmp(name, "BiasAddBackprop") == 0) return dnnl_graph_op_bias_add_backward;
-    return -1;
-}
+int pt_schema_count(void) { return (int)(sizeof kind_schema / sizeof kind_schema[0]); }
 
 pt_status pt_op_fail(const pt_op *op, pt_status st, const char *fmt, ...) {
     char msg[400];
@@ -176,6 +57,15 @@ pt_status pt_merge_same_shape(int an, const int64_t *a, int bn, const int64_t *b
     return dnnl_success;
 }
 
+pt_status pt_infer_same_shape(const pt_op *op, const pt_lt *a, const pt_lt *b, pt_lt *out,
+                              const char *why) {
+    int n;
+    int64_t dims[DNNL_MAX_NDIMS];
+    if (pt_merge_same_shape(a->ndims, a->dims, b->ndims, b->dims, &n, dims) != dnnl_success)
+        return pt_op_fail(op, dnnl_invalid_shape, "%s", why);
+    return pt_set_output_shape(out, n, dims);
+}
+
 int pt_channel_axis(const char *data_format, int r) {
     if (data_format && strcmp(data_format, "NCX") == 0) return 1;
     return r - 1;
@@ -188,9 +78,11 @@ static const pt_port_spec *port_spec(const pt_port_spec *specs, int n_specs, siz
     return &specs[(int)i < n_specs ? (int)i : n_specs - 1];
 }
 
+static bool count_ok(size_t n, int lo, int hi) { return (int)n >= lo && (hi < 0 || (int)n <= hi); }
+
 /* Checks `n` ports of one side against [lo, hi] (hi < 0: unbounded). */
 static pt_status check_count(const pt_op *op, const char *what, size_t n, int lo, int hi) {
-    if ((int)n >= lo && (hi < 0 || (int)n <= hi)) return dnnl_success;
+    if (count_ok(n, lo, hi)) return dnnl_success;
     if (hi < 0)
         return pt_op_fail(op, dnnl_invalid_graph_op, "%zu %s given, expected at least %d", n,
                           what, lo);
@@ -200,9 +92,22 @@ static pt_status check_count(const pt_op *op, const char *what, size_t n, int lo
                       hi);
 }
 
+/* From the required specs to all specs, or to the row's max. */
+void pt_schema_arity(const pt_op_schema *s, bool outputs, int *lo, int *hi) {
+    const pt_port_spec *specs = outputs ? s->outputs : s->inputs;
+    int n = outputs ? s->n_out_specs : s->n_in_specs, max = outputs ? s->max_out : s->max_in;
+    *lo = 0;
+    for (int i = 0; i < n; ++i)
+        if (!specs[i].optional) *lo = i + 1;
+    *hi = max ? max : n;
+}
+
 static pt_status check_arity(const pt_op *op, const pt_op_schema *s) {
-    PT_CHECK(check_count(op, "inputs", op->nin, s->min_in, s->max_in));
-    return check_count(op, "outputs", op->nout, s->min_out, s->max_out);
+    int lo, hi;
+    pt_schema_arity(s, false, &lo, &hi);
+    PT_CHECK(check_count(op, "inputs", op->nin, lo, hi));
+    pt_schema_arity(s, true, &lo, &hi);
+    return check_count(op, "outputs", op->nout, lo, hi);
 }
 
 static bool dt_in_mask(dnnl_data_type_t dt, uint32_t mask) {
@@ -425,8 +330,9 @@ bool pt_schema_supported(const pt_op *op) {
     const pt_op_schema *s = pt_schema_of((int)op->kind);
     if (!s) return false;
     /* Rows read the ports they expect; an op that never passed add_op is not supported. */
-    bool arity_ok = (int)op->nin >= s->min_in && (s->max_in < 0 || (int)op->nin <= s->max_in) &&
-                    (int)op->nout >= s->min_out && (s->max_out < 0 || (int)op->nout <= s->max_out);
-    if (!arity_ok) return false;
+    int lo_in, hi_in, lo_out, hi_out;
+    pt_schema_arity(s, false, &lo_in, &hi_in);
+    pt_schema_arity(s, true, &lo_out, &hi_out);
+    if (!count_ok(op->nin, lo_in, hi_in) || !count_ok(op->nout, lo_out, hi_out)) return false;
     return s->supported ? s->supported(op) : true;
 }

@@ -1,6 +1,8 @@
-/* Op schemas: one table row per op kind (arity, port data types, attributes
- * with defaults and allowed values, op-specific checks, shape inference and the
- * supported data-type combinations).  See opset.md. */
+/* Op schemas: what an op of a kind must look like (arity, port data types,
+ * attributes with defaults and allowed values, op-specific checks, shape
+ * inference and the supported data-type combinations).  The op-kind table
+ * (op_table.def) names each kind's schema row; kinds that differ only in
+ * what they compute share one row.  The ops themselves: docs/ops.md. */
 #ifndef PARTITA_OPS_OP_SCHEMA_H
 #define PARTITA_OPS_OP_SCHEMA_H
 
@@ -8,6 +10,7 @@
 #include <stdint.h>
 
 #include "ir/op.h"
+#include "ops/op_kinds.h"
 
 /* Bit mask of data types: PT_DT(dnnl_f32) | PT_DT(dnnl_bf16) ... */
 #define PT_DT(dt) (1u << (unsigned)(dt))
@@ -35,14 +38,15 @@ typedef struct {
 } pt_attr_spec;
 
 typedef struct pt_op_schema {
-    dnnl_graph_op_kind_t kind;
-    const char *name;           /* canonical op name ("MatMul") */
-    const pt_port_spec *inputs; /* n_in_specs entries */
+    /* Port specs, required ports first, then the optional trailing ones: an
+     * op has from the required count to n_*_specs ports on each side... */
+    const pt_port_spec *inputs;
     int n_in_specs;
-    int min_in, max_in;         /* max_in < 0: unbounded (last spec repeats) */
     const pt_port_spec *outputs;
     int n_out_specs;
-    int min_out, max_out;
+    /* ...unless the row repeats its last spec: then up to max_in / max_out
+     * ports (-1: unbounded).  0 = no repetition. */
+    int max_in, max_out;
     const pt_attr_spec *attrs;  /* terminated by an entry with name == 0; may be NULL */
     /* Extra add_op checks beyond arity/dtypes/attrs; return dnnl_invalid_graph_op
      * (after pt_err) on failure.  May be NULL. */
@@ -54,16 +58,17 @@ typedef struct pt_op_schema {
      * inferred and leave the rest unknown.  Errors: dnnl_invalid_shape.
      * NULL means "outputs copy the shape of input 0". */
     pt_status (*infer)(const pt_op *op, const pt_lt *in, pt_lt *out);
-    /* True when the op's data-type combination is in opset §3's supported
-     * list (else its partition is unsupported).  NULL = always supported. */
+    /* True when the op's data-type combination is one the library supports
+     * (else its partition is unsupported).  NULL = always supported. */
     bool (*supported)(const pt_op *op);
 } pt_op_schema;
 
-/* Registry lookups. */
-const pt_op_schema *pt_schema_of(int kind);   /* NULL for unknown kinds */
-int pt_schema_count(void);                    /* rows in the table */
-const char *pt_op_kind_name(int kind);        /* "MatMul"; "Unknown" otherwise */
-int pt_op_kind_from_name(const char *name);   /* -1 if unknown */
+/* Registry lookups (names and families: op_kinds.h). */
+const pt_op_schema *pt_schema_of(int kind); /* NULL for unknown kinds */
+int pt_schema_count(void);                  /* kinds with a schema row: all of them */
+/* The port counts one side (inputs, or outputs with `outputs`) of a row
+ * allows: *lo to *hi, *hi < 0 for unbounded. */
+void pt_schema_arity(const pt_op_schema *s, bool outputs, int *lo, int *hi);
 
 /* add_op validation: arity, port data types and type variables, attribute
  * names/kinds/allowed values, required attributes, op-specific checks; fills
@@ -74,9 +79,5 @@ pt_status pt_schema_verify(pt_op *op);
 pt_status pt_schema_infer(const pt_op *op, const pt_lt *in, pt_lt *out);
 /* Supported data-type combination (see pt_op_schema.supported). */
 bool pt_schema_supported(const pt_op *op);
-
-/* Op-kind families (op_kinds.c). */
-bool pt_op_is_unary_eltwise(int kind);  /* opset §1.9 unary template (Abs ... Tanh) */
-bool pt_op_is_binary_eltwise(int kind); /* opset §1.9 binary template (Add ... GreaterEqual) */
 
 #endif

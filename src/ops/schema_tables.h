@@ -1,5 +1,5 @@
-/* Private to src/ops: the per-family schema tables that the registry
- * (op_schema.c) indexes by op kind, plus small helpers shared by the rows. */
+/* Private to src/ops: the schema rows that the registry (op_schema.c)
+ * indexes by op kind, plus small helpers shared by the rows. */
 #ifndef PARTITA_OPS_SCHEMA_TABLES_H
 #define PARTITA_OPS_SCHEMA_TABLES_H
 
@@ -8,19 +8,11 @@
 
 #include "ops/op_schema.h"
 
-/* One table per op family; every op kind appears in exactly one table. */
-extern const pt_op_schema pt_schemas_eltwise[]; /* unary forward/backward templates */
-extern const int pt_schemas_eltwise_count;
-extern const pt_op_schema pt_schemas_binary[]; /* binary, Select, BiasAdd, PReLU */
-extern const int pt_schemas_binary_count;
-extern const pt_op_schema pt_schemas_norm[]; /* LayerNorm(+Bwd), GroupNorm, RMSNorm */
-extern const int pt_schemas_norm_count;
-extern const pt_op_schema pt_schemas_quant[]; /* (Dynamic)(De)Quantize */
-extern const int pt_schemas_quant_count;
-extern const pt_op_schema pt_schemas_misc[]; /* MatMul, softmax, reductions, shape ops, ... */
-extern const int pt_schemas_misc_count;
-extern const pt_op_schema pt_schemas_spatial[]; /* pooling, convolution, interpolate, batch norm */
-extern const int pt_schemas_spatial_count;
+/* The schema rows that op_table.def names (pt_schema_<schema>), defined in
+ * schemas_*.c; a row shared by several kinds is declared once per kind,
+ * which C allows. */
+#define PT_OP(kind, name, fam, schema, stem) extern const pt_op_schema pt_schema_##schema;
+#include "ops/op_table.def"
 
 /* Attribute-spec initialisers (the list of a row ends with PT_ATTR_LIST_END). */
 #define PT_ATTR_LIST_END {.name = 0}
@@ -47,6 +39,20 @@ extern const int pt_schemas_spatial_count;
 
 #define PT_COUNT(arr) ((int)(sizeof(arr) / sizeof((arr)[0])))
 
+/* A schema row whose port specs are arrays (their lengths are the spec
+ * counts), then designated initialisers (.attrs, .check, ...). */
+#define PT_SCHEMA(ins, outs, ...) \
+    {.inputs = (ins), .n_in_specs = PT_COUNT(ins), .outputs = (outs), \
+     .n_out_specs = PT_COUNT(outs), __VA_ARGS__}
+
+/* Defines the schema row pt_schema_<row> (the name op_table.def gives it)
+ * in one table line; NULL where a row has no attributes, check, shape
+ * inference (outputs copy input 0) or data-type restriction. */
+#define PT_ROW(row, ins, outs, attrs_, check_, infer_, supported_)                            \
+    const pt_op_schema pt_schema_##row = PT_SCHEMA(ins, outs, .attrs = (attrs_),             \
+                                                   .check = (check_), .infer = (infer_),     \
+                                                   .supported = (supported_))
+
 /* Reports `fmt` prefixed with "op <Kind>#<id>: " through pt_err; returns `st`. */
 pt_status pt_op_fail(const pt_op *op, pt_status st, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -63,6 +69,11 @@ pt_status pt_infer_like(pt_lt *out, const pt_lt *src);
  * unranked.  dnnl_invalid_shape on a mismatch. */
 pt_status pt_merge_same_shape(int an, const int64_t *a, int bn, const int64_t *b, int *n,
                               int64_t *dims);
+
+/* Output `out` takes the shape of `a` and `b`, which must be the same
+ * (pt_merge_same_shape); dnnl_invalid_shape with `why` otherwise. */
+pt_status pt_infer_same_shape(const pt_op *op, const pt_lt *a, const pt_lt *b, pt_lt *out,
+                              const char *why);
 
 /* Channel axis of a rank-`r` tensor for `data_format` ("NCX" -> 1, else r-1). */
 int pt_channel_axis(const char *data_format, int r);

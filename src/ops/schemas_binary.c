@@ -1,6 +1,6 @@
-/* Schema rows of the binary element-wise ops (opset §1.9 binary template),
- * GreaterEqual, Select (seed 000 two-step broadcast), BiasAdd(+Backward) and
- * PReLU(+Backward). */
+/* Schema rows of the binary element-wise ops (the binary template of
+ * docs/ops.md, GreaterEqual included), Select (two-step broadcast),
+ * BiasAdd(+Backward) and PReLU(+Backward). */
 #include <string.h>
 
 #include "ops/schema_tables.h"
@@ -15,17 +15,14 @@ static bool broadcast_none(const pt_op *op) {
 
 /* dst = broadcast(src_0, src_1) (numpy) or the common shape (none). */
 static pt_status infer_binary(const pt_op *op, const pt_lt *in, pt_lt *out) {
+    if (broadcast_none(op))
+        return pt_infer_same_shape(op, &in[0], &in[1], &out[0],
+                                   "input shapes differ with auto_broadcast = none");
     int n;
     int64_t dims[DNNL_MAX_NDIMS];
-    if (broadcast_none(op)) {
-        if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-            dnnl_success)
-            return pt_op_fail(op, dnnl_invalid_shape,
-                              "input shapes differ with auto_broadcast = none");
-    } else if (pt_broadcast_shapes(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-               dnnl_success) {
+    if (pt_broadcast_shapes(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
+        dnnl_success)
         return pt_op_fail(op, dnnl_invalid_shape, "input shapes are not broadcastable");
-    }
     return pt_set_output_shape(&out[0], n, dims);
 }
 
@@ -91,7 +88,7 @@ static pt_status infer_bias_add_bwd(const pt_op *op, const pt_lt *in, pt_lt *out
     return pt_set_output_shape(&out[0], 1, &C);
 }
 
-/* PReLU slope rules (opset PReLU): 1-D per-channel, 1-D over the last dim
+/* PReLU slope rules (docs/ops.md): 1-D per-channel, 1-D over the last dim
  * (or length 1), or a unidirectional broadcast for rank >= 2. */
 static bool prelu_slope_ok(const pt_lt *src, const pt_lt *slope, const char *fmt,
                            bool per_channel) {
@@ -142,11 +139,7 @@ static pt_status infer_prelu_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
         }
     }
     if (!ok) return pt_op_fail(op, dnnl_invalid_shape, "slope is not broadcastable to src");
-    int n;
-    int64_t dims[DNNL_MAX_NDIMS];
-    if (pt_merge_same_shape(src->ndims, src->dims, dd->ndims, dd->dims, &n, dims) != dnnl_success)
-        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from src shape");
-    PT_CHECK(pt_set_output_shape(&out[0], n, dims));
+    PT_CHECK(pt_infer_same_shape(op, src, dd, &out[0], "diff_dst shape differs from src shape"));
     return pt_infer_like(&out[1], slope);
 }
 
@@ -185,34 +178,13 @@ static const pt_attr_spec a_prelu[] = {
         PT_OPT_STR(dnnl_graph_op_attr_data_format, "NXC", "NCX|NXC"),
         PT_OPT_BOOL(dnnl_graph_op_attr_per_channel_broadcast, 1), PT_ATTR_LIST_END};
 
-#define BINARY(k, nm, ins, outs, sup) \
-    {.kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = 2, .min_in = 2, .max_in = 2, \
-     .outputs = (outs), .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = a_broadcast, \
-     .infer = infer_binary, .supported = (sup)}
-
-const pt_op_schema pt_schemas_binary[] = {
-    BINARY(dnnl_graph_op_add, "Add", arith_in, arith_out, supported_add_sub),
-    BINARY(dnnl_graph_op_subtract, "Subtract", arith_in, arith_out, supported_add_sub),
-    BINARY(dnnl_graph_op_multiply, "Multiply", float_in, float_out, supported_mul_div),
-    BINARY(dnnl_graph_op_divide, "Divide", float_in, float_out, supported_mul_div),
-    BINARY(dnnl_graph_op_maximum, "Maximum", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_minimum, "Minimum", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_squared_difference, "SquaredDifference", same_in, same_out, NULL),
-    BINARY(dnnl_graph_op_greater_equal, "GreaterEqual", ge_in, ge_out, NULL),
-    {.kind = dnnl_graph_op_select, .name = "Select", .inputs = select_in, .n_in_specs = 3,
-     .min_in = 3, .max_in = 3, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_broadcast, .infer = infer_select},
-    {.kind = dnnl_graph_op_bias_add, .name = "BiasAdd", .inputs = bias_add_in, .n_in_specs = 2,
-     .min_in = 2, .max_in = 2, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_data_format, .infer = infer_bias_add},
-    {.kind = dnnl_graph_op_bias_add_backward, .name = "BiasAddBackward", .inputs = bias_bwd_in,
-     .n_in_specs = 1, .min_in = 1, .max_in = 1, .outputs = bias_bwd_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_data_format, .infer = infer_bias_add_bwd},
-    {.kind = dnnl_graph_op_prelu, .name = "PReLU", .inputs = prelu_in, .n_in_specs = 2,
-     .min_in = 2, .max_in = 2, .outputs = same_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_prelu, .infer = infer_prelu},
-    {.kind = dnnl_graph_op_prelu_backward, .name = "PReLUBackward", .inputs = prelu_bwd_in,
-     .n_in_specs = 3, .min_in = 3, .max_in = 3, .outputs = prelu_bwd_out, .n_out_specs = 2,
-     .min_out = 2, .max_out = 2, .attrs = a_data_format, .infer = infer_prelu_bwd},
-};
-const int pt_schemas_binary_count = PT_COUNT(pt_schemas_binary);
+/*     row            inputs        outputs        attributes     check infer               supported */
+PT_ROW(add_sub,       arith_in,     arith_out,     a_broadcast,   NULL, infer_binary,       supported_add_sub);
+PT_ROW(mul_div,       float_in,     float_out,     a_broadcast,   NULL, infer_binary,       supported_mul_div);
+PT_ROW(binary_same,   same_in,      same_out,      a_broadcast,   NULL, infer_binary,       NULL);
+PT_ROW(greater_equal, ge_in,        ge_out,        a_broadcast,   NULL, infer_binary,       NULL);
+PT_ROW(select,        select_in,    same_out,      a_broadcast,   NULL, infer_select,       NULL);
+PT_ROW(bias_add,      bias_add_in,  same_out,      a_data_format, NULL, infer_bias_add,     NULL);
+PT_ROW(bias_add_bwd,  bias_bwd_in,  bias_bwd_out,  a_data_format, NULL, infer_bias_add_bwd, NULL);
+PT_ROW(prelu,         prelu_in,     same_out,      a_prelu,       NULL, infer_prelu,        NULL);
+PT_ROW(prelu_bwd,     prelu_bwd_in, prelu_bwd_out, a_data_format, NULL, infer_prelu_bwd,    NULL);

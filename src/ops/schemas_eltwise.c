@@ -1,4 +1,4 @@
-/* Schema rows of the unary element-wise templates (opset §1.9): forward ops
+/* Schema rows of the unary element-wise templates (docs/ops.md): forward ops
  * take `src` and produce `dst`; backward ops take (src or dst, diff_dst) and
  * produce `diff_src`.  All tensors share one type T in {f32, bf16, f16} and
  * the output has the shape of input 0 (forward: the registry's default
@@ -36,54 +36,26 @@ static const pt_attr_spec a_min_max_use_dst[] = {PT_REQ_F32(dnnl_graph_op_attr_m
                                                  PT_ATTR_LIST_END};
 
 static pt_status infer_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
-    int n;
-    int64_t dims[DNNL_MAX_NDIMS];
-    if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-        dnnl_success)
-        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from input 0 shape");
-    return pt_set_output_shape(&out[0], n, dims);
+    return pt_infer_same_shape(op, &in[0], &in[1], &out[0],
+                               "diff_dst shape differs from input 0 shape");
 }
 
-#define FWD(k, nm, a) \
-    {.kind = (k), .name = (nm), .inputs = fwd_in, .n_in_specs = 1, .min_in = 1, .max_in = 1, \
-     .outputs = fwd_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (a)}
-#define BWD(k, nm, a) \
-    {.kind = (k), .name = (nm), .inputs = bwd_in, .n_in_specs = 2, .min_in = 2, .max_in = 2, \
-     .outputs = bwd_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (a), \
-     .infer = infer_bwd}
+/* Rows by attribute set; op_table.def maps each kind to one of them. */
+#define FWD(row, a) PT_ROW(row, fwd_in, fwd_out, a, NULL, NULL, NULL)
+#define BWD(row, a) PT_ROW(row, bwd_in, bwd_out, a, NULL, infer_bwd, NULL)
 
-const pt_op_schema pt_schemas_eltwise[] = {
-    FWD(dnnl_graph_op_abs, "Abs", NULL),
-    FWD(dnnl_graph_op_clamp, "Clamp", a_min_max),
-    FWD(dnnl_graph_op_elu, "Elu", a_alpha),
-    FWD(dnnl_graph_op_exp, "Exp", NULL),
-    FWD(dnnl_graph_op_gelu, "GELU", a_gelu),
-    FWD(dnnl_graph_op_hard_sigmoid, "HardSigmoid", a_alpha_beta),
-    FWD(dnnl_graph_op_hard_swish, "HardSwish", NULL),
-    FWD(dnnl_graph_op_leaky_relu, "LeakyReLU", a_alpha),
-    FWD(dnnl_graph_op_log, "Log", NULL),
-    FWD(dnnl_graph_op_mish, "Mish", NULL),
-    FWD(dnnl_graph_op_pow, "Pow", a_beta),
-    FWD(dnnl_graph_op_reciprocal, "Reciprocal", NULL),
-    FWD(dnnl_graph_op_relu, "ReLU", NULL),
-    FWD(dnnl_graph_op_round, "Round", NULL),
-    FWD(dnnl_graph_op_sigmoid, "Sigmoid", NULL),
-    FWD(dnnl_graph_op_softplus, "SoftPlus", a_softplus),
-    FWD(dnnl_graph_op_sqrt, "Sqrt", NULL),
-    FWD(dnnl_graph_op_square, "Square", NULL),
-    FWD(dnnl_graph_op_tanh, "Tanh", NULL),
+FWD(unary, NULL);
+FWD(unary_alpha, a_alpha);
+FWD(clamp, a_min_max);
+FWD(gelu, a_gelu);
+FWD(hard_sigmoid, a_alpha_beta);
+FWD(pow, a_beta);
+FWD(softplus, a_softplus);
 
-    BWD(dnnl_graph_op_abs_backward, "AbsBackward", NULL),
-    BWD(dnnl_graph_op_clamp_backward, "ClampBackward", a_min_max_use_dst),
-    BWD(dnnl_graph_op_elu_backward, "EluBackward", a_alpha_use_dst),
-    BWD(dnnl_graph_op_gelu_backward, "GELUBackward", a_gelu),
-    BWD(dnnl_graph_op_hard_sigmoid_backward, "HardSigmoidBackward", a_alpha_beta),
-    BWD(dnnl_graph_op_hard_swish_backward, "HardSwishBackward", NULL),
-    BWD(dnnl_graph_op_mish_backward, "MishBackward", NULL),
-    BWD(dnnl_graph_op_relu_backward, "ReLUBackward", a_use_dst),
-    BWD(dnnl_graph_op_sigmoid_backward, "SigmoidBackward", a_use_dst),
-    BWD(dnnl_graph_op_softplus_backward, "SoftPlusBackward", a_softplus),
-    BWD(dnnl_graph_op_sqrt_backward, "SqrtBackward", a_use_dst),
-    BWD(dnnl_graph_op_tanh_backward, "TanhBackward", a_use_dst),
-};
-const int pt_schemas_eltwise_count = PT_COUNT(pt_schemas_eltwise);
+BWD(unary_bwd, NULL);
+BWD(unary_bwd_use_dst, a_use_dst);
+BWD(clamp_bwd, a_min_max_use_dst);
+BWD(elu_bwd, a_alpha_use_dst);
+BWD(gelu_bwd, a_gelu);
+BWD(hard_sigmoid_bwd, a_alpha_beta);
+BWD(softplus_bwd, a_softplus);

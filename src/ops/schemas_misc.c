@@ -8,13 +8,19 @@
 
 /* ---- MatMul ---- */
 
-static pt_status check_matmul(const pt_op *op) {
+/* Output 0 must have input 0's data type or be f32 (MatMul, SoftMaxBackward). */
+static bool out_type_ok(const pt_op *op) {
     dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    if (d != t && d != dnnl_f32)
-        return pt_op_fail(op, dnnl_invalid_graph_op,
-                          "output 0 (dst) data type must equal src type or be f32");
-    return dnnl_success;
+    return d == t || d == dnnl_f32;
 }
+
+static pt_status check_out_type(const pt_op *op, const char *out_name, const char *in_name) {
+    if (out_type_ok(op)) return dnnl_success;
+    return pt_op_fail(op, dnnl_invalid_graph_op,
+                      "output 0 (%s) data type must equal %s type or be f32", out_name, in_name);
+}
+
+static pt_status check_matmul(const pt_op *op) { return check_out_type(op, "dst", "src"); }
 
 static bool k_clash(int64_t a, int64_t b) { return pt_dim_known(a) && pt_dim_known(b) && a != b; }
 
@@ -76,11 +82,8 @@ static pt_status infer_matmul(const pt_op *op, const pt_lt *in, pt_lt *out) {
     return pt_set_output_shape(&out[0], rd, d);
 }
 
-static bool supported_matmul(const pt_op *op) {
-    /* src/weights/bias share T (add_op); dst must be T or f32. */
-    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    return d == t || d == dnnl_f32;
-}
+/* src/weights/bias share T (add_op); dst must be T or f32. */
+static bool supported_matmul(const pt_op *op) { return out_type_ok(op); }
 
 /* ---- softmax family ---- */
 
@@ -93,11 +96,7 @@ static pt_status check_softmax(const pt_op *op) {
 }
 
 static pt_status check_softmax_bwd(const pt_op *op) {
-    dnnl_data_type_t t = op->in[0].data_type, d = op->out[0].data_type;
-    if (d != t && d != dnnl_f32)
-        return pt_op_fail(op, dnnl_invalid_graph_op,
-                          "output 0 (diff_src) data type must equal diff_dst type or be f32");
-    return dnnl_success;
+    return check_out_type(op, "diff_src", "diff_dst");
 }
 
 /* Output 0 copies input 0; optional stats (SoftMax output 1) = src with the
@@ -112,15 +111,8 @@ static pt_status infer_softmax(const pt_op *op, const pt_lt *in, pt_lt *out) {
     if (src->ndims >= 0 &&
         !pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_axis, dflt), src->ndims, &a))
         return pt_op_fail(op, dnnl_invalid_shape, "axis out of range for rank %d", src->ndims);
-    if (op->nin > 1) {
-        /* Backward: diff_dst and dst have one shape. */
-        int n;
-        int64_t dims[DNNL_MAX_NDIMS];
-        if (pt_merge_same_shape(in[0].ndims, in[0].dims, in[1].ndims, in[1].dims, &n, dims) !=
-            dnnl_success)
-            return pt_op_fail(op, dnnl_invalid_shape, "diff_dst and dst shapes differ");
-        return pt_set_output_shape(&out[0], n, dims);
-    }
+    if (op->nin > 1) /* Backward: diff_dst and dst have one shape. */
+        return pt_infer_same_shape(op, &in[0], &in[1], &out[0], "diff_dst and dst shapes differ");
     PT_CHECK(pt_infer_like(&out[0], src));
     if (op->nout > 1 && src->ndims >= 0) {
         int64_t st[DNNL_MAX_NDIMS];
@@ -387,59 +379,23 @@ static const pt_attr_spec a_reshape[] = {PT_REQ_S64S(dnnl_graph_op_attr_shape),
 static const pt_attr_spec a_transpose[] = {PT_REQ_S64S(dnnl_graph_op_attr_order),
                                            PT_ATTR_LIST_END};
 
-#define SIMPLE(k, nm, ins, outs, attrs_, infer_) \
-    {.kind = (k), .name = (nm), .inputs = (ins), .n_in_specs = 1, .min_in = 1, .max_in = 1, \
-     .outputs = (outs), .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = (attrs_), \
-     .infer = (infer_)}
-#define REDUCE(k, nm) \
-    {.kind = (k), .name = (nm), .inputs = red_in, .n_in_specs = 2, .min_in = 1, .max_in = 2, \
-     .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1, .attrs = a_reduce, \
-     .check = check_reduce, .infer = infer_reduce}
-
-const pt_op_schema pt_schemas_misc[] = {
-    {.kind = dnnl_graph_op_matmul, .name = "MatMul", .inputs = mm_in, .n_in_specs = 3,
-     .min_in = 2, .max_in = 3, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
-     .max_out = 1, .attrs = a_matmul, .check = check_matmul, .infer = infer_matmul,
-     .supported = supported_matmul},
-    {.kind = dnnl_graph_op_softmax, .name = "SoftMax", .inputs = sm_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = sm_out, .n_out_specs = 2, .min_out = 1, .max_out = 2,
-     .attrs = a_softmax, .check = check_softmax, .infer = infer_softmax,
-     .supported = supported_softmax},
-    {.kind = dnnl_graph_op_softmax_backward, .name = "SoftMaxBackward", .inputs = smb_in,
-     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = smb_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_axis_1, .check = check_softmax_bwd,
-     .infer = infer_softmax},
-    SIMPLE(dnnl_graph_op_log_softmax, "LogSoftmax", t_in, t_out, a_axis_m1, infer_softmax),
-    {.kind = dnnl_graph_op_log_softmax_backward, .name = "LogSoftmaxBackward", .inputs = lsb_in,
-     .n_in_specs = 2, .min_in = 2, .max_in = 2, .outputs = lsb_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_axis_m1, .infer = infer_softmax},
-
-    REDUCE(dnnl_graph_op_reduce_l1, "ReduceL1"),
-    REDUCE(dnnl_graph_op_reduce_l2, "ReduceL2"),
-    REDUCE(dnnl_graph_op_reduce_max, "ReduceMax"),
-    REDUCE(dnnl_graph_op_reduce_mean, "ReduceMean"),
-    REDUCE(dnnl_graph_op_reduce_min, "ReduceMin"),
-    REDUCE(dnnl_graph_op_reduce_prod, "ReduceProd"),
-    REDUCE(dnnl_graph_op_reduce_sum, "ReduceSum"),
-
-    {.kind = dnnl_graph_op_concat, .name = "Concat", .inputs = concat_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 64, .outputs = t_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_axis_req, .infer = infer_concat},
-    SIMPLE(dnnl_graph_op_static_reshape, "StaticReshape", t_in, t_out, a_reshape, infer_reshape),
-    SIMPLE(dnnl_graph_op_static_transpose, "StaticTranspose", t_in, t_out, a_transpose,
-           infer_transpose),
-    SIMPLE(dnnl_graph_op_reorder, "Reorder", t_in, t_out, NULL, NULL),
-    {.kind = dnnl_graph_op_type_cast, .name = "TypeCast", .inputs = sm_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = any_float_out, .n_out_specs = 1, .min_out = 1,
-     .max_out = 1, .check = check_type_cast},
-    SIMPLE(dnnl_graph_op_gen_index, "GenIndex", sm_in, gi_out, a_axis_req, infer_gen_index),
-    {.kind = dnnl_graph_op_dropout, .name = "Dropout", .inputs = drop_in, .n_in_specs = 4,
-     .min_in = 4, .max_in = 4, .outputs = drop_out, .n_out_specs = 2, .min_out = 1,
-     .max_out = 2},
-    {.kind = dnnl_graph_op_end, .name = "End", .inputs = any_in, .n_in_specs = 1, .min_in = 1,
-     .max_in = 1, .outputs = NULL, .n_out_specs = 0, .min_out = 0, .max_out = 0},
-    {.kind = dnnl_graph_op_wildcard, .name = "Wildcard", .inputs = any_opt_in, .n_in_specs = 1,
-     .min_in = 0, .max_in = -1, .outputs = any_out, .n_out_specs = 1, .min_out = 0,
-     .max_out = -1, .infer = infer_wildcard, .supported = never_supported},
-};
-const int pt_schemas_misc_count = PT_COUNT(pt_schemas_misc);
+/*     row               inputs     outputs        attrs        check              infer            supported */
+PT_ROW(matmul,           mm_in,     any_float_out, a_matmul,    check_matmul,      infer_matmul,    supported_matmul);
+PT_ROW(softmax,          sm_in,     sm_out,        a_softmax,   check_softmax,     infer_softmax,   supported_softmax);
+PT_ROW(softmax_bwd,      smb_in,    smb_out,       a_axis_1,    check_softmax_bwd, infer_softmax,   NULL);
+PT_ROW(log_softmax,      t_in,      t_out,         a_axis_m1,   NULL,              infer_softmax,   NULL);
+PT_ROW(log_softmax_bwd,  lsb_in,    lsb_out,       a_axis_m1,   NULL,              infer_softmax,   NULL);
+PT_ROW(reduce,           red_in,    t_out,         a_reduce,    check_reduce,      infer_reduce,    NULL);
+PT_ROW(static_reshape,   t_in,      t_out,         a_reshape,   NULL,              infer_reshape,   NULL);
+PT_ROW(static_transpose, t_in,      t_out,         a_transpose, NULL,              infer_transpose, NULL);
+PT_ROW(reorder,          t_in,      t_out,         NULL,        NULL,              NULL,            NULL);
+PT_ROW(type_cast,        sm_in,     any_float_out, NULL,        check_type_cast,   NULL,            NULL);
+PT_ROW(gen_index,        sm_in,     gi_out,        a_axis_req,  NULL,              infer_gen_index, NULL);
+PT_ROW(dropout,          drop_in,   drop_out,      NULL,        NULL,              NULL,            NULL);
+/* Concat repeats its one input spec; Wildcard takes and gives any number of
+ * values; End takes one value and produces nothing. */
+const pt_op_schema pt_schema_concat =
+        PT_SCHEMA(concat_in, t_out, .max_in = 64, .attrs = a_axis_req, .infer = infer_concat);
+const pt_op_schema pt_schema_wildcard = PT_SCHEMA(any_opt_in, any_out, .max_in = -1, .max_out = -1,
+                                                  .infer = infer_wildcard, .supported = never_supported);
+const pt_op_schema pt_schema_end = {.inputs = any_in, .n_in_specs = 1};

@@ -8,7 +8,7 @@
 
 #define PT_DT_AUX (PT_DT(dnnl_f32) | PT_DT(dnnl_bf16))
 
-/* Shared rule: a bf16 parameter/statistic needs a bf16 src (opset LayerNorm,
+/* Shared rule: a bf16 parameter/statistic needs a bf16 src (LayerNorm,
  * GroupNorm, RMSNorm).  Ports `first` .. n-1 of `lts` carry T2. */
 static pt_status check_aux_bf16(const pt_op *op, const pt_lt *lts, size_t n, size_t first) {
     for (size_t i = first; i < n; ++i) {
@@ -50,34 +50,65 @@ static bool param_shape_ok(const pt_lt *src, int a, const pt_lt *param) {
     return true;
 }
 
+/* With use_affine = true (the default) the affine inputs up to port
+ * `need` - 1 must be present (`what` names them). */
+static pt_status check_affine(const pt_op *op, size_t need, const char *what) {
+    if (pt_op_bool(op, dnnl_graph_op_attr_use_affine, true) && op->nin < need)
+        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs %s", what);
+    return dnnl_success;
+}
+
+/* begin_norm_axis resolved for `src` (of known rank). */
+static pt_status begin_norm_axis(const pt_op *op, const pt_lt *src, int64_t *a) {
+    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, a))
+        return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
+                          src->ndims);
+    return dnnl_success;
+}
+
+/* The optional ports of a side come all or none: 2 of 1 or 3 is an error. */
+static pt_status check_1_or_3(const pt_op *op, size_t n, const char *what) {
+    if (n == 2) return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 %s, got 2", what);
+    return dnnl_success;
+}
+
+/* Inputs `first` .. (gamma, then beta) must have shape src.dims[a:]. */
+static pt_status check_affine_shapes(const pt_op *op, const pt_lt *in, size_t first, int64_t a) {
+    for (size_t i = first; i < op->nin; ++i)
+        if (!param_shape_ok(&in[0], (int)a, &in[i]))
+            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[%lld:]",
+                              i == first ? "gamma" : "beta", (long long)a);
+    return dnnl_success;
+}
+
+/* add_op checks of the outputs and the T2 ports: with the boolean `flag`
+ * (default true) set, all 3 outputs are needed; bf16 statistics/parameters
+ * (inputs from `first_aux`, outputs from 1) need a bf16 src. */
+static pt_status check_norm_ports(const pt_op *op, int flag, size_t first_aux) {
+    PT_CHECK(check_1_or_3(op, op->nout, "outputs"));
+    if (pt_op_bool(op, flag, true) && op->nout != 3)
+        return pt_op_fail(op, dnnl_invalid_graph_op, "%s = true needs 3 outputs",
+                          pt_attr_name(flag));
+    PT_CHECK(check_aux_bf16(op, op->in, op->nin, first_aux));
+    return check_aux_bf16(op, op->out, op->nout, 1);
+}
+
 /* ---- LayerNorm ---- */
 
+/* LayerNorm and GroupNorm. */
 static pt_status check_layer_norm(const pt_op *op) {
-    if (op->nin == 2)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 inputs, got 2");
-    if (op->nout == 2)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
-    if (pt_op_bool(op, dnnl_graph_op_attr_keep_stats, true) && op->nout != 3)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "keep_stats = true needs 3 outputs");
-    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 1));
-    return check_aux_bf16(op, op->out, op->nout, 1);
+    PT_CHECK(check_1_or_3(op, op->nin, "inputs"));
+    return check_norm_ports(op, dnnl_graph_op_attr_keep_stats, 1);
 }
 
 static pt_status infer_layer_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
     const pt_lt *src = &in[0];
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
-    if (affine && op->nin < 3)
-        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma and beta");
+    PT_CHECK(check_affine(op, 3, "gamma and beta"));
     PT_CHECK(pt_infer_like(&out[0], src));
     if (src->ndims < 0) return dnnl_success;
     int64_t a;
-    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
-        return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
-                          src->ndims);
-    for (size_t i = 1; i < op->nin; ++i)
-        if (!param_shape_ok(src, (int)a, &in[i]))
-            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[%lld:]",
-                              i == 1 ? "gamma" : "beta", (long long)a);
+    PT_CHECK(begin_norm_axis(op, src, &a));
+    PT_CHECK(check_affine_shapes(op, in, 1, a));
     int64_t stat[DNNL_MAX_NDIMS];
     int sn = slice_dims(src, 0, (int)a, stat);
     for (size_t i = 1; i < op->nout; ++i) PT_CHECK(pt_set_output_shape(&out[i], sn, stat));
@@ -92,29 +123,16 @@ static bool supported_layer_norm(const pt_op *op) {
 /* ---- LayerNormBackward ---- */
 
 static pt_status check_layer_norm_bwd(const pt_op *op) {
-    if (op->nout == 2)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
-    if (pt_op_bool(op, dnnl_graph_op_attr_use_affine, true) && op->nout != 3)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "use_affine = true needs 3 outputs");
-    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 2));
-    return check_aux_bf16(op, op->out, op->nout, 1);
+    return check_norm_ports(op, dnnl_graph_op_attr_use_affine, 2);
 }
 
 static pt_status infer_layer_norm_bwd(const pt_op *op, const pt_lt *in, pt_lt *out) {
     const pt_lt *src = &in[0], *dd = &in[1];
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
-    if (affine && op->nin < 5)
-        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma");
-    int n;
-    int64_t dims[DNNL_MAX_NDIMS];
-    if (pt_merge_same_shape(src->ndims, src->dims, dd->ndims, dd->dims, &n, dims) != dnnl_success)
-        return pt_op_fail(op, dnnl_invalid_shape, "diff_dst shape differs from src shape");
-    PT_CHECK(pt_set_output_shape(&out[0], n, dims));
+    PT_CHECK(check_affine(op, 5, "gamma"));
+    PT_CHECK(pt_infer_same_shape(op, src, dd, &out[0], "diff_dst shape differs from src shape"));
     if (src->ndims < 0) return dnnl_success;
     int64_t a;
-    if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
-        return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
-                          src->ndims);
+    PT_CHECK(begin_norm_axis(op, src, &a));
     int64_t stat[DNNL_MAX_NDIMS];
     int sn = slice_dims(src, 0, (int)a, stat);
     for (size_t i = 2; i < 4; ++i) {
@@ -124,10 +142,7 @@ static pt_status infer_layer_norm_bwd(const pt_op *op, const pt_lt *in, pt_lt *o
             return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[:%lld]",
                               i == 2 ? "mean" : "variance", (long long)a);
     }
-    for (size_t i = 4; i < op->nin; ++i)
-        if (!param_shape_ok(src, (int)a, &in[i]))
-            return pt_op_fail(op, dnnl_invalid_shape, "%s shape must be src.dims[%lld:]",
-                              i == 4 ? "gamma" : "beta", (long long)a);
+    PT_CHECK(check_affine_shapes(op, in, 4, a));
     int64_t pd[DNNL_MAX_NDIMS];
     int pn;
     if (op->nin > 4 && in[4].ndims >= 0) {
@@ -147,22 +162,9 @@ static bool supported_layer_norm_bwd(const pt_op *op) {
 
 /* ---- GroupNorm ---- */
 
-static pt_status check_group_norm(const pt_op *op) {
-    if (op->nin == 2)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 inputs, got 2");
-    if (op->nout == 2)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "expects 1 or 3 outputs, got 2");
-    if (pt_op_bool(op, dnnl_graph_op_attr_keep_stats, true) && op->nout != 3)
-        return pt_op_fail(op, dnnl_invalid_graph_op, "keep_stats = true needs 3 outputs");
-    PT_CHECK(check_aux_bf16(op, op->in, op->nin, 1));
-    return check_aux_bf16(op, op->out, op->nout, 1);
-}
-
 static pt_status infer_group_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
     const pt_lt *src = &in[0];
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
-    if (affine && op->nin < 3)
-        return pt_op_fail(op, dnnl_invalid_shape, "use_affine = true needs gamma and beta");
+    PT_CHECK(check_affine(op, 3, "gamma and beta"));
     int64_t G = pt_op_s64(op, dnnl_graph_op_attr_groups, 1);
     if (G < 1) return pt_op_fail(op, dnnl_invalid_shape, "groups %lld < 1", (long long)G);
     PT_CHECK(pt_infer_like(&out[0], src));
@@ -192,12 +194,8 @@ static pt_status check_rms_norm(const pt_op *op) {
 
 static pt_status infer_rms_norm(const pt_op *op, const pt_lt *in, pt_lt *out) {
     const pt_lt *src = &in[0];
-    if (src->ndims >= 0) {
-        int64_t a;
-        if (!pt_norm_axis(pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1), src->ndims, &a))
-            return pt_op_fail(op, dnnl_invalid_shape, "begin_norm_axis out of range for rank %d",
-                              src->ndims);
-    }
+    int64_t a;
+    if (src->ndims >= 0) PT_CHECK(begin_norm_axis(op, src, &a));
     if (op->nin > 1 && !pt_unidirectional_ok(in[1].ndims, in[1].dims, src->ndims, src->dims))
         return pt_op_fail(op, dnnl_invalid_shape, "gamma is not broadcastable to src");
     return pt_infer_like(&out[0], src);
@@ -245,22 +243,9 @@ static const pt_attr_spec a_rms[] = {PT_OPT_S64(dnnl_graph_op_attr_begin_norm_ax
                                      PT_OPT_F32(dnnl_graph_op_attr_epsilon, 1e-5f),
                                      PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schemas_norm[] = {
-    {.kind = dnnl_graph_op_layer_norm, .name = "LayerNorm", .inputs = ln_in, .n_in_specs = 3,
-     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
-     .attrs = a_ln, .check = check_layer_norm, .infer = infer_layer_norm,
-     .supported = supported_layer_norm},
-    {.kind = dnnl_graph_op_layer_norm_backward, .name = "LayerNormBackward", .inputs = lnb_in,
-     .n_in_specs = 6, .min_in = 4, .max_in = 6, .outputs = lnb_out, .n_out_specs = 3,
-     .min_out = 1, .max_out = 3, .attrs = a_lnb, .check = check_layer_norm_bwd,
-     .infer = infer_layer_norm_bwd, .supported = supported_layer_norm_bwd},
-    {.kind = dnnl_graph_op_group_norm, .name = "GroupNorm", .inputs = ln_in, .n_in_specs = 3,
-     .min_in = 1, .max_in = 3, .outputs = ln_out, .n_out_specs = 3, .min_out = 1, .max_out = 3,
-     .attrs = a_gn, .check = check_group_norm, .infer = infer_group_norm,
-     .supported = supported_layer_norm},
-    {.kind = dnnl_graph_op_rms_norm, .name = "RMSNorm", .inputs = rms_in, .n_in_specs = 2,
-     .min_in = 1, .max_in = 2, .outputs = rms_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_rms, .check = check_rms_norm, .infer = infer_rms_norm,
-     .supported = supported_rms_norm},
-};
-const int pt_schemas_norm_count = PT_COUNT(pt_schemas_norm);
+/*     row             inputs  outputs  attrs  check                 infer                 supported */
+PT_ROW(layer_norm,     ln_in,  ln_out,  a_ln,  check_layer_norm,     infer_layer_norm,     supported_layer_norm);
+PT_ROW(layer_norm_bwd, lnb_in, lnb_out, a_lnb, check_layer_norm_bwd, infer_layer_norm_bwd,
+       supported_layer_norm_bwd);
+PT_ROW(group_norm,     ln_in,  ln_out,  a_gn,  check_layer_norm,     infer_group_norm,     supported_layer_norm);
+PT_ROW(rms_norm,       rms_in, rms_out, a_rms, check_rms_norm,       infer_rms_norm,       supported_rms_norm);

@@ -1,7 +1,7 @@
 /* Schema rows of Quantize, Dequantize (attribute scales/zps) and
  * DynamicQuantize, DynamicDequantize (tensor scales/zps, per_tensor /
- * per_channel / per_group with `group_shape` or the seed `axis`+`groups`
- * form), opset §1.4 and seed 002. */
+ * per_channel / per_group with `group_shape` or the list form
+ * `axis`+`groups`); quantization is described in docs/ops.md. */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,10 +91,10 @@ static bool groups_from_group_shape(const pt_op *op, int r, int64_t *G, char *wh
     return true;
 }
 
-/* Group sizes from the seed form: dimension axis[i] is split into groups[i]
- * groups; other dims get G = 1 (opset §1.4.3).  G[d] = -1 where the source
+/* Group sizes from the list form: dimension axis[i] is split into groups[i]
+ * groups; other dims get G = 1.  G[d] = -1 where the source
  * extent is unknown. */
-static bool groups_from_seed(const pt_op *op, const pt_lt *src, int64_t *G, char *why,
+static bool groups_from_lists(const pt_op *op, const pt_lt *src, int64_t *G, char *why,
                              size_t cap) {
     int r = src->ndims;
     size_t ng = 0, na = 0;
@@ -161,7 +161,7 @@ static pt_status resolve_groups(const pt_op *op, const pt_lt *src, int64_t *G) {
     int64_t g2[DNNL_MAX_NDIMS];
     if (has_gs && !groups_from_group_shape(op, src->ndims, G, why, sizeof why))
         return pt_op_fail(op, dnnl_invalid_shape, "%s", why);
-    if (has_groups && !groups_from_seed(op, src, has_gs ? g2 : G, why, sizeof why))
+    if (has_groups && !groups_from_lists(op, src, has_gs ? g2 : G, why, sizeof why))
         return pt_op_fail(op, dnnl_invalid_shape, "%s", why);
     int d;
     if (has_gs && has_groups && groups_disagree(G, g2, src->ndims, &d))
@@ -220,7 +220,7 @@ static pt_status check_dynamic_shapes(const pt_op *op, const pt_lt *in, size_t n
         if (pt_op_has(op, dnnl_graph_op_attr_group_shape) &&
             pt_op_has(op, dnnl_graph_op_attr_groups) &&
             groups_from_group_shape(op, src->ndims, G, why, sizeof why) &&
-            groups_from_seed(op, src, g2, why, sizeof why) &&
+            groups_from_lists(op, src, g2, why, sizeof why) &&
             groups_disagree(G, g2, src->ndims, &d))
             return pt_op_fail(op, st, "group_shape and groups disagree on dim %d", d);
         return dnnl_success;
@@ -276,7 +276,7 @@ static const pt_attr_spec a_static[] = {
         PT_OPT_STR(dnnl_graph_op_attr_qtype, "per_tensor", "per_tensor|per_channel"),
         PT_OPT_S64(dnnl_graph_op_attr_axis, 1), PT_REQ_F32S(dnnl_graph_op_attr_scales),
         PT_OPT_S64S(dnnl_graph_op_attr_zps), PT_ATTR_LIST_END};
-/* axis and groups may be lists here (seed 002); axis {1} is stored as the
+/* axis and groups may be lists here (the list form); axis {1} is stored as the
  * scalar form, which readers treat as a one-element list. */
 static const pt_attr_spec a_dynamic[] = {
         PT_OPT_STR(dnnl_graph_op_attr_qtype, "per_tensor", "per_tensor|per_channel|per_group"),
@@ -284,20 +284,8 @@ static const pt_attr_spec a_dynamic[] = {
         PT_OPT_S64S(dnnl_graph_op_attr_group_shape), PT_OPT_S64S(dnnl_graph_op_attr_groups),
         PT_ATTR_LIST_END};
 
-const pt_op_schema pt_schemas_quant[] = {
-    {.kind = dnnl_graph_op_quantize, .name = "Quantize", .inputs = q_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = q_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_static, .check = check_static, .infer = infer_static},
-    {.kind = dnnl_graph_op_dequantize, .name = "Dequantize", .inputs = dq_in, .n_in_specs = 1,
-     .min_in = 1, .max_in = 1, .outputs = dq_out, .n_out_specs = 1, .min_out = 1, .max_out = 1,
-     .attrs = a_static, .check = check_static, .infer = infer_static},
-    {.kind = dnnl_graph_op_dynamic_quantize, .name = "DynamicQuantize", .inputs = dynq_in,
-     .n_in_specs = 3, .min_in = 2, .max_in = 3, .outputs = dynq_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_dynamic, .check = check_dynamic,
-     .infer = infer_dynamic, .supported = supported_dyn_quant},
-    {.kind = dnnl_graph_op_dynamic_dequantize, .name = "DynamicDequantize", .inputs = dyndq_in,
-     .n_in_specs = 3, .min_in = 2, .max_in = 3, .outputs = dyndq_out, .n_out_specs = 1,
-     .min_out = 1, .max_out = 1, .attrs = a_dynamic, .check = check_dynamic,
-     .infer = infer_dynamic, .supported = supported_dyn_dequant},
-};
-const int pt_schemas_quant_count = PT_COUNT(pt_schemas_quant);
+/*     row                 inputs    outputs    attrs      check          infer          supported */
+PT_ROW(quantize,           q_in,     q_out,     a_static,  check_static,  infer_static,  NULL);
+PT_ROW(dequantize,         dq_in,    dq_out,    a_static,  check_static,  infer_static,  NULL);
+PT_ROW(dynamic_quantize,   dynq_in,  dynq_out,  a_dynamic, check_dynamic, infer_dynamic, supported_dyn_quant);
+PT_ROW(dynamic_dequantize, dyndq_in, dyndq_out, a_dynamic, check_dynamic, infer_dynamic, supported_dyn_dequant);

@@ -1,5 +1,5 @@
 /* Broadcasting and output-shape verification with unknown dims and ranks
- * (opset §1.3, seed 003 "Broadcastable" rules). */
+ * (the broadcasting rules of docs/ops.md). */
 #include "ops/shape_utils.h"
 
 #include <string.h>

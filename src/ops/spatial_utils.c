@@ -1,11 +1,11 @@
-/* Spatial geometry (opset §1.8.3 auto_pad, §1.8.4 output extents).  All
+/* Spatial geometry (auto_pad, output extents; docs/ops.md).  All
  * arithmetic is overflow-checked because extents come straight from users. */
 #include "ops/spatial_utils.h"
 
 #include <ctype.h>
 #include <stddef.h>
 
-/* auto_pad is the one case-insensitive string attribute (§1.8.3). */
+/* auto_pad is the one case-insensitive string attribute. */
 static bool ieq(const char *a, const char *b) {
     for (; *a && *b; ++a, ++b)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
