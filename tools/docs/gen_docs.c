@@ -69,28 +69,44 @@ static void put_attr(FILE *f, const pt_attr_spec *a) {
     }
 }
 
+/* The family and reference-kernel columns, read from the op-kind table. */
+static const char *const family_of[dnnl_graph_op_last_symbol] = {
+#define PT_OP(kind, name, family, schema, stem) [kind] = #family,
+#include "ops/op_table.def"
+};
+static const char *const kernel_of[dnnl_graph_op_last_symbol] = {
+#define PT_OP(kind, name, family, schema, stem) [kind] = #stem,
+#include "ops/op_table.def"
+};
+
 static int by_name(const void *a, const void *b) {
-    return strcmp((*(const pt_op_schema *const *)a)->name, (*(const pt_op_schema *const *)b)->name);
+    return strcmp(pt_op_kind_name(*(const int *)a), pt_op_kind_name(*(const int *)b));
 }
 
 static void ops_table(FILE *f) {
-    const pt_op_schema *rows[dnnl_graph_op_last_symbol];
+    int kinds[dnnl_graph_op_last_symbol];
     int n = 0;
     for (int k = 0; k < dnnl_graph_op_last_symbol; ++k)
-        if (pt_schema_of(k)) rows[n++] = pt_schema_of(k);
-    qsort(rows, (size_t)n, sizeof rows[0], by_name);
-    fprintf(f, "%d op kinds (of %d schema rows).  Letters in brackets are type variables: ports with the same\n"
+        if (pt_schema_of(k)) kinds[n++] = k;
+    qsort(kinds, (size_t)n, sizeof kinds[0], by_name);
+    fprintf(f, "%d op kinds (sharing %d schema rows).  Family and reference kernel come from the op-kind\n"
+               "table (`src/ops/op_table.def`); the kernel `eltwise` is `pt_ref_eltwise` with its decoder\n"
+               "`pt_decode_eltwise`.  Letters in brackets are type variables: ports with the same\n"
                "letter carry the same data type.  Checks: `shape` = own shape inference (else outputs copy\n"
                "input 0), `dt` = supported data-type combinations are listed, `extra` = op-specific checks at\n"
                "add_op.\n\n",
             n, pt_schema_count());
-    fputs("| Op | Inputs | Outputs | Attributes | Checks |\n|---|---|---|---|---|\n", f);
+    fputs("| Op | Family | Reference kernel | Inputs | Outputs | Attributes | Checks |\n"
+          "|---|---|---|---|---|---|---|\n", f);
     for (int r = 0; r < n; ++r) {
-        const pt_op_schema *s = rows[r];
-        fprintf(f, "| %s | ", s->name);
-        put_ports(f, s->inputs, s->n_in_specs, s->min_in, s->max_in);
+        const pt_op_schema *s = pt_schema_of(kinds[r]);
+        int lo, hi;
+        fprintf(f, "| %s | %s | %s | ", pt_op_kind_name(kinds[r]), family_of[kinds[r]], kernel_of[kinds[r]]);
+        pt_schema_arity(s, false, &lo, &hi);
+        put_ports(f, s->inputs, s->n_in_specs, lo, hi);
         fputs(" | ", f);
-        put_ports(f, s->outputs, s->n_out_specs, s->min_out, s->max_out);
+        pt_schema_arity(s, true, &lo, &hi);
+        put_ports(f, s->outputs, s->n_out_specs, lo, hi);
         fputs(" | ", f);
         for (const pt_attr_spec *a = s->attrs; a && a->name; ++a) {
             if (a != s->attrs) fputs("<br>", f);
