@@ -3,7 +3,7 @@
 
 #include "kernels/fused/chain_post_ops.h"
 #include "kernels/fused/compute_post_ops.h"
-#include "partition/pattern_mlp.h"
+#include "kernels/fused/gated_mlp.h"
 #include "partition/pattern_sdpa.h"
 #include "partition/pattern_sdpa_bwd.h"
 

@@ -30,7 +30,7 @@
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/ref_quant_groups.h"
 #include "ops/op_schema.h"
-#include "partition/pattern_mlp.h"
+#include "kernels/fused/gated_mlp.h"
 
 #define GM_MAX_BATCH DNNL_MAX_NDIMS
 #define GM_BM 64                       /* src rows per row block */
