@@ -46,48 +46,13 @@ static bool f32_exact(dnnl_data_type_t dt) {
 
 static bool is_float(dnnl_data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16; }
 
-static bool lt_known(const pt_lt *lt) {
-    if (lt->ndims < 0 || lt->ndims > CH_MAXD) return false;
-    for (int d = 0; d < lt->ndims; ++d)
-        if (lt->dims[d] < 0) return false;
-    return true;
-}
-
-static bool same_dims(const pt_lt *a, const pt_lt *b) {
-    if (a->ndims != b->ndims) return false;
-    for (int d = 0; d < a->ndims; ++d)
-        if (a->dims[d] != b->dims[d]) return false;
-    return true;
-}
-
-static int find_port(const pt_lt *ports, size_t n, size_t id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ports[i].id == id) return (int)i;
-    return -1;
-}
-
-static int producer_of(const pt_op *const *ops, size_t nops, size_t id) {
-    for (size_t i = 0; i < nops; ++i)
-        for (size_t k = 0; k < ops[i]->nout; ++k)
-            if (ops[i]->out[k].id == id) return (int)i;
-    return -1;
-}
-
-/* Marks every op before `limit` that tensor `id` depends on. */
-static void mark_ancestors(const pt_op *const *ops, size_t nops, size_t id, int limit, bool *mark) {
-    int p = producer_of(ops, nops, id);
-    if (p < 0 || p >= limit || mark[p]) return;
-    mark[p] = true;
-    for (size_t k = 0; k < ops[p]->nin; ++k) mark_ancestors(ops, nops, ops[p]->in[k].id, limit, mark);
-}
-
 /* Working copy of the op list: Reorders become TypeCasts. */
 typedef struct {
     const pt_op **ops;
     pt_op **clones;
     size_t nclones;
-    bool *mark; /* ops of one anchor input's prologue */
-    bool *pro;  /* ops of any prologue */
+    unsigned *mark; /* ops of one anchor input's prologue */
+    bool *pro;      /* ops of any prologue */
     const pt_op **list;
 } ch_work;
 
@@ -108,9 +73,9 @@ static pt_status make_input(ch_state *s, ch_work *w, size_t nops, int ai, size_t
     ch_input *a = &s->ain[k];
     a->share = -1;
     a->port = -1;
-    if (!lt_known(lt)) return unimpl("an anchor input of unknown shape");
+    if (!pt_lower_lt_known(lt)) return unimpl("an anchor input of unknown shape");
     pt_ch_space_init(&a->sp, lt->ndims, lt->dims);
-    int p = producer_of(w->ops, nops, lt->id);
+    int p = pt_lower_producer(w->ops, nops, lt->id);
     if (p >= ai) return unimpl("an anchor input produced after the anchor");
     if (!concat) {
         for (size_t j = 0; j < k; ++j)
@@ -121,7 +86,7 @@ static pt_status make_input(ch_state *s, ch_work *w, size_t nops, int ai, size_t
                 return dnnl_success;
             }
         if (p < 0) {
-            a->port = find_port(in, nin, lt->id);
+            a->port = pt_lower_port_of(in, nin, lt->id);
             if (a->port < 0) return unimpl("an anchor input that is neither a port nor computed");
             return dnnl_success;
         }
@@ -130,7 +95,7 @@ static pt_status make_input(ch_state *s, ch_work *w, size_t nops, int ai, size_t
         return unimpl("a Concat input type an f32 buffer does not hold");
     }
     memset(w->mark, 0, nops * sizeof *w->mark);
-    if (p >= 0) mark_ancestors(w->ops, nops, lt->id, ai, w->mark);
+    if (p >= 0) pt_lower_mark_ancestors(w->ops, nops, lt->id, ai, 1u, w->mark);
     size_t n = 0;
     for (size_t i = 0; i < nops; ++i)
         if (w->mark[i]) {
@@ -197,8 +162,8 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
         if (drop->nin != 4 || drop->nout < 1 || drop->nout > 2) return unimpl("a Dropout with unexpected ports");
         for (int j = 0; j < 3; ++j) {
             size_t id = drop->in[j + 1].id;
-            s->drop_port[j] = find_port(in, nin, id);
-            if (s->drop_port[j] < 0 || producer_of(w->ops, nops, id) >= 0)
+            s->drop_port[j] = pt_lower_port_of(in, nin, id);
+            if (s->drop_port[j] < 0 || pt_lower_producer(w->ops, nops, id) >= 0)
                 return unimpl("Dropout parameters computed inside the partition");
         }
         s->dropout = true;
@@ -240,10 +205,10 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     }
     if (s->main_out < 0) return unimpl("no main output");
     const pt_lt *y = &out[s->main_out];
-    if (!lt_known(y) || y->layout_type != dnnl_graph_layout_type_strided)
+    if (!pt_lower_lt_known(y) || y->layout_type != dnnl_graph_layout_type_strided)
         return unimpl("an output of unknown shape or layout");
     if (drop && drop->out[0].id != y->id) return unimpl("a Dropout that does not make the output");
-    if (s->mask_out >= 0 && !same_dims(&out[s->mask_out], y)) return unimpl("a Dropout mask of another shape");
+    if (s->mask_out >= 0 && !pt_lower_same_dims(&out[s->mask_out], y)) return unimpl("a Dropout mask of another shape");
     pt_ch_space_init(&s->sp, y->ndims, y->dims);
 
     const size_t result_id = drop ? drop->in[0].id : y->id;
@@ -255,12 +220,12 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
         if (!concat && pt_ref_bind(anchor, &s->kernel) != dnnl_success)
             return unimpl("an anchor without a reference kernel");
         const pt_lt *ay = &anchor->out[0];
-        if (!lt_known(ay)) return unimpl("an anchor output of unknown shape");
+        if (!pt_lower_lt_known(ay)) return unimpl("an anchor output of unknown shape");
         for (size_t m = 0; m < s->naux; ++m) {
             ch_aux *x = &s->aux[m];
             if (x->port >= 0) continue;
             x->lt = anchor->out[m + 1];
-            if (!lt_known(&x->lt) || pt_dt_bits(x->lt.data_type) == 0)
+            if (!pt_lower_lt_known(&x->lt) || pt_dt_bits(x->lt.data_type) == 0)
                 return unimpl("a secondary anchor output of unknown shape");
             pt_lt_make_dense(&x->lt);
         }

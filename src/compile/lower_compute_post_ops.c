@@ -28,40 +28,12 @@
 typedef pt_cp_operand cp_operand;
 typedef pt_cp_state cp_state;
 
-static bool lt_known(const pt_lt *lt) {
-    if (lt->ndims < 0 || lt->ndims > CP_MAXD) return false;
-    for (int d = 0; d < lt->ndims; ++d)
-        if (lt->dims[d] < 0) return false;
-    return true;
-}
-
-static int find_port(const pt_lt *ports, size_t n, size_t id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ports[i].id == id) return (int)i;
-    return -1;
-}
-
-static int producer_of(const pt_op *const *ops, size_t nops, size_t id) {
-    for (size_t i = 0; i < nops; ++i)
-        for (size_t k = 0; k < ops[i]->nout; ++k)
-            if (ops[i]->out[k].id == id) return (int)i;
-    return -1;
-}
-
-/* Marks with `bit` every op (before `limit`) the tensor `id` depends on. */
-static void mark_ancestors(const pt_op *const *ops, size_t nops, size_t id, int limit, unsigned bit, unsigned *mark) {
-    int p = producer_of(ops, nops, id);
-    if (p < 0 || p >= limit || (mark[p] & bit)) return;
-    mark[p] |= bit;
-    for (size_t k = 0; k < ops[p]->nin; ++k) mark_ancestors(ops, nops, ops[p]->in[k].id, limit, bit, mark);
-}
-
 /* Prologue program of anchor input `k`: the marked ops in order. */
 static pt_status make_operand(const pt_op *const *ops, size_t nops, const unsigned *mark, unsigned bit,
                               const pt_op *anchor, size_t k, const pt_lt *in, size_t nin, bool round_floats,
                               cp_operand *op) {
     const pt_lt *lt = &anchor->in[k];
-    if (!lt_known(lt)) return pt_err(dnnl_unimplemented, "compute_post_ops: anchor input of unknown shape");
+    if (!pt_lower_lt_known(lt)) return pt_err(dnnl_unimplemented, "compute_post_ops: anchor input of unknown shape");
     const pt_op **list = malloc((nops ? nops : 1) * sizeof *list);
     if (!list) return dnnl_out_of_memory;
     size_t n = 0;
@@ -274,21 +246,21 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     const pt_op *anchor = ops[ai];
     if (anchor->nin < 2 || anchor->nin > 3 || anchor->nout != 1 || nout != 1)
         return pt_err(dnnl_unimplemented, "compute_post_ops: unexpected ports");
-    if (!lt_known(&anchor->out[0]) || !lt_known(&out[0]) || out[0].layout_type != dnnl_graph_layout_type_strided)
+    if (!pt_lower_lt_known(&anchor->out[0]) || !pt_lower_lt_known(&out[0]) || out[0].layout_type != dnnl_graph_layout_type_strided)
         return pt_err(dnnl_unimplemented, "compute_post_ops: output of unknown shape or layout");
     const pt_lt *bias = NULL;
     if (anchor->nin == 3) {
-        s->bias_port = find_port(in, nin, anchor->in[2].id);
-        if (s->bias_port < 0 || producer_of(ops, nops, anchor->in[2].id) >= 0)
+        s->bias_port = pt_lower_port_of(in, nin, anchor->in[2].id);
+        if (s->bias_port < 0 || pt_lower_producer(ops, nops, anchor->in[2].id) >= 0)
             return pt_err(dnnl_unimplemented, "compute_post_ops: bias computed inside the partition");
         bias = &in[s->bias_port];
-        if (!lt_known(bias) || bias->layout_type != dnnl_graph_layout_type_strided)
+        if (!pt_lower_lt_known(bias) || bias->layout_type != dnnl_graph_layout_type_strided)
             return pt_err(dnnl_unimplemented, "compute_post_ops: bias layout");
     } else {
         s->bias_port = -1;
     }
-    mark_ancestors(ops, nops, anchor->in[0].id, ai, 1u, mark);
-    mark_ancestors(ops, nops, anchor->in[1].id, ai, 2u, mark);
+    pt_lower_mark_ancestors(ops, nops, anchor->in[0].id, ai, 1u, mark);
+    pt_lower_mark_ancestors(ops, nops, anchor->in[1].id, ai, 2u, mark);
     mark[ai] = 4u;
     if (anchor->kind == dnnl_graph_op_matmul) PT_CHECK(prep_matmul(anchor, bias, s));
     else PT_CHECK(prep_conv(anchor, s));

@@ -3,7 +3,21 @@
 #ifndef PARTITA_COMPILE_LOWER_FUSED_H
 #define PARTITA_COMPILE_LOWER_FUSED_H
 
+#include <stdbool.h>
+
 #include "compile/fused_lowering.h"
+
+/* Helpers shared by the lowerings (lower_util.c). */
+/* Index of the port holding tensor `id`, or -1. */
+int pt_lower_port_of(const pt_lt *ports, size_t n, size_t id);
+/* Index of the op (among ops[0..nops)) that produces tensor `id`, or -1. */
+int pt_lower_producer(const pt_op *const *ops, size_t nops, size_t id);
+/* Known rank (at most DNNL_MAX_NDIMS) and dims. */
+bool pt_lower_lt_known(const pt_lt *lt);
+bool pt_lower_same_dims(const pt_lt *a, const pt_lt *b);
+/* Sets `bit` in mark[i] for every op i < limit that tensor `id` depends on. */
+void pt_lower_mark_ancestors(const pt_op *const *ops, size_t nops, size_t id, int limit, unsigned bit,
+                             unsigned *mark);
 
 /* Gated MLP (roles of partition/pattern_mlp.h).  dnnl_unimplemented for
  * forms the kernel does not compute (1-D operands, a transposed hidden

@@ -22,30 +22,17 @@ typedef struct {
     pt_gm_plan *p;
 } gm_ctx;
 
-static int find_port(const pt_lt *ports, size_t n, size_t id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ports[i].id == id) return (int)i;
-    return -1;
-}
-
 static bool is_float3(dnnl_data_type_t dt) {
     return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16;
-}
-
-static bool same_dims(const pt_lt *a, const pt_lt *b) {
-    if (a->ndims != b->ndims || a->ndims < 0) return false;
-    for (int d = 0; d < a->ndims; ++d)
-        if (a->dims[d] != b->dims[d]) return false;
-    return true;
 }
 
 /* The input port holding tensor `id`, checked to be strided with the dims
  * the op saw.  -1 when `id` is not a usable port. */
 static int input_port(const gm_ctx *c, const pt_lt *seen) {
-    int pi = find_port(c->in, c->nin, seen->id);
+    int pi = pt_lower_port_of(c->in, c->nin, seen->id);
     if (pi < 0) return -1;
     const pt_lt *lt = &c->in[pi];
-    if (lt->layout_type != dnnl_graph_layout_type_strided || !same_dims(lt, seen) ||
+    if (lt->layout_type != dnnl_graph_layout_type_strided || !pt_lower_same_dims(lt, seen) ||
         lt->data_type != seen->data_type)
         return -1;
     for (int d = 0; d < lt->ndims; ++d)
@@ -151,7 +138,7 @@ static bool weight_view(const gm_ctx *c, const pt_op *mm, const pt_op *dq, int64
         wl = &c->in[pi];
     } else {
         if (!dq || dq->nout != 1 || dq->out[0].id != seen->id || dq->nin < 2 || dq->nin > 3) return false;
-        if (!same_dims(&dq->out[0], seen)) return false;
+        if (!pt_lower_same_dims(&dq->out[0], seen)) return false;
         pi = input_port(c, &dq->in[0]);
         int si = input_port(c, &dq->in[1]);
         int zi = dq->nin == 3 ? input_port(c, &dq->in[2]) : -1;
@@ -197,13 +184,14 @@ static bool lower_branch(gm_ctx *c, bool gate, pt_gm_branch *b) {
     const pt_op *mul = gate ? c->by_role[PT_MLP_SWISH_MUL] : NULL;
     const pt_op *mm = c->by_role[gate ? PT_MLP_GATE : PT_MLP_UP];
     if (act) {
-        if (!same_dims(&act->in[0], &act->out[0])) return false;
+        if (!pt_lower_same_dims(&act->in[0], &act->out[0])) return false;
         b->act = PT_GM_ACT_UNARY;
         b->act_dt = act->out[0].data_type;
         return pt_ref_bind(act, &b->act_k) == dnnl_success;
     }
     if (mul && sg) {
-        if (!same_dims(&mul->in[0], &mul->in[1]) || !same_dims(&mul->in[0], &mul->out[0])) return false;
+        if (!pt_lower_same_dims(&mul->in[0], &mul->in[1]) || !pt_lower_same_dims(&mul->in[0], &mul->out[0]))
+            return false;
         b->act = PT_GM_ACT_SWISH;
         b->g_pos = mul->in[0].id == mm->out[0].id ? 0 : 1;
         b->act_dt = sg->out[0].data_type;
@@ -229,7 +217,7 @@ static bool lower(gm_ctx *c) {
     const pt_lt *ol = &c->out[0];
     if (down->nout != 1 || down->out[0].id != ol->id) return false;
     if (pt_op_bool(down, dnnl_graph_op_attr_transpose_a, false)) return false;
-    if (ol->layout_type != dnnl_graph_layout_type_strided || !same_dims(ol, &down->out[0]) ||
+    if (ol->layout_type != dnnl_graph_layout_type_strided || !pt_lower_same_dims(ol, &down->out[0]) ||
         ol->ndims < 2 || !is_float3(ol->data_type))
         return false;
     p->nb = ol->ndims - 2;
@@ -251,9 +239,10 @@ static bool lower(gm_ctx *c) {
     if (tc) {
         p->has_tc = true;
         p->tc_dt = tc->out[0].data_type;
-        if (!same_dims(&tc->in[0], hl)) return false;
+        if (!pt_lower_same_dims(&tc->in[0], hl)) return false;
     }
-    if (co->nin != 2 || !same_dims(&co->out[0], hl) || !same_dims(&co->in[0], hl) || !same_dims(&co->in[1], hl))
+    if (co->nin != 2 || !pt_lower_same_dims(&co->out[0], hl) || !pt_lower_same_dims(&co->in[0], hl) ||
+        !pt_lower_same_dims(&co->in[1], hl))
         return false;
     p->comb_dt = co->out[0].data_type;
     if (pt_ref_bind(co, &p->comb_k) != dnnl_success) return false;
@@ -273,7 +262,7 @@ static bool lower(gm_ctx *c) {
         bool gate = s == gate_side;
         if (!lower_branch(c, gate, &p->br[s])) return false;
         mm[s] = c->by_role[gate ? PT_MLP_GATE : PT_MLP_UP];
-        if (mm[s]->nout != 1 || !same_dims(&mm[s]->out[0], hl)) return false;
+        if (mm[s]->nout != 1 || !pt_lower_same_dims(&mm[s]->out[0], hl)) return false;
         p->br[s].mm_dt = mm[s]->out[0].data_type;
     }
     if (mm[0]->in[0].id != mm[1]->in[0].id) return false;
@@ -281,7 +270,7 @@ static bool lower(gm_ctx *c) {
     if (pt_op_bool(mm[1], dnnl_graph_op_attr_transpose_a, false) != ta) return false;
     const pt_lt *sl = &mm[0]->in[0];
     int si = input_port(c, sl);
-    if (si < 0 || sl->ndims < 2 || !is_float3(sl->data_type) || !same_dims(&mm[1]->in[0], sl)) return false;
+    if (si < 0 || sl->ndims < 2 || !is_float3(sl->data_type) || !pt_lower_same_dims(&mm[1]->in[0], sl)) return false;
     const pt_lt *sp = &c->in[si];
     int ra = sp->ndims;
     if ((ta ? sp->dims[ra - 1] : sp->dims[ra - 2]) != p->M) return false;
@@ -328,7 +317,8 @@ pt_status pt_lower_gated_mlp(const pt_op *const *ops, const int *roles, size_t n
     ok = ok && lower(&c);
     if (!ok) {
         pt_gated_mlp_plan_free(p);
-        return pt_err(dnnl_unimplemented, "gated_mlp: partition form not handled by the fused kernel; running op by op");
+        return pt_err(dnnl_unimplemented,
+                      "gated_mlp: partition form not handled by the fused kernel; running op by op");
     }
     pt_gated_mlp_finish(p, fused);
     return dnnl_success;

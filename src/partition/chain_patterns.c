@@ -213,21 +213,17 @@ static bool smooth_quant_tail(const pt_graph *g, const int *ops, const int *step
 
 /* ---- int8 concat: a matcher function (Concat has any number of inputs) --- */
 
-static bool same_f32s(const pt_op *a, const pt_op *b, int name) {
-    size_t na = 0, nb = 0;
-    const float *va = pt_op_f32s(a, name, &na), *vb = pt_op_f32s(b, name, &nb);
-    if (na != nb) return false;
+/* Equal scales and zero points (values compared as numbers). */
+static bool same_quant_params(const pt_op *a, const pt_op *b) {
+    size_t na = 0, nb = 0, za = 0, zb = 0;
+    const float *sa = pt_op_f32s(a, dnnl_graph_op_attr_scales, &na);
+    const float *sb = pt_op_f32s(b, dnnl_graph_op_attr_scales, &nb);
+    const int64_t *pa = pt_op_s64s(a, dnnl_graph_op_attr_zps, &za), *pb = pt_op_s64s(b, dnnl_graph_op_attr_zps, &zb);
+    if (na != nb || za != zb) return false;
     for (size_t i = 0; i < na; ++i)
-        if (va[i] != vb[i]) return false;
-    return true;
-}
-
-static bool same_s64s(const pt_op *a, const pt_op *b, int name) {
-    size_t na = 0, nb = 0;
-    const int64_t *va = pt_op_s64s(a, name, &na), *vb = pt_op_s64s(b, name, &nb);
-    if (na != nb) return false;
-    for (size_t i = 0; i < na; ++i)
-        if (va[i] != vb[i]) return false;
+        if (sa[i] != sb[i]) return false;
+    for (size_t i = 0; i < za; ++i)
+        if (pa[i] != pb[i]) return false;
     return true;
 }
 
@@ -243,8 +239,7 @@ int pt_match_int8_concat(pt_match *m, int first) {
         const pt_tensor_info *t = pt_match_tensor(g, cat->in[i].id);
         int p = t ? t->producer : -1;
         bool ok = p >= 0 && m->group[p] < 0 && g->ops[p]->kind == dnnl_graph_op_dequantize && dq_int8(g, p) &&
-                  t->nconsumers == 1 && same_f32s(g->ops[p], g->ops[q], dnnl_graph_op_attr_scales) &&
-                  same_s64s(g->ops[p], g->ops[q], dnnl_graph_op_attr_zps) &&
+                  t->nconsumers == 1 && same_quant_params(g->ops[p], g->ops[q]) &&
                   !pt_match_has(m, p); /* one Dequantize feeding two inputs */
         if (!ok) return m->n = 0;
         pt_match_take(m, p, PT_CHAIN_CONCAT_IN);
@@ -283,28 +278,27 @@ static const pt_link_spec l_dq_int8_pt[] = {LINK(dnnl_graph_op_dequantize, false
 static const pt_link_spec l_dq_conv_src[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_src, SRC_DEQUANT)};
 static const pt_link_spec l_dq_s8_zp0[] = {LINK(dnnl_graph_op_dequantize, false, dq_s8_zp0, SRC_DEQUANT)};
 /* Weights: Quantize? → Dequantize, nearest producer first. */
-static const pt_link_spec l_wei_matmul[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8, WEI_DEQUANT),
-                                            LINK(dnnl_graph_op_quantize, true, q_weight, WEI_QUANT)};
-static const pt_link_spec l_wei_conv[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_wei, WEI_DEQUANT),
-                                          LINK(dnnl_graph_op_quantize, true, NULL, WEI_QUANT)};
-static const pt_link_spec l_wei_conv_q8[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_wei, WEI_DEQUANT),
-                                             LINK(dnnl_graph_op_quantize, true, q_weight_int8, WEI_QUANT)};
-static const pt_link_spec l_wei_s8[] = {LINK(dnnl_graph_op_dequantize, false, dq_s8, WEI_DEQUANT),
-                                        LINK(dnnl_graph_op_quantize, true, q_weight_int8, WEI_QUANT)};
+#define WEI(dq, q)                                                                                 \
+    {LINK(dnnl_graph_op_dequantize, false, dq, WEI_DEQUANT), LINK(dnnl_graph_op_quantize, true, q, WEI_QUANT)}
+static const pt_link_spec l_wei_matmul[] = WEI(dq_x8, q_weight);
+static const pt_link_spec l_wei_conv[] = WEI(dq_conv_wei, NULL);
+static const pt_link_spec l_wei_conv_q8[] = WEI(dq_conv_wei, q_weight_int8);
+static const pt_link_spec l_wei_s8[] = WEI(dq_s8, q_weight_int8);
 /* StaticReshape → Quantize → Dequantize(s8) → StaticReshape → [1] Conv. */
 static const pt_link_spec l_wei_reshaped[] = {LINK(dnnl_graph_op_static_reshape, false, NULL, WEI_RESHAPE),
                                               LINK(dnnl_graph_op_dequantize, false, dq_s8, WEI_DEQUANT),
                                               LINK(dnnl_graph_op_quantize, false, q_int8, WEI_QUANT),
                                               LINK(dnnl_graph_op_static_reshape, false, NULL, WEI_RESHAPE)};
-/* bf16 compute: Dequantize → TypeCast(→bf16). */
-static const pt_link_spec l_tc_dq_x8[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, SRC_CAST),
+/* bf16 compute: Dequantize → TypeCast(→bf16), and for weights Quantize? before. */
+#define TC_TO_BF16(role) LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, role)
+static const pt_link_spec l_tc_dq_x8[] = {TC_TO_BF16(SRC_CAST),
                                           LINK(dnnl_graph_op_dequantize, false, dq_x8, SRC_DEQUANT)};
-static const pt_link_spec l_tc_dq_int8[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, SRC_CAST),
+static const pt_link_spec l_tc_dq_int8[] = {TC_TO_BF16(SRC_CAST),
                                             LINK(dnnl_graph_op_dequantize, false, dq_int8, SRC_DEQUANT)};
-static const pt_link_spec l_tc_wei_matmul[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, WEI_CAST),
+static const pt_link_spec l_tc_wei_matmul[] = {TC_TO_BF16(WEI_CAST),
                                                LINK(dnnl_graph_op_dequantize, false, dq_x8, WEI_DEQUANT),
                                                LINK(dnnl_graph_op_quantize, true, q_weight, WEI_QUANT)};
-static const pt_link_spec l_tc_wei_conv[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, WEI_CAST),
+static const pt_link_spec l_tc_wei_conv[] = {TC_TO_BF16(WEI_CAST),
                                              LINK(dnnl_graph_op_dequantize, false, dq_s8, WEI_DEQUANT),
                                              LINK(dnnl_graph_op_quantize, true, q_weight, WEI_QUANT)};
 /* Post-sum operands. */

@@ -95,8 +95,18 @@ static ch_thread thread_bufs(const ch_state *s, char *tbase, int tid) {
 
 /* Writes the result of a program with no src over `sp` into a dense f32
  * buffer. */
-static void fill_input(const ch_state *s, const void *bound, const ch_space *sp, float *buf, char *tbase,
-                       const pt_exec_ctx *ctx) {
+/* One run of a pass: `row` is its linear row over all dims but the last,
+ * i0 its first element along the last dim. */
+typedef struct {
+    const int64_t *idx;
+    int64_t row, i0, n;
+} ch_run_pos;
+
+typedef void (*ch_run_fn)(const void *arg, const ch_space *sp, const ch_run_pos *r, const ch_thread *t);
+
+/* Calls fn for every run of `sp`, the runs split among threads. */
+static void for_runs(const ch_state *s, const ch_space *sp, char *tbase, const pt_exec_ctx *ctx, ch_run_fn fn,
+                     const void *arg) {
     const int64_t units = space_units(sp);
     const int nt = pass_threads(s, ctx, sp->outer * sp->inner, units);
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -104,11 +114,30 @@ static void fill_input(const ch_state *s, const void *bound, const ch_space *sp,
         ch_thread t = thread_bufs(s, tbase, thread_id());
 #pragma omp for schedule(static)
         for (int64_t u = 0; u < units; ++u) {
-            int64_t idx[CH_MAXD], row, i0, n;
-            space_run(sp, u, idx, &row, &i0, &n);
-            pt_postops_apply(bound, buf + row * sp->inner + i0, n, idx, t.tmp);
+            int64_t idx[CH_MAXD];
+            ch_run_pos r = {idx, 0, 0, 0};
+            space_run(sp, u, idx, &r.row, &r.i0, &r.n);
+            fn(arg, sp, &r, &t);
         }
     }
+}
+
+typedef struct {
+    const void *bound;
+    float *buf;
+} ch_fill;
+
+static void fill_run(const void *arg, const ch_space *sp, const ch_run_pos *r, const ch_thread *t) {
+    const ch_fill *f = arg;
+    pt_postops_apply(f->bound, f->buf + r->row * sp->inner + r->i0, r->n, r->idx, t->tmp);
+}
+
+/* Writes the result of a program with no src over `sp` into a dense f32
+ * buffer. */
+static void fill_input(const ch_state *s, const void *bound, const ch_space *sp, float *buf, char *tbase,
+                       const pt_exec_ctx *ctx) {
+    ch_fill f = {bound, buf};
+    for_runs(s, sp, tbase, ctx, fill_run, &f);
 }
 
 static void round_buffer(const ch_state *s, dnnl_data_type_t dt, float *buf, int64_t n, const pt_exec_ctx *ctx) {
@@ -225,27 +254,42 @@ static pt_status run_anchor(const ch_state *s, const pt_tview *in, const pt_tvie
 }
 
 /* The epilogue (or the whole chain) over the main output's space. */
+typedef struct {
+    const ch_state *s;
+    const ch_tail *c;
+    float *abuf; /* the anchor output, NULL without an anchor */
+    const ch_input *a;  /* Concat: the input being placed, */
+    const void *bound;  /* its program binding */
+    int64_t dense[CH_MAXD];
+} ch_pass;
+
+static void epilogue_run(const void *arg, const ch_space *sp, const ch_run_pos *r, const ch_thread *t) {
+    const ch_pass *p = arg;
+    /* The anchor output is dense over these dims (up to leading 1s). */
+    float *x = p->abuf ? p->abuf + r->row * sp->inner + r->i0 : t->run;
+    finish_run(p->s, p->c, x, r->n, r->idx, r->row * sp->inner + r->i0, t);
+}
+
+/* The epilogue (or the whole chain) over the main output's space. */
 static pt_status run_epilogue(const ch_state *s, const pt_tview *in, const pt_tview *out, char *base, char *tbase,
                               const pt_exec_ctx *ctx) {
     ch_tail c;
     PT_CHECK(tail_init(s, in, out, base, &c));
-    const ch_space *sp = &s->sp;
-    float *abuf = s->has_anchor ? (float *)(base + s->abuf_off) : NULL;
-    const int64_t units = space_units(sp);
-    const int nt = pass_threads(s, ctx, sp->outer * sp->inner, units);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        ch_thread t = thread_bufs(s, tbase, thread_id());
-#pragma omp for schedule(static)
-        for (int64_t u = 0; u < units; ++u) {
-            int64_t idx[CH_MAXD], row, i0, n;
-            space_run(sp, u, idx, &row, &i0, &n);
-            /* The anchor output is dense over these dims (up to leading 1s). */
-            float *x = abuf ? abuf + row * sp->inner + i0 : t.run;
-            finish_run(s, &c, x, n, idx, row * sp->inner + i0, &t);
-        }
-    }
+    ch_pass p = {.s = s, .c = &c, .abuf = s->has_anchor ? (float *)(base + s->abuf_off) : NULL};
+    for_runs(s, &s->sp, tbase, ctx, epilogue_run, &p);
     return dnnl_success;
+}
+
+static void concat_run(const void *arg, const ch_space *sp, const ch_run_pos *r, const ch_thread *t) {
+    const ch_pass *p = arg;
+    const ch_state *s = p->s;
+    const int lead = s->sp.ndims - s->abuf_lt.ndims;
+    int64_t oidx[CH_MAXD] = {0};
+    pt_postops_apply(p->bound, t->run, r->n, r->idx, t->tmp);
+    if (s->round_anchor) pt_run_round(s->anchor_dt, t->run, r->n);
+    for (int d = 0; d < sp->ndims; ++d) oidx[lead + d] = r->idx[d];
+    oidx[lead + s->cat_axis] += p->a->cat_off;
+    finish_run(s, p->c, t->run, r->n, oidx, strided_off(s->sp.ndims, oidx, p->dense), t);
 }
 
 /* Concat: each input's runs go through its prologue program, then straight
@@ -254,30 +298,12 @@ static pt_status run_concat(const ch_state *s, const pt_tview *in, const pt_tvie
                             const pt_exec_ctx *ctx) {
     ch_tail c;
     PT_CHECK(tail_init(s, in, out, base, &c));
-    const int r = s->sp.ndims, lead = s->sp.ndims - s->abuf_lt.ndims;
-    const dnnl_data_type_t cdt = s->anchor_dt;
-    int64_t dense[CH_MAXD];
-    pt_dense_strides(r, s->sp.dims, dense);
+    ch_pass p = {.s = s, .c = &c};
+    pt_dense_strides(s->sp.ndims, s->sp.dims, p.dense);
     for (size_t k = 0; k < s->nain; ++k) {
-        const ch_input *a = &s->ain[k];
-        const ch_space *sp = &a->sp;
-        const void *bound = base + a->bound_off;
-        const int64_t units = space_units(sp);
-        const int nt = pass_threads(s, ctx, sp->outer * sp->inner, units);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            ch_thread t = thread_bufs(s, tbase, thread_id());
-#pragma omp for schedule(static)
-            for (int64_t u = 0; u < units; ++u) {
-                int64_t idx[CH_MAXD], oidx[CH_MAXD] = {0}, row, i0, n;
-                space_run(sp, u, idx, &row, &i0, &n);
-                pt_postops_apply(bound, t.run, n, idx, t.tmp);
-                if (s->round_anchor) pt_run_round(cdt, t.run, n);
-                for (int d = 0; d < sp->ndims; ++d) oidx[lead + d] = idx[d];
-                oidx[lead + s->cat_axis] += a->cat_off;
-                finish_run(s, &c, t.run, n, oidx, strided_off(r, oidx, dense), &t);
-            }
-        }
+        p.a = &s->ain[k];
+        p.bound = base + p.a->bound_off;
+        for_runs(s, &p.a->sp, tbase, ctx, concat_run, &p);
     }
     return dnnl_success;
 }
@@ -375,13 +401,8 @@ static pt_status plan(ch_state *s) {
 
 pt_status pt_chain_post_ops_finish(ch_state *s, pt_fused *fused) {
     pt_status st = plan(s);
-    if (st != dnnl_success) {
-        pt_ch_state_free(s);
-        return st;
-    }
-    fused->run = ch_run;
-    fused->release = ch_release;
-    fused->state = s;
+    if (st != dnnl_success) return pt_ch_state_free(s), st;
+    *fused = (pt_fused){.run = ch_run, .release = ch_release, .state = s};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
 }

@@ -266,20 +266,28 @@ static void mm_batch_box(const cp_state *s, const cp_operand *op, int own, const
     }
 }
 
+/* Loads the box of a MatMul operand of rank r for one batch index: `on`
+ * rows / columns from o0 along dim `dother` (laid out with stride ostride)
+ * by all K along dim `dk` (stride kstride); a 1-D operand is its K values. */
+static void mm_load(const cp_args *A, const cp_operand *op, const void *bound, int r, int dother, int dk,
+                    const int64_t *bi, int64_t o0, int64_t on, int64_t ostride, int64_t kstride, const cp_bufs *t) {
+    const int64_t K = A->s->K;
+    int64_t lo[CP_MAXD], ext[CP_MAXD], ds[CP_MAXD];
+    mm_batch_box(A->s, op, r > 2 ? r - 2 : 0, bi, lo, ext, ds);
+    if (r == 1) {
+        lo[0] = 0, ext[0] = K, ds[0] = kstride;
+    } else {
+        lo[dother] = o0, ext[dother] = on, ds[dother] = ostride;
+        lo[dk] = 0, ext[dk] = K, ds[dk] = kstride;
+    }
+    load_box(op, bound, lo, ext, ds, t->box, t->run, t->tmp);
+}
+
 static void mm_pack_a(const cp_args *A, const int64_t *bi, int64_t m0, int64_t mb, const cp_bufs *t) {
     const cp_state *s = A->s;
     const int64_t K = s->K;
-    int64_t lo[CP_MAXD], ext[CP_MAXD], ds[CP_MAXD];
-    int r = s->ra, own = r > 2 ? r - 2 : 0;
-    mm_batch_box(s, &s->a, own, bi, lo, ext, ds);
-    if (r == 1) {
-        lo[0] = 0, ext[0] = K, ds[0] = 1;
-    } else {
-        int dm = s->ta ? r - 1 : r - 2, dk = s->ta ? r - 2 : r - 1;
-        lo[dm] = m0, ext[dm] = mb, ds[dm] = K;
-        lo[dk] = 0, ext[dk] = K, ds[dk] = 1;
-    }
-    load_box(&s->a, A->ba, lo, ext, ds, t->box, t->run, t->tmp);
+    int r = s->ra;
+    mm_load(A, &s->a, A->ba, r, s->ta ? r - 1 : r - 2, s->ta ? r - 2 : r - 1, bi, m0, mb, K, 1, t);
     const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
     const int64_t strips = (mb + CP_MR - 1) / CP_MR;
     for (int64_t st = 0; st < strips; ++st)
@@ -312,18 +320,8 @@ static void pack_b_from_box(const cp_args *A, const float *box, int64_t kstride,
 
 static void mm_pack_b(const cp_args *A, const int64_t *bi, int64_t q0, int64_t nb, const cp_bufs *t) {
     const cp_state *s = A->s;
-    const int64_t K = s->K;
-    int64_t lo[CP_MAXD], ext[CP_MAXD], ds[CP_MAXD];
-    int r = s->rb, own = r > 2 ? r - 2 : 0;
-    mm_batch_box(s, &s->w, own, bi, lo, ext, ds);
-    if (r == 1) {
-        lo[0] = 0, ext[0] = K, ds[0] = nb;
-    } else {
-        int dk = s->tb ? r - 1 : r - 2, dn = s->tb ? r - 2 : r - 1;
-        lo[dk] = 0, ext[dk] = K, ds[dk] = nb;
-        lo[dn] = q0, ext[dn] = nb, ds[dn] = 1;
-    }
-    load_box(&s->w, A->bw, lo, ext, ds, t->box, t->run, t->tmp);
+    int r = s->rb;
+    mm_load(A, &s->w, A->bw, r, s->tb ? r - 2 : r - 1, s->tb ? r - 1 : r - 2, bi, q0, nb, 1, nb, t);
     pack_b_from_box(A, t->box, nb, 1, nb, s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict, t->bp);
 }
 
@@ -792,13 +790,8 @@ static pt_status plan(cp_state *s) {
 
 pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
     pt_status st = plan(s);
-    if (st != dnnl_success) {
-        pt_cp_state_free(s);
-        return st;
-    }
-    fused->run = cp_run;
-    fused->release = cp_release;
-    fused->state = s;
+    if (st != dnnl_success) return pt_cp_state_free(s), st;
+    *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
 }
