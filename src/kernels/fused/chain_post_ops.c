@@ -401,8 +401,10 @@ static pt_status plan(ch_state *s) {
 
 pt_status pt_chain_post_ops_finish(ch_state *s, pt_fused *fused) {
     pt_status st = plan(s);
-    if (st != dnnl_success) return pt_ch_state_free(s), st;
-    *fused = (pt_fused){.run = ch_run, .release = ch_release, .state = s};
-    fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
-    return dnnl_success;
+    if (st == dnnl_success)
+        *fused = (pt_fused){.run = ch_run, .release = ch_release, .state = s,
+                            .scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes};
+    else
+        pt_ch_state_free(s);
+    return st;
 }

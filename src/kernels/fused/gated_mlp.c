@@ -311,6 +311,22 @@ static void down_block(const gm_args *A, const int64_t *bidx, int64_t m_base, co
     }
 }
 
+/* Work item w of a row block of `rows` rows: GM_MB rows by `colb` of
+ * `ncols` columns (nblocks column blocks per row group). */
+typedef struct {
+    int r0, rows, cols;
+    int64_t c0;
+} gm_item;
+
+static gm_item work_item(int64_t w, int64_t nblocks, int colb, int rows, int64_t ncols) {
+    gm_item it;
+    it.r0 = (int)(w / nblocks) * GM_MB;
+    it.c0 = (w % nblocks) * colb;
+    it.rows = rows - it.r0 < GM_MB ? rows - it.r0 : GM_MB;
+    it.cols = (int)(ncols - it.c0 < colb ? ncols - it.c0 : colb);
+    return it;
+}
+
 static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                         void *scratch, const pt_exec_ctx *ctx) {
     const gm_plan *p = f->state;
@@ -370,20 +386,14 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
                 }
 #pragma omp for schedule(dynamic, 1)
                 for (int64_t w = 0; w < nmb * nnb; ++w) {
-                    int r0 = (int)(w / nnb) * GM_MB;
-                    int64_t n0 = (w % nnb) * GM_NB;
-                    int mr = rows - r0 < GM_MB ? rows - r0 : GM_MB;
-                    int nc = (int)(p->N - n0 < GM_NB ? p->N - n0 : GM_NB);
-                    pt_status st = hidden_block(&A, bidx, m0, Ablk, r0, mr, n0, nc, H, buf, &L);
+                    gm_item it = work_item(w, nnb, GM_NB, rows, p->N);
+                    pt_status st = hidden_block(&A, bidx, m0, Ablk, it.r0, it.rows, it.c0, it.cols, H, buf, &L);
                     if (st != dnnl_success) my = st;
                 }
 #pragma omp for schedule(dynamic, 1)
                 for (int64_t w = 0; w < nmb * njb; ++w) {
-                    int r0 = (int)(w / njb) * GM_MB;
-                    int64_t j0 = (w % njb) * GM_JB;
-                    int mr = rows - r0 < GM_MB ? rows - r0 : GM_MB;
-                    int jc = (int)(p->O - j0 < GM_JB ? p->O - j0 : GM_JB);
-                    down_block(&A, bidx, m0, H, r0, mr, j0, jc, buf, &L);
+                    gm_item it = work_item(w, njb, GM_JB, rows, p->O);
+                    down_block(&A, bidx, m0, H, it.r0, it.rows, it.c0, it.cols, buf, &L);
                 }
             }
         }
