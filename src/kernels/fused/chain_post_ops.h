@@ -9,9 +9,10 @@
  *   -> optional Dropout
  * where "element-wise" is what kernels/fused/postops.h compiles (a Reorder
  * counts as a TypeCast: it changes only the layout, and the output is
- * written with its own strides anyway), the anchor is any other op with a
- * reference kernel, and the prologue is the ops the anchor's inputs depend
- * on.
+ * written with its own strides anyway), the anchor is the op matched as
+ * PT_CHAIN_ANCHOR when the programs cannot run it (its reference kernel,
+ * bound at lowering, runs it; a Concat is placed by the kernel itself), and
+ * the prologue is the ops the anchor's inputs depend on.
  *   - No anchor: one program over the output's iteration space, applied run
  *     by run and stored in the output's type; no intermediate exists.
  *   - With an anchor: each anchor input computed by the prologue is written
@@ -74,6 +75,7 @@ typedef struct {
     pt_lt lt;       /* scratch: dense, declared type */
 } pt_ch_aux;
 
+/* The kernel's state, filled by compile/lower_chain.c. */
 typedef struct {
     /* anchor (has_anchor false: a pure element-wise chain) */
     bool has_anchor;

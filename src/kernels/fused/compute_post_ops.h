@@ -1,11 +1,12 @@
 /* Fused MatMul / Convolution / ConvTranspose partitions with prologue and
  * epilogue element-wise chains (the compute rows of docs/fusion.md).
  *
- * One lowering (compile/lower_compute_post_ops.c) serves every compute row (fp_matmul_post_ops,
- * x8x8x_matmul_post_ops and the other quantized / bf16-typecast MatMul rows,
- * fp_conv_post_ops, x8x8x_conv_post_ops, fp_convtranspose_post_ops,
- * float_bmb, ...).  It works from the partition's op list alone:
- *   - exactly one anchor (MatMul, Convolution or ConvTranspose);
+ * One lowering (compile/lower_compute_post_ops.c) serves every compute row
+ * (fp_matmul_post_ops, x8x8x_matmul_post_ops and the other quantized /
+ * bf16-typecast MatMul rows, fp_conv_post_ops, x8x8x_conv_post_ops,
+ * fp_convtranspose_post_ops, float_bmb, ...):
+ *   - exactly one anchor (the MatMul, Convolution or ConvTranspose matched
+ *     as PT_CHAIN_ANCHOR);
  *   - the ops that produce the anchor's src and weights inside the partition
  *     (Dequantize, DynamicDequantize, weight Quantize -> Dequantize,
  *     TypeCast, the bmb binary pre-chain, ...) become a prologue program per
@@ -15,8 +16,7 @@
  *     Multiply/Divide, final Quantize), applied to each output tile while it
  *     is in cache;
  * any other shape makes the lowering return dnnl_unimplemented (op-by-op
- * fallback).  See
- * kernels/fused/postops.h for what the programs accept.
+ * fallback).  See kernels/fused/postops.h for what the programs accept.
  *
  * Arithmetic is the reference kernels' (ref_matmul.c, ref_conv.c) bit for
  * bit: operands are converted to f32 (and rounded per the fpmath mode when

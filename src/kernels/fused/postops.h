@@ -1,7 +1,7 @@
 /* Element-wise chain programs for fused kernels (post-ops and operand
  * prologues of docs/fusion.md; numerics of docs/numerics.md).
  *
- * A program is compiled once, at prepare time, from a list of element-wise
+ * A program is compiled once, at compile time, from a list of element-wise
  * ops (in execution order) and runs over an "iteration space": the logical
  * dims of the value the chain computes (for an epilogue, the anchor output).
  * Each op becomes one instruction of a small register machine whose
