@@ -23,7 +23,7 @@
 
 #include "compile/compiled.h"
 #include "ir/op.h"
-#include "kernels/fused/chain_post_ops.h"
+#include "compile/lower_fused.h"
 #include "ir/dtype.h"
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "ops/op_schema.h"

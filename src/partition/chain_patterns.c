@@ -1,5 +1,6 @@
-/* Chain-shaped fusion patterns (fusion-patterns.md §5-§14) written as data
- * for the matcher in pattern_chain.c.  Each pattern is a spine of steps; the
+/* The chain-shaped fusion pattern rows (docs/fusion.md), each written once:
+ * name, priority, fused-kernel family and steps, as data for the matcher in
+ * pattern_chain.c.  Each pattern is a spine of steps; the
  * comments give the pattern in the spec's notation.  Grouped optional parts
  * such as `(TypeCast → Quantize)?` are two optional steps plus a whole-match
  * predicate. */
@@ -9,27 +10,10 @@
 
 #include "ops/op_schema.h"
 
-/* ---- op sets (§2.1) ------------------------------------------------------ */
+/* ---- op sets ------------------------------------------------------------ */
 
-static bool is_unary(int k) {
-    switch (k) {
-    case dnnl_graph_op_abs: case dnnl_graph_op_clamp: case dnnl_graph_op_elu:
-    case dnnl_graph_op_exp: case dnnl_graph_op_gelu: case dnnl_graph_op_hard_sigmoid:
-    case dnnl_graph_op_hard_swish: case dnnl_graph_op_leaky_relu: case dnnl_graph_op_log:
-    case dnnl_graph_op_mish: case dnnl_graph_op_sigmoid: case dnnl_graph_op_softplus:
-    case dnnl_graph_op_relu: case dnnl_graph_op_round: case dnnl_graph_op_sqrt:
-    case dnnl_graph_op_square: case dnnl_graph_op_tanh: return true;
-    default: return false;
-    }
-}
-
-static bool is_binary(int k) {
-    switch (k) {
-    case dnnl_graph_op_add: case dnnl_graph_op_multiply: case dnnl_graph_op_maximum:
-    case dnnl_graph_op_minimum: case dnnl_graph_op_divide: case dnnl_graph_op_subtract: return true;
-    default: return false;
-    }
-}
+static bool is_unary(int k) { return pt_match_is_unary(k); }
+static bool is_binary(int k) { return pt_match_is_binary(k); }
 
 static bool is_post(int k) { return is_unary(k) || is_binary(k); }
 
@@ -63,7 +47,7 @@ static dnnl_data_type_t out_dt(const pt_graph *g, int op) {
 }
 
 /* f8 Dequantize feeding a convolution: scales all 1, zero points absent or 0
- * (§7.2). */
+ * (the f8 convolution form). */
 static bool unit_scale_no_zp(const pt_op *op) {
     size_t n = 0;
     const float *sc = pt_op_f32s(op, dnnl_graph_op_attr_scales, &n);
@@ -118,7 +102,7 @@ static bool q_s8_zp0(const pt_graph *g, int op) {
 }
 
 /* The optional weight Quantize of the MatMul and bf16 convolution patterns:
- * its input is constant, a graph input, or made by a Wildcard (§2.4). */
+ * its input is constant, a graph input, or made by a Wildcard. */
 static bool q_weight(const pt_graph *g, int op) {
     const pt_op *o = op_at(g, op);
     if (o->nin < 1) return false;
@@ -167,7 +151,7 @@ static bool has_axes(const pt_graph *g, int op) {
 }
 
 /* All spatial dims of a convolution's weights equal `v` (shapes must be
- * known: §7.1 depthwise pattern). */
+ * known: the depthwise pattern). */
 static bool conv_kernel_all(const pt_graph *g, int op, int64_t v) {
     const pt_op *o = op_at(g, op);
     if (o->nin < 2) return false;
@@ -182,7 +166,7 @@ static bool conv_kernel_all(const pt_graph *g, int op, int64_t v) {
 static bool conv_1x1(const pt_graph *g, int op) { return conv_kernel_all(g, op, 1); }
 static bool conv_3x3(const pt_graph *g, int op) { return conv_kernel_all(g, op, 3); }
 
-/* BiasAdd after a compute op that has no bias input (§2.3). */
+/* BiasAdd after a compute op that has no bias input. */
 static bool bias_after_two_inputs(const pt_graph *g, int op) {
     const pt_op *o = op_at(g, op);
     int ti = o->nin ? pt_graph_tensor_index(g, o->in[0].id) : -1;
@@ -197,7 +181,7 @@ static bool add_of_two_values(const pt_graph *g, int op) {
 }
 
 /* Pooling that fusion never takes: AvgPool with rounding_type = ceil and
- * exclude_pad = false (§9). */
+ * exclude_pad = false. */
 static bool pool_fusable(const pt_graph *g, int op) {
     const pt_op *o = op_at(g, op);
     if (o->kind != dnnl_graph_op_avg_pool) return true;
@@ -205,7 +189,7 @@ static bool pool_fusable(const pt_graph *g, int op) {
     return !(ceil && !pt_op_bool(o, dnnl_graph_op_attr_exclude_pad, false));
 }
 
-/* SoftMax post-ops: every input of the post-op is f32 (§11). */
+/* SoftMax post-ops: every input of the post-op is f32. */
 static bool post_f32_inputs(const pt_graph *g, int op) { return all_inputs_from(g, op, 0, dnnl_f32); }
 
 /* `(A → B)?` groups: step `a` matched only together with step `b`. */
@@ -227,6 +211,43 @@ static bool smooth_quant_tail(const pt_graph *g, const int *ops, const int *step
     return !step_present(step, n, 6) || step_present(step, n, 7); /* ((Mul|Div)? → Quantize)? */
 }
 
+/* ---- int8 concat: a matcher function (Concat has any number of inputs) --- */
+
+/* Equal scales and zero points (values compared as numbers). */
+static bool same_quant_params(const pt_op *a, const pt_op *b) {
+    size_t na = 0, nb = 0, za = 0, zb = 0;
+    const float *sa = pt_op_f32s(a, dnnl_graph_op_attr_scales, &na);
+    const float *sb = pt_op_f32s(b, dnnl_graph_op_attr_scales, &nb);
+    const int64_t *pa = pt_op_s64s(a, dnnl_graph_op_attr_zps, &za), *pb = pt_op_s64s(b, dnnl_graph_op_attr_zps, &zb);
+    if (na != nb || za != zb) return false;
+    for (size_t i = 0; i < na; ++i)
+        if (sa[i] != sb[i]) return false;
+    for (size_t i = 0; i < za; ++i)
+        if (pa[i] != pb[i]) return false;
+    return true;
+}
+
+int pt_match_int8_concat(pt_match *m, int first) {
+    const pt_graph *g = m->g;
+    const pt_op *cat = g->ops[first];
+    if (cat->kind != dnnl_graph_op_concat || (int)cat->nin + 2 > m->cap) return 0;
+    if (!pt_schema_supported(cat) || cat->nout != 1) return 0;
+    int q = pt_match_sole_consumer(g, first, 0);
+    if (q < 0 || m->group[q] >= 0 || g->ops[q]->kind != dnnl_graph_op_quantize || !q_int8(g, q)) return 0;
+    pt_match_take(m, first, PT_CHAIN_ANCHOR);
+    for (size_t i = 0; i < cat->nin; ++i) {
+        const pt_tensor_info *t = pt_match_tensor(g, cat->in[i].id);
+        int p = t ? t->producer : -1;
+        bool ok = p >= 0 && m->group[p] < 0 && g->ops[p]->kind == dnnl_graph_op_dequantize && dq_int8(g, p) &&
+                  t->nconsumers == 1 && same_quant_params(g->ops[p], g->ops[q]) &&
+                  !pt_match_has(m, p); /* one Dequantize feeding two inputs */
+        if (!ok) return m->n = 0;
+        pt_match_take(m, p, PT_CHAIN_CONCAT_IN);
+    }
+    pt_match_take(m, q, PT_CHAIN_OUT_QUANT);
+    return m->n;
+}
+
 /* ---- step and link shorthands --------------------------------------------- */
 
 #define K(kd) .kind = (kd), .set = NULL
@@ -236,60 +257,59 @@ static bool smooth_quant_tail(const pt_graph *g, const int *ops, const int *step
 #define STAR .min = 0, .max = PT_CHAIN_MAX_REPEAT
 #define PLUS .min = 1, .max = PT_CHAIN_MAX_REPEAT
 #define SWAP .entry = PT_ENTRY_SWAP
+#define R(r) .role = PT_CHAIN_##r
 #define BR(arr) .branches = (arr), .nbranches = (int)(sizeof(arr) / sizeof((arr)[0]))
-#define PATTERN_IF(name, accept, ...)                                                              \
-    static const pt_step_spec steps_##name[] = {__VA_ARGS__};                                      \
-    const pt_chain_pattern pt_chain_##name = {steps_##name,                                        \
-                                              (int)(sizeof steps_##name / sizeof steps_##name[0]), \
-                                              (accept)};
-#define PATTERN(name, ...) PATTERN_IF(name, NULL, __VA_ARGS__)
 
-#define LINK(kd, opt, chk) {(kd), NULL, (opt), (chk)}
+#define LINK(kd, opt, chk, role) {(kd), NULL, (opt), (chk), PT_CHAIN_##role}
 
 /* Common steps. */
-#define BIAS_OPT {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs}
-#define POST_STAR {S(is_post), STAR, SWAP}
-#define POST_PLUS {S(is_post), PLUS, SWAP}
-#define SELECT_OPT {K(dnnl_graph_op_select), OPT, SWAP}
+#define BIAS_OPT {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, R(POST)}
+#define POST_STAR {S(is_post), STAR, SWAP, R(POST)}
+#define POST_PLUS {S(is_post), PLUS, SWAP, R(POST)}
+#define SELECT_OPT {K(dnnl_graph_op_select), OPT, SWAP, R(POST)}
+#define QUANT_OUT {K(dnnl_graph_op_quantize), ONE, R(OUT_QUANT)}
+#define QUANT_OUT_OPT {K(dnnl_graph_op_quantize), OPT, R(OUT_QUANT)}
 
 /* ---- producer branches ---------------------------------------------------- */
 
-static const pt_link_spec l_dq_x8[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8)};
-static const pt_link_spec l_dq_int8[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8)};
-static const pt_link_spec l_dq_int8_pt[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8_per_tensor)};
-static const pt_link_spec l_dq_conv_src[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_src)};
+static const pt_link_spec l_dq_x8[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8, SRC_DEQUANT)};
+static const pt_link_spec l_dq_int8[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8, SRC_DEQUANT)};
+static const pt_link_spec l_dq_int8_pt[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8_per_tensor, SRC_DEQUANT)};
+static const pt_link_spec l_dq_conv_src[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_src, SRC_DEQUANT)};
+static const pt_link_spec l_dq_s8_zp0[] = {LINK(dnnl_graph_op_dequantize, false, dq_s8_zp0, SRC_DEQUANT)};
 /* Weights: Quantize? → Dequantize, nearest producer first. */
-static const pt_link_spec l_wei_matmul[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8),
-                                            LINK(dnnl_graph_op_quantize, true, q_weight)};
-static const pt_link_spec l_wei_conv[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_wei),
-                                          LINK(dnnl_graph_op_quantize, true, NULL)};
-static const pt_link_spec l_wei_conv_q8[] = {LINK(dnnl_graph_op_dequantize, false, dq_conv_wei),
-                                             LINK(dnnl_graph_op_quantize, true, q_weight_int8)};
-static const pt_link_spec l_wei_s8[] = {LINK(dnnl_graph_op_dequantize, false, dq_s8),
-                                        LINK(dnnl_graph_op_quantize, true, q_weight_int8)};
+#define WEI(dq, q)                                                                                 \
+    {LINK(dnnl_graph_op_dequantize, false, dq, WEI_DEQUANT), LINK(dnnl_graph_op_quantize, true, q, WEI_QUANT)}
+static const pt_link_spec l_wei_matmul[] = WEI(dq_x8, q_weight);
+static const pt_link_spec l_wei_conv[] = WEI(dq_conv_wei, NULL);
+static const pt_link_spec l_wei_conv_q8[] = WEI(dq_conv_wei, q_weight_int8);
+static const pt_link_spec l_wei_s8[] = WEI(dq_s8, q_weight_int8);
 /* StaticReshape → Quantize → Dequantize(s8) → StaticReshape → [1] Conv. */
-static const pt_link_spec l_wei_reshaped[] = {LINK(dnnl_graph_op_static_reshape, false, NULL),
-                                              LINK(dnnl_graph_op_dequantize, false, dq_s8),
-                                              LINK(dnnl_graph_op_quantize, false, q_int8),
-                                              LINK(dnnl_graph_op_static_reshape, false, NULL)};
-/* bf16 compute: Dequantize → TypeCast(→bf16). */
-static const pt_link_spec l_tc_dq_x8[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16),
-                                          LINK(dnnl_graph_op_dequantize, false, dq_x8)};
-static const pt_link_spec l_tc_dq_int8[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16),
-                                            LINK(dnnl_graph_op_dequantize, false, dq_int8)};
-static const pt_link_spec l_tc_wei_matmul[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16),
-                                               LINK(dnnl_graph_op_dequantize, false, dq_x8),
-                                               LINK(dnnl_graph_op_quantize, true, q_weight)};
-static const pt_link_spec l_tc_wei_conv[] = {LINK(dnnl_graph_op_type_cast, false, tc_to_bf16),
-                                             LINK(dnnl_graph_op_dequantize, false, dq_s8),
-                                             LINK(dnnl_graph_op_quantize, true, q_weight)};
+static const pt_link_spec l_wei_reshaped[] = {LINK(dnnl_graph_op_static_reshape, false, NULL, WEI_RESHAPE),
+                                              LINK(dnnl_graph_op_dequantize, false, dq_s8, WEI_DEQUANT),
+                                              LINK(dnnl_graph_op_quantize, false, q_int8, WEI_QUANT),
+                                              LINK(dnnl_graph_op_static_reshape, false, NULL, WEI_RESHAPE)};
+/* bf16 compute: Dequantize → TypeCast(→bf16), and for weights Quantize? before. */
+#define TC_TO_BF16(role) LINK(dnnl_graph_op_type_cast, false, tc_to_bf16, role)
+static const pt_link_spec l_tc_dq_x8[] = {TC_TO_BF16(SRC_CAST),
+                                          LINK(dnnl_graph_op_dequantize, false, dq_x8, SRC_DEQUANT)};
+static const pt_link_spec l_tc_dq_int8[] = {TC_TO_BF16(SRC_CAST),
+                                            LINK(dnnl_graph_op_dequantize, false, dq_int8, SRC_DEQUANT)};
+static const pt_link_spec l_tc_wei_matmul[] = {TC_TO_BF16(WEI_CAST),
+                                               LINK(dnnl_graph_op_dequantize, false, dq_x8, WEI_DEQUANT),
+                                               LINK(dnnl_graph_op_quantize, true, q_weight, WEI_QUANT)};
+static const pt_link_spec l_tc_wei_conv[] = {TC_TO_BF16(WEI_CAST),
+                                             LINK(dnnl_graph_op_dequantize, false, dq_s8, WEI_DEQUANT),
+                                             LINK(dnnl_graph_op_quantize, true, q_weight, WEI_QUANT)};
 /* Post-sum operands. */
-static const pt_link_spec l_sum_dq[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8)};
-static const pt_link_spec l_sum_dq_int8[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8)};
-static const pt_link_spec l_sum_tc_dq[] = {LINK(dnnl_graph_op_type_cast, false, NULL),
-                                           LINK(dnnl_graph_op_dequantize, false, dq_x8)};
-/* Bias through an optional TypeCast (§2.3). */
-static const pt_link_spec l_bias_tc[] = {LINK(dnnl_graph_op_type_cast, true, NULL)};
+static const pt_link_spec l_sum_dq[] = {LINK(dnnl_graph_op_dequantize, false, dq_x8, SUM_DEQUANT)};
+static const pt_link_spec l_sum_dq_int8[] = {LINK(dnnl_graph_op_dequantize, false, dq_int8, SUM_DEQUANT)};
+static const pt_link_spec l_sum_dq_int8_pt[] = {
+    LINK(dnnl_graph_op_dequantize, false, dq_int8_per_tensor, SUM_DEQUANT)};
+static const pt_link_spec l_sum_tc_dq[] = {LINK(dnnl_graph_op_type_cast, false, NULL, SUM_CAST),
+                                           LINK(dnnl_graph_op_dequantize, false, dq_x8, SUM_DEQUANT)};
+/* Bias through an optional TypeCast. */
+static const pt_link_spec l_bias_tc[] = {LINK(dnnl_graph_op_type_cast, true, NULL, BIAS_CAST)};
 
 static const pt_branch_spec b_x8_matmul[] = {{0, l_dq_x8, 1}, {1, l_wei_matmul, 2}};
 static const pt_branch_spec b_x8_conv[] = {{0, l_dq_conv_src, 1}, {1, l_wei_conv, 2}};
@@ -300,365 +320,223 @@ static const pt_branch_spec b_tc_matmul[] = {{0, l_tc_dq_x8, 2}, {1, l_tc_wei_ma
 static const pt_branch_spec b_tc_conv[] = {{0, l_tc_dq_int8, 2}, {1, l_tc_wei_conv, 3}};
 static const pt_branch_spec b_sum[] = {{PT_BRANCH_OTHER, l_sum_dq, 1}};
 static const pt_branch_spec b_sum_int8[] = {{PT_BRANCH_OTHER, l_sum_dq_int8, 1}};
+static const pt_branch_spec b_sum_int8_pt[] = {{PT_BRANCH_OTHER, l_sum_dq_int8_pt, 1}};
 static const pt_branch_spec b_sum_tc[] = {{PT_BRANCH_OTHER, l_sum_tc_dq, 2}};
 static const pt_branch_spec b_bias_tc[] = {{1, l_bias_tc, 1}};
 static const pt_branch_spec b_src_dq_int8[] = {{0, l_dq_int8, 1}};
 static const pt_branch_spec b_src_dq_int8_pt[] = {{0, l_dq_int8_pt, 1}};
-static const pt_link_spec l_dq_s8_zp0[] = {LINK(dnnl_graph_op_dequantize, false, dq_s8_zp0)};
 static const pt_branch_spec b_src_dq_s8_zp0[] = {{0, l_dq_s8_zp0, 1}};
 
-/* ---- §5 Binary – MatMul – Binary ------------------------------------------ */
+/* Anchors with their operand branches, and the bias through a TypeCast. */
+#define CONV(br) {K(dnnl_graph_op_convolution), ONE, BR(br), R(ANCHOR)}
+#define CONVT(br) {K(dnnl_graph_op_conv_transpose), ONE, BR(br), R(ANCHOR)}
+#define MATMUL(br) {K(dnnl_graph_op_matmul), ONE, BR(br), R(ANCHOR)}
+#define MATMUL_FP {K(dnnl_graph_op_matmul), ONE, R(ANCHOR)}
+#define POOL_X8 {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt), R(ANCHOR)}
+#define BIAS_TC_OPT {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc), R(POST)}
+/* The post-sum: Add(·, branch) */
+#define SUM_ADD(br) {K(dnnl_graph_op_add), ONE, SWAP, BR(br), R(POST)}
+/* (StaticReshape?) → StaticTranspose → (StaticReshape?) */
+#define RESHAPE_TRANSPOSE_RESHAPE                                                                  \
+    {K(dnnl_graph_op_static_reshape), OPT, R(POST)}, {K(dnnl_graph_op_static_transpose), ONE, R(POST)}, \
+        {K(dnnl_graph_op_static_reshape), OPT, R(POST)}
+#define TRANSPOSE_REORDER {K(dnnl_graph_op_static_transpose), ONE, R(POST)}, {K(dnnl_graph_op_reorder), ONE, R(POST)}
+/* TypeCast(bf16 → ·) before the final Quantize. */
+#define TC_FROM_BF16(occ) {K(dnnl_graph_op_type_cast), occ, .check = tc_from_bf16, R(OUT_CAST)}
 
-/* BINARY(ext, ext) → BINARY* → TypeCast? →[0] MatMul → BINARY* → TypeCast? */
-PATTERN(float_bmb,
-        {S(is_binary), ONE, .check = binary_f32_out},
-        {S(is_binary), STAR, SWAP},
-        {K(dnnl_graph_op_type_cast), OPT},
-        {K(dnnl_graph_op_matmul), ONE},
-        {S(is_binary), STAR, SWAP},
-        {K(dnnl_graph_op_type_cast), OPT})
+/* ---- the rows ------------------------------------------------------------------------- */
 
-/* ---- §7.2 quantized convolution, §8 ConvTranspose ------------------------- */
+/* One row per chain pattern: name, priority, fused-kernel family, optional
+ * whole-match predicate, then the steps.  The steps become a compound literal
+ * (static storage at file scope). */
+#define ROW_IF(nm, prio, family, accept, ...)                                                      \
+    {#nm, (prio), NULL,                                                                            \
+     &(const pt_chain_pattern){(const pt_step_spec[]){__VA_ARGS__},                                \
+                               (int)(sizeof((const pt_step_spec[]){__VA_ARGS__}) / sizeof(pt_step_spec)), \
+                               (accept)},                                                          \
+     (family)}
+#define ROW(nm, prio, family, ...) ROW_IF(nm, prio, family, NULL, __VA_ARGS__)
 
-/* Dequantize →[0] Conv ←[1] Dequantize ← Quantize?; → BiasAdd? →
- * Add(·, Dequantize(ext)) → POST* → Quantize */
-PATTERN(x8x8x8_conv_add_post_ops_cpu,
-        {K(dnnl_graph_op_convolution), ONE, BR(b_x8_conv_add)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum)},
+#define F_NONE PT_FUSED_NONE /* op by op */
+#define F_COMPUTE PT_FUSED_COMPUTE_POST_OPS
+#define F_CHAIN PT_FUSED_CHAIN_POST_OPS
+
+/* In the order the driver runs them: priority from the highest down; rows of
+ * one priority run in table order. */
+const pt_pattern_row pt_chain_rows[] = {
+    /* Binary - MatMul - Binary: BINARY(ext, ext) → BINARY* → TypeCast? →[0]
+     * MatMul → BINARY* → TypeCast? */
+    ROW(float_bmb, 19.5f, F_COMPUTE,
+        {S(is_binary), ONE, .check = binary_f32_out, R(PRE)},
+        {S(is_binary), STAR, SWAP, R(PRE)},
+        {K(dnnl_graph_op_type_cast), OPT, R(PRE)},
+        MATMUL_FP,
+        {S(is_binary), STAR, SWAP, R(POST)},
+        {K(dnnl_graph_op_type_cast), OPT, R(OUT_CAST)}),
+
+    /* Quantized convolution and ConvTranspose. */
+    /* Dequantize →[0] Conv ←[1] Dequantize ← Quantize?; → BiasAdd? →
+     * Add(·, Dequantize(ext)) → POST* → Quantize */
+    ROW(x8x8x8_conv_add_post_ops_cpu, 10.6f, F_COMPUTE, CONV(b_x8_conv_add), BIAS_OPT, SUM_ADD(b_sum), POST_STAR,
+        QUANT_OUT),
+    /* weights StaticReshape → Quantize → Dequantize(s8) → StaticReshape →[1]
+     * Conv; → BiasAdd? → POST* → Quantize? */
+    ROW(x8s8x_conv_reshape_post_ops, 10.6f, F_NONE, CONV(b_x8_conv_reshape), BIAS_OPT, POST_STAR, QUANT_OUT_OPT),
+    /* bf16: → (TypeCast? →[1] BiasAdd)? → Add(·, TypeCast(Dequantize(ext))) →
+     * POST* → TypeCast(bf16→f32) → Quantize */
+    ROW(x8s8x_tc_conv_add_post_ops_cpu, 10.6f, F_COMPUTE, CONV(b_tc_conv), BIAS_TC_OPT, SUM_ADD(b_sum_tc), POST_STAR,
+        TC_FROM_BF16(ONE), QUANT_OUT),
+    ROW(x8s8x8_convtranspose_add_post_ops_cpu, 10.6f, F_COMPUTE, CONVT(b_x8_convt), BIAS_OPT, SUM_ADD(b_sum),
+        POST_STAR, QUANT_OUT),
+    ROW(x8x8x_conv_post_ops, 10.5f, F_COMPUTE, CONV(b_x8_conv), BIAS_OPT, POST_STAR, QUANT_OUT_OPT),
+    ROW_IF(x8s8x_tc_conv_post_ops, 10.5f, F_COMPUTE, tc_conv_tail, CONV(b_tc_conv), BIAS_TC_OPT, POST_STAR,
+           TC_FROM_BF16(OPT), QUANT_OUT_OPT),
+    ROW(x8s8x8_convtranspose_post_ops_cpu, 10.5f, F_COMPUTE, CONVT(b_x8_convt), BIAS_OPT, POST_STAR, QUANT_OUT_OPT),
+
+    /* Quantized MatMul. */
+    ROW(x8x8x8_tc_matmul_add_post_ops_cpu, 10.5f, F_COMPUTE, MATMUL(b_tc_matmul), BIAS_OPT, SUM_ADD(b_sum_tc),
         POST_STAR,
-        {K(dnnl_graph_op_quantize), ONE})
+        {K(dnnl_graph_op_type_cast), ONE, R(OUT_CAST)},
+        {S(is_mul_or_div), OPT, R(POST)},
+        QUANT_OUT),
+    ROW(x8x8x8_tc_matmul_reshape_transpose_reshape, 10.5f, F_NONE, MATMUL(b_tc_matmul), BIAS_OPT,
+        RESHAPE_TRANSPOSE_RESHAPE, TC_FROM_BF16(ONE), QUANT_OUT),
+    ROW_IF(x8x8x_tc_matmul_transpose_reorder, 10.5f, F_NONE, tc_reorder_tail, MATMUL(b_tc_matmul), BIAS_OPT,
+           TRANSPOSE_REORDER, TC_FROM_BF16(OPT), QUANT_OUT_OPT),
 
-/* weights StaticReshape → Quantize → Dequantize(s8) → StaticReshape →[1] Conv;
- * → BiasAdd? → POST* → Quantize? */
-PATTERN(x8s8x_conv_reshape_post_ops,
-        {K(dnnl_graph_op_convolution), ONE, BR(b_x8_conv_reshape)},
+    /* Float ConvTranspose. */
+    ROW(fp_convtranspose_post_ops, 10.4f, F_COMPUTE, {K(dnnl_graph_op_conv_transpose), ONE, R(ANCHOR)}, BIAS_OPT,
+        POST_STAR),
+
+    /* → (TypeCast? →[1] BiasAdd)? → POST* → Select? → TypeCast? → Add? →
+     * ((Multiply | Divide)? → Quantize)? */
+    ROW_IF(x8x8x_tc_matmul_post_ops, 10.4f, F_COMPUTE, smooth_quant_tail, MATMUL(b_tc_matmul), BIAS_TC_OPT,
+           POST_STAR, SELECT_OPT,
+           {K(dnnl_graph_op_type_cast), OPT, R(POST)},
+           {K(dnnl_graph_op_add), OPT, SWAP, R(POST)},
+           {S(is_mul_or_div), OPT, SWAP, R(POST)},
+           QUANT_OUT_OPT),
+
+    /* Convolution(1x1) → BiasAdd? → POST* → Convolution(3x3) → BiasAdd? → POST* */
+    ROW(fp_conv_postops_depthwise_postops_cpu, 10.3f, F_NONE,
+        {K(dnnl_graph_op_convolution), ONE, .check = conv_1x1, R(ANCHOR)},
+        BIAS_OPT, POST_STAR,
+        {K(dnnl_graph_op_convolution), ONE, .check = conv_3x3, R(ANCHOR2)},
+        BIAS_OPT, POST_STAR),
+
+    /* Reorder and pooling. */
+    ROW(x8_reorder_sum_cpu, 10.2f, F_CHAIN,
+        {K(dnnl_graph_op_reorder), ONE, BR(b_src_dq_int8), R(ANCHOR)},
+        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_no_broadcast, BR(b_sum_int8), R(POST)},
+        {K(dnnl_graph_op_quantize), ONE, .check = q_int8, R(OUT_QUANT)}),
+    ROW(x8_pool_add_post_ops_cpu, 10.1f, F_CHAIN, POOL_X8, SUM_ADD(b_sum_int8_pt), POST_STAR,
+        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor, R(OUT_QUANT)}),
+    ROW(fp_reorder_sum, 10.1f, F_CHAIN,
+        {K(dnnl_graph_op_reorder), ONE, R(ANCHOR)},
+        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_of_two_values, R(POST)}),
+    ROW(x8_reorder, 10.1f, F_CHAIN,
+        {K(dnnl_graph_op_reorder), ONE, BR(b_src_dq_int8), R(ANCHOR)},
+        {K(dnnl_graph_op_quantize), ONE, .check = q_int8, R(OUT_QUANT)}),
+
+    ROW(x8x8x8_matmul_add_post_ops_cpu, 10.0f, F_COMPUTE, MATMUL(b_x8_matmul), BIAS_OPT, SUM_ADD(b_sum), POST_STAR,
+        QUANT_OUT),
+    ROW(x8x8x8_matmul_reshape_transpose_reshape, 10.0f, F_NONE, MATMUL(b_x8_matmul), BIAS_OPT,
+        RESHAPE_TRANSPOSE_RESHAPE, QUANT_OUT),
+    ROW(x8x8x_matmul_transpose_reorder, 10.0f, F_NONE, MATMUL(b_x8_matmul), BIAS_OPT, TRANSPOSE_REORDER,
+        QUANT_OUT_OPT),
+    ROW(x8_pool_reshape_transpose, 10.0f, F_NONE, POOL_X8,
+        {S(is_reshape_or_transpose), OPT, R(POST)},
+        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor, R(OUT_QUANT)}),
+    ROW(x8_pool_post_ops, 10.0f, F_CHAIN, POOL_X8, POST_STAR,
+        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor, R(OUT_QUANT)}),
+    ROW(x8x8x_matmul_post_ops, 9.9f, F_COMPUTE, MATMUL(b_x8_matmul), BIAS_OPT, POST_STAR, SELECT_OPT, QUANT_OUT_OPT),
+    ROW(fp_pool_post_ops, 9.9f, F_CHAIN, {S(is_pool), ONE, .check = pool_fusable, R(ANCHOR)}, POST_PLUS),
+
+    /* Float convolution: Convolution → BiasAdd? → BatchNormInference? → POST*
+     * → TypeCast(bf16→f32)?  (the swish form POST(x) → Sigmoid → Multiply(x,
+     * ·) is a POST* chain with an internal operand) */
+    ROW(fp_conv_post_ops, 9.8f, F_COMPUTE,
+        {K(dnnl_graph_op_convolution), ONE, R(ANCHOR)},
         BIAS_OPT,
+        {K(dnnl_graph_op_batch_norm_inference), OPT, .check = bnorm_params_f32, R(POST)},
         POST_STAR,
-        {K(dnnl_graph_op_quantize), OPT})
+        {K(dnnl_graph_op_type_cast), OPT, .check = tc_bf16_to_f32, R(OUT_CAST)}),
 
-/* bf16: → (TypeCast? →[1] BiasAdd)? → Add(·, TypeCast(Dequantize(ext))) →
- * POST* → TypeCast(bf16→f32) → Quantize */
-PATTERN(x8s8x_tc_conv_add_post_ops_cpu,
-        {K(dnnl_graph_op_convolution), ONE, BR(b_tc_conv)},
-        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum_tc)},
+    /* Float MatMul. */
+    ROW(fp_matmul_transpose_reorder, 9.1f, F_NONE, MATMUL_FP, BIAS_OPT,
+        {K(dnnl_graph_op_type_cast), OPT, R(POST)}, TRANSPOSE_REORDER),
+    ROW(s8f32s8_bnorm, 9.0f, F_CHAIN,
+        {K(dnnl_graph_op_batch_norm_inference), ONE, BR(b_src_dq_s8_zp0), R(ANCHOR)},
+        {K(dnnl_graph_op_relu), OPT, R(POST)},
+        {K(dnnl_graph_op_quantize), ONE, .check = q_s8_zp0, R(OUT_QUANT)}),
+    ROW(fp_matmul_reshape_transpose_reshape, 9.0f, F_NONE, MATMUL_FP, BIAS_OPT,
+        {K(dnnl_graph_op_type_cast), OPT, R(POST)}, RESHAPE_TRANSPOSE_RESHAPE),
+    ROW(fp_matmul_dropout, 8.9f, F_CHAIN, MATMUL_FP, {K(dnnl_graph_op_dropout), ONE, R(POST)}),
+
+    /* Normalization. */
+    ROW(fp_bnorm_relu, 8.8f, F_CHAIN,
+        {S(is_bnorm_fwd), ONE, .check = bnorm_params_f32, R(ANCHOR)},
+        {K(dnnl_graph_op_relu), ONE, R(POST)}),
+    /* ReLUBackward → [1] BatchNormTrainingBackward (the gradient input) */
+    ROW(fp_bnorm_bwd_relu_bwd, 8.8f, F_NONE,
+        {K(dnnl_graph_op_relu_backward), ONE, R(PRE)},
+        {K(dnnl_graph_op_batch_norm_backward), ONE, .entry = PT_ENTRY_1, .check = bnorm_bwd_params_f32,
+         R(ANCHOR)}),
+    /* MatMul → BiasAdd? → POST* → Select? → TypeCast? */
+    ROW(fp_matmul_post_ops, 8.8f, F_COMPUTE, MATMUL_FP, BIAS_OPT, POST_STAR, SELECT_OPT,
+        {K(dnnl_graph_op_type_cast), OPT, R(OUT_CAST)}),
+
+    /* Interpolate, reduction, normalization. */
+    ROW(fp_interpolate_post_ops, 8.4f, F_CHAIN,
+        {K(dnnl_graph_op_interpolate), ONE, .check = half_pixel, R(ANCHOR)}, POST_PLUS),
+    ROW(fp_reduction_post_ops, 8.4f, F_CHAIN, {S(is_reduction), ONE, .check = has_axes, R(ANCHOR)}, POST_STAR),
+    ROW(groupnorm_post_ops_fusion, 8.4f, F_CHAIN,
+        {K(dnnl_graph_op_group_norm), ONE, .check = norm_params_f32, R(ANCHOR)},
         POST_STAR,
-        {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16},
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN(x8s8x8_convtranspose_add_post_ops_cpu,
-        {K(dnnl_graph_op_conv_transpose), ONE, BR(b_x8_convt)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum)},
+        {K(dnnl_graph_op_type_cast), OPT, R(POST)},
         POST_STAR,
-        {K(dnnl_graph_op_quantize), ONE})
+        QUANT_OUT_OPT),
 
-PATTERN(x8x8x_conv_post_ops,
-        {K(dnnl_graph_op_convolution), ONE, BR(b_x8_conv)},
-        BIAS_OPT,
+    /* Element-wise chains (every op a post-op, no anchor). */
+    ROW(fp_binary_post_ops, 8.3f, F_CHAIN, {S(is_binary), ONE, R(POST)}, POST_PLUS),
+    ROW(fp_eltwise_dropout, 8.3f, F_CHAIN, {S(is_unary), ONE, R(POST)}, {K(dnnl_graph_op_dropout), ONE, R(POST)}),
+    ROW(fp_reciprocal_multiply, 8.2f, F_CHAIN,
+        {K(dnnl_graph_op_reciprocal), ONE, R(POST)},
+        {K(dnnl_graph_op_multiply), ONE, SWAP, R(POST)}),
+    /* Dequantize(int8) on every input → Concat → Quantize(int8), all with the
+     * same scales and zero points: Concat has a variable number of inputs, so
+     * this row has a matcher function. */
+    {"int8_concat_fusion", 8.2f, pt_match_int8_concat, NULL, F_CHAIN},
+    ROW(fp_eltwise_binary, 8.2f, F_CHAIN, {S(is_unary), ONE, R(POST)}, {S(is_binary), PLUS, SWAP, R(POST)}),
+    /* SoftMax → POST* → TypeCast? → Quantize? (the TypeCast converts from f32) */
+    ROW(fp_softmax_post_ops, 8.2f, F_CHAIN,
+        {K(dnnl_graph_op_softmax), ONE, R(ANCHOR)},
+        {S(is_post), STAR, SWAP, .check = post_f32_inputs, R(POST)},
+        {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_f32, R(OUT_CAST)},
+        QUANT_OUT_OPT),
+    ROW(layernorm_post_ops_fusion_cpu, 8.2f, F_CHAIN,
+        {K(dnnl_graph_op_layer_norm), ONE, .check = norm_params_f32, R(ANCHOR)},
+        {K(dnnl_graph_op_type_cast), OPT, R(POST)},
         POST_STAR,
-        {K(dnnl_graph_op_quantize), OPT})
+        QUANT_OUT_OPT),
 
-PATTERN_IF(x8s8x_tc_conv_post_ops, tc_conv_tail,
-        {K(dnnl_graph_op_convolution), ONE, BR(b_tc_conv)},
-        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
-        POST_STAR,
-        {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_bf16},
-        {K(dnnl_graph_op_quantize), OPT})
+    /* Shuffle, TypeCast + Quantize, sum. */
+    ROW(shuffle_fusion, 8.2f, F_NONE,
+        {K(dnnl_graph_op_static_reshape), ONE, R(POST)},
+        {K(dnnl_graph_op_static_transpose), ONE, R(POST)},
+        {K(dnnl_graph_op_static_reshape), ONE, R(POST)}),
+    ROW(typecast_quantize_fusion, 8.1f, F_CHAIN,
+        {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16, R(OUT_CAST)},
+        QUANT_OUT),
+    ROW(sum_fusion, 8.1f, F_CHAIN,
+        {K(dnnl_graph_op_add), ONE, .check = add_no_broadcast, R(POST)},
+        {K(dnnl_graph_op_add), PLUS, SWAP, .check = add_no_broadcast, R(POST)}),
+};
+const int pt_chain_row_count = (int)(sizeof pt_chain_rows / sizeof pt_chain_rows[0]);
 
-PATTERN(x8s8x8_convtranspose_post_ops_cpu,
-        {K(dnnl_graph_op_conv_transpose), ONE, BR(b_x8_convt)},
-        BIAS_OPT,
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), OPT})
-
-/* ---- §6.3 quantized MatMul --------------------------------------------------- */
-
-PATTERN(x8x8x8_tc_matmul_add_post_ops_cpu,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum_tc)},
-        POST_STAR,
-        {K(dnnl_graph_op_type_cast), ONE},
-        {S(is_mul_or_div), OPT},
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN(x8x8x8_tc_matmul_reshape_transpose_reshape,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_static_reshape), OPT},
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_static_reshape), OPT},
-        {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16},
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN_IF(x8x8x_tc_matmul_transpose_reorder, tc_reorder_tail,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_reorder), ONE},
-        {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_bf16},
-        {K(dnnl_graph_op_quantize), OPT})
-
-/* → (TypeCast? →[1] BiasAdd)? → POST* → Select? → TypeCast? → Add? →
- * ((Multiply | Divide)? → Quantize)? */
-PATTERN_IF(x8x8x_tc_matmul_post_ops, smooth_quant_tail,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_tc_matmul)},
-        {K(dnnl_graph_op_bias_add), OPT, .check = bias_after_two_inputs, BR(b_bias_tc)},
-        POST_STAR,
-        SELECT_OPT,
-        {K(dnnl_graph_op_type_cast), OPT},
-        {K(dnnl_graph_op_add), OPT, SWAP},
-        {S(is_mul_or_div), OPT, SWAP},
-        {K(dnnl_graph_op_quantize), OPT})
-
-PATTERN(x8x8x8_matmul_add_post_ops_cpu,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_x8_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum)},
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN(x8x8x8_matmul_reshape_transpose_reshape,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_x8_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_static_reshape), OPT},
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_static_reshape), OPT},
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN(x8x8x_matmul_transpose_reorder,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_x8_matmul)},
-        BIAS_OPT,
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_reorder), ONE},
-        {K(dnnl_graph_op_quantize), OPT})
-
-PATTERN(x8x8x_matmul_post_ops,
-        {K(dnnl_graph_op_matmul), ONE, BR(b_x8_matmul)},
-        BIAS_OPT,
-        POST_STAR,
-        SELECT_OPT,
-        {K(dnnl_graph_op_quantize), OPT})
-
-/* ---- §8 float ConvTranspose, §7.1 float convolution ------------------------- */
-
-PATTERN(fp_convtranspose_post_ops,
-        {K(dnnl_graph_op_conv_transpose), ONE},
-        BIAS_OPT,
-        POST_STAR)
-
-/* Convolution(1x1) → BiasAdd? → POST* → Convolution(3x3) → BiasAdd? → POST* */
-PATTERN(fp_conv_postops_depthwise_postops_cpu,
-        {K(dnnl_graph_op_convolution), ONE, .check = conv_1x1},
-        BIAS_OPT,
-        POST_STAR,
-        {K(dnnl_graph_op_convolution), ONE, .check = conv_3x3},
-        BIAS_OPT,
-        POST_STAR)
-
-/* Convolution → BiasAdd? → BatchNormInference? → POST* → TypeCast(bf16→f32)?
- * (the swish form POST(x) → Sigmoid → Multiply(x, ·) of
- * fp_conv_post_ops_swish_post_ops is a POST* chain with an internal operand) */
-PATTERN(fp_conv_post_ops,
-        {K(dnnl_graph_op_convolution), ONE},
-        BIAS_OPT,
-        {K(dnnl_graph_op_batch_norm_inference), OPT, .check = bnorm_params_f32},
-        POST_STAR,
-        {K(dnnl_graph_op_type_cast), OPT, .check = tc_bf16_to_f32})
-
-/* ---- §14 reorder ---------------------------------------------------------------- */
-
-PATTERN(x8_reorder_sum_cpu,
-        {K(dnnl_graph_op_reorder), ONE, BR(b_src_dq_int8)},
-        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_no_broadcast, BR(b_sum_int8)},
-        {K(dnnl_graph_op_quantize), ONE, .check = q_int8})
-
-PATTERN(fp_reorder_sum,
-        {K(dnnl_graph_op_reorder), ONE},
-        {K(dnnl_graph_op_add), ONE, SWAP, .check = add_of_two_values})
-
-PATTERN(x8_reorder,
-        {K(dnnl_graph_op_reorder), ONE, BR(b_src_dq_int8)},
-        {K(dnnl_graph_op_quantize), ONE, .check = q_int8})
-
-/* ---- §9 pooling ------------------------------------------------------------------ */
-
-static const pt_branch_spec b_sum_int8_pt[] = {{PT_BRANCH_OTHER, l_dq_int8_pt, 1}};
-
-PATTERN(x8_pool_add_post_ops_cpu,
-        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
-        {K(dnnl_graph_op_add), ONE, SWAP, BR(b_sum_int8_pt)},
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
-
-PATTERN(x8_pool_reshape_transpose,
-        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
-        {S(is_reshape_or_transpose), OPT},
-        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
-
-PATTERN(x8_pool_post_ops,
-        {S(is_pool), ONE, .check = pool_fusable, BR(b_src_dq_int8_pt)},
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), ONE, .check = q_int8_per_tensor})
-
-PATTERN(fp_pool_post_ops,
-        {S(is_pool), ONE, .check = pool_fusable},
-        POST_PLUS)
-
-/* ---- §6.2 / §6.1 float MatMul ------------------------------------------------------ */
-
-PATTERN(fp_matmul_transpose_reorder,
-        {K(dnnl_graph_op_matmul), ONE},
-        BIAS_OPT,
-        {K(dnnl_graph_op_type_cast), OPT},
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_reorder), ONE})
-
-PATTERN(fp_matmul_reshape_transpose_reshape,
-        {K(dnnl_graph_op_matmul), ONE},
-        BIAS_OPT,
-        {K(dnnl_graph_op_type_cast), OPT},
-        {K(dnnl_graph_op_static_reshape), OPT},
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_static_reshape), OPT})
-
-PATTERN(fp_matmul_dropout,
-        {K(dnnl_graph_op_matmul), ONE},
-        {K(dnnl_graph_op_dropout), ONE})
-
-/* MatMul → BiasAdd? → POST* → Select? → TypeCast? */
-PATTERN(fp_matmul_post_ops,
-        {K(dnnl_graph_op_matmul), ONE},
-        BIAS_OPT,
-        POST_STAR,
-        SELECT_OPT,
-        {K(dnnl_graph_op_type_cast), OPT})
-
-/* ---- §10 normalization ------------------------------------------------------------- */
-
-PATTERN(s8f32s8_bnorm,
-        {K(dnnl_graph_op_batch_norm_inference), ONE, BR(b_src_dq_s8_zp0)},
-        {K(dnnl_graph_op_relu), OPT},
-        {K(dnnl_graph_op_quantize), ONE, .check = q_s8_zp0})
-
-PATTERN(fp_bnorm_relu,
-        {S(is_bnorm_fwd), ONE, .check = bnorm_params_f32},
-        {K(dnnl_graph_op_relu), ONE})
-
-/* ReLUBackward → [1] BatchNormTrainingBackward (the gradient input) */
-PATTERN(fp_bnorm_bwd_relu_bwd,
-        {K(dnnl_graph_op_relu_backward), ONE},
-        {K(dnnl_graph_op_batch_norm_backward), ONE, .entry = PT_ENTRY_1, .check = bnorm_bwd_params_f32})
-
-PATTERN(groupnorm_post_ops_fusion,
-        {K(dnnl_graph_op_group_norm), ONE, .check = norm_params_f32},
-        POST_STAR,
-        {K(dnnl_graph_op_type_cast), OPT},
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), OPT})
-
-PATTERN(layernorm_post_ops_fusion_cpu,
-        {K(dnnl_graph_op_layer_norm), ONE, .check = norm_params_f32},
-        {K(dnnl_graph_op_type_cast), OPT},
-        POST_STAR,
-        {K(dnnl_graph_op_quantize), OPT})
-
-/* ---- §13 interpolate and reduction -------------------------------------------------- */
-
-PATTERN(fp_interpolate_post_ops,
-        {K(dnnl_graph_op_interpolate), ONE, .check = half_pixel},
-        POST_PLUS)
-
-PATTERN(fp_reduction_post_ops,
-        {S(is_reduction), ONE, .check = has_axes},
-        POST_STAR)
-
-/* ---- §12 element-wise chains, §11 SoftMax -------------------------------------------- */
-
-PATTERN(fp_binary_post_ops,
-        {S(is_binary), ONE},
-        POST_PLUS)
-
-PATTERN(fp_eltwise_dropout,
-        {S(is_unary), ONE},
-        {K(dnnl_graph_op_dropout), ONE})
-
-PATTERN(fp_reciprocal_multiply,
-        {K(dnnl_graph_op_reciprocal), ONE},
-        {K(dnnl_graph_op_multiply), ONE, SWAP})
-
-PATTERN(fp_eltwise_binary,
-        {S(is_unary), ONE},
-        {S(is_binary), PLUS, SWAP})
-
-/* SoftMax → POST* → TypeCast? → Quantize? (the TypeCast converts from f32) */
-PATTERN(fp_softmax_post_ops,
-        {K(dnnl_graph_op_softmax), ONE},
-        {S(is_post), STAR, SWAP, .check = post_f32_inputs},
-        {K(dnnl_graph_op_type_cast), OPT, .check = tc_from_f32},
-        {K(dnnl_graph_op_quantize), OPT})
-
-/* ---- §14 shuffle, typecast + quantize, §12 sum ----------------------------------------- */
-
-PATTERN(shuffle_fusion,
-        {K(dnnl_graph_op_static_reshape), ONE},
-        {K(dnnl_graph_op_static_transpose), ONE},
-        {K(dnnl_graph_op_static_reshape), ONE})
-
-PATTERN(typecast_quantize_fusion,
-        {K(dnnl_graph_op_type_cast), ONE, .check = tc_from_bf16},
-        {K(dnnl_graph_op_quantize), ONE})
-
-PATTERN(sum_fusion,
-        {K(dnnl_graph_op_add), ONE, .check = add_no_broadcast},
-        {K(dnnl_graph_op_add), PLUS, SWAP, .check = add_no_broadcast})
-
-/* ---- int8 concat ---------------------------------------------------------------------- */
-
-static bool same_f32s(const pt_op *a, const pt_op *b, int name) {
-    size_t na = 0, nb = 0;
-    const float *va = pt_op_f32s(a, name, &na), *vb = pt_op_f32s(b, name, &nb);
-    if (na != nb) return false;
-    for (size_t i = 0; i < na; ++i)
-        if (va[i] != vb[i]) return false;
-    return true;
+const pt_chain_pattern *pt_chain_pattern_named(const char *name) {
+    for (int r = 0; r < pt_chain_row_count; ++r)
+        if (pt_chain_rows[r].chain && strcmp(pt_chain_rows[r].name, name) == 0) return pt_chain_rows[r].chain;
+    return NULL;
 }
 
-static bool same_s64s(const pt_op *a, const pt_op *b, int name) {
-    size_t na = 0, nb = 0;
-    const int64_t *va = pt_op_s64s(a, name, &na), *vb = pt_op_s64s(b, name, &nb);
-    if (na != nb) return false;
-    for (size_t i = 0; i < na; ++i)
-        if (va[i] != vb[i]) return false;
-    return true;
-}
-
-int pt_match_int8_concat(const pt_graph *g, const int *group, int first, int *ops, int cap) {
-    const pt_op *cat = g->ops[first];
-    if (cat->kind != dnnl_graph_op_concat || (int)cat->nin + 2 > cap) return 0;
-    if (!pt_schema_supported(cat) || cat->nout != 1) return 0;
-    int ti = pt_graph_tensor_index(g, cat->out[0].id);
-    if (ti < 0 || g->tensors[ti].nconsumers != 1) return 0;
-    int q = g->tensors[ti].consumers[0];
-    if (group[q] >= 0 || g->ops[q]->kind != dnnl_graph_op_quantize || !q_int8(g, q)) return 0;
-    int n = 0;
-    ops[n++] = first;
-    for (size_t i = 0; i < cat->nin; ++i) {
-        int tin = pt_graph_tensor_index(g, cat->in[i].id);
-        if (tin < 0) return 0;
-        int p = g->tensors[tin].producer;
-        if (p < 0 || group[p] >= 0 || g->ops[p]->kind != dnnl_graph_op_dequantize || !dq_int8(g, p))
-            return 0;
-        if (g->tensors[tin].nconsumers != 1) return 0;
-        if (!same_f32s(g->ops[p], g->ops[q], dnnl_graph_op_attr_scales) ||
-            !same_s64s(g->ops[p], g->ops[q], dnnl_graph_op_attr_zps))
-            return 0;
-        for (int j = 0; j < n; ++j)
-            if (ops[j] == p) return 0; /* one Dequantize feeding two inputs */
-        ops[n++] = p;
-    }
-    ops[n++] = q;
-    return n;
-}

@@ -1,6 +1,8 @@
 /* The matcher helper kit (see match.h). */
 #include "partition/match.h"
 
+#include "ops/op_schema.h"
+
 const pt_tensor_info *pt_match_tensor(const pt_graph *g, size_t id) {
     int ti = pt_graph_tensor_index(g, id);
     return ti < 0 ? NULL : &g->tensors[ti];
@@ -41,4 +43,13 @@ int pt_match_role_of(const pt_match *m, int op) {
     for (int i = 0; i < m->n; ++i)
         if (m->ops[i] == op) return m->roles[i];
     return PT_ROLE_NONE;
+}
+
+bool pt_match_is_unary(int kind) {
+    return pt_op_is_unary_eltwise(kind) && kind != dnnl_graph_op_pow && kind != dnnl_graph_op_reciprocal;
+}
+
+bool pt_match_is_binary(int kind) {
+    return pt_op_is_binary_eltwise(kind) && kind != dnnl_graph_op_squared_difference &&
+           kind != dnnl_graph_op_greater_equal;
 }

@@ -46,4 +46,10 @@ bool pt_match_take(pt_match *m, int op, int role);
 /* Role of graph op `op` in the match (PT_ROLE_NONE when absent). */
 int pt_match_role_of(const pt_match *m, int op);
 
+/* The element-wise kind sets fusion patterns name (docs/fusion.md): UNARY is
+ * the unary eltwise family without Pow and Reciprocal, BINARY the binary
+ * family without SquaredDifference and GreaterEqual. */
+bool pt_match_is_unary(int kind);
+bool pt_match_is_binary(int kind);
+
 #endif

@@ -26,7 +26,7 @@ typedef struct pt_partition_impl {
 
 struct dnnl_graph_partition {
     pt_partition_impl *impl;
-    bool own_fpmath; /* partition-level math mode set (abi.md §7) */
+    bool own_fpmath; /* partition-level math mode set (docs/api.md) */
     dnnl_fpmath_mode_t fpmath;
     int apply_to_int;
 };

@@ -1,7 +1,6 @@
 /* Fusion pattern registry and matcher driver.  Each row is one pass with a
  * priority; passes run from the highest priority down, each visiting ops in
- * topological order and trying them as the first op of its pattern
- * (fusion-patterns.md §1.2).  A row without a fused kernel (or whose kernel
+ * topological order and trying them as the first op of its pattern.  A row without a fused kernel (or whose kernel
  * declines the shapes at compile time) runs op by op through the plan. */
 #include "partition/pattern.h"
 
@@ -20,7 +19,7 @@ static bool available(const pt_graph *g, const int *group, int op) {
 
 /* Rejects a candidate whose ops would form a cycle with the outside: some op
  * outside the set consumes a value from inside and (transitively) feeds the
- * set (fusion-patterns.md §1.2 rule 6). */
+ * set. */
 static bool creates_cycle(const pt_graph *g, const bool *in_set) {
     size_t n = g->nops;
     bool *reach = calloc(n ? n : 1, sizeof(bool)); /* outside ops reachable from the set */
@@ -57,19 +56,11 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_
         free(in_set);
         return dnnl_out_of_memory;
     }
-    /* Rows by priority, highest first; a stable order keeps table order
-     * within one priority (fusion-patterns.md §17). */
-    int order[256], nrows = pt_pattern_row_count < 256 ? pt_pattern_row_count : 256;
+    /* The registry lists rows in driver order (priority from the highest
+     * down, ties in table order). */
+    int nrows = pt_pattern_row_count();
     for (int r = 0; r < nrows; ++r) {
-        int j = r;
-        while (j > 0 && pt_pattern_rows[order[j - 1]].priority < pt_pattern_rows[r].priority) {
-            order[j] = order[j - 1];
-            --j;
-        }
-        order[j] = r;
-    }
-    for (int r = 0; r < nrows; ++r) {
-        const pt_pattern_row *row = &pt_pattern_rows[order[r]];
+        const pt_pattern_row *row = pt_pattern_row_at(r);
         for (size_t t = 0; t < n; ++t) {
             int first = g->topo[t];
             if (!available(g, group, first)) continue;
@@ -77,7 +68,7 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_
             int cnt = row->match ? row->match(&m, first) : pt_chain_match(row->chain, &m, first);
             if (cnt <= 0) continue;
             bool ok = true;
-            /* An End op may join only as part of a match (opset "End"): its
+            /* An End op may join only as part of a match (the End op of docs/ops.md): its
              * input becomes an output port, as the SDPA backward dM. */
             for (int m = 0; m < cnt; ++m)
                 ok = ok && (available(g, group, match[m]) ||

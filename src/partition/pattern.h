@@ -1,5 +1,5 @@
 /* Fusion pattern matcher: patterns are registry rows; matching assigns
- * groups of ops to fused partitions (fusion-patterns.md). */
+ * groups of ops to fused partitions (docs/fusion.md). */
 #ifndef PARTITA_PARTITION_PATTERN_H
 #define PARTITA_PARTITION_PATTERN_H
 

@@ -8,40 +8,32 @@
 typedef struct {
     const pt_chain_pattern *pat;
     const pt_graph *g;
-    const int *group;
-    int *ops;  /* matched ops so far */
-    int *step; /* spine step of each matched op, -1 for branch ops */
-    int n, cap;
-    int *depth; /* longest path to a sink, computed on first need */
+    pt_match *m; /* matched ops so far, with their roles */
+    int *step;   /* spine step of each matched op, -1 for branch ops */
+    int *depth;  /* longest path to a sink, computed on first need */
 } chain_ctx;
 
 static bool kind_ok(int want, pt_kind_set_fn set, int kind) {
     return want >= 0 ? kind == want : (set && set(kind));
 }
 
-static bool in_match(const chain_ctx *c, int op) {
-    for (int i = 0; i < c->n; ++i)
-        if (c->ops[i] == op) return true;
-    return false;
-}
-
 static bool usable(const chain_ctx *c, int op) {
-    if (op < 0 || c->group[op] >= 0 || in_match(c, op) || c->n >= c->cap) return false;
+    if (!pt_match_is_free(c->m, op) || c->m->n >= c->m->cap) return false;
     int k = c->g->ops[op]->kind;
     return k != dnnl_graph_op_end && k != dnnl_graph_op_wildcard && pt_schema_supported(c->g->ops[op]);
-}
-
-static const pt_tensor_info *tensor_of(const pt_graph *g, size_t id) {
-    int ti = pt_graph_tensor_index(g, id);
-    return ti < 0 ? NULL : &g->tensors[ti];
 }
 
 /* Producer op of input `port` of `op`, or -1. */
 static int producer_of(const pt_graph *g, int op, int port) {
     const pt_op *o = g->ops[op];
     if (port < 0 || (size_t)port >= o->nin) return -1;
-    const pt_tensor_info *t = tensor_of(g, o->in[port].id);
-    return t ? t->producer : -1;
+    return pt_match_producer(g, o->in[port].id);
+}
+
+/* Appends `op` as spine step `si` (-1: a branch op) with `role`. */
+static void push(chain_ctx *c, int op, int si, pt_chain_role role) {
+    c->step[c->m->n] = si;
+    pt_match_take(c->m, op, role);
 }
 
 static void compute_depth(chain_ctx *c) {
@@ -53,7 +45,7 @@ static void compute_depth(chain_ctx *c) {
         const pt_op *o = g->ops[i];
         int d = 0;
         for (size_t p = 0; p < o->nout; ++p) {
-            const pt_tensor_info *ti = tensor_of(g, o->out[p].id);
+            const pt_tensor_info *ti = pt_match_tensor(g, o->out[p].id);
             for (int k = 0; ti && k < ti->nconsumers; ++k)
                 if (c->depth[ti->consumers[k]] + 1 > d) d = c->depth[ti->consumers[k]] + 1;
         }
@@ -85,13 +77,12 @@ static bool match_links(chain_ctx *c, int op, int port, const pt_link_spec *link
     if (li == nlinks) return true;
     const pt_link_spec *l = &links[li];
     int p = producer_of(c->g, op, port);
-    int saved = c->n;
+    int saved = c->m->n;
     if (p >= 0 && usable(c, p) && kind_ok(l->kind, l->set, c->g->ops[p]->kind) &&
         (!l->check || l->check(c->g, p))) {
-        c->step[c->n] = -1;
-        c->ops[c->n++] = p;
+        push(c, p, -1, l->role);
         if (match_links(c, p, 0, links, nlinks, li + 1)) return true;
-        c->n = saved;
+        c->m->n = saved;
     }
     return l->optional && match_links(c, op, port, links, nlinks, li + 1);
 }
@@ -112,17 +103,17 @@ static bool match_branches(chain_ctx *c, const pt_step_spec *s, int op, int entr
     return true;
 }
 
-/* Closed intermediates (§1.2 rule 4): a value that feeds a matched op has no
- * consumer outside the match. */
+/* Closed intermediates: a value that feeds a matched op has no consumer
+ * outside the match. */
 static bool intermediates_closed(const chain_ctx *c) {
-    for (int i = 0; i < c->n; ++i) {
-        const pt_op *o = c->g->ops[c->ops[i]];
+    for (int i = 0; i < c->m->n; ++i) {
+        const pt_op *o = c->g->ops[c->m->ops[i]];
         for (size_t p = 0; p < o->nout; ++p) {
-            const pt_tensor_info *t = tensor_of(c->g, o->out[p].id);
+            const pt_tensor_info *t = pt_match_tensor(c->g, o->out[p].id);
             if (!t) continue;
             bool inside = false, outside = false;
             for (int k = 0; k < t->nconsumers; ++k) {
-                if (in_match(c, t->consumers[k]))
+                if (pt_match_has(c->m, t->consumers[k]))
                     inside = true;
                 else
                     outside = true;
@@ -138,11 +129,10 @@ static bool match_step(chain_ctx *c, int si, int count, int last);
 /* Tries `op` as the next occurrence of step si (entering at `port`). */
 static bool try_op(chain_ctx *c, int si, int count, int op, int port) {
     const pt_step_spec *s = &c->pat->steps[si];
-    int saved = c->n;
-    c->step[c->n] = si;
-    c->ops[c->n++] = op;
+    int saved = c->m->n;
+    push(c, op, si, s->role);
     if (match_branches(c, s, op, port) && match_step(c, si, count + 1, op)) return true;
-    c->n = saved;
+    c->m->n = saved;
     return false;
 }
 
@@ -153,12 +143,13 @@ static bool op_fits_step(const chain_ctx *c, const pt_step_spec *s, int op) {
 
 static bool match_step(chain_ctx *c, int si, int count, int last) {
     if (si == c->pat->nsteps)
-        return intermediates_closed(c) && (!c->pat->accept || c->pat->accept(c->g, c->ops, c->step, c->n));
+        return intermediates_closed(c) &&
+               (!c->pat->accept || c->pat->accept(c->g, c->m->ops, c->step, c->m->n));
     const pt_step_spec *s = &c->pat->steps[si];
     if (count < s->max && c->g->ops[last]->nout >= 1) {
-        const pt_tensor_info *t = tensor_of(c->g, c->g->ops[last]->out[0].id);
+        const pt_tensor_info *t = pt_match_tensor(c->g, c->g->ops[last]->out[0].id);
         int nc = t ? t->nconsumers : 0;
-        /* Candidate consumers, deeper ones first (§1.2 rule 1). */
+        /* Candidate consumers, deeper ones first (the longest chain wins). */
         int cand[8], ncand = 0;
         for (int k = 0; k < nc && ncand < 8; ++k) {
             int op = t->consumers[k];
@@ -189,24 +180,20 @@ static bool match_step(chain_ctx *c, int si, int count, int last) {
 }
 
 int pt_chain_match(const pt_chain_pattern *pat, pt_match *m, int first) {
-    const pt_graph *g = m->g;
-    const int *group = m->group;
-    int *ops_out = m->ops, cap = m->cap;
-    if (pat->nsteps <= 0 || cap <= 0) return 0;
-    chain_ctx c = {pat, g, group, ops_out, malloc((size_t)cap * sizeof(int)), 0, cap, NULL};
+    m->n = 0;
+    if (pat->nsteps <= 0 || m->cap <= 0) return 0;
+    chain_ctx c = {pat, m->g, m, malloc((size_t)m->cap * sizeof(int)), NULL};
     if (!c.step) return 0;
     const pt_step_spec *s0 = &pat->steps[0];
     bool ok = false;
     if (op_fits_step(&c, s0, first)) {
         /* The first op has no running value: its branches are matched as given
          * (PT_BRANCH_OTHER means input 1). */
-        c.step[c.n] = 0;
-        c.ops[c.n++] = first;
+        push(&c, first, 0, s0->role);
         ok = match_branches(&c, s0, first, 0) && match_step(&c, 0, 1, first);
     }
     free(c.depth);
     free(c.step);
-    m->n = ok ? c.n : 0;
-    for (int i = 0; i < m->n; ++i) m->roles[i] = PT_ROLE_NONE;
+    if (!ok) m->n = 0;
     return m->n;
 }

@@ -1,4 +1,4 @@
-/* Chain patterns as data (fusion-patterns.md §0 notation).
+/* Chain patterns as data (the notation of docs/fusion.md).
  *
  * A chain pattern is a spine of steps: the first step is the op the pass
  * starts from, and every later step consumes the running value (output 0 of
@@ -12,7 +12,8 @@
  * Matching is greedy with backtracking: every step takes as many ops as fit,
  * and when a later required step or the final checks fail, earlier
  * repetitions give ops back (so a near-match falls back to a smaller
- * partition).  The final checks are: closed intermediates (§1.2 rule 4),
+ * partition).  The final checks are: closed intermediates (no value feeds
+ * both a matched op and an outside one),
  * schema support of every op, and the row's own whole-match predicate. */
 #ifndef PARTITA_PARTITION_PATTERN_CHAIN_H
 #define PARTITA_PARTITION_PATTERN_CHAIN_H
@@ -22,7 +23,29 @@
 #include "ir/graph.h"
 #include "partition/match.h"
 
-#define PT_CHAIN_MAX_REPEAT 19 /* §1.2 rule 7 */
+#define PT_CHAIN_MAX_REPEAT 19 /* repetition cap of X* / X+ */
+
+/* Roles of a chain match: each step and each link names the role its ops
+ * take, so the lowering finds the anchor, the operand branches and the
+ * epilogue without walking the ops again. */
+typedef enum {
+    PT_CHAIN_ANCHOR = 1, /* the op the chain is built around (MatMul, pooling, SoftMax...) */
+    PT_CHAIN_ANCHOR2,    /* a second compute op (the depthwise convolution) */
+    PT_CHAIN_PRE,        /* a spine op before the anchor (the bmb binary chain, its TypeCast) */
+    PT_CHAIN_POST,       /* a spine op after the anchor, in match order (BiasAdd, POST, ...) */
+    PT_CHAIN_OUT_CAST,   /* the final TypeCast (or the one before the final Quantize) */
+    PT_CHAIN_OUT_QUANT,  /* the final Quantize */
+    PT_CHAIN_SRC_DEQUANT, /* branch on the anchor's src: Dequantize ... */
+    PT_CHAIN_SRC_CAST,    /* ... and its TypeCast */
+    PT_CHAIN_WEI_DEQUANT, /* branch on the weights: Dequantize, */
+    PT_CHAIN_WEI_QUANT,   /* the Quantize before it, */
+    PT_CHAIN_WEI_CAST,    /* the TypeCast after it, */
+    PT_CHAIN_WEI_RESHAPE, /* the StaticReshapes around them */
+    PT_CHAIN_SUM_DEQUANT, /* branch on the post-sum operand: Dequantize ... */
+    PT_CHAIN_SUM_CAST,    /* ... and its TypeCast */
+    PT_CHAIN_BIAS_CAST,   /* TypeCast of the bias */
+    PT_CHAIN_CONCAT_IN,   /* Dequantize of a Concat input (int8_concat_fusion) */
+} pt_chain_role;
 
 typedef bool (*pt_kind_set_fn)(int kind);
 typedef bool (*pt_op_check_fn)(const pt_graph *g, int op);
@@ -40,6 +63,7 @@ typedef struct {
     pt_kind_set_fn set; /* used when kind < 0 */
     bool optional;
     pt_op_check_fn check; /* may be NULL */
+    pt_chain_role role;
 } pt_link_spec;
 
 #define PT_BRANCH_OTHER (-1) /* the binary input that is not the entry */
@@ -59,6 +83,7 @@ typedef struct {
     pt_op_check_fn check; /* may be NULL */
     const pt_branch_spec *branches;
     int nbranches;
+    pt_chain_role role;
 } pt_step_spec;
 
 typedef struct {
@@ -71,8 +96,9 @@ typedef struct {
     bool (*accept)(const pt_graph *g, const int *ops, const int *step, int n);
 } pt_chain_pattern;
 
-/* Matches `pat` with its first step at op `first` into m (see match.h);
- * returns the matched op count, 0 on no match. */
+/* Matches `pat` with its first step at op `first` into m (see match.h), each
+ * op with the role of its step or link; returns the matched op count, 0 on
+ * no match. */
 int pt_chain_match(const pt_chain_pattern *pat, pt_match *m, int first);
 
 #endif

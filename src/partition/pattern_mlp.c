@@ -1,7 +1,7 @@
-/* Gated MLP matchers (fusion-patterns.md §4).  The match is anchored at the
+/* Gated MLP matchers (docs/fusion.md, gated MLP).  The match is anchored at the
  * down MatMul and walks back: TypeCast?, the combining BINARY op, then the
  * two branches to the gate and up MatMuls, which must read the same src at
- * input 0.  §1.2 rules: every intermediate has exactly its pattern consumers
+ * input 0.  Every intermediate has exactly its pattern consumers
  * (the swish gate value: its Sigmoid and its Multiply); Add, Multiply,
  * Maximum and Minimum are commutative, Subtract and Divide are not; outside
  * operands (src, weights, biases, quantization parameters) must not be
@@ -11,15 +11,11 @@
 #include <stdbool.h>
 
 #include "ops/op_schema.h"
-#include "partition/pattern_rows.h"
 
 #define MLP_MAX_EXT 16
 
 typedef struct {
-    const pt_graph *g;
-    const int *group;
-    int *ops;
-    int n, cap;
+    pt_match *pm;
     size_t ext[MLP_MAX_EXT]; /* tensors that must come from outside the match */
     int next;
 } matcher;
@@ -32,66 +28,14 @@ static bool is_int_weight(dnnl_data_type_t dt) {
     return dt == dnnl_u4 || dt == dnnl_s4 || dt == dnnl_u8 || dt == dnnl_s8;
 }
 
-/* The UNARY set of fusion-patterns.md §2.1. */
-static bool is_unary_act(int kind) {
-    switch (kind) {
-        case dnnl_graph_op_abs:
-        case dnnl_graph_op_clamp:
-        case dnnl_graph_op_elu:
-        case dnnl_graph_op_exp:
-        case dnnl_graph_op_gelu:
-        case dnnl_graph_op_hard_sigmoid:
-        case dnnl_graph_op_hard_swish:
-        case dnnl_graph_op_leaky_relu:
-        case dnnl_graph_op_log:
-        case dnnl_graph_op_mish:
-        case dnnl_graph_op_sigmoid:
-        case dnnl_graph_op_softplus:
-        case dnnl_graph_op_relu:
-        case dnnl_graph_op_round:
-        case dnnl_graph_op_sqrt:
-        case dnnl_graph_op_square:
-        case dnnl_graph_op_tanh: return true;
-        default: return false;
-    }
-}
-
-/* The BINARY set of §2.1 and, among it, the kinds whose inputs may swap. */
-static bool is_binary_combine(int kind) {
-    return kind == dnnl_graph_op_add || kind == dnnl_graph_op_multiply || kind == dnnl_graph_op_maximum ||
-           kind == dnnl_graph_op_minimum || kind == dnnl_graph_op_divide || kind == dnnl_graph_op_subtract;
-}
-
+/* Among BINARY, the kinds whose inputs may swap. */
 static bool is_commutative(int kind) {
     return kind == dnnl_graph_op_add || kind == dnnl_graph_op_multiply || kind == dnnl_graph_op_maximum ||
            kind == dnnl_graph_op_minimum;
 }
 
-static const pt_tensor_info *tensor_of(const pt_graph *g, size_t id) {
-    int ti = pt_graph_tensor_index(g, id);
-    return ti < 0 ? NULL : &g->tensors[ti];
-}
-
-static int producer_of(const pt_graph *g, size_t id) {
-    const pt_tensor_info *t = tensor_of(g, id);
-    return t ? t->producer : -1;
-}
-
-static bool in_match(const matcher *m, int op) {
-    for (int i = 0; i < m->n; ++i)
-        if (m->ops[i] == op) return true;
-    return false;
-}
-
-static bool is_free(const matcher *m, int op) {
-    return op >= 0 && m->group[op] < 0 && !in_match(m, op);
-}
-
-static bool take(matcher *m, int op) {
-    if (m->n >= m->cap) return false;
-    m->ops[m->n++] = op;
-    return true;
-}
+static bool is_free(const matcher *m, int op) { return pt_match_is_free(m->pm, op); }
+static bool take(matcher *m, int op, pt_mlp_role role) { return pt_match_take(m->pm, op, role); }
 
 static bool note_ext(matcher *m, size_t id) {
     if (m->next >= MLP_MAX_EXT) return false;
@@ -100,8 +44,8 @@ static bool note_ext(matcher *m, size_t id) {
 }
 
 /* `op` (one output) feeds exactly `user` and nothing else. */
-static bool feeds_only(const matcher *m, int op, int user) {
-    return m->g->ops[op]->nout == 1 && pt_match_sole_consumer(m->g, op, 0) == user;
+static bool feeds_only(const pt_graph *g, int op, int user) {
+    return g->ops[op]->nout == 1 && pt_match_sole_consumer(g, op, 0) == user;
 }
 
 /* A MatMul the pattern can use as the gate, up or down projection. */
@@ -113,17 +57,19 @@ static bool matmul_shape_ok(const pt_op *op) {
 
 /* Takes the weight of MatMul `mm` (input 1) and its bias (input 2) as outside
  * operands; with `quantized`, a weight produced by a DynamicDequantize that
- * feeds only this MatMul is taken with it.  Counts the compressed weights. */
-static bool take_weights(matcher *m, int mm, bool quantized, int *ncompressed) {
-    const pt_op *op = m->g->ops[mm];
+ * feeds only this MatMul is taken with it (as `dq_role`).  Counts the
+ * compressed weights. */
+static bool take_weights(matcher *m, int mm, bool quantized, pt_mlp_role dq_role, int *ncompressed) {
+    const pt_graph *g = m->pm->g;
+    const pt_op *op = g->ops[mm];
     size_t w = op->in[1].id;
     if (w == op->in[0].id) return false;
-    int dq = producer_of(m->g, w);
-    if (quantized && is_free(m, dq) && m->g->ops[dq]->kind == dnnl_graph_op_dynamic_dequantize) {
-        const pt_op *d = m->g->ops[dq];
-        if ((d->nin != 2 && d->nin != 3) || !feeds_only(m, dq, mm) || !is_int_weight(d->in[0].data_type))
+    int dq = pt_match_producer(g, w);
+    if (quantized && is_free(m, dq) && g->ops[dq]->kind == dnnl_graph_op_dynamic_dequantize) {
+        const pt_op *d = g->ops[dq];
+        if ((d->nin != 2 && d->nin != 3) || !feeds_only(g, dq, mm) || !is_int_weight(d->in[0].data_type))
             return false;
-        if (!take(m, dq)) return false;
+        if (!take(m, dq, dq_role)) return false;
         for (size_t k = 0; k < d->nin; ++k)
             if (!note_ext(m, d->in[k].id)) return false;
         ++*ncompressed;
@@ -136,39 +82,40 @@ static bool take_weights(matcher *m, int mm, bool quantized, int *ncompressed) {
 /* Gate branch ending at `val` (a combine input) under gated_mlp: the gate
  * MatMul directly, or one UNARY op after it.  Returns the gate MatMul. */
 static int gate_plain(matcher *m, size_t val, int comb) {
-    const pt_graph *g = m->g;
-    int p = producer_of(g, val);
-    if (!is_free(m, p) || !feeds_only(m, p, comb)) return -1;
-    if (g->ops[p]->kind == dnnl_graph_op_matmul) return take(m, p) ? p : -1;
+    const pt_graph *g = m->pm->g;
+    int p = pt_match_producer(g, val);
+    if (!is_free(m, p) || !feeds_only(g, p, comb)) return -1;
+    if (g->ops[p]->kind == dnnl_graph_op_matmul) return take(m, p, PT_MLP_GATE) ? p : -1;
     const pt_op *act = g->ops[p];
-    if (!is_unary_act(act->kind) || act->nin != 1 || !is_float3(act->out[0].data_type)) return -1;
-    int mm = producer_of(g, act->in[0].id);
-    if (!is_free(m, mm) || g->ops[mm]->kind != dnnl_graph_op_matmul || !feeds_only(m, mm, p)) return -1;
-    if (!take(m, p) || !take(m, mm)) return -1;
+    if (!pt_match_is_unary(act->kind) || act->nin != 1 || !is_float3(act->out[0].data_type)) return -1;
+    int mm = pt_match_producer(g, act->in[0].id);
+    if (!is_free(m, mm) || g->ops[mm]->kind != dnnl_graph_op_matmul || !feeds_only(g, mm, p)) return -1;
+    if (!take(m, p, PT_MLP_ACT) || !take(m, mm, PT_MLP_GATE)) return -1;
     return mm;
 }
 
 /* Gate branch under gated_mlp_v1: Multiply(g, Sigmoid(g)) with g the gate
  * MatMul output, read by exactly those two ops.  Returns the gate MatMul. */
 static int gate_swish(matcher *m, size_t val, int comb) {
-    const pt_graph *g = m->g;
-    int mul = producer_of(g, val);
-    if (!is_free(m, mul) || !feeds_only(m, mul, comb)) return -1;
+    const pt_graph *g = m->pm->g;
+    int mul = pt_match_producer(g, val);
+    if (!is_free(m, mul) || !feeds_only(g, mul, comb)) return -1;
     const pt_op *mo = g->ops[mul];
     if (mo->kind != dnnl_graph_op_multiply || mo->nin != 2 || !is_float3(mo->out[0].data_type)) return -1;
     for (int side = 0; side < 2; ++side) {
-        int sg = producer_of(g, mo->in[side].id);
-        int mm = producer_of(g, mo->in[1 - side].id);
+        int sg = pt_match_producer(g, mo->in[side].id);
+        int mm = pt_match_producer(g, mo->in[1 - side].id);
         if (!is_free(m, sg) || !is_free(m, mm) || g->ops[sg]->kind != dnnl_graph_op_sigmoid ||
             g->ops[mm]->kind != dnnl_graph_op_matmul || g->ops[sg]->nin != 1 ||
-            !feeds_only(m, sg, mul) || g->ops[sg]->in[0].id != mo->in[1 - side].id)
+            !feeds_only(g, sg, mul) || g->ops[sg]->in[0].id != mo->in[1 - side].id)
             continue;
-        const pt_tensor_info *t = tensor_of(g, mo->in[1 - side].id);
+        const pt_tensor_info *t = pt_match_tensor(g, mo->in[1 - side].id);
         if (!t || t->nconsumers != 2 || g->ops[mm]->nout != 1) continue;
         bool ok = (t->consumers[0] == sg && t->consumers[1] == mul) ||
                   (t->consumers[0] == mul && t->consumers[1] == sg);
         if (!ok) continue;
-        if (!take(m, mul) || !take(m, sg) || !take(m, mm)) return -1;
+        if (!take(m, mul, PT_MLP_SWISH_MUL) || !take(m, sg, PT_MLP_SWISH_SIGMOID) || !take(m, mm, PT_MLP_GATE))
+            return -1;
         return mm;
     }
     return -1;
@@ -178,12 +125,12 @@ static int gate_swish(matcher *m, size_t val, int comb) {
  * MatMul at input 1 - gi.  Stores both MatMuls in mms[0..1]; leaves the match
  * as it was on failure. */
 static bool branches(matcher *m, int comb, int gi, bool swish, int *mms) {
-    const pt_graph *g = m->g;
+    const pt_graph *g = m->pm->g;
     const pt_op *co = g->ops[comb];
-    int n0 = m->n, e0 = m->next;
-    int up = producer_of(g, co->in[1 - gi].id);
-    bool ok = is_free(m, up) && g->ops[up]->kind == dnnl_graph_op_matmul && feeds_only(m, up, comb) &&
-              take(m, up);
+    int n0 = m->pm->n, e0 = m->next;
+    int up = pt_match_producer(g, co->in[1 - gi].id);
+    bool ok = is_free(m, up) && g->ops[up]->kind == dnnl_graph_op_matmul && feeds_only(g, up, comb) &&
+              take(m, up, PT_MLP_UP);
     int gate = -1;
     if (ok) gate = swish ? gate_swish(m, co->in[gi].id, comb) : gate_plain(m, co->in[gi].id, comb);
     ok = ok && gate >= 0 && gate != up;
@@ -193,7 +140,7 @@ static bool branches(matcher *m, int comb, int gi, bool swish, int *mms) {
              note_ext(m, go->in[0].id);
     }
     if (!ok) {
-        m->n = n0;
+        m->pm->n = n0;
         m->next = e0;
     }
     mms[0] = gate;
@@ -201,67 +148,61 @@ static bool branches(matcher *m, int comb, int gi, bool swish, int *mms) {
     return ok;
 }
 
-static int match_mlp(const pt_graph *g, const int *group, int first, int *ops_out, int cap, bool swish,
-                     bool quantized) {
+static bool match_mlp(pt_match *pm, int first, bool swish, bool quantized) {
+    const pt_graph *g = pm->g;
     const pt_op *down = g->ops[first];
-    if (!matmul_shape_ok(down)) return 0;
-    matcher m = {.g = g, .group = group, .ops = ops_out, .cap = cap};
-    if (!is_free(&m, first) || !take(&m, first)) return 0;
+    if (!matmul_shape_ok(down)) return false;
+    matcher m = {.pm = pm};
+    if (!is_free(&m, first) || !take(&m, first, PT_MLP_DOWN)) return false;
     size_t hid = down->in[0].id;
-    if (down->in[1].id == hid || (down->nin == 3 && down->in[2].id == hid)) return 0;
+    if (down->in[1].id == hid || (down->nin == 3 && down->in[2].id == hid)) return false;
 
     /* TypeCast? → [0] down MatMul. */
-    int p = producer_of(g, hid);
-    if (!is_free(&m, p) || !feeds_only(&m, p, first)) return 0;
+    int p = pt_match_producer(g, hid);
+    if (!is_free(&m, p) || !feeds_only(g, p, first)) return false;
     if (g->ops[p]->kind == dnnl_graph_op_type_cast) {
-        if (g->ops[p]->nin != 1 || !take(&m, p)) return 0;
+        if (g->ops[p]->nin != 1 || !take(&m, p, PT_MLP_HIDDEN_CAST)) return false;
         int tc = p;
-        p = producer_of(g, g->ops[tc]->in[0].id);
-        if (!is_free(&m, p) || !feeds_only(&m, p, tc)) return 0;
+        p = pt_match_producer(g, g->ops[tc]->in[0].id);
+        if (!is_free(&m, p) || !feeds_only(g, p, tc)) return false;
     }
     const pt_op *co = g->ops[p];
-    if (!is_binary_combine(co->kind) || co->nin != 2 || !is_float3(co->out[0].data_type) ||
+    if (!pt_match_is_binary(co->kind) || co->nin != 2 || !is_float3(co->out[0].data_type) ||
         co->in[0].id == co->in[1].id)
-        return 0;
+        return false;
     int comb = p;
-    if (!take(&m, comb)) return 0;
+    if (!take(&m, comb, PT_MLP_COMBINE)) return false;
     int mms[3] = {-1, -1, first}; /* gate, up, down */
     if (!branches(&m, comb, 0, swish, mms) &&
         !(is_commutative(co->kind) && branches(&m, comb, 1, swish, mms)))
-        return 0;
+        return false;
 
+    static const pt_mlp_role dq_roles[3] = {PT_MLP_GATE_DEQUANT, PT_MLP_UP_DEQUANT, PT_MLP_DOWN_DEQUANT};
     int ncompressed = 0;
     for (int i = 0; i < 3; ++i)
-        if (!take_weights(&m, mms[i], quantized, &ncompressed)) return 0;
-    if (quantized && ncompressed == 0) return 0;
+        if (!take_weights(&m, mms[i], quantized, dq_roles[i], &ncompressed)) return false;
+    if (quantized && ncompressed == 0) return false;
 
     /* Outside operands really come from outside; every op is runnable. */
     for (int e = 0; e < m.next; ++e) {
-        int pr = producer_of(g, m.ext[e]);
-        if (pr >= 0 && in_match(&m, pr)) return 0;
+        int pr = pt_match_producer(g, m.ext[e]);
+        if (pr >= 0 && pt_match_has(pm, pr)) return false;
     }
     /* A DynamicDequantize is exempt: the pattern takes the u4 weight + u8
-     * zero-point form of §4, which the op alone does not list as supported;
-     * the fused kernel and the reference kernel both compute it. */
-    for (int i = 0; i < m.n; ++i)
-        if (g->ops[m.ops[i]]->kind != dnnl_graph_op_dynamic_dequantize && !pt_schema_supported(g->ops[m.ops[i]]))
-            return 0;
-    return m.n;
+     * zero-point form, which the op alone does not list as supported; the
+     * fused kernel and the reference kernel both compute it. */
+    for (int i = 0; i < pm->n; ++i)
+        if (g->ops[pm->ops[i]]->kind != dnnl_graph_op_dynamic_dequantize && !pt_schema_supported(g->ops[pm->ops[i]]))
+            return false;
+    return true;
 }
 
-int pt_match_gated_mlp(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
-    return match_mlp(g, group, first, ops_out, cap, false, false);
+static int run_mlp(pt_match *m, int first, bool swish, bool quantized) {
+    if (!match_mlp(m, first, swish, quantized)) m->n = 0;
+    return m->n;
 }
 
-int pt_match_gated_mlp_v1(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
-    return match_mlp(g, group, first, ops_out, cap, true, false);
-}
-
-int pt_match_quantized_gated_mlp(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
-    return match_mlp(g, group, first, ops_out, cap, false, true);
-}
-
-int pt_match_quantized_gated_mlp_v1(const pt_graph *g, const int *group, int first, int *ops_out,
-                                    int cap) {
-    return match_mlp(g, group, first, ops_out, cap, true, true);
-}
+int pt_match_gated_mlp(pt_match *m, int first) { return run_mlp(m, first, false, false); }
+int pt_match_gated_mlp_v1(pt_match *m, int first) { return run_mlp(m, first, true, false); }
+int pt_match_quantized_gated_mlp(pt_match *m, int first) { return run_mlp(m, first, false, true); }
+int pt_match_quantized_gated_mlp_v1(pt_match *m, int first) { return run_mlp(m, first, true, true); }

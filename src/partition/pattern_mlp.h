@@ -1,11 +1,25 @@
-/* Gated MLP (fusion-patterns.md §4): the matchers of the four pattern rows
- * (pattern_mlp.c) and the fused kernel's compile-time preparation
- * (kernels/fused/gated_mlp.c). */
+/* Gated MLP (docs/fusion.md, gated MLP): the matchers of the four pattern
+ * rows and the roles they give the matched ops; compile/lower_gated_mlp.c
+ * turns a match into the fused kernel's plan (kernels/fused/gated_mlp.h). */
 #ifndef PARTITA_PARTITION_PATTERN_MLP_H
 #define PARTITA_PARTITION_PATTERN_MLP_H
 
-#include "ir/graph.h"
-#include "kernels/kernel.h"
+#include "partition/match.h"
+
+/* Roles of a gated-MLP match (PT_ROLE_NONE is never used). */
+typedef enum {
+    PT_MLP_DOWN = 1,     /* the down-projection MatMul (the anchor) */
+    PT_MLP_HIDDEN_CAST,  /* TypeCast between the combine op and the down MatMul */
+    PT_MLP_COMBINE,      /* the BINARY op joining the gate and up branches */
+    PT_MLP_UP,           /* the up-projection MatMul */
+    PT_MLP_GATE,         /* the gate-projection MatMul */
+    PT_MLP_ACT,          /* the UNARY activation after the gate MatMul */
+    PT_MLP_SWISH_SIGMOID, /* swish gate: its Sigmoid ... */
+    PT_MLP_SWISH_MUL,     /* ... and its Multiply(g, Sigmoid(g)) */
+    PT_MLP_GATE_DEQUANT, /* DynamicDequantize of the gate weights */
+    PT_MLP_UP_DEQUANT,   /* DynamicDequantize of the up weights */
+    PT_MLP_DOWN_DEQUANT, /* DynamicDequantize of the down weights */
+} pt_mlp_role;
 
 /* Each matcher tries MatMul `first` as the down projection of
  *
@@ -17,18 +31,10 @@
  * absent or one UNARY op; gated_mlp_v1: Act is the swish Multiply(g,
  * Sigmoid(g)).  The quantized rows additionally take, for each weight,
  * W_int, scales, [zps] → DynamicDequantize →[1] MatMul (at least one weight
- * must be compressed so).  Returns the number of matched ops, or 0. */
-int pt_match_gated_mlp(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_gated_mlp_v1(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_quantized_gated_mlp(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_quantized_gated_mlp_v1(const pt_graph *g, const int *group, int first, int *ops_out,
-                                    int cap);
-
-/* Builds the fused gated-MLP kernel for a partition matched by any of the
- * rows above.  dnnl_unimplemented for forms it does not compute (1-D
- * operands, a transposed hidden operand, shapes that need broadcasting
- * between the gate and up branches), so the partition then runs op by op. */
-pt_status pt_prepare_gated_mlp(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
-                               const pt_lt *out, size_t nout, pt_fused *fused);
+ * must be compressed so). */
+int pt_match_gated_mlp(pt_match *m, int first);
+int pt_match_gated_mlp_v1(pt_match *m, int first);
+int pt_match_quantized_gated_mlp(pt_match *m, int first);
+int pt_match_quantized_gated_mlp_v1(pt_match *m, int first);
 
 #endif

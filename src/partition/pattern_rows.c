@@ -1,16 +1,12 @@
-/* The fusion pattern registry (fusion-patterns.md §17): one row per pass.
- * Chain-shaped patterns are data (chain_patterns.c); attention and MLP
- * patterns have matcher functions of their own. */
+/* The fusion pattern registry: one row per pass.  Chain-shaped patterns are
+ * rows of their own table (chain_patterns.c); attention and MLP patterns have
+ * matcher functions and their rows are here. */
 #include "partition/pattern_rows.h"
 
 #include "partition/chain_patterns.h"
 #include "partition/pattern_mlp.h"
 #include "partition/pattern_sdpa.h"
 #include "partition/pattern_sdpa_bwd.h"
-
-#define CHAIN(name, prio) {#name, (prio), NULL, &pt_chain_##name, PT_FUSED_NONE}
-/* A chain row whose partitions run through a fused kernel. */
-#define CHAIN_FUSED(name, prio, family) {#name, (prio), NULL, &pt_chain_##name, (family)}
 
 /* Adapters from the matchers that still return a bare op list: their ops
  * get PT_ROLE_NONE. */
@@ -21,10 +17,6 @@
         m->n = cnt > 0 ? cnt : 0;                                      \
         return m->n;                                                   \
     }
-LIST_MATCHER(pt_match_quantized_gated_mlp)
-LIST_MATCHER(pt_match_quantized_gated_mlp_v1)
-LIST_MATCHER(pt_match_gated_mlp_v1)
-LIST_MATCHER(pt_match_gated_mlp)
 LIST_MATCHER(pt_match_x8_sdpa)
 LIST_MATCHER(pt_match_int8_bf16_sdpa)
 LIST_MATCHER(pt_match_sdpa_compressed_kv)
@@ -35,14 +27,15 @@ LIST_MATCHER(pt_match_int8_bf16_gpt_sdpa)
 LIST_MATCHER(pt_match_gqa_bwd)
 LIST_MATCHER(pt_match_sdpa_fwd)
 LIST_MATCHER(pt_match_sdpa_bwd)
-LIST_MATCHER(pt_match_int8_concat)
 
-const pt_pattern_row pt_pattern_rows[] = {
-    /* Gated MLP (§4): one fused kernel for the four rows. */
-    {"quantized_gated_mlp", 22.1f, pt_match_quantized_gated_mlp_roles, NULL, PT_FUSED_GATED_MLP},
-    {"quantized_gated_mlp_v1", 22.1f, pt_match_quantized_gated_mlp_v1_roles, NULL, PT_FUSED_GATED_MLP},
-    {"gated_mlp_v1", 22.05f, pt_match_gated_mlp_v1_roles, NULL, PT_FUSED_GATED_MLP},
-    /* Quantized and compressed SDPA forward (§3.3, §3.6-§3.8): one streaming fused kernel. */
+/* Rows with a matcher function, by priority from the highest down (ties in
+ * table order).  The chain rows live in chain_patterns.c. */
+static const pt_pattern_row matcher_rows[] = {
+    /* Gated MLP: one fused kernel for the four rows. */
+    {"quantized_gated_mlp", 22.1f, pt_match_quantized_gated_mlp, NULL, PT_FUSED_GATED_MLP},
+    {"quantized_gated_mlp_v1", 22.1f, pt_match_quantized_gated_mlp_v1, NULL, PT_FUSED_GATED_MLP},
+    {"gated_mlp_v1", 22.05f, pt_match_gated_mlp_v1, NULL, PT_FUSED_GATED_MLP},
+    /* Quantized and compressed SDPA forward (docs/fusion.md): one streaming fused kernel. */
     {"x8_sdpa_fusion", 22.0f, pt_match_x8_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
     {"int8_bf16_sdp_fusion", 22.0f, pt_match_int8_bf16_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
     {"sdp_with_compressed_kv_fusion", 22.0f, pt_match_sdpa_compressed_kv_roles, NULL, PT_FUSED_SDPA_FWD},
@@ -50,57 +43,30 @@ const pt_pattern_row pt_pattern_rows[] = {
     {"sdp_with_compressed_k_fusion", 22.0f, pt_match_sdpa_compressed_k_roles, NULL, PT_FUSED_SDPA_FWD},
     {"int8_fp32_gpt_sdp", 22.0f, pt_match_int8_fp32_gpt_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
     {"int8_bf16_gpt_sdp", 22.0f, pt_match_int8_bf16_gpt_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"gated_mlp", 22.0f, pt_match_gated_mlp_roles, NULL, PT_FUSED_GATED_MLP},
-    /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
-    /* SDPA / GQA training backward (§3.9): one fused kernel for both rows. */
+    {"gated_mlp", 22.0f, pt_match_gated_mlp, NULL, PT_FUSED_GATED_MLP},
+    /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in. */
+    /* SDPA / GQA training backward: one fused kernel for both rows. */
     {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd_roles, NULL, PT_FUSED_SDPA_BWD},
     {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd_roles, NULL, PT_FUSED_SDPA_FWD},
     {"float_sdp_backward_fusion", 21.0f, pt_match_sdpa_bwd_roles, NULL, PT_FUSED_SDPA_BWD},
-    CHAIN_FUSED(float_bmb, 19.5f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8x8x8_conv_add_post_ops_cpu, 10.6f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN(x8s8x_conv_reshape_post_ops, 10.6f),
-    CHAIN_FUSED(x8s8x_tc_conv_add_post_ops_cpu, 10.6f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8s8x8_convtranspose_add_post_ops_cpu, 10.6f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8x8x_conv_post_ops, 10.5f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8s8x_tc_conv_post_ops, 10.5f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8s8x8_convtranspose_post_ops_cpu, 10.5f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8x8x8_tc_matmul_add_post_ops_cpu, 10.5f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN(x8x8x8_tc_matmul_reshape_transpose_reshape, 10.5f),
-    CHAIN(x8x8x_tc_matmul_transpose_reorder, 10.5f),
-    CHAIN_FUSED(fp_convtranspose_post_ops, 10.4f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(x8x8x_tc_matmul_post_ops, 10.4f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN(fp_conv_postops_depthwise_postops_cpu, 10.3f),
-    CHAIN_FUSED(x8_reorder_sum_cpu, 10.2f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(x8_pool_add_post_ops_cpu, 10.1f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_reorder_sum, 10.1f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(x8_reorder, 10.1f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(x8x8x8_matmul_add_post_ops_cpu, 10.0f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN(x8x8x8_matmul_reshape_transpose_reshape, 10.0f),
-    CHAIN(x8x8x_matmul_transpose_reorder, 10.0f),
-    CHAIN(x8_pool_reshape_transpose, 10.0f),
-    CHAIN_FUSED(x8_pool_post_ops, 10.0f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(x8x8x_matmul_post_ops, 9.9f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(fp_pool_post_ops, 9.9f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_conv_post_ops, 9.8f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN(fp_matmul_transpose_reorder, 9.1f),
-    CHAIN_FUSED(s8f32s8_bnorm, 9.0f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN(fp_matmul_reshape_transpose_reshape, 9.0f),
-    CHAIN_FUSED(fp_matmul_dropout, 8.9f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_bnorm_relu, 8.8f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN(fp_bnorm_bwd_relu_bwd, 8.8f),
-    CHAIN_FUSED(fp_matmul_post_ops, 8.8f, PT_FUSED_COMPUTE_POST_OPS),
-    CHAIN_FUSED(fp_interpolate_post_ops, 8.4f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_reduction_post_ops, 8.4f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(groupnorm_post_ops_fusion, 8.4f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_binary_post_ops, 8.3f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_eltwise_dropout, 8.3f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_reciprocal_multiply, 8.2f, PT_FUSED_CHAIN_POST_OPS),
-    {"int8_concat_fusion", 8.2f, pt_match_int8_concat_roles, NULL, PT_FUSED_CHAIN_POST_OPS},
-    CHAIN_FUSED(fp_eltwise_binary, 8.2f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(fp_softmax_post_ops, 8.2f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(layernorm_post_ops_fusion_cpu, 8.2f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN(shuffle_fusion, 8.2f),
-    CHAIN_FUSED(typecast_quantize_fusion, 8.1f, PT_FUSED_CHAIN_POST_OPS),
-    CHAIN_FUSED(sum_fusion, 8.1f, PT_FUSED_CHAIN_POST_OPS),
 };
-const int pt_pattern_row_count = (int)(sizeof pt_pattern_rows / sizeof pt_pattern_rows[0]);
+static const int matcher_row_count = (int)(sizeof matcher_rows / sizeof matcher_rows[0]);
+
+int pt_pattern_row_count(void) { return matcher_row_count + pt_chain_row_count; }
+
+/* Both tables are sorted, so driver order is their stable merge. */
+const pt_pattern_row *pt_pattern_row_at(int i) {
+    if (i < 0) return NULL;
+    int a = 0, b = 0;
+    for (int k = 0;; ++k) {
+        const pt_pattern_row *r;
+        if (a < matcher_row_count &&
+            (b >= pt_chain_row_count || matcher_rows[a].priority >= pt_chain_rows[b].priority))
+            r = &matcher_rows[a++];
+        else if (b < pt_chain_row_count)
+            r = &pt_chain_rows[b++];
+        else
+            return NULL;
+        if (k == i) return r;
+    }
+}

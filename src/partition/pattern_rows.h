@@ -1,4 +1,5 @@
-/* The fusion pattern registry: one row per pass. */
+/* The fusion pattern registry: one row per pass.  Adding a pattern:
+ * docs/adding-a-pattern.md. */
 #ifndef PARTITA_PARTITION_PATTERN_ROWS_H
 #define PARTITA_PARTITION_PATTERN_ROWS_H
 
@@ -30,7 +31,10 @@ typedef struct pt_pattern_row {
     pt_fused_family fused;
 } pt_pattern_row;
 
-extern const pt_pattern_row pt_pattern_rows[];
-extern const int pt_pattern_row_count;
+/* The registry: the matcher-function rows of pattern_rows.c and the chain
+ * rows of chain_patterns.c, in the order the driver runs them (priority from
+ * the highest down; ties: matcher-function rows first, then table order). */
+int pt_pattern_row_count(void);
+const pt_pattern_row *pt_pattern_row_at(int i); /* NULL when out of range */
 
 #endif

@@ -1,12 +1,12 @@
 /* Fused MatMul / Convolution / ConvTranspose partitions with prologue and
- * epilogue element-wise chains (fusion-patterns.md §2.2-§2.4, §5, §6, §7.1,
- * §7.2, §8).
+ * epilogue element-wise chains (the compute rows of docs/fusion.md).
  *
- * One prepare serves every compute row (fp_matmul_post_ops,
- * x8x8x_matmul_post_ops and the other quantized / bf16-typecast MatMul rows,
- * fp_conv_post_ops, x8x8x_conv_post_ops, fp_convtranspose_post_ops,
- * float_bmb, ...).  It works from the partition's op list alone:
- *   - exactly one anchor (MatMul, Convolution or ConvTranspose);
+ * One lowering (compile/lower_compute_post_ops.c) serves every compute row
+ * (fp_matmul_post_ops, x8x8x_matmul_post_ops and the other quantized /
+ * bf16-typecast MatMul rows, fp_conv_post_ops, x8x8x_conv_post_ops,
+ * fp_convtranspose_post_ops, float_bmb, ...):
+ *   - exactly one anchor (the MatMul, Convolution or ConvTranspose matched
+ *     as PT_CHAIN_ANCHOR);
  *   - the ops that produce the anchor's src and weights inside the partition
  *     (Dequantize, DynamicDequantize, weight Quantize -> Dequantize,
  *     TypeCast, the bmb binary pre-chain, ...) become a prologue program per
@@ -15,8 +15,8 @@
  *     POST*, post-sum Add(., Dequantize(ext)), Select, TypeCast, SmoothQuant
  *     Multiply/Divide, final Quantize), applied to each output tile while it
  *     is in cache;
- * any other shape returns dnnl_unimplemented (op-by-op fallback).  See
- * kernels/fused/postops.h for what the programs accept.
+ * any other shape makes the lowering return dnnl_unimplemented (op-by-op
+ * fallback).  See kernels/fused/postops.h for what the programs accept.
  *
  * Arithmetic is the reference kernels' (ref_matmul.c, ref_conv.c) bit for
  * bit: operands are converted to f32 (and rounded per the fpmath mode when
@@ -25,7 +25,7 @@
  * input channel outer / kernel taps inner; ConvTranspose: bias, then taps
  * outer / input channel inner; taps outside the input are skipped) and the
  * sum is rounded to f32.  Intermediates follow the benchmark reference
- * (fusion-patterns.md §18.2): values of integer / f8 types (Quantize
+ * (docs/numerics.md): values of integer / f8 types (Quantize
  * outputs) are rounded to them, bf16/f16 intermediates - including a
  * TypeCast(bf16) MatMul operand and a bf16 MatMul output that a TypeCast
  * turns back into f32 - stay f32, and only the partition output is stored
@@ -39,29 +39,75 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "kernels/fused/postops.h"
 #include "kernels/kernel.h"
 
-/* pt_pattern_row.prepare for the compute rows. */
-pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
-                                      const pt_lt *out, size_t nout, pt_fused *fused);
+#define PT_CP_MAXD DNNL_MAX_NDIMS
 
-/* The same kernel with every bf16/f16 intermediate rounded to its declared
- * type (anchor operands and output included): bit-identical to the op-by-op
- * path through the reference kernels.  For tests and debugging. */
-pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
-                                               const pt_lt *out, size_t nout, pt_fused *fused);
+typedef enum { PT_CP_MATMUL, PT_CP_CONV, PT_CP_DECONV } pt_cp_kind;
 
-/* In-place pair (abi.md dnnl_graph_compiled_partition_get_inplace_ports):
- * true when `f` was prepared by pt_prepare_compute_post_ops and the
- * partition output may share its buffer with one input: an epilogue operand
- * (typically the post-sum / final Add operand) that has the output's dims,
- * data type and strides, is read only at each element's own position and by
- * no other op of the partition, and does not appear twice among the ports.
- * The kernel reads that operand for a run of output elements before writing
- * those elements and never touches them again, so the caller may pass the
- * same buffer for both.  prepare also records the pair in pt_fused
- * (has_inplace, port indices), which compile.c reports. */
+/* An anchor input: its prologue program (or plain load) in its own dims. */
+typedef struct {
+    pt_postops *prog;
+    dnnl_data_type_t dt; /* declared type at the anchor input */
+    int ndims;
+    int64_t dims[PT_CP_MAXD];
+} pt_cp_operand;
+
+typedef struct {
+    pt_cp_kind kind;
+    bool round_floats; /* op-by-op rounding of bf16/f16 intermediates */
+    pt_cp_operand a, w;
+    pt_postops *epi;
+    dnnl_data_type_t anchor_dt;
+    int bias_port; /* -1: none */
+    /* output port 0: the anchor output's dims, possibly behind leading 1s */
+    int out_lead;
+    int out_ndims;
+    int64_t out_dims[PT_CP_MAXD], out_strides[PT_CP_MAXD];
+    dnnl_data_type_t out_dt;
+    /* GEMM view */
+    int64_t nbatch, P, Q, K;
+    int64_t MB, NB; /* multiples of CP_MR / CP_NR */
+    int64_t qblocks, mblocks, mchunks, mblocks_per_chunk;
+    /* MatMul */
+    int ra, rb, nbd;
+    bool ta, tb;
+    int64_t bdims[PT_CP_MAXD];
+    int64_t bias_bs[PT_CP_MAXD], bias_sm, bias_sn; /* bias strides over [batch.., m, n] */
+    dnnl_data_type_t bias_dt;
+    /* Convolution / ConvTranspose, canonical 5-D [N, C, D, H, W] views */
+    int64_t xd[5], yd[5], wd[5];
+    int xmap[5], ymap[5], wmap[5]; /* canonical dim -> tensor dim, -1 inserted */
+    int64_t S[3], Dl[3], Pb[3];
+    int64_t G, Cin_g, T;            /* input channels per group (K / T), taps */
+    int64_t win_floats;
+    /* scratch layout */
+    int nthr;
+    size_t off_bound_a, off_bound_w, off_bound_e, off_bias, shared_bytes;
+    size_t t_ap, t_mask, t_oob, t_bp, t_box, t_c, t_run, t_tmp, thread_bytes;
+    bool has_inplace;
+    size_t inplace_in, inplace_out;
+} pt_cp_state;
+
+/* Plans blocks, work split and scratch of state `s` (heap, filled by the
+ * lowering; taken over and released with the kernel) and fills `fused`.  On
+ * failure `s` is released. */
+pt_status pt_compute_post_ops_finish(pt_cp_state *s, pt_fused *fused);
+void pt_cp_state_free(pt_cp_state *s);
+
+/* In-place pair (docs/api.md, get_inplace_ports): true when `f` was made by
+ * the compute lowering and the partition output may share its buffer with
+ * one input: an epilogue operand (typically the post-sum / final Add
+ * operand) that has the output's dims, data type and strides, is read only
+ * at each element's own position and by no other op of the partition, and
+ * does not appear twice among the ports.  The kernel reads that operand for
+ * a run of output elements before writing those elements and never touches
+ * them again, so the caller may pass the same buffer for both.  The lowering
+ * also records the pair in pt_fused (has_inplace, port indices), which
+ * compile.c reports. */
 bool pt_compute_post_ops_inplace(const pt_fused *f, size_t *input_id, size_t *output_id);
 
 #endif

@@ -1,7 +1,7 @@
-/* Element-wise chain programs for fused kernels (fusion-patterns.md §2.1-§2.4,
- * §1.2 rule 5, numerics §18).
+/* Element-wise chain programs for fused kernels (post-ops and operand
+ * prologues of docs/fusion.md; numerics of docs/numerics.md).
  *
- * A program is compiled once, at prepare time, from a list of element-wise
+ * A program is compiled once, at compile time, from a list of element-wise
  * ops (in execution order) and runs over an "iteration space": the logical
  * dims of the value the chain computes (for an epilogue, the anchor output).
  * Each op becomes one instruction of a small register machine whose
@@ -33,14 +33,14 @@
  * conversion...), as both the op-by-op path and the benchmark reference do.
  * bf16/f16 values are rounded only with desc.round_floats: that reproduces
  * the op-by-op path exactly; without it they stay f32 as in the benchmark
- * reference (fusion-patterns.md §18.2: a TypeCast inside a partition is a
- * no-op there, intermediates are not rounded), which is what fused
+ * reference (docs/numerics.md: a TypeCast inside a partition is a no-op
+ * there, intermediates are not rounded), which is what fused
  * partitions must match.  The result itself is rounded only with
  * desc.round_result; otherwise the caller stores it with pt_run_store, which
  * performs the conversion.
  *
  * Use:
- *   prepare: pt_postops_create(&desc, &prog)
+ *   compile: pt_postops_create(&desc, &prog) (compile/lower_postops.h)
  *   execute: bound = scratch of pt_postops_bound_bytes(prog) bytes;
  *            pt_postops_bind(prog, ports, nports, bound)          (once)
  *            per thread: tmp = pt_postops_tmp_floats(prog, max_run) floats
@@ -54,31 +54,69 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/fused/run_io.h"
 #include "kernels/kernel.h"
+#include "kernels/ref/eltwise_math.h"
 
-typedef struct pt_postops pt_postops;
+#define PO_MAXD DNNL_MAX_NDIMS
+#define PO_MAX_REGS 64
+#define PO_MAX_VALUES 256
+#define PO_MAX_OPERANDS 3
+
+typedef pt_eltwise_params po_unary;
+
+/* ---- the program (built by compile/lower_postops.c, run by postops.c) ---- */
+
+typedef enum { OPD_REG, OPD_PORT, OPD_CONST } po_opd_kind;
+
+/* An instruction input: a register, or memory (a partition port or a
+ * program-owned constant array) addressed per iteration dim by
+ * (index / div) * es. */
+typedef struct {
+    po_opd_kind kind;
+    int reg;   /* OPD_REG */
+    int port;  /* OPD_PORT */
+    int cidx;  /* OPD_CONST */
+    dnnl_data_type_t dt;
+    int64_t es[PO_MAXD];
+    int64_t div[PO_MAXD];
+} po_opd;
+
+typedef enum { I_COPY, I_UNARY, I_BINARY, I_SELECT, I_BN, I_QUANT, I_DEQUANT } po_ikind;
 
 typedef struct {
-    const pt_op *const *ops; /* chain ops in execution order (may be 0 ops) */
-    size_t nops;
-    bool has_src;            /* a value enters from the caller's buffer */
-    size_t src_id;           /* its logical tensor id (has_src) */
-    dnnl_data_type_t src_dt; /* its declared type (has_src; the caller rounded to it) */
-    int src_ndims;           /* its dims (has_src; src_dims NULL: the iteration dims): */
-    const int64_t *src_dims; /* the iteration dims, or those without leading 1s */
-    int ndims;               /* iteration space: the result's dims */
-    const int64_t *dims;
-    size_t result_id;        /* tensor the chain computes: an op output, the src,
-                              * or (no ops, no src) an input port to load */
-    bool round_result;       /* round the result to its declared type in apply() */
-    bool round_floats;       /* also round to bf16/f16 declared types (see below) */
-    const pt_lt *in;         /* partition input ports (compiled order) */
-    size_t nin;
-} pt_postops_desc;
+    po_ikind ik;
+    int kind; /* op kind (binary operator) */
+    po_unary un;
+    po_opd a[PO_MAX_OPERANDS];
+    int na;
+    bool inv_given; /* I_QUANT: a[1] already holds 1/scale */
+    int dst;
+    dnnl_data_type_t dt;
+    bool round;
+    /* I_BN: parameters (ports) read at bind time into per-channel tables */
+    int bn_port[4];
+    dnnl_data_type_t bn_dt[4];
+    int64_t bn_stride[4];
+    int64_t bn_C;
+    int bn_cdim;       /* iteration dim of the channel, -1 when C == 1 */
+    size_t bn_off;     /* first double of this op's tables in the binding */
+    double bn_eps;
+} po_instr;
 
-/* Compiles the chain.  dnnl_unimplemented (with a verbose line) for ops,
- * shapes or operand forms it does not handle; dnnl_out_of_memory. */
-pt_status pt_postops_create(const pt_postops_desc *d, pt_postops **out);
+typedef struct pt_postops {
+    int ndims;
+    int64_t dims[PO_MAXD];
+    po_instr *ins;
+    int nins;
+    int nregs;
+    float **consts;
+    int nconsts;
+    dnnl_data_type_t result_dt;
+    size_t bn_doubles;
+    size_t nin;
+} pt_postops;
+
 void pt_postops_destroy(pt_postops *p);
 
 /* Declared data type of the result (the type pt_run_store must convert to). */
@@ -106,15 +144,7 @@ void pt_postops_apply(const void *bound, float *x, int64_t n, const int64_t *idx
  * iteration space's dims and no other use in the chain).  An output with
  * the same dims, data type and strides as that port may then share its
  * buffer, provided the caller reads the port nowhere else and writes each
- * output run only after applying the chain to it (in-place pair, abi.md). */
+ * output run only after applying the chain to it (an in-place pair, docs/api.md). */
 bool pt_postops_inplace_port(const pt_postops *p, size_t port);
-
-/* Converting run access helpers shared by fused kernels: n elements at
- * element offset `off`, element stride `stride`, of a buffer of type dt. */
-void pt_run_load(const void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, float *x, int64_t n);
-void pt_run_store(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, const float *x, int64_t n);
-/* Rounds n values in place to data type dt (what a store/load round trip
- * through dt gives; identity for f32). */
-void pt_run_round(dnnl_data_type_t dt, float *x, int64_t n);
 
 #endif
