@@ -42,10 +42,7 @@ void pt_partition_fpmath(const struct dnnl_graph_partition *p, dnnl_fpmath_mode_
 }
 
 bool pt_op_supported_alone(const pt_op *op) {
-    /* Every known kind but End and Wildcard has a reference kernel. */
-    if (op->kind == dnnl_graph_op_end || op->kind == dnnl_graph_op_wildcard) return false;
-    if (op->kind < 0 || op->kind >= (int)dnnl_graph_op_last_symbol) return false;
-    return pt_schema_supported(op);
+    return pt_op_kind_has_ref(op->kind) && pt_schema_supported(op);
 }
 
 static pt_status push_port(pt_lt **arr, size_t *n, const pt_lt *lt) {

@@ -137,12 +137,12 @@ static const char *family_name(pt_fused_family fam) {
 }
 
 static void fusion_table(FILE *f) {
-    fprintf(f, "%d pattern rows in table order.  The driver runs them from the highest priority down; rows\n"
-               "with equal priority run in this order.\n\n",
-            pt_pattern_row_count);
+    fprintf(f, "%d pattern rows in the order the driver runs them: highest priority first; among rows\n"
+               "of equal priority, matcher rows before chain rows, each in its table order.\n\n",
+            pt_pattern_row_count());
     fputs("| # | Pattern | Priority | Runs as |\n|---|---|---|---|\n", f);
-    for (int r = 0; r < pt_pattern_row_count; ++r) {
-        const pt_pattern_row *row = &pt_pattern_rows[r];
+    for (int r = 0; r < pt_pattern_row_count(); ++r) {
+        const pt_pattern_row *row = pt_pattern_row_at(r);
         fprintf(f, "| %d | `%s` | %.2f | %s |\n", r + 1, row->name, row->priority, family_name(row->fused));
     }
 }
