@@ -32,6 +32,7 @@
 
 #include "ir/dtype.h"
 #include "ir/status.h"
+#include "kernels/fused/sdpa_common.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/fused/sdpa_tiles.h"
 #include "kernels/ref/philox.h"
@@ -39,43 +40,6 @@
 #define SD_BQ 32           /* query rows per block */
 #define SD_BK 64           /* keys per block */
 #define SD_CACHE_COLS 512  /* exact order: scores kept per row when S_kv fits */
-
-/* ---- element access -------------------------------------------------------- */
-
-static inline float sd_ld(const void *base, dnnl_data_type_t dt, int64_t off) {
-    switch ((int)dt) {
-        case dnnl_f32: return ((const float *)base)[off];
-        case dnnl_bf16: return pt_bf16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_f16: return pt_f16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_s8: return (float)((const int8_t *)base)[off];
-        case dnnl_u8: return (float)((const uint8_t *)base)[off];
-        default: return pt_load_f32(base, dt, off);
-    }
-}
-
-static inline void sd_st(void *base, dnnl_data_type_t dt, int64_t off, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: ((float *)base)[off] = v; break;
-        case dnnl_bf16: ((uint16_t *)base)[off] = pt_f32_to_bf16(v); break;
-        case dnnl_f16: ((uint16_t *)base)[off] = pt_f32_to_f16(v); break;
-        default: pt_store_f32(base, dt, off, v); break;
-    }
-}
-
-/* Rounds to a declared type (identity for f32): the value an op writing
- * that type stores. */
-static inline float sd_round(dnnl_data_type_t dt, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: return v;
-        case dnnl_bf16: return pt_bf16_to_f32(pt_f32_to_bf16(v));
-        case dnnl_f16: return pt_f16_to_f32(pt_f32_to_f16(v));
-        default: {
-            uint64_t tmp = 0;
-            pt_store_f32(&tmp, dt, 0, v);
-            return pt_load_f32(&tmp, dt, 0);
-        }
-    }
-}
 
 /* ---- run-time arguments ------------------------------------------------------ */
 
@@ -142,15 +106,6 @@ static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand
     }
 }
 
-static inline float causal_side(bool col, int64_t i, int64_t j, bool offset, float add, float sub) {
-    int64_t idx = col ? j : i;
-    if (!offset) return (float)idx;
-    /* Add / Subtract on s32 as the op-by-op path evaluates them: f32, stored s32. */
-    int32_t t = pt_f32_to_s32((float)idx + add);
-    t = pt_f32_to_s32((float)t - sub);
-    return (float)t;
-}
-
 /* Rounds x[0..n) to a declared type. */
 static void round_row(dnnl_data_type_t dt, float *x, int n) {
     if (dt == dnnl_f32) return;
@@ -205,8 +160,8 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
                 const bool off = st->add >= 0;
                 for (int c = 0; c < n; ++c) {
                     const int64_t j = j0 + c;
-                    float l = causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
-                    float r = causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
+                    float l = sd_causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
+                    float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
                     if ((l >= r) != st->keep_true) x[c] = sd_ld(A->base[st->a], va->dt, oa + c * va->cs);
                 }
                 break;
@@ -262,12 +217,6 @@ typedef struct {
     size_t total;
 } sd_layout;
 
-static size_t sd_take(size_t *at, size_t bytes) {
-    size_t off = *at;
-    *at += (bytes + 63) / 64 * 64;
-    return off;
-}
-
 static sd_layout sd_scratch_layout(const sd_plan *p) {
     sd_layout L;
     size_t at = 0, bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
@@ -296,6 +245,14 @@ void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr) {
     p->cache_cols = p->skv > p->bk && p->skv <= SD_CACHE_COLS ? (int)p->skv : 0;
     p->nthr = nthr;
     p->thr_bytes = sd_scratch_layout(p).total;
+}
+
+void pt_sdpa_fwd_release(pt_fused *f) {
+    sd_plan *p = f->state;
+    if (p)
+        for (int k = 0; k < p->nkonst; ++k) free(p->konst[k]);
+    free(p);
+    f->state = NULL;
 }
 
 /* ---- the two orders ------------------------------------------------------------ */
