@@ -106,6 +106,31 @@ static bool transpose_order(const pt_op *op, int r, int *perm) {
     return true;
 }
 
+/* The tensor of `ndims` / `dims` on one side of a StaticReshape /
+ * StaticTranspose `op` as a view of `base`, the tensor on its other side:
+ * `base` is the op's input (outward false) or its output (outward true).
+ * 1: *t is the view; 0: no strided view; -1: `op` is neither kind. */
+static int view_through(const pt_op *op, const sd_tensor *base, int ndims, const int64_t *dims, bool outward,
+                        sd_tensor *t) {
+    *t = *base;
+    t->ndims = ndims;
+    memcpy(t->dims, dims, sizeof(int64_t) * (size_t)ndims);
+    if (op->kind == dnnl_graph_op_static_reshape) return view_reshape(base, ndims, dims, t->strides);
+    if (op->kind != dnnl_graph_op_static_transpose) return -1;
+    int perm[DNNL_MAX_NDIMS];
+    if (ndims != base->ndims || !transpose_order(op, ndims, perm)) return 0;
+    for (int k = 0; k < ndims; ++k) {
+        if (outward) {
+            if (dims[perm[k]] != base->dims[k]) return 0;
+            t->strides[perm[k]] = base->strides[k];
+        } else {
+            if (base->dims[perm[k]] != dims[k]) return 0;
+            t->strides[k] = base->strides[perm[k]];
+        }
+    }
+    return 1;
+}
+
 /* An intermediate read by exactly one op of the partition and not leaving it. */
 static bool single_internal_use(const sd_ctx *c, size_t id) {
     int cons[2];
@@ -125,21 +150,7 @@ static bool resolve_input(sd_ctx *c, size_t id, sd_tensor *t) {
     if (!resolve_input(c, op->in[0].id, &src)) return false;
     const pt_lt *o = &op->out[0];
     if (o->ndims < 0 || o->ndims > DNNL_MAX_NDIMS) return false;
-    *t = src;
-    t->ndims = o->ndims;
-    memcpy(t->dims, o->dims, sizeof(int64_t) * (size_t)o->ndims);
-    if (op->kind == dnnl_graph_op_static_reshape) {
-        if (!view_reshape(&src, o->ndims, o->dims, t->strides)) return false;
-    } else if (op->kind == dnnl_graph_op_static_transpose) {
-        int perm[DNNL_MAX_NDIMS];
-        if (o->ndims != src.ndims || !transpose_order(op, src.ndims, perm)) return false;
-        for (int k = 0; k < src.ndims; ++k) {
-            if (src.dims[perm[k]] != o->dims[k]) return false;
-            t->strides[k] = src.strides[perm[k]];
-        }
-    } else {
-        return false;
-    }
+    if (view_through(op, &src, o->ndims, o->dims, false, t) != 1) return false;
     c->x.used[p] = true;
     return true;
 }
@@ -202,17 +213,8 @@ static int matrix_view(sd_plan *p, const sd_tensor *t, int row_dim, int col_dim)
 static int score_view(sd_plan *p, const sd_tensor *t) {
     int v = tensor_view(p, t);
     if (v < 0) return -1;
-    int R = p->nb + 2;
-    for (int j = 0; j < t->ndims; ++j) {
-        int i = j + R - t->ndims;
-        if (t->dims[j] == 1) continue;
-        int64_t want = i < 0 ? -1 : i < p->nb ? p->bdims[i] : i == p->nb ? p->sq : p->skv;
-        if (t->dims[j] != want) return -1;
-        if (i < p->nb) p->views[v].bs[i] = t->strides[j];
-        else if (i == p->nb) p->views[v].rs = t->strides[j];
-        else p->views[v].cs = t->strides[j];
-    }
-    return v;
+    sd_view *w = &p->views[v];
+    return pt_sdpa_bcast_strides(t, p->nb, p->bdims, p->sq, p->skv, w->bs, &w->rs, &w->cs) ? v : -1;
 }
 
 /* A one-element input (s_kv / s_q of the bottom-right causal mask, dropout
@@ -429,24 +431,14 @@ static bool resolve_output(sd_ctx *c, const pt_lt *lt, sd_tensor *t) {
     if (!push_xform(p->ox, &p->nox, x)) return false;
     sd_tensor dst;
     if (!resolve_output(c, &op->out[0], &dst)) return false;
-    *t = dst;
-    t->ndims = lt->ndims;
-    memcpy(t->dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims);
-    if (op->kind == dnnl_graph_op_static_reshape) {
-        if (!view_reshape(&dst, lt->ndims, lt->dims, t->strides)) return false;
-    } else if (op->kind == dnnl_graph_op_static_transpose) {
-        int perm[DNNL_MAX_NDIMS];
-        if (dst.ndims != lt->ndims || !transpose_order(op, lt->ndims, perm)) return false;
-        for (int k = 0; k < lt->ndims; ++k) {
-            if (lt->dims[perm[k]] != dst.dims[k]) return false;
-            t->strides[perm[k]] = dst.strides[k];
-        }
-    } else if (op->kind == dnnl_graph_op_reorder || op->kind == dnnl_graph_op_type_cast ||
-               op->kind == dnnl_graph_op_quantize) {
+    int view = view_through(op, &dst, lt->ndims, lt->dims, true, t);
+    if (view == 0) return false;
+    if (view < 0) { /* an element-wise op: same dims on both sides */
+        if (op->kind != dnnl_graph_op_reorder && op->kind != dnnl_graph_op_type_cast &&
+            op->kind != dnnl_graph_op_quantize)
+            return false;
         if (dst.ndims != lt->ndims || memcmp(dst.dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims) != 0)
             return false;
-    } else {
-        return false;
     }
     c->x.used[cons[0]] = true;
     return true;
@@ -594,7 +586,7 @@ static bool parse_dropout(sd_ctx *c, const pt_op *op, size_t *mask_id) {
 
 /* SoftMax → (TypeCast | Quantize | Dequantize | Dropout)* → second MatMul,
  * or the JAX form ... → StaticTranspose (last two dims) → Reorder →[1]
- * MatMul(Vᵀ, Pᵀ), whose output is Oᵀ (§3.5).  Returns the second MatMul. */
+ * MatMul(Vᵀ, Pᵀ), whose output is Oᵀ.  Returns the second MatMul. */
 static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptrans, size_t *mask_id) {
     sd_plan *p = c->p;
     size_t val = smo->out[0].id;
@@ -639,7 +631,7 @@ static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptra
  * quantized from f32, unrounded: the int8 patterns' SoftMax (bf16) →
  * TypeCast(f32) → Quantize and MatMul (bf16) → ... → TypeCast(f32) →
  * Quantize are computed so, as the reference computes them (a cast followed
- * by Quantize is not cropped, fusion-patterns.md §18 item 2). */
+ * by Quantize is not cropped, docs/numerics.md). */
 static void drop_rounding_before_quantize(sd_xform *xs, int *n) {
     int w = 0;
     for (int r = 0; r < *n; ++r) {
@@ -808,6 +800,21 @@ pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t no
 }
 
 /* ---- partition-reading helpers (lower_sdpa.h) ---------------------------------- */
+
+bool pt_sdpa_bcast_strides(const pt_sdpa_tensor *t, int nb, const int64_t *bdims, int64_t rows, int64_t cols,
+                           int64_t *bs, int64_t *rs, int64_t *cs) {
+    const int R = nb + 2;
+    for (int j = 0; j < t->ndims; ++j) {
+        int i = j + R - t->ndims;
+        if (t->dims[j] == 1) continue;
+        int64_t want = i < 0 ? -1 : i < nb ? bdims[i] : i == nb ? rows : cols;
+        if (t->dims[j] != want) return false;
+        if (i < nb) bs[i] = t->strides[j];
+        else if (i == nb) *rs = t->strides[j];
+        else *cs = t->strides[j];
+    }
+    return true;
+}
 
 int pt_sdpa_role_op(const pt_sdpa_part *x, int role) {
     for (size_t i = 0; i < x->nops; ++i)

@@ -58,4 +58,11 @@ int pt_sdpa_port(const pt_lt *ports, size_t n, size_t id);
 /* A strided port with known dims as a tensor (strides 0 on dims of 1). */
 bool pt_sdpa_port_tensor(const pt_lt *lt, bool is_out, int port, pt_sdpa_tensor *t);
 
+/* Strides of `t` broadcast (numpy, right-aligned) into the iteration space
+ * [batch (nb dims bdims)..., rows, cols]: bs[i], *rs, *cs receive the strides
+ * of the dims t has (left as they are where t broadcasts).  False when a dim
+ * of t neither matches nor is 1. */
+bool pt_sdpa_bcast_strides(const pt_sdpa_tensor *t, int nb, const int64_t *bdims, int64_t rows, int64_t cols,
+                           int64_t *bs, int64_t *rs, int64_t *cs);
+
 #endif

@@ -86,16 +86,8 @@ static int bcast_view(sb_plan *p, const sb_tensor *t, int64_t rows, int64_t cols
     if (t->ndims > R) return -1;
     int v = add_view(p, t);
     if (v < 0) return -1;
-    for (int j = 0; j < t->ndims; ++j) {
-        int i = j + R - t->ndims;
-        if (t->dims[j] == 1) continue;
-        int64_t want = i < p->nb ? p->bdims[i] : i == p->nb ? rows : cols;
-        if (t->dims[j] != want) return -1;
-        if (i < p->nb) p->views[v].bs[i] = t->strides[j];
-        else if (i == p->nb) p->views[v].rs = t->strides[j];
-        else p->views[v].cs = t->strides[j];
-    }
-    return v;
+    sb_view *w = &p->views[v];
+    return pt_sdpa_bcast_strides(t, p->nb, p->bdims, rows, cols, w->bs, &w->rs, &w->cs) ? v : -1;
 }
 
 static int score_operand(sb_ctx *c, size_t id) {
@@ -322,7 +314,7 @@ static bool read_grad(sb_ctx *c, const pt_lt *lt, int64_t n, sb_grad *g) {
 
 static pt_status parse(sb_ctx *c) {
     sb_plan *p = c->p;
-    const int ex = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_EXP), mm1 = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_QK);
+    const int ex = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_EXP), mm1 = pt_sdpa_role_op(&c->x, PT_SDPA_QK);
     if (ex < 0 || mm1 < 0 || c->x.ops[ex]->nin != 1 || c->x.ops[ex]->nout != 1) return dnnl_unimplemented;
     int sub = pt_sdpa_producer(&c->x, c->x.ops[ex]->in[0].id);
     if (!is_kind(c, sub, dnnl_graph_op_subtract) || c->x.ops[sub]->nin != 2 || next_op(c, sub) != ex)

@@ -32,7 +32,7 @@ const pt_pattern_row pt_pattern_rows[] = {
     {"quantized_gated_mlp", 22.1f, pt_match_quantized_gated_mlp_roles, NULL, PT_FUSED_GATED_MLP},
     {"quantized_gated_mlp_v1", 22.1f, pt_match_quantized_gated_mlp_v1_roles, NULL, PT_FUSED_GATED_MLP},
     {"gated_mlp_v1", 22.05f, pt_match_gated_mlp_v1_roles, NULL, PT_FUSED_GATED_MLP},
-    /* Quantized and compressed SDPA forward (§3.3, §3.6-§3.8): one streaming fused kernel. */
+    /* Quantized and compressed SDPA forward: one streaming fused kernel. */
     {"x8_sdpa_fusion", 22.0f, pt_match_x8_sdpa, NULL, PT_FUSED_SDPA_FWD},
     {"int8_bf16_sdp_fusion", 22.0f, pt_match_int8_bf16_sdpa, NULL, PT_FUSED_SDPA_FWD},
     {"sdp_with_compressed_kv_fusion", 22.0f, pt_match_sdpa_compressed_kv, NULL, PT_FUSED_SDPA_FWD},
@@ -41,8 +41,8 @@ const pt_pattern_row pt_pattern_rows[] = {
     {"int8_fp32_gpt_sdp", 22.0f, pt_match_int8_fp32_gpt_sdpa, NULL, PT_FUSED_SDPA_FWD},
     {"int8_bf16_gpt_sdp", 22.0f, pt_match_int8_bf16_gpt_sdpa, NULL, PT_FUSED_SDPA_FWD},
     {"gated_mlp", 22.0f, pt_match_gated_mlp_roles, NULL, PT_FUSED_GATED_MLP},
-    /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in (§3.1-§3.5). */
-    /* SDPA / GQA training backward (§3.9): one fused kernel for both rows. */
+    /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in. */
+    /* SDPA / GQA training backward: one fused kernel for both rows. */
     {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd, NULL, PT_FUSED_SDPA_BWD},
     {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, NULL, PT_FUSED_SDPA_FWD},
     {"float_sdp_backward_fusion", 21.0f, pt_match_sdpa_bwd, NULL, PT_FUSED_SDPA_BWD},

@@ -1,9 +1,9 @@
-/* SDPA forward matchers (fusion-patterns.md §2.5, §3.1-§3.8).  One engine,
+/* SDPA forward matchers (docs/fusion.md, attention patterns).  One engine,
  * match_form, anchored at the Q·K MatMul, walks the score chain forward to
  * the SoftMax and the P·V MatMul; a form (sdpa_form) says how Q / K / V
  * reach the MatMuls (plain, Dequantize, Dequantize → TypeCast,
  * DynamicDequantize), which score chain is allowed, what lies between the
- * SoftMax and the second MatMul and what follows it.  §1.2 rules: every
+ * SoftMax and the second MatMul and what follows it.  Matching rules: every
  * intermediate has exactly one consumer inside the match (the causal-mask
  * score tensor: exactly its three pattern consumers); Add / Multiply and
  * Select inputs 1 / 2 are commutative, Divide and GreaterEqual are not;
@@ -16,7 +16,7 @@
 
 #define SDPA_MAX_CHAIN 16 /* blocks between the first MatMul and the SoftMax */
 #define SDPA_MAX_EXT 64
-#define SDPA_MAX_CASTS 2 /* TypeCast{0..2} before the second MatMul (§3.3) */
+#define SDPA_MAX_CASTS 2 /* TypeCast{0..2} before the second MatMul */
 
 /* One match in progress: the shared pt_match plus the outside tensors
  * (checked at the end: the match must not produce them itself). */
@@ -54,7 +54,7 @@ static bool ext_operand(matcher *m, size_t id, int user, pt_sdpa_role reshape) {
     return note_ext(m, id);
 }
 
-/* Implicit causal mask (§2.5) on the value produced by `cur`: two GenIndex
+/* Implicit causal mask on the value produced by `cur`: two GenIndex
  * and a Select read it; GenIndex_row [→ Add(ext) → Subtract(ext)] →[0]
  * GreaterEqual, GenIndex_col →[1] GreaterEqual → [0] Select; the fill is the
  * Select's other value input.  Returns the Select, or -1. */
@@ -119,7 +119,7 @@ static int causal_mask(matcher *m, int cur) {
     return sel;
 }
 
-/* Kinds of score-chain blocks (§2.5). */
+/* Kinds of score-chain blocks. */
 enum { BLK_SCALE, BLK_MASK, BLK_SELECT, BLK_CAUSAL, BLK_TANH };
 
 typedef struct {
@@ -170,7 +170,7 @@ static chain_hit chain_block(matcher *m, int cur) {
             h.pos = pos;
             break;
         }
-        case dnnl_graph_op_tanh: /* soft-capping (§3.2) */
+        case dnnl_graph_op_tanh: /* soft-capping */
             if (op->nin != 1 || !take(m, nx, PT_SDPA_SOFTCAP)) return h;
             h.kind = BLK_TANH;
             break;
@@ -180,7 +180,7 @@ static chain_hit chain_block(matcher *m, int cur) {
     return h;
 }
 
-/* SoftMax along the last axis (§3: axis -1 or the equivalent index). */
+/* SoftMax along the last axis (axis -1 or the equivalent index). */
 static bool softmax_last_axis(const pt_op *sm, const pt_op *mm1) {
     int r = sm->in[0].ndims;
     if (r < 0) r = mm1->out[0].ndims;
@@ -198,35 +198,35 @@ typedef enum {
     OPD_FLOAT,  /* ext, optionally through a StaticReshape (float forms) */
     OPD_DEQ,    /* ext → Dequantize */
     OPD_DEQ_TC, /* ext → Dequantize → TypeCast(f32 → bf16) */
-    OPD_DYN,    /* ext int, ext scales[, ext zps] → DynamicDequantize (§3.8) */
+    OPD_DYN,    /* ext int, ext scales[, ext zps] → DynamicDequantize */
 } opd_kind;
 
 /* The score chain. */
 typedef enum {
     CH_ANY,  /* any sequence of blocks (float rows) */
-    CH_SMS,  /* Scale? → ExplicitMask? → PadSelect? (§3.6, §3.7) */
-    CH_SCMS, /* Scale? → CausalMask? → ExplicitMask? → PadSelect? (§3.8) */
-    CH_GPT,  /* Select(·, running value at 1, ·) → Divide → Add, all required (§3.3) */
+    CH_SMS,  /* Scale? → ExplicitMask? → PadSelect? */
+    CH_SCMS, /* Scale? → CausalMask? → ExplicitMask? → PadSelect? */
+    CH_GPT,  /* Select(·, running value at 1, ·) → Divide → Add, all required */
 } chain_kind;
 
 /* SoftMax → second MatMul. */
 typedef enum {
     P_FLOAT,     /* Dropout? → TypeCast{0..2}, or the JAX transpose (float rows) */
-    P_QDQ,       /* Quantize → Dequantize (§3.6) */
-    P_TC_QDQ_TC, /* TypeCast → Quantize → Dequantize → TypeCast (§3.7) */
-    P_GPT_F32,   /* TypeCast{0..2} → Quantize → Dequantize (§3.3 int8) */
-    P_GPT_BF16,  /* TypeCast{0..2} → Quantize → Dequantize → TypeCast (§3.3 int8, bf16) */
-    P_DIRECT,    /* nothing (§3.8) */
+    P_QDQ,       /* Quantize → Dequantize */
+    P_TC_QDQ_TC, /* TypeCast → Quantize → Dequantize → TypeCast */
+    P_GPT_F32,   /* TypeCast{0..2} → Quantize → Dequantize */
+    P_GPT_BF16,  /* TypeCast{0..2} → Quantize → Dequantize → TypeCast */
+    P_DIRECT,    /* nothing */
 } p_kind;
 
 /* After the second MatMul. */
 typedef enum {
     OUT_FLOAT,    /* StaticReshape? → [StaticTranspose → (Reorder | StaticReshape)?]? */
-    OUT_Q,        /* [StaticTranspose → (Reorder | StaticReshape)]? → Quantize (§3.6) */
-    OUT_TC_Q,     /* StaticTranspose → (Reorder | StaticReshape) → TypeCast → Quantize (§3.7) */
-    OUT_GPT_F32,  /* StaticTranspose → (Reorder | StaticReshape) → Quantize? (§3.3 int8) */
-    OUT_GPT_BF16, /* StaticTranspose → (Reorder | StaticReshape) → [TypeCast → Quantize]? (§3.3 int8, bf16) */
-    OUT_NONE,     /* nothing (§3.8) */
+    OUT_Q,        /* [StaticTranspose → (Reorder | StaticReshape)]? → Quantize */
+    OUT_TC_Q,     /* StaticTranspose → (Reorder | StaticReshape) → TypeCast → Quantize */
+    OUT_GPT_F32,  /* StaticTranspose → (Reorder | StaticReshape) → Quantize? */
+    OUT_GPT_BF16, /* StaticTranspose → (Reorder | StaticReshape) → [TypeCast → Quantize]? */
+    OUT_NONE,     /* nothing */
 } out_kind;
 
 typedef struct {
@@ -234,7 +234,7 @@ typedef struct {
     chain_kind chain;
     p_kind p;
     out_kind out;
-    bool x8; /* every quantized tensor has the same u8 / s8 / f8 type (§3.6); else int8 only */
+    bool x8; /* every quantized tensor has the same u8 / s8 / f8 type; else int8 only */
 } sdpa_form;
 
 static bool dt_int8(dnnl_data_type_t dt) { return dt == dnnl_u8 || dt == dnnl_s8; }
@@ -435,7 +435,7 @@ static int p_path(matcher *m, int sm, p_kind kind, qtypes *qt, int *pin) {
     return -1;
 }
 
-/* OutReorder (§2.5): StaticTranspose → (Reorder | StaticReshape). */
+/* OutReorder: StaticTranspose → (Reorder | StaticReshape). */
 static int out_reorder(matcher *m, int cur) {
     int tr = take_next(m, cur, dnnl_graph_op_static_transpose, PT_SDPA_OUT_TRANSPOSE);
     if (tr < 0) return -1;
@@ -491,7 +491,7 @@ static bool out_path(matcher *m, int mm2, out_kind kind, qtypes *qt) {
 }
 
 /* A scale or mask op of the score chain whose operand types differ (e.g. bf16
- * scores divided by an f32 factor, §2.5): not a supported single op, but the
+ * scores divided by an f32 factor): not a supported single op, but the
  * fused partition computes it (and so does the op-by-op fallback). */
 static bool mixed_type_binary(const pt_op *op) {
     int k = op->kind;

@@ -7,7 +7,9 @@
 
 #include "partition/match.h"
 
-/* Role of every op an SDPA forward matcher takes.  Q, K and V have one
+/* Role of every op an SDPA forward matcher takes; the backward matchers
+ * reuse the Q·Kᵀ and score-chain roles (QK to CAUSAL_SELECT) for their
+ * recomputed forward.  Q, K and V have one
  * group each, in the same order, so PT_SDPA_K_RESHAPE - PT_SDPA_Q_RESHAPE
  * is the offset from a Q role to the matching K role (and twice it to V). */
 typedef enum {
@@ -46,6 +48,7 @@ typedef enum {
     PT_SDPA_OUT_REORDER, /* Reorder */
     PT_SDPA_OUT_CAST,   /* TypeCast */
     PT_SDPA_OUT_QUANT,  /* Quantize of the output */
+    PT_SDPA_FWD_ROLE_END /* the backward roles (pattern_sdpa_bwd.h) follow */
 } pt_sdpa_role;
 
 /* Every matcher tries MatMul `first` as the Q·K MatMul of an SDPA forward

@@ -1,7 +1,7 @@
-/* SDPA / GQA training backward matchers (fusion-patterns.md §3.9, §2.5).
+/* SDPA / GQA training backward matchers (docs/fusion.md, attention patterns).
  * The match is anchored at the Q·K MatMul, walks the recomputed-softmax chain
  * forward to P = Exp(·), then follows the two uses of P (the dV product and
- * the softmax gradient) and the dS products.  §1.2 rules: every intermediate
+ * the softmax gradient) and the dS products.  Matching rules: every intermediate
  * is read only by the pattern (P by exactly its two pattern consumers, the
  * causal-mask score by its three, dS0 by the scale op and at most one End);
  * Add / Multiply and Select inputs 1 / 2 are commutative, Subtract, Divide,
@@ -45,7 +45,8 @@ static bool free_kind(const bwd_matcher *m, int op, int kind) {
     return free_op(m, op) && (int)m->g->ops[op]->kind == kind;
 }
 
-static bool take(bwd_matcher *m, int op, pt_sdpa_bwd_role role) { return pt_match_take(m->pm, op, (int)role); }
+/* Roles are pt_sdpa_role (the recomputed forward) or pt_sdpa_bwd_role. */
+static bool take(bwd_matcher *m, int op, int role) { return pt_match_take(m->pm, op, role); }
 
 static bool outside(bwd_matcher *m, size_t id) {
     if (m->next >= BWD_MAX_EXT) return false;
@@ -66,7 +67,7 @@ static size_t out_id(const bwd_matcher *m, int op) { return m->g->ops[op]->out[0
 /* Scale: Multiply (value at either input) or Divide (value at input 0) by
  * an outside float factor, taken with `role`.  Returns the op or -1 (nothing
  * taken). */
-static int scale_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role) {
+static int scale_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_op(m, op)) return -1;
     const pt_op *o = m->g->ops[op];
     if ((o->kind != dnnl_graph_op_multiply && o->kind != dnnl_graph_op_divide) || o->nout != 1) return -1;
@@ -77,7 +78,7 @@ static int scale_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role) {
     return op;
 }
 
-/* Implicit causal mask (§2.5) on the value produced by `cur`, read by two
+/* Implicit causal mask on the value produced by `cur`, read by two
  * GenIndex and a Select: GenIndex_row [→ Add(ext) →[0] Subtract(ext)] →[0]
  * GreaterEqual, GenIndex_col →[1] GreaterEqual →[0] Select(·, S, fill).
  * Returns the Select or -1. */
@@ -129,14 +130,14 @@ static int causal_block(bwd_matcher *m, int cur) {
         if (!outside(m, ao->in[1 - ipos].id) || !outside(m, g->ops[sub]->in[1].id)) return -1;
     }
     if (!outside(m, so->in[3 - pos].id)) return -1;
-    if (!take(m, row, PT_SDPA_BWD_CAUSAL_ROW) || !take(m, col, PT_SDPA_BWD_CAUSAL_COL) ||
-        !take(m, ge, PT_SDPA_BWD_CAUSAL_GE) || !take(m, sel, PT_SDPA_BWD_CAUSAL_SELECT))
+    if (!take(m, row, PT_SDPA_CAUSAL_ROW) || !take(m, col, PT_SDPA_CAUSAL_COL) ||
+        !take(m, ge, PT_SDPA_CAUSAL_GE) || !take(m, sel, PT_SDPA_CAUSAL_SELECT))
         return -1;
-    if (add >= 0 && (!take(m, add, PT_SDPA_BWD_CAUSAL_ADD) || !take(m, sub, PT_SDPA_BWD_CAUSAL_SUB))) return -1;
+    if (add >= 0 && (!take(m, add, PT_SDPA_CAUSAL_ADD) || !take(m, sub, PT_SDPA_CAUSAL_SUB))) return -1;
     return sel;
 }
 
-/* ScaleAndMasks (§2.5): Scale? → CausalMask? → ExplicitMask? → PadSelect?
+/* ScaleAndMasks: Scale? → CausalMask? → ExplicitMask? → PadSelect?
  * on the value produced by `cur`.  Returns the op that produces the
  * resulting value, or -1 on a malformed block. */
 static int scale_and_masks(bwd_matcher *m, int cur) {
@@ -144,7 +145,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
     int nx = only_consumer(g, cur);
     if (nx >= 0 && free_op(m, nx) &&
         (g->ops[nx]->kind == dnnl_graph_op_multiply || g->ops[nx]->kind == dnnl_graph_op_divide)) {
-        if (scale_op(m, nx, out_id(m, cur), PT_SDPA_BWD_SCALE) < 0) return -1;
+        if (scale_op(m, nx, out_id(m, cur), PT_SDPA_SCALE) < 0) return -1;
         cur = nx;
     }
     if (nconsumers(g, out_id(m, cur)) == 3) {
@@ -156,7 +157,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
         const pt_op *o = g->ops[nx];
         int pos = input_pos(o, out_id(m, cur));
         if (pos < 0 || o->nout != 1 || !float3(o->in[1 - pos].data_type) || !float3(o->out[0].data_type)) return -1;
-        if (!take(m, nx, PT_SDPA_BWD_MASK) || !outside(m, o->in[1 - pos].id)) return -1;
+        if (!take(m, nx, PT_SDPA_MASK) || !outside(m, o->in[1 - pos].id)) return -1;
         cur = nx;
         nx = only_consumer(g, cur);
     }
@@ -166,7 +167,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
         if (o->nin != 3 || o->nout != 1 || o->in[0].id == v || o->in[0].data_type != dnnl_boolean) return -1;
         int pos = o->in[1].id == v ? 1 : o->in[2].id == v ? 2 : -1;
         if (pos < 0 || o->in[3 - pos].id == v || !float3(o->in[3 - pos].data_type)) return -1;
-        if (!take(m, nx, PT_SDPA_BWD_SELECT) || !outside(m, o->in[0].id) || !outside(m, o->in[3 - pos].id))
+        if (!take(m, nx, PT_SDPA_SELECT) || !outside(m, o->in[0].id) || !outside(m, o->in[3 - pos].id))
             return -1;
         cur = nx;
     }
@@ -175,7 +176,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
 
 /* Dropout whose running input is `val` (seed, offset, probability from
  * outside; no mask output). */
-static bool dropout_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role) {
+static bool dropout_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_dropout)) return false;
     const pt_op *o = m->g->ops[op];
     if (o->nin != 4 || o->nout != 1 || o->in[0].id != val) return false;
@@ -184,14 +185,14 @@ static bool dropout_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role
     return take(m, op, role);
 }
 
-static bool cast_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role) {
+static bool cast_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_type_cast)) return false;
     const pt_op *o = m->g->ops[op];
     return o->nin == 1 && o->nout == 1 && o->in[0].id == val && take(m, op, role);
 }
 
 /* ReduceSum over batch axes only (the N_rep axis of GQA), reading `val`. */
-static bool batch_reduce_op(bwd_matcher *m, int op, size_t val, pt_sdpa_bwd_role role) {
+static bool batch_reduce_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_reduce_sum)) return false;
     const pt_op *o = m->g->ops[op];
     if (o->nin != 1 || o->nout != 1 || o->in[0].id != val) return false;
@@ -238,7 +239,7 @@ static int match_backward(pt_match *pm, int first, bool gqa) {
     if (!float3(qdt) || mm1->in[1].data_type != qdt || q == k || !float3(mm1->out[0].data_type)) return 0;
     const bool narrow = qdt != dnnl_f32;
     bwd_matcher m = {.pm = pm, .g = g, .od_mul = -1};
-    if (!free_op(&m, first) || !take(&m, first, PT_SDPA_BWD_QK) || !outside(&m, q) || !outside(&m, k)) return 0;
+    if (!free_op(&m, first) || !take(&m, first, PT_SDPA_QK) || !outside(&m, q) || !outside(&m, k)) return 0;
 
     /* Recomputed softmax: ScaleAndMasks → Subtract(·, Stats) → Exp. */
     int cur = scale_and_masks(&m, first);
@@ -346,7 +347,7 @@ static int match_backward(pt_match *pm, int first, bool gqa) {
     if (mdq < 0 || mdk < 0 || !take(&m, mdq, PT_SDPA_BWD_DQ) || !take(&m, mdk, PT_SDPA_BWD_DK)) return 0;
     if (gqa && !batch_reduce_op(&m, only_consumer(g, mdk), out_id(&m, mdk), PT_SDPA_BWD_DK_REDUCE)) return 0;
 
-    /* f32: no TypeCast; xf16: both (§3.9); one data type for Q/K/V/O/dO. */
+    /* f32: no TypeCast; xf16: both; one data type for Q/K/V/O/dO. */
     if (narrow ? !(cast_p && cast_ds) : (cast_p || cast_ds)) return 0;
     for (int e = 0; e < m.next; ++e) {
         int pr = pt_match_producer(g, m.ext[e]);
@@ -354,7 +355,7 @@ static int match_backward(pt_match *pm, int first, bool gqa) {
     }
     /* Every op is runnable.  The O ⊙ dO Multiply of xf16 variants reads two
      * xf16 tensors and writes f32, a combination the op alone does not
-     * support but this pattern does (§3.9 dtypes); its reference kernel
+     * support but this pattern does (its data types); its reference kernel
      * computes in f32 like any other, so the op-by-op fallback stays exact. */
     for (int i = 0; i < pm->n; ++i) {
         const pt_op *o = g->ops[pm->ops[i]];

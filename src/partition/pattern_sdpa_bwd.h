@@ -6,22 +6,14 @@
 #define PARTITA_PARTITION_PATTERN_SDPA_BWD_H
 
 #include "partition/match.h"
+#include "partition/pattern_sdpa.h"
 
-/* Role of every op a backward matcher takes. */
+/* Role of every op a backward matcher takes that the forward has no role
+ * for; the recomputed S = Q·Kᵀ and its scale and masks keep the forward's
+ * roles (PT_SDPA_QK, PT_SDPA_SCALE, PT_SDPA_MASK, PT_SDPA_SELECT,
+ * PT_SDPA_CAUSAL_*). */
 typedef enum {
-    PT_SDPA_BWD_NONE = PT_ROLE_NONE,
-    /* The recomputed forward. */
-    PT_SDPA_BWD_QK,          /* S = Q·Kᵀ MatMul (the anchor) */
-    PT_SDPA_BWD_SCALE,       /* Multiply / Divide of S by an outside factor */
-    PT_SDPA_BWD_MASK,        /* Add of an outside (explicit) mask */
-    PT_SDPA_BWD_SELECT,      /* masked fill: Select with outside condition and fill */
-    PT_SDPA_BWD_CAUSAL_ROW,  /* implicit causal mask: GenIndex of the rows */
-    PT_SDPA_BWD_CAUSAL_COL,  /* GenIndex of the columns */
-    PT_SDPA_BWD_CAUSAL_ADD,  /* bottom-right alignment: row index + s_kv */
-    PT_SDPA_BWD_CAUSAL_SUB,  /* ... - s_q */
-    PT_SDPA_BWD_CAUSAL_GE,   /* GreaterEqual(row side, column side) */
-    PT_SDPA_BWD_CAUSAL_SELECT, /* Select(condition, scores, fill) */
-    PT_SDPA_BWD_SUB_STATS,   /* Subtract(masked scores, softmax stats) */
+    PT_SDPA_BWD_SUB_STATS = PT_SDPA_FWD_ROLE_END, /* Subtract(masked scores, softmax stats) */
     PT_SDPA_BWD_EXP,         /* P = Exp(...) */
     /* dV = Pᵀ·dO. */
     PT_SDPA_BWD_P_DROPOUT,   /* Dropout of P on the dV path */

@@ -1,12 +1,12 @@
-/* Fused SDPA / GQA training backward (fusion-patterns.md §3.9, numerics
- * §18).  Work is split over heads (the batch dims of S); a thread walks its
+/* Fused SDPA / GQA training backward, run time (docs/fusion.md,
+ * docs/numerics.md).  Work is split over heads (the batch dims of S); a thread walks its
  * head in query blocks and, inside a block, in key blocks.  For each
  * bq × bk tile it recomputes S, P = exp(S2 − stats) and dP, forms dS, and
  * adds the tile's contributions to dQ (rows of the block), dK and dV (the
  * whole head).  The S_q × S_kv matrices never exist; per thread the kernel
  * keeps the head's K / Kᵀ / Vᵀ and the dK / dV accumulators (O(S_kv · D)).
  *
- * Exactness (graph-json.md §10.4 compares MatMul outputs exactly) forces
+ * Exactness (the benchmark driver compares MatMul outputs exactly) forces
  * the evaluation order of the op-by-op path: every product is a dot product
  * accumulated in double in increasing contraction index and rounded to f32
  * once, like the reference MatMul; every element-wise step is evaluated in
@@ -102,23 +102,14 @@ typedef struct {
 
 static sb_layout sb_scratch_layout(const sb_plan *p) {
     sb_layout L;
-    size_t at = 0, bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
-    size_t SKV = (size_t)p->skv, d = sizeof(double);
-    L.kd = sd_take(&at, SKV * D * d);
-    L.ktd = sd_take(&at, SKV * D * d);
-    L.vtd = sd_take(&at, SKV * DV * d);
-    L.dk = sd_take(&at, SKV * D * d);
-    L.dv = sd_take(&at, SKV * DV * d);
-    L.qd = sd_take(&at, bq * D * d);
-    L.dod = sd_take(&at, bq * DV * d);
-    L.dq = sd_take(&at, bq * D * d);
-    L.sa = sd_take(&at, bq * bk * d);
-    L.pa = sd_take(&at, bq * bk * d);
-    L.pt = sd_take(&at, bq * bk * d);
-    L.dst = sd_take(&at, bq * bk * d);
-    L.dc = sd_take(&at, bq * sizeof(float));
-    L.st = sd_take(&at, bq * sizeof(float));
-    L.total = at;
+    const size_t bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
+    const size_t SKV = (size_t)p->skv, d = sizeof(double);
+    size_t *const fields[] = {&L.kd, &L.ktd, &L.vtd, &L.dk, &L.dv, &L.qd, &L.dod,
+                              &L.dq, &L.sa,  &L.pa,  &L.pt, &L.dst, &L.dc, &L.st};
+    const size_t bytes[] = {SKV * D * d, SKV * D * d, SKV * DV * d, SKV * D * d, SKV * DV * d,
+                            bq * D * d,  bq * DV * d, bq * D * d,   bq * bk * d, bq * bk * d,
+                            bq * bk * d, bq * bk * d, bq * sizeof(float), bq * sizeof(float)};
+    L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
 
@@ -289,6 +280,17 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
     store_grad(A, &p->gv, boff, b, dv, DV, A->gv);
 }
 
+/* Work item b of a run: one head. */
+typedef struct {
+    const sb_args *A;
+    sb_layout L;
+} sb_work;
+
+static void sb_work_item(const void *arg, int64_t b, char *buf) {
+    const sb_work *W = arg;
+    sb_head(W->A, b, buf, &W->L);
+}
+
 /* The GQA ReduceSum of one (kept batch, sequence) row: f32 sum of the heads
  * in the reference's order, stored in the port type. */
 static void reduce_row(const sb_args *A, const sb_grad *g, const float *gbuf, int64_t n, int64_t kept, int64_t j) {
@@ -362,22 +364,9 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa backward: no scratchpad");
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
-    const sb_layout L = sb_scratch_layout(p);
-    int nthr = p->nthr;
-    if (ctx && ctx->nthreads > 0 && ctx->nthreads < nthr) nthr = ctx->nthreads;
-    if (nthr < 1) nthr = 1;
-    const int head_thr = (int64_t)nthr > p->nbatch ? (int)p->nbatch : nthr;
-#pragma omp parallel num_threads(head_thr)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        char *buf = (char *)scratch + (size_t)tid * L.total;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t b = 0; b < p->nbatch; ++b) sb_head(&A, b, buf, &L);
-    }
+    const sb_work W = {.A = &A, .L = sb_scratch_layout(p)};
+    const int nthr = sd_threads(p->nthr, ctx, INT64_MAX);
+    sd_parallel(sd_threads(p->nthr, ctx, p->nbatch), p->nbatch, scratch, W.L.total, sb_work_item, &W);
     const sb_grad *gs[2] = {&p->gk, &p->gv};
     const float *bufs[2] = {A.gk, A.gv};
     const int64_t widths[2] = {p->dqk, p->dv};

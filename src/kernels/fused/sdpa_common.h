@@ -9,8 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
+#include "kernels/kernel.h"
 
 static inline float sd_ld(const void *base, dnnl_data_type_t dt, int64_t off) {
     switch ((int)dt) {
@@ -56,6 +61,45 @@ static inline float sd_causal_side(bool col, int64_t i, int64_t j, bool offset, 
     int32_t t = pt_f32_to_s32((float)idx + add);
     t = pt_f32_to_s32((float)t - sub);
     return (float)t;
+}
+
+/* Lays out n buffers one after the other in a scratch region, each 64-byte
+ * aligned: *fields[k] receives the offset of buffer k (bytes[k] long).
+ * Returns the region's size. */
+static inline size_t sd_carve(size_t *const *fields, const size_t *bytes, int n) {
+    size_t at = 0;
+    for (int k = 0; k < n; ++k) {
+        *fields[k] = at;
+        at += (bytes[k] + 63) / 64 * 64;
+    }
+    return at;
+}
+
+/* Threads for a run: the count planned at compile time, at most the
+ * context's budget and `work` items, at least one. */
+static inline int sd_threads(int planned, const pt_exec_ctx *ctx, int64_t work) {
+    int n = planned;
+    if (ctx && ctx->nthreads > 0 && ctx->nthreads < n) n = ctx->nthreads;
+    if ((int64_t)n > work) n = (int)work;
+    return n < 1 ? 1 : n;
+}
+
+/* Runs fn(arg, w, buf) for w in [0, nwork) on nthr threads, dynamically
+ * scheduled one item at a time; buf is the calling thread's slice (bytes
+ * [tid * thr_bytes, (tid + 1) * thr_bytes)) of `scratch`. */
+static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t thr_bytes,
+                               void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
+#pragma omp parallel num_threads(nthr)
+    {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        char *buf = (char *)scratch + (size_t)tid * thr_bytes;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t w = 0; w < nwork; ++w) fn(arg, w, buf);
+    }
 }
 
 /* Reserves `bytes` (64-byte aligned) at offset *at of a scratch layout and

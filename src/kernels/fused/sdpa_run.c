@@ -1,4 +1,4 @@
-/* Fused SDPA forward, run time (fusion-patterns.md §3, numerics §18).  Work
+/* Fused SDPA forward, run time (docs/fusion.md, docs/numerics.md).  Work
  * is split over (batch..., query block); keys and values are streamed in
  * blocks (dequantized as each block is loaded), the score chain (scale,
  * masks, soft-cap) is applied per element, and the S_q × S_kv score matrix
@@ -25,10 +25,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "ir/dtype.h"
 #include "ir/status.h"
@@ -219,23 +215,14 @@ typedef struct {
 
 static sd_layout sd_scratch_layout(const sd_plan *p) {
     sd_layout L;
-    size_t at = 0, bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
-    L.qf = sd_take(&at, bq * D * sizeof(float));
-    L.kt = sd_take(&at, D * bk * sizeof(float));
-    L.vf = sd_take(&at, bk * DV * sizeof(float));
-    L.qd = sd_take(&at, bq * D * sizeof(double));
-    L.kd = sd_take(&at, D * bk * sizeof(double));
-    L.vd = sd_take(&at, bk * DV * sizeof(double));
-    L.sb = sd_take(&at, bq * bk * sizeof(float));
-    L.pd = sd_take(&at, bq * bk * sizeof(double));
-    L.pf = sd_take(&at, bq * bk * sizeof(float));
-    L.dacc = sd_take(&at, bq * DV * sizeof(double));
-    L.acc = sd_take(&at, bq * DV * sizeof(float));
-    L.m = sd_take(&at, bq * sizeof(float));
-    L.l = sd_take(&at, bq * sizeof(float));
-    L.cache = sd_take(&at, bq * (size_t)p->cache_cols * sizeof(float));
-    L.orow = sd_take(&at, DV * sizeof(float));
-    L.total = at;
+    const size_t bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
+    const size_t f = sizeof(float), d = sizeof(double);
+    size_t *const fields[] = {&L.qf, &L.kt, &L.vf,   &L.qd, &L.kd, &L.vd,    &L.sb,   &L.pd,
+                              &L.pf, &L.dacc, &L.acc, &L.m,  &L.l,  &L.cache, &L.orow};
+    const size_t bytes[] = {bq * D * f,  D * bk * f,  bk * DV * f, bq * D * d, D * bk * d,
+                            bk * DV * d, bq * bk * f, bq * bk * d, bq * bk * f, bq * DV * d,
+                            bq * DV * f, bq * f,      bq * f,      bq * (size_t)p->cache_cols * f, DV * f};
+    L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
 
@@ -438,7 +425,7 @@ static void block_online(const sd_block_ctx *B) {
         pt_sdpa_pv_f32(pf, bk, mq, nk, vf, DV, acc);
     }
     /* A row without any finite score is fully masked: zeros and stats 0
-     * with inf_as_zero or without keys, NaN otherwise (§18 item 5). */
+     * with inf_as_zero or without keys, NaN otherwise (docs/numerics.md). */
     const float masked = (p->inf_as_zero || SKV == 0) ? 0.f : NAN;
     float *orow = SCR(B, float, orow);
     for (int r = 0; r < mq; ++r) {
@@ -469,6 +456,18 @@ static void sd_block(const sd_args *A, int64_t b, int64_t i0, char *buf, const s
     load_operand(A, boff, &p->q, i0, B.mq, p->dqk, (float *)(buf + L->qf), (size_t)p->dqk, false);
     if (A->exact) block_exact(&B);
     else block_online(&B);
+}
+
+/* Work item w of a run: query block w % nqb of batch w / nqb. */
+typedef struct {
+    const sd_args *A;
+    sd_layout L;
+    int64_t nqb;
+} sd_work;
+
+static void sd_work_item(const void *arg, int64_t w, char *buf) {
+    const sd_work *W = arg;
+    sd_block(W->A, w / W->nqb, (w % W->nqb) * W->A->p->bq, buf, &W->L);
 }
 
 /* A one-element integer input (dropout seed / offset). */
@@ -522,21 +521,7 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     const int64_t nwork = p->nbatch * nqb;
     if (nwork == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa: no scratchpad");
-    const sd_layout L = sd_scratch_layout(p);
-    int nthr = p->nthr;
-    if (ctx && ctx->nthreads > 0 && ctx->nthreads < nthr) nthr = ctx->nthreads;
-    if ((int64_t)nthr > nwork) nthr = (int)nwork;
-    if (nthr < 1) nthr = 1;
-#pragma omp parallel num_threads(nthr)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        char *buf = (char *)scratch + (size_t)tid * L.total;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t w = 0; w < nwork; ++w) sd_block(&A, w / nqb, (w % nqb) * p->bq, buf, &L);
-    }
+    const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb};
+    sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sd_work_item, &W);
     return dnnl_success;
 }

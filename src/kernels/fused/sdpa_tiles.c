@@ -48,6 +48,14 @@ DEFINE_PV_SCALAR(pv_rest_f32, float)
 typedef double sd_v2d __attribute__((vector_size(16)));
 typedef float sd_v4f __attribute__((vector_size(16)));
 
+/* The 4 × 2 accumulator update of a tile: row i's accumulators (a_i, b_i)
+ * add s_i times the two vectors x and y. */
+#define TILE_UPDATE(x, y, s0, s1, s2, s3)  \
+    a0 += (s0) * (x), b0 += (s0) * (y);    \
+    a1 += (s1) * (x), b1 += (s1) * (y);    \
+    a2 += (s2) * (x), b2 += (s2) * (y);    \
+    a3 += (s3) * (x), b3 += (s3) * (y)
+
 /* Q·Kᵀ: rows [0, m4) × columns [0, n2w) in tiles (the callers below finish
  * the remainders). */
 #define DEFINE_QK_TILES(name, T, V)                                                                \
@@ -62,10 +70,7 @@ typedef float sd_v4f __attribute__((vector_size(16)));
                     V k, l;                                                                        \
                     memcpy(&k, kt + d * ldk + c, sizeof k);                                        \
                     memcpy(&l, kt + d * ldk + c + W, sizeof l);                                    \
-                    a0 += q0[d] * k, b0 += q0[d] * l;                                              \
-                    a1 += q1[d] * k, b1 += q1[d] * l;                                              \
-                    a2 += q2[d] * k, b2 += q2[d] * l;                                              \
-                    a3 += q3[d] * k, b3 += q3[d] * l;                                              \
+                    TILE_UPDATE(k, l, q0[d], q1[d], q2[d], q3[d]);                                 \
                 }                                                                                  \
                 const V *acc[TR][2] = {{&a0, &b0}, {&a1, &b1}, {&a2, &b2}, {&a3, &b3}};            \
                 for (int i = 0; i < TR; ++i)                                                       \
@@ -94,10 +99,7 @@ typedef float sd_v4f __attribute__((vector_size(16)));
                     V x, y;                                                                        \
                     memcpy(&x, v + c * N + d, sizeof x);                                           \
                     memcpy(&y, v + c * N + d + W, sizeof y);                                       \
-                    a0 += p0[c] * x, b0 += p0[c] * y;                                              \
-                    a1 += p1[c] * x, b1 += p1[c] * y;                                              \
-                    a2 += p2[c] * x, b2 += p2[c] * y;                                              \
-                    a3 += p3[c] * x, b3 += p3[c] * y;                                              \
+                    TILE_UPDATE(x, y, p0[c], p1[c], p2[c], p3[c]);                                 \
                 }                                                                                  \
                 memcpy(o0, &a0, sizeof a0), memcpy(o0 + W, &b0, sizeof b0);                        \
                 memcpy(o1, &a1, sizeof a1), memcpy(o1 + W, &b1, sizeof b1);                        \
