@@ -221,9 +221,7 @@ static int score_view(sd_plan *p, const sd_tensor *t) {
  * seed / offset / probability). */
 static int scalar_view(sd_ctx *c, size_t id) {
     sd_tensor t;
-    if (!resolve_input(c, id, &t)) return -1;
-    for (int d = 0; d < t.ndims; ++d)
-        if (t.dims[d] != 1) return -1;
+    if (!resolve_input(c, id, &t) || !pt_sdpa_one_element(&t)) return -1;
     return tensor_view(c->p, &t);
 }
 

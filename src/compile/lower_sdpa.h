@@ -58,6 +58,13 @@ int pt_sdpa_port(const pt_lt *ports, size_t n, size_t id);
 /* A strided port with known dims as a tensor (strides 0 on dims of 1). */
 bool pt_sdpa_port_tensor(const pt_lt *lt, bool is_out, int port, pt_sdpa_tensor *t);
 
+/* Every dim of t is 1 (a one-element tensor). */
+static inline bool pt_sdpa_one_element(const pt_sdpa_tensor *t) {
+    for (int d = 0; d < t->ndims; ++d)
+        if (t->dims[d] != 1) return false;
+    return true;
+}
+
 /* Strides of `t` broadcast (numpy, right-aligned) into the iteration space
  * [batch (nb dims bdims)..., rows, cols]: bs[i], *rs, *cs receive the strides
  * of the dims t has (left as they are where t broadcasts).  False when a dim

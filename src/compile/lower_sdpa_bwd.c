@@ -98,9 +98,7 @@ static int score_operand(sb_ctx *c, size_t id) {
 
 static int scalar_operand(sb_ctx *c, size_t id) {
     sb_tensor t;
-    if (!input_tensor(c, id, &t)) return -1;
-    for (int d = 0; d < t.ndims; ++d)
-        if (t.dims[d] != 1) return -1;
+    if (!input_tensor(c, id, &t) || !pt_sdpa_one_element(&t)) return -1;
     return add_view(c->p, &t);
 }
 

@@ -35,11 +35,14 @@ static bool is_free(const matcher *m, int op) { return pt_match_is_free(m->pm, o
 
 static bool take(matcher *m, int op, pt_sdpa_role role) { return pt_match_take(m->pm, op, (int)role); }
 
-static bool note_ext(matcher *m, size_t id) {
-    if (m->next >= SDPA_MAX_EXT) return false;
-    m->ext[m->next++] = id;
+/* Appends an outside tensor to ext[*next] (capacity cap). */
+static bool push_ext(size_t *ext, int *next, int cap, size_t id) {
+    if (*next >= cap) return false;
+    ext[(*next)++] = id;
     return true;
 }
+
+static bool note_ext(matcher *m, size_t id) { return push_ext(m->ext, &m->next, SDPA_MAX_EXT, id); }
 
 /* An operand from outside the pattern, optionally through a StaticReshape
  * whose only consumer is `user` (the Q / K / V / mask reshapes of the GQA
@@ -54,11 +57,7 @@ static bool ext_operand(matcher *m, size_t id, int user, pt_sdpa_role reshape) {
     return note_ext(m, id);
 }
 
-/* Implicit causal mask on the value produced by `cur`: two GenIndex
- * and a Select read it; GenIndex_row [→ Add(ext) → Subtract(ext)] →[0]
- * GreaterEqual, GenIndex_col →[1] GreaterEqual → [0] Select; the fill is the
- * Select's other value input.  Returns the Select, or -1. */
-static int causal_mask(matcher *m, int cur) {
+int pt_sdpa_match_causal(pt_match *m, int cur, size_t *ext, int *next, int cap) {
     const pt_graph *g = m->g;
     size_t s = g->ops[cur]->out[0].id;
     const pt_tensor_info *t = pt_match_tensor(g, s);
@@ -68,7 +67,7 @@ static int causal_mask(matcher *m, int cur) {
         int c = t->consumers[k];
         for (int q = 0; q < k; ++q)
             if (t->consumers[q] == c) return -1; /* read twice by one op */
-        if (!is_free(m, c)) return -1;
+        if (!pt_match_is_free(m, c)) return -1;
         const pt_op *op = g->ops[c];
         if (op->kind == dnnl_graph_op_gen_index && op->nin == 1 && op->nout == 1)
             gi[ngi++] = c;
@@ -81,10 +80,10 @@ static int causal_mask(matcher *m, int cur) {
     const pt_op *so = g->ops[sel];
     if (so->nin != 3 || so->nout != 1 || so->in[0].id == s) return -1;
     int pos = so->in[1].id == s ? 1 : so->in[2].id == s ? 2 : -1;
-    if (pos < 0 || !dt_float3(so->in[3 - pos].data_type)) return -1;
+    if (pos < 0 || so->in[3 - pos].id == s || !dt_float3(so->in[3 - pos].data_type)) return -1;
 
     int ge = pt_match_producer(g, so->in[0].id);
-    if (!is_free(m, ge) || g->ops[ge]->kind != dnnl_graph_op_greater_equal || g->ops[ge]->nin != 2 ||
+    if (!pt_match_is_free(m, ge) || g->ops[ge]->kind != dnnl_graph_op_greater_equal || g->ops[ge]->nin != 2 ||
         pt_match_sole_consumer(g, ge, 0) != sel)
         return -1;
     const pt_op *geo = g->ops[ge];
@@ -99,23 +98,25 @@ static int causal_mask(matcher *m, int cur) {
     } else {
         /* Bottom-right alignment: GenIndex_row → Add(ext s_kv) →[0] Subtract(ext s_q). */
         sub = pa;
-        if (!is_free(m, sub) || g->ops[sub]->kind != dnnl_graph_op_subtract || g->ops[sub]->nin != 2 ||
-            pt_match_sole_consumer(g, sub, 0) != ge)
+        if (!pt_match_is_free(m, sub) || g->ops[sub]->kind != dnnl_graph_op_subtract || g->ops[sub]->nin != 2 ||
+            g->ops[sub]->in[0].id == g->ops[sub]->in[1].id || pt_match_sole_consumer(g, sub, 0) != ge)
             return -1;
         add = pt_match_producer(g, g->ops[sub]->in[0].id);
-        if (!is_free(m, add) || g->ops[add]->kind != dnnl_graph_op_add || g->ops[add]->nin != 2 ||
+        if (!pt_match_is_free(m, add) || g->ops[add]->kind != dnnl_graph_op_add || g->ops[add]->nin != 2 ||
             pt_match_sole_consumer(g, add, 0) != sub)
             return -1;
         const pt_op *ao = g->ops[add];
         int ipos = pt_match_producer(g, ao->in[0].id) == ga ? 0 : pt_match_producer(g, ao->in[1].id) == ga ? 1 : -1;
         if (ipos < 0 || ao->in[0].id == ao->in[1].id || pt_match_sole_consumer(g, ga, 0) != add)
             return -1;
-        if (!note_ext(m, ao->in[1 - ipos].id) || !note_ext(m, g->ops[sub]->in[1].id)) return -1;
+        if (!push_ext(ext, next, cap, ao->in[1 - ipos].id) || !push_ext(ext, next, cap, g->ops[sub]->in[1].id))
+            return -1;
     }
-    if (!note_ext(m, so->in[3 - pos].id)) return -1;
-    if (!take(m, ga, PT_SDPA_CAUSAL_ROW) || !take(m, gb, PT_SDPA_CAUSAL_COL)) return -1;
-    if (add >= 0 && (!take(m, add, PT_SDPA_CAUSAL_ADD) || !take(m, sub, PT_SDPA_CAUSAL_SUB))) return -1;
-    if (!take(m, ge, PT_SDPA_CAUSAL_GE) || !take(m, sel, PT_SDPA_CAUSAL_SELECT)) return -1;
+    if (!push_ext(ext, next, cap, so->in[3 - pos].id)) return -1;
+    if (!pt_match_take(m, ga, PT_SDPA_CAUSAL_ROW) || !pt_match_take(m, gb, PT_SDPA_CAUSAL_COL)) return -1;
+    if (add >= 0 && (!pt_match_take(m, add, PT_SDPA_CAUSAL_ADD) || !pt_match_take(m, sub, PT_SDPA_CAUSAL_SUB)))
+        return -1;
+    if (!pt_match_take(m, ge, PT_SDPA_CAUSAL_GE) || !pt_match_take(m, sel, PT_SDPA_CAUSAL_SELECT)) return -1;
     return sel;
 }
 
@@ -136,7 +137,7 @@ static chain_hit chain_block(matcher *m, int cur) {
     const pt_tensor_info *t = pt_match_tensor(g, val);
     if (!t) return h;
     if (t->nconsumers == 3) {
-        h.op = causal_mask(m, cur);
+        h.op = pt_sdpa_match_causal(m->pm, cur, m->ext, &m->next, SDPA_MAX_EXT);
         h.kind = BLK_CAUSAL;
         return h;
     }

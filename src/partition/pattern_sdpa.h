@@ -95,4 +95,13 @@ int pt_match_sdpa_compressed_kv(pt_match *m, int first);
 int pt_match_sdpa_compressed_v(pt_match *m, int first);
 int pt_match_sdpa_compressed_k(pt_match *m, int first);
 
+/* Implicit causal mask on the value produced by op `cur`, shared by the
+ * forward and backward matchers: two GenIndex and a Select read the value;
+ * GenIndex_row [→ Add(ext s_kv) →[0] Subtract(ext s_q)] →[0] GreaterEqual,
+ * GenIndex_col →[1] GreaterEqual →[0] Select(·, value, fill) (value and
+ * fill at inputs 1 / 2 either way).  Takes the ops with the PT_SDPA_CAUSAL_*
+ * roles and appends the outside tensors it reads to ext[*next] (capacity
+ * cap).  Returns the Select, or -1. */
+int pt_sdpa_match_causal(pt_match *m, int cur, size_t *ext, int *next, int cap);
+
 #endif

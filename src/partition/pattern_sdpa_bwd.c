@@ -78,65 +78,6 @@ static int scale_op(bwd_matcher *m, int op, size_t val, int role) {
     return op;
 }
 
-/* Implicit causal mask on the value produced by `cur`, read by two
- * GenIndex and a Select: GenIndex_row [→ Add(ext) →[0] Subtract(ext)] →[0]
- * GreaterEqual, GenIndex_col →[1] GreaterEqual →[0] Select(·, S, fill).
- * Returns the Select or -1. */
-static int causal_block(bwd_matcher *m, int cur) {
-    const pt_graph *g = m->g;
-    size_t s = out_id(m, cur);
-    const pt_tensor_info *t = pt_match_tensor(g, s);
-    if (!t || t->nconsumers != 3) return -1;
-    int gens[2], ngen = 0, sel = -1;
-    for (int k = 0; k < 3; ++k) {
-        int c = t->consumers[k];
-        for (int q = 0; q < k; ++q)
-            if (t->consumers[q] == c) return -1;
-        if (!free_op(m, c)) return -1;
-        const pt_op *o = g->ops[c];
-        if (o->kind == dnnl_graph_op_gen_index && o->nin == 1 && o->nout == 1 && ngen < 2) gens[ngen++] = c;
-        else if (o->kind == dnnl_graph_op_select && sel < 0) sel = c;
-        else return -1;
-    }
-    if (ngen != 2 || sel < 0) return -1;
-    const pt_op *so = g->ops[sel];
-    if (so->nin != 3 || so->nout != 1 || so->in[0].id == s) return -1;
-    int pos = so->in[1].id == s ? 1 : so->in[2].id == s ? 2 : -1;
-    if (pos < 0 || so->in[3 - pos].id == s || !float3(so->in[3 - pos].data_type)) return -1;
-
-    int ge = pt_match_producer(g, so->in[0].id);
-    if (!free_kind(m, ge, dnnl_graph_op_greater_equal) || g->ops[ge]->nin != 2 || only_consumer(g, ge) != sel)
-        return -1;
-    const pt_op *geo = g->ops[ge];
-    int col = pt_match_producer(g, geo->in[1].id);
-    if (col != gens[0] && col != gens[1]) return -1;
-    int row = col == gens[0] ? gens[1] : gens[0];
-    if (only_consumer(g, col) != ge) return -1;
-
-    int add = -1, sub = -1, lhs = pt_match_producer(g, geo->in[0].id);
-    if (lhs == row) {
-        if (only_consumer(g, row) != ge) return -1;
-    } else {
-        /* Bottom-right alignment: GenIndex_row → Add(ext s_kv) →[0] Subtract(ext s_q). */
-        sub = lhs;
-        if (!free_kind(m, sub, dnnl_graph_op_subtract) || g->ops[sub]->nin != 2 || only_consumer(g, sub) != ge)
-            return -1;
-        add = pt_match_producer(g, g->ops[sub]->in[0].id);
-        if (!free_kind(m, add, dnnl_graph_op_add) || only_consumer(g, add) != sub || only_consumer(g, row) != add)
-            return -1;
-        const pt_op *ao = g->ops[add];
-        int ipos = input_pos(ao, g->ops[row]->out[0].id);
-        if (ipos < 0 || g->ops[sub]->in[1].id == g->ops[sub]->in[0].id) return -1;
-        if (!outside(m, ao->in[1 - ipos].id) || !outside(m, g->ops[sub]->in[1].id)) return -1;
-    }
-    if (!outside(m, so->in[3 - pos].id)) return -1;
-    if (!take(m, row, PT_SDPA_CAUSAL_ROW) || !take(m, col, PT_SDPA_CAUSAL_COL) ||
-        !take(m, ge, PT_SDPA_CAUSAL_GE) || !take(m, sel, PT_SDPA_CAUSAL_SELECT))
-        return -1;
-    if (add >= 0 && (!take(m, add, PT_SDPA_CAUSAL_ADD) || !take(m, sub, PT_SDPA_CAUSAL_SUB))) return -1;
-    return sel;
-}
-
 /* ScaleAndMasks: Scale? → CausalMask? → ExplicitMask? → PadSelect?
  * on the value produced by `cur`.  Returns the op that produces the
  * resulting value, or -1 on a malformed block. */
@@ -149,7 +90,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
         cur = nx;
     }
     if (nconsumers(g, out_id(m, cur)) == 3) {
-        cur = causal_block(m, cur);
+        cur = pt_sdpa_match_causal(m->pm, cur, m->ext, &m->next, BWD_MAX_EXT);
         if (cur < 0) return -1;
     }
     nx = only_consumer(g, cur);

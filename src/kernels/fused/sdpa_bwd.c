@@ -180,11 +180,8 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
     const sb_plan *p = A->p;
     const int64_t D = p->dqk, DV = p->dv, SKV = p->skv, SQ = p->sq;
     const int bq = p->bq, bk = p->bk;
-    int64_t bidx[SB_MAX_BATCH] = {0}, rem = b;
-    for (int i = p->nb - 1; i >= 0; --i) {
-        bidx[i] = rem % p->bdims[i];
-        rem /= p->bdims[i];
-    }
+    int64_t bidx[SB_MAX_BATCH];
+    sd_batch_index(b, p->nb, p->bdims, bidx);
     int64_t boff[SB_MAX_VIEWS];
     for (int v = 0; v < p->nviews; ++v) {
         int64_t off = 0;
@@ -297,11 +294,8 @@ static void reduce_row(const sb_args *A, const sb_grad *g, const float *gbuf, in
     const sb_plan *p = A->p;
     const sb_view *v = &p->views[g->view];
     const int64_t *heads = g->heads + kept * g->nred;
-    int64_t bidx[SB_MAX_BATCH] = {0}, rem = heads[0], off = 0;
-    for (int i = p->nb - 1; i >= 0; --i) {
-        bidx[i] = rem % p->bdims[i];
-        rem /= p->bdims[i];
-    }
+    int64_t bidx[SB_MAX_BATCH], off = 0;
+    sd_batch_index(heads[0], p->nb, p->bdims, bidx);
     for (int i = 0; i < p->nb; ++i) off += bidx[i] * v->bs[i];
     for (int64_t d = 0; d < n; ++d) {
         float acc = 0.f;
@@ -341,10 +335,7 @@ static pt_status drop_args(const sb_args *A, const sb_drop *d, sb_drop_args *out
 pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx) {
     const sb_plan *p = f->state;
-    sb_args A;
-    memset(&A, 0, sizeof A);
-    A.p = p;
-    A.mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
+    sb_args A = {.p = p, .mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict};
     for (int v = 0; v < p->nviews; ++v) {
         const sb_view *vw = &p->views[v];
         if ((size_t)vw->port >= (vw->is_out ? nout : nin))

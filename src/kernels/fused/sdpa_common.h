@@ -63,6 +63,16 @@ static inline float sd_causal_side(bool col, int64_t i, int64_t j, bool offset, 
     return (float)t;
 }
 
+/* Batch coordinates bidx[0..nb) of row-major batch index b over dims bdims
+ * (bidx[0] = 0 when nb is 0). */
+static inline void sd_batch_index(int64_t b, int nb, const int64_t *bdims, int64_t *bidx) {
+    bidx[0] = 0;
+    for (int i = nb - 1; i >= 0; --i) {
+        bidx[i] = b % bdims[i];
+        b /= bdims[i];
+    }
+}
+
 /* Lays out n buffers one after the other in a scratch region, each 64-byte
  * aligned: *fields[k] receives the offset of buffer k (bytes[k] long).
  * Returns the region's size. */

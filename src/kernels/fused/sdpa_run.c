@@ -439,11 +439,8 @@ static void block_online(const sd_block_ctx *B) {
 
 static void sd_block(const sd_args *A, int64_t b, int64_t i0, char *buf, const sd_layout *L) {
     const sd_plan *p = A->p;
-    int64_t bidx[SD_MAX_BATCH] = {0}, rem = b;
-    for (int i = p->nb - 1; i >= 0; --i) {
-        bidx[i] = rem % p->bdims[i];
-        rem /= p->bdims[i];
-    }
+    int64_t bidx[SD_MAX_BATCH];
+    sd_batch_index(b, p->nb, p->bdims, bidx);
     int64_t boff[SD_MAX_VIEWS];
     for (int v = 0; v < p->nviews; ++v) {
         const sd_view *w = &p->views[v];
@@ -490,10 +487,7 @@ static int64_t scalar_i64(const void *base, dnnl_data_type_t dt) {
 pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx) {
     const sd_plan *p = f->state;
-    sd_args A;
-    memset(&A, 0, sizeof A);
-    A.p = p;
-    A.exact = !ctx || ctx->fpmath == dnnl_fpmath_mode_strict || !p->online_ok;
+    sd_args A = {.p = p, .exact = !ctx || ctx->fpmath == dnnl_fpmath_mode_strict || !p->online_ok};
     for (int v = 0; v < p->nviews; ++v) {
         const sd_view *vw = &p->views[v];
         if (vw->port < 0) {
