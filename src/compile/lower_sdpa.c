@@ -483,7 +483,9 @@ static bool parse_causal(sd_ctx *c, size_t s, const int *cons, sd_step *st, size
         int ad = pt_sdpa_producer(&c->x, sub->in[0].id);
         const pt_op *add = ad >= 0 ? c->x.ops[ad] : NULL;
         if (!add || add->kind != dnnl_graph_op_add || add->nin != 2) return false;
-        int ipos = pt_sdpa_producer(&c->x, add->in[0].id) == ga ? 0 : pt_sdpa_producer(&c->x, add->in[1].id) == ga ? 1 : -1;
+        int ipos = pt_sdpa_producer(&c->x, add->in[0].id) == ga   ? 0
+                   : pt_sdpa_producer(&c->x, add->in[1].id) == ga ? 1
+                                                                  : -1;
         if (ipos < 0) return false;
         st->add = scalar_view(c, add->in[1 - ipos].id);
         st->sub = scalar_view(c, sub->in[1].id);
@@ -575,7 +577,8 @@ static bool parse_dropout(sd_ctx *c, const pt_op *op, size_t *mask_id) {
     *mask_id = 0;
     if (op->nout == 2) {
         int cons[1];
-        if (pt_sdpa_port(c->x.out, c->x.nout, op->out[1].id) < 0 || pt_sdpa_consumers(&c->x, op->out[1].id, cons, 1) != 0)
+        if (pt_sdpa_port(c->x.out, c->x.nout, op->out[1].id) < 0 ||
+            pt_sdpa_consumers(&c->x, op->out[1].id, cons, 1) != 0)
             return false;
         *mask_id = op->out[1].id;
     }
@@ -694,7 +697,8 @@ static pt_status parse(sd_ctx *c) {
         if (mask_id) {
             int po = pt_sdpa_port(c->x.out, c->x.nout, mask_id);
             sd_tensor tm;
-            if (po < 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, &tm) || tm.ndims != x->ndims) return dnnl_unimplemented;
+            if (po < 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, &tm) || tm.ndims != x->ndims)
+                return dnnl_unimplemented;
             p->vmask = score_view(p, &tm);
             if (p->vmask < 0) return dnnl_unimplemented;
         }
@@ -738,7 +742,8 @@ static pt_status parse(sd_ctx *c) {
         int cons[1];
         int po = pt_sdpa_port(c->x.out, c->x.nout, sl->id);
         sd_tensor ts;
-        if (po < 0 || pt_sdpa_consumers(&c->x, sl->id, cons, 1) != 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, &ts))
+        if (po < 0 || pt_sdpa_consumers(&c->x, sl->id, cons, 1) != 0 ||
+            !pt_sdpa_port_tensor(&c->x.out[po], true, po, &ts))
             return dnnl_unimplemented;
         if (ts.ndims != p->nb + 2 || ts.dims[p->nb] != p->sq || ts.dims[p->nb + 1] != 1 || ts.dt != dnnl_f32)
             return dnnl_unimplemented;

@@ -313,8 +313,8 @@ static bool read_grad(sb_ctx *c, const pt_lt *lt, int64_t n, sb_grad *g) {
 static pt_status parse(sb_ctx *c) {
     sb_plan *p = c->p;
     const int ex = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_EXP), mm1 = pt_sdpa_role_op(&c->x, PT_SDPA_QK);
+    const int sub = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_SUB_STATS);
     if (ex < 0 || mm1 < 0 || c->x.ops[ex]->nin != 1 || c->x.ops[ex]->nout != 1) return dnnl_unimplemented;
-    int sub = pt_sdpa_producer(&c->x, c->x.ops[ex]->in[0].id);
     if (!is_kind(c, sub, dnnl_graph_op_subtract) || c->x.ops[sub]->nin != 2 || next_op(c, sub) != ex)
         return dnnl_unimplemented;
 
@@ -372,8 +372,10 @@ static pt_status parse(sb_ctx *c) {
     /* dS0 = P ⊙ (dP − Dc). */
     const pt_op *mo = c->x.ops[ds0];
     if (mo->nin != 2 || mo->nout != 1 || !s_shaped(c, &mo->out[0])) return dnnl_unimplemented;
-    int sd = pt_sdpa_producer(&c->x, mo->in[mo->in[0].id == pid ? 1 : 0].id);
-    if (!is_kind(c, sd, dnnl_graph_op_subtract) || c->x.ops[sd]->nin != 2 || next_op(c, sd) != ds0)
+    const int sd = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_SUB_DC);
+    const size_t dsub = mo->in[mo->in[0].id == pid ? 1 : 0].id; /* dP − Dc */
+    if (pt_sdpa_producer(&c->x, dsub) != sd || !is_kind(c, sd, dnnl_graph_op_subtract) || c->x.ops[sd]->nin != 2 ||
+        next_op(c, sd) != ds0)
         return dnnl_unimplemented;
     const pt_op *sdo = c->x.ops[sd];
     if (!s_shaped(c, &sdo->out[0])) return dnnl_unimplemented;
@@ -394,12 +396,14 @@ static pt_status parse(sb_ctx *c) {
     p->sd_dt = sdo->out[0].data_type;
     p->ds0_dt = mo->out[0].data_type;
 
-    int rs = pt_sdpa_producer(&c->x, sdo->in[1].id);
-    if (!is_kind(c, rs, dnnl_graph_op_reduce_sum) || next_op(c, rs) != sd || c->x.ops[rs]->nin != 1)
+    /* Dc = ReduceSum(O ⊙ dO), the Subtract's input 1. */
+    const int rs = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_DC_REDUCE), mul = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_OD_MUL);
+    if (pt_sdpa_producer(&c->x, sdo->in[1].id) != rs || !is_kind(c, rs, dnnl_graph_op_reduce_sum) ||
+        next_op(c, rs) != sd || c->x.ops[rs]->nin != 1)
         return dnnl_unimplemented;
     const pt_op *rso = c->x.ops[rs];
-    int mul = pt_sdpa_producer(&c->x, rso->in[0].id);
-    if (!is_kind(c, mul, dnnl_graph_op_multiply) || next_op(c, mul) != rs || c->x.ops[mul]->nin != 2)
+    if (pt_sdpa_producer(&c->x, rso->in[0].id) != mul || !is_kind(c, mul, dnnl_graph_op_multiply) ||
+        next_op(c, mul) != rs || c->x.ops[mul]->nin != 2)
         return dnnl_unimplemented;
     const pt_op *mulo = c->x.ops[mul];
     const size_t d_o = mdv->in[1].id;
@@ -409,7 +413,8 @@ static pt_status parse(sb_ctx *c) {
     /* dS = dS0 (× | ÷) factor, optionally exported as dM before the scale. */
     const size_t s0 = mo->out[0].id;
     int sl[2];
-    if (pt_sdpa_consumers(&c->x, s0, sl, 2) != 1) return dnnl_unimplemented;
+    if (pt_sdpa_consumers(&c->x, s0, sl, 2) != 1 || c->x.roles[sl[0]] != PT_SDPA_BWD_DS_SCALE)
+        return dnnl_unimplemented;
     p->vdm = -1;
     const int dm_port = pt_sdpa_port(c->x.out, c->x.nout, s0);
     if (dm_port >= 0) {
@@ -439,7 +444,8 @@ static pt_status parse(sb_ctx *c) {
         after = nx;
     }
     int mm[3];
-    if (pt_sdpa_port(c->x.out, c->x.nout, dsv) >= 0 || pt_sdpa_consumers(&c->x, dsv, mm, 3) != 2) return dnnl_unimplemented;
+    if (pt_sdpa_port(c->x.out, c->x.nout, dsv) >= 0 || pt_sdpa_consumers(&c->x, dsv, mm, 3) != 2)
+        return dnnl_unimplemented;
     /* dS feeds exactly the dQ MatMul (with K) and the dK MatMul (with Q). */
     const size_t qid = m1->in[0].id, kid = m1->in[1].id;
     const int mdq = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_DQ), mdk = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_DK);
