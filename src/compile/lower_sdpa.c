@@ -15,7 +15,6 @@
  *
  * Anything else (layouts a view cannot express, per-channel quantization of
  * the output, ...) is dnnl_unimplemented, so the partition runs op by op. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
