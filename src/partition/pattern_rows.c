@@ -8,26 +8,6 @@
 #include "partition/pattern_sdpa.h"
 #include "partition/pattern_sdpa_bwd.h"
 
-/* Adapters from the matchers that still return a bare op list: their ops
- * get PT_ROLE_NONE. */
-#define LIST_MATCHER(fn)                                               \
-    static int fn##_roles(pt_match *m, int first) {                     \
-        int cnt = fn(m->g, m->group, first, m->ops, m->cap);           \
-        for (int i = 0; i < cnt; ++i) m->roles[i] = PT_ROLE_NONE;      \
-        m->n = cnt > 0 ? cnt : 0;                                      \
-        return m->n;                                                   \
-    }
-LIST_MATCHER(pt_match_x8_sdpa)
-LIST_MATCHER(pt_match_int8_bf16_sdpa)
-LIST_MATCHER(pt_match_sdpa_compressed_kv)
-LIST_MATCHER(pt_match_sdpa_compressed_v)
-LIST_MATCHER(pt_match_sdpa_compressed_k)
-LIST_MATCHER(pt_match_int8_fp32_gpt_sdpa)
-LIST_MATCHER(pt_match_int8_bf16_gpt_sdpa)
-LIST_MATCHER(pt_match_gqa_bwd)
-LIST_MATCHER(pt_match_sdpa_fwd)
-LIST_MATCHER(pt_match_sdpa_bwd)
-
 /* Rows with a matcher function, by priority from the highest down (ties in
  * table order).  The chain rows live in chain_patterns.c. */
 static const pt_pattern_row matcher_rows[] = {
@@ -35,20 +15,20 @@ static const pt_pattern_row matcher_rows[] = {
     {"quantized_gated_mlp", 22.1f, pt_match_quantized_gated_mlp, NULL, PT_FUSED_GATED_MLP},
     {"quantized_gated_mlp_v1", 22.1f, pt_match_quantized_gated_mlp_v1, NULL, PT_FUSED_GATED_MLP},
     {"gated_mlp_v1", 22.05f, pt_match_gated_mlp_v1, NULL, PT_FUSED_GATED_MLP},
-    /* Quantized and compressed SDPA forward (docs/fusion.md): one streaming fused kernel. */
-    {"x8_sdpa_fusion", 22.0f, pt_match_x8_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"int8_bf16_sdp_fusion", 22.0f, pt_match_int8_bf16_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"sdp_with_compressed_kv_fusion", 22.0f, pt_match_sdpa_compressed_kv_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"sdp_with_compressed_v_fusion", 22.0f, pt_match_sdpa_compressed_v_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"sdp_with_compressed_k_fusion", 22.0f, pt_match_sdpa_compressed_k_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"int8_fp32_gpt_sdp", 22.0f, pt_match_int8_fp32_gpt_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"int8_bf16_gpt_sdp", 22.0f, pt_match_int8_bf16_gpt_sdpa_roles, NULL, PT_FUSED_SDPA_FWD},
+    /* Quantized and compressed SDPA forward: one streaming fused kernel. */
+    {"x8_sdpa_fusion", 22.0f, pt_match_x8_sdpa, NULL, PT_FUSED_SDPA_FWD},
+    {"int8_bf16_sdp_fusion", 22.0f, pt_match_int8_bf16_sdpa, NULL, PT_FUSED_SDPA_FWD},
+    {"sdp_with_compressed_kv_fusion", 22.0f, pt_match_sdpa_compressed_kv, NULL, PT_FUSED_SDPA_FWD},
+    {"sdp_with_compressed_v_fusion", 22.0f, pt_match_sdpa_compressed_v, NULL, PT_FUSED_SDPA_FWD},
+    {"sdp_with_compressed_k_fusion", 22.0f, pt_match_sdpa_compressed_k, NULL, PT_FUSED_SDPA_FWD},
+    {"int8_fp32_gpt_sdp", 22.0f, pt_match_int8_fp32_gpt_sdpa, NULL, PT_FUSED_SDPA_FWD},
+    {"int8_bf16_gpt_sdp", 22.0f, pt_match_int8_bf16_gpt_sdpa, NULL, PT_FUSED_SDPA_FWD},
     {"gated_mlp", 22.0f, pt_match_gated_mlp, NULL, PT_FUSED_GATED_MLP},
     /* SDPA forward: float_sdp_fusion with the Gemma, GPT, GQA and JAX forms folded in. */
     /* SDPA / GQA training backward: one fused kernel for both rows. */
-    {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd_roles, NULL, PT_FUSED_SDPA_BWD},
-    {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd_roles, NULL, PT_FUSED_SDPA_FWD},
-    {"float_sdp_backward_fusion", 21.0f, pt_match_sdpa_bwd_roles, NULL, PT_FUSED_SDPA_BWD},
+    {"float_gqa_backward_fusion", 21.1f, pt_match_gqa_bwd, NULL, PT_FUSED_SDPA_BWD},
+    {"float_sdp_fusion", 21.0f, pt_match_sdpa_fwd, NULL, PT_FUSED_SDPA_FWD},
+    {"float_sdp_backward_fusion", 21.0f, pt_match_sdpa_bwd, NULL, PT_FUSED_SDPA_BWD},
 };
 static const int matcher_row_count = (int)(sizeof matcher_rows / sizeof matcher_rows[0]);
 

@@ -1,14 +1,58 @@
-/* Scaled dot-product attention forward (fusion-patterns.md §3.1-§3.8): the
- * matchers (pattern_sdpa.c) and the fused kernel's compile-time preparation
- * (kernels/fused/sdpa_prepare.c, sdpa_run.c). */
+/* Scaled dot-product attention forward (docs/fusion.md, attention
+ * patterns): the matchers (pattern_sdpa.c) and the roles they give the
+ * matched ops.  The fused kernel's lowering (compile/lower_sdpa.c) starts
+ * from those roles. */
 #ifndef PARTITA_PARTITION_PATTERN_SDPA_H
 #define PARTITA_PARTITION_PATTERN_SDPA_H
 
-#include "ir/graph.h"
-#include "kernels/kernel.h"
+#include "partition/match.h"
+
+/* Role of every op an SDPA forward matcher takes; the backward matchers
+ * reuse the Q·Kᵀ and score-chain roles (QK to CAUSAL_SELECT) for their
+ * recomputed forward.  Q, K and V have one
+ * group each, in the same order, so PT_SDPA_K_RESHAPE - PT_SDPA_Q_RESHAPE
+ * is the offset from a Q role to the matching K role (and twice it to V). */
+typedef enum {
+    PT_SDPA_NONE = PT_ROLE_NONE,
+    PT_SDPA_QK,         /* the Q·Kᵀ MatMul (the anchor) */
+    PT_SDPA_Q_RESHAPE,  /* StaticReshape of the outside Q */
+    PT_SDPA_Q_DEQ,      /* Dequantize / DynamicDequantize of Q */
+    PT_SDPA_Q_CAST,     /* TypeCast(f32 → bf16) after Q's Dequantize */
+    PT_SDPA_K_RESHAPE,  /* the same three for K */
+    PT_SDPA_K_DEQ,
+    PT_SDPA_K_CAST,
+    PT_SDPA_V_RESHAPE,  /* and for V (the P·V MatMul's other operand) */
+    PT_SDPA_V_DEQ,
+    PT_SDPA_V_CAST,
+    PT_SDPA_SCALE,      /* Multiply / Divide of the scores by an outside factor */
+    PT_SDPA_MASK,       /* Add of an outside (explicit) mask */
+    PT_SDPA_SELECT,     /* masked fill: Select with outside condition and fill */
+    PT_SDPA_SCORE_RESHAPE, /* StaticReshape of a scale or mask operand */
+    PT_SDPA_SOFTCAP,    /* Tanh of the soft-capping block */
+    PT_SDPA_CAUSAL_ROW, /* implicit causal mask: GenIndex of the rows */
+    PT_SDPA_CAUSAL_COL, /* GenIndex of the columns */
+    PT_SDPA_CAUSAL_ADD, /* bottom-right alignment: row index + s_kv */
+    PT_SDPA_CAUSAL_SUB, /* ... - s_q */
+    PT_SDPA_CAUSAL_GE,  /* GreaterEqual(row side, column side) */
+    PT_SDPA_CAUSAL_SELECT, /* Select(condition, scores, fill) */
+    PT_SDPA_SOFTMAX,
+    PT_SDPA_P_DROPOUT,  /* between SoftMax and the P·V MatMul: Dropout */
+    PT_SDPA_P_CAST,     /* TypeCast */
+    PT_SDPA_P_QUANT,    /* Quantize of the quantization round trip */
+    PT_SDPA_P_DEQUANT,  /* Dequantize of the round trip */
+    PT_SDPA_P_TRANSPOSE, /* JAX layout: StaticTranspose of P */
+    PT_SDPA_P_REORDER,  /* JAX layout: Reorder after it */
+    PT_SDPA_PV,         /* the P·V MatMul */
+    PT_SDPA_OUT_RESHAPE, /* after the P·V MatMul: StaticReshape */
+    PT_SDPA_OUT_TRANSPOSE, /* StaticTranspose */
+    PT_SDPA_OUT_REORDER, /* Reorder */
+    PT_SDPA_OUT_CAST,   /* TypeCast */
+    PT_SDPA_OUT_QUANT,  /* Quantize of the output */
+    PT_SDPA_FWD_ROLE_END /* the backward roles (pattern_sdpa_bwd.h) follow */
+} pt_sdpa_role;
 
 /* Every matcher tries MatMul `first` as the Q·K MatMul of an SDPA forward
- * block and returns the number of matched ops written to ops_out, or 0.
+ * block (pt_match_fn).
  *
  * float_sdp_fusion (21.0):
  *   [StaticReshape]? Q, K → MatMul → score chain → SoftMax → Dropout? →
@@ -22,40 +66,42 @@
  * Select) and soft-capping Tanh.  Covers float_sdp_fusion, the Gemma form,
  * float_gpt_sdp, float_gqa_fusion and float_sdp_jax_fusion (a superset of
  * each). */
-int pt_match_sdpa_fwd(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+int pt_match_sdpa_fwd(pt_match *m, int first);
 
-/* x8_sdpa_fusion (§3.6, 22.0): Dequantize(Q), Dequantize(K) → MatMul →
+/* x8_sdpa_fusion (22.0): Dequantize(Q), Dequantize(K) → MatMul →
  * Scale? → ExplicitMask? → PadSelect? → SoftMax → Quantize → Dequantize →
  * MatMul(·, Dequantize(V)) → OutReorder? → Quantize; every quantized tensor
  * of one type (u8, s8, f8_e4m3 or f8_e5m2). */
-int pt_match_x8_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+int pt_match_x8_sdpa(pt_match *m, int first);
 
-/* int8_bf16_sdp_fusion (§3.7, 22.0): Q / K / V through Dequantize →
+/* int8_bf16_sdp_fusion (22.0): Q / K / V through Dequantize →
  * TypeCast(bf16); SoftMax → TypeCast(f32) → Quantize → Dequantize →
  * TypeCast(bf16) → MatMul → StaticTranspose → (Reorder | StaticReshape) →
  * TypeCast(f32) → Quantize. */
-int pt_match_int8_bf16_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+int pt_match_int8_bf16_sdpa(pt_match *m, int first);
 
-/* int8_fp32_gpt_sdp / int8_bf16_gpt_sdp (§3.3, 22.0): Q / K / V through
+/* int8_fp32_gpt_sdp / int8_bf16_gpt_sdp (22.0): Q / K / V through
  * Dequantize (→ TypeCast(bf16)); MatMul →[1] Select → Divide → Add →
  * SoftMax → TypeCast{0..2} → Quantize → Dequantize (→ TypeCast) → MatMul →
  * StaticTranspose → (Reorder | StaticReshape) → (TypeCast? → Quantize)?. */
-int pt_match_int8_fp32_gpt_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_int8_bf16_gpt_sdpa(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+int pt_match_int8_fp32_gpt_sdpa(pt_match *m, int first);
+int pt_match_int8_bf16_gpt_sdpa(pt_match *m, int first);
 
-/* sdp_with_compressed_{kv,v,k}_fusion (§3.8, 22.0): K and / or V through
+/* sdp_with_compressed_{kv,v,k}_fusion (22.0): K and / or V through
  * DynamicDequantize (u8 / s8 / u4 / s4 data, float scales, optional zero
  * points); MatMul → Scale? → CausalMask? → ExplicitMask? → PadSelect? →
  * SoftMax →[0] MatMul; nothing after the second MatMul. */
-int pt_match_sdpa_compressed_kv(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_sdpa_compressed_v(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
-int pt_match_sdpa_compressed_k(const pt_graph *g, const int *group, int first, int *ops_out, int cap);
+int pt_match_sdpa_compressed_kv(pt_match *m, int first);
+int pt_match_sdpa_compressed_v(pt_match *m, int first);
+int pt_match_sdpa_compressed_k(pt_match *m, int first);
 
-/* Builds the streaming fused kernel for a partition matched by any of the
- * matchers above.  dnnl_unimplemented for forms it does not compute
- * (unexpected shapes or layouts, per-channel quantization of P or of the
- * output), so the partition then runs op by op. */
-pt_status pt_prepare_sdpa_fwd(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
-                              const pt_lt *out, size_t nout, pt_fused *fused);
+/* Implicit causal mask on the value produced by op `cur`, shared by the
+ * forward and backward matchers: two GenIndex and a Select read the value;
+ * GenIndex_row [→ Add(ext s_kv) →[0] Subtract(ext s_q)] →[0] GreaterEqual,
+ * GenIndex_col →[1] GreaterEqual →[0] Select(·, value, fill) (value and
+ * fill at inputs 1 / 2 either way).  Takes the ops with the PT_SDPA_CAUSAL_*
+ * roles and appends the outside tensors it reads to ext[*next] (capacity
+ * cap).  Returns the Select, or -1. */
+int pt_sdpa_match_causal(pt_match *m, int cur, size_t *ext, int *next, int cap);
 
 #endif

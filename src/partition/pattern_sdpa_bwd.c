@@ -1,7 +1,7 @@
-/* SDPA / GQA training backward matchers (fusion-patterns.md §3.9, §2.5).
+/* SDPA / GQA training backward matchers (docs/fusion.md, attention patterns).
  * The match is anchored at the Q·K MatMul, walks the recomputed-softmax chain
  * forward to P = Exp(·), then follows the two uses of P (the dV product and
- * the softmax gradient) and the dS products.  §1.2 rules: every intermediate
+ * the softmax gradient) and the dS products.  Matching rules: every intermediate
  * is read only by the pattern (P by exactly its two pattern consumers, the
  * causal-mask score by its three, dS0 by the scale op and at most one End);
  * Add / Multiply and Select inputs 1 / 2 are commutative, Subtract, Divide,
@@ -15,59 +15,38 @@
 
 #define BWD_MAX_EXT 32
 
+/* One match in progress: the shared pt_match plus the outside tensors
+ * (checked at the end: the match must not produce them itself). */
 typedef struct {
+    pt_match *pm;
     const pt_graph *g;
-    const int *group;
-    int *ops;
-    int n, cap;
-    size_t ext[BWD_MAX_EXT]; /* tensors that must come from outside the match */
+    size_t ext[BWD_MAX_EXT];
     int next;
     int od_mul; /* the O ⊙ dO Multiply */
 } bwd_matcher;
 
 static bool float3(dnnl_data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16; }
 
-static const pt_tensor_info *info_of(const pt_graph *g, size_t id) {
-    int ti = pt_graph_tensor_index(g, id);
-    return ti < 0 ? NULL : &g->tensors[ti];
-}
-
-static int producer(const pt_graph *g, size_t id) {
-    const pt_tensor_info *t = info_of(g, id);
-    return t ? t->producer : -1;
-}
-
 static int nconsumers(const pt_graph *g, size_t id) {
-    const pt_tensor_info *t = info_of(g, id);
+    const pt_tensor_info *t = pt_match_tensor(g, id);
     return t ? t->nconsumers : -1;
 }
 
-/* The single consumer of output 0 of `op`, or -1 (none, several, or an op
- * with another output count). */
+/* The single consumer of output 0 of `op`, or -1 (none, several, no op, or
+ * an op with another output count). */
 static int only_consumer(const pt_graph *g, int op) {
     if (op < 0 || g->ops[op]->nout != 1) return -1;
-    const pt_tensor_info *t = info_of(g, g->ops[op]->out[0].id);
-    return t && t->nconsumers == 1 ? t->consumers[0] : -1;
+    return pt_match_sole_consumer(g, op, 0);
 }
 
-static bool matched(const bwd_matcher *m, int op) {
-    for (int i = 0; i < m->n; ++i)
-        if (m->ops[i] == op) return true;
-    return false;
-}
-
-/* Not grouped by an earlier match and not already part of this one. */
-static bool free_op(const bwd_matcher *m, int op) { return op >= 0 && m->group[op] < 0 && !matched(m, op); }
+static bool free_op(const bwd_matcher *m, int op) { return pt_match_is_free(m->pm, op); }
 
 static bool free_kind(const bwd_matcher *m, int op, int kind) {
     return free_op(m, op) && (int)m->g->ops[op]->kind == kind;
 }
 
-static bool take(bwd_matcher *m, int op) {
-    if (m->n >= m->cap) return false;
-    m->ops[m->n++] = op;
-    return true;
-}
+/* Roles are pt_sdpa_role (the recomputed forward) or pt_sdpa_bwd_role. */
+static bool take(bwd_matcher *m, int op, int role) { return pt_match_take(m->pm, op, role); }
 
 static bool outside(bwd_matcher *m, size_t id) {
     if (m->next >= BWD_MAX_EXT) return false;
@@ -85,77 +64,21 @@ static int input_pos(const pt_op *op, size_t id) {
 /* Output 0 of `op`. */
 static size_t out_id(const bwd_matcher *m, int op) { return m->g->ops[op]->out[0].id; }
 
-/* Scale (§2.5): Multiply (value at either input) or Divide (value at input
- * 0) by an outside float factor.  Returns the op or -1 (nothing taken). */
-static int scale_op(bwd_matcher *m, int op, size_t val) {
+/* Scale: Multiply (value at either input) or Divide (value at input 0) by
+ * an outside float factor, taken with `role`.  Returns the op or -1 (nothing
+ * taken). */
+static int scale_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_op(m, op)) return -1;
     const pt_op *o = m->g->ops[op];
     if ((o->kind != dnnl_graph_op_multiply && o->kind != dnnl_graph_op_divide) || o->nout != 1) return -1;
     int pos = input_pos(o, val);
     if (pos < 0 || (pos == 1 && o->kind == dnnl_graph_op_divide)) return -1;
     if (!float3(o->in[1 - pos].data_type) || !float3(o->out[0].data_type)) return -1;
-    if (!take(m, op) || !outside(m, o->in[1 - pos].id)) return -1;
+    if (!take(m, op, role) || !outside(m, o->in[1 - pos].id)) return -1;
     return op;
 }
 
-/* Implicit causal mask (§2.5) on the value produced by `cur`, read by two
- * GenIndex and a Select: GenIndex_row [→ Add(ext) →[0] Subtract(ext)] →[0]
- * GreaterEqual, GenIndex_col →[1] GreaterEqual →[0] Select(·, S, fill).
- * Returns the Select or -1. */
-static int causal_block(bwd_matcher *m, int cur) {
-    const pt_graph *g = m->g;
-    size_t s = out_id(m, cur);
-    const pt_tensor_info *t = info_of(g, s);
-    if (!t || t->nconsumers != 3) return -1;
-    int gens[2], ngen = 0, sel = -1;
-    for (int k = 0; k < 3; ++k) {
-        int c = t->consumers[k];
-        for (int q = 0; q < k; ++q)
-            if (t->consumers[q] == c) return -1;
-        if (!free_op(m, c)) return -1;
-        const pt_op *o = g->ops[c];
-        if (o->kind == dnnl_graph_op_gen_index && o->nin == 1 && o->nout == 1 && ngen < 2) gens[ngen++] = c;
-        else if (o->kind == dnnl_graph_op_select && sel < 0) sel = c;
-        else return -1;
-    }
-    if (ngen != 2 || sel < 0) return -1;
-    const pt_op *so = g->ops[sel];
-    if (so->nin != 3 || so->nout != 1 || so->in[0].id == s) return -1;
-    int pos = so->in[1].id == s ? 1 : so->in[2].id == s ? 2 : -1;
-    if (pos < 0 || so->in[3 - pos].id == s || !float3(so->in[3 - pos].data_type)) return -1;
-
-    int ge = producer(g, so->in[0].id);
-    if (!free_kind(m, ge, dnnl_graph_op_greater_equal) || g->ops[ge]->nin != 2 || only_consumer(g, ge) != sel)
-        return -1;
-    const pt_op *geo = g->ops[ge];
-    int col = producer(g, geo->in[1].id);
-    if (col != gens[0] && col != gens[1]) return -1;
-    int row = col == gens[0] ? gens[1] : gens[0];
-    if (only_consumer(g, col) != ge) return -1;
-
-    int add = -1, sub = -1, lhs = producer(g, geo->in[0].id);
-    if (lhs == row) {
-        if (only_consumer(g, row) != ge) return -1;
-    } else {
-        /* Bottom-right alignment: GenIndex_row → Add(ext s_kv) →[0] Subtract(ext s_q). */
-        sub = lhs;
-        if (!free_kind(m, sub, dnnl_graph_op_subtract) || g->ops[sub]->nin != 2 || only_consumer(g, sub) != ge)
-            return -1;
-        add = producer(g, g->ops[sub]->in[0].id);
-        if (!free_kind(m, add, dnnl_graph_op_add) || only_consumer(g, add) != sub || only_consumer(g, row) != add)
-            return -1;
-        const pt_op *ao = g->ops[add];
-        int ipos = input_pos(ao, g->ops[row]->out[0].id);
-        if (ipos < 0 || g->ops[sub]->in[1].id == g->ops[sub]->in[0].id) return -1;
-        if (!outside(m, ao->in[1 - ipos].id) || !outside(m, g->ops[sub]->in[1].id)) return -1;
-    }
-    if (!outside(m, so->in[3 - pos].id)) return -1;
-    if (!take(m, row) || !take(m, col) || !take(m, ge) || !take(m, sel)) return -1;
-    if (add >= 0 && (!take(m, add) || !take(m, sub))) return -1;
-    return sel;
-}
-
-/* ScaleAndMasks (§2.5): Scale? → CausalMask? → ExplicitMask? → PadSelect?
+/* ScaleAndMasks: Scale? → CausalMask? → ExplicitMask? → PadSelect?
  * on the value produced by `cur`.  Returns the op that produces the
  * resulting value, or -1 on a malformed block. */
 static int scale_and_masks(bwd_matcher *m, int cur) {
@@ -163,11 +86,11 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
     int nx = only_consumer(g, cur);
     if (nx >= 0 && free_op(m, nx) &&
         (g->ops[nx]->kind == dnnl_graph_op_multiply || g->ops[nx]->kind == dnnl_graph_op_divide)) {
-        if (scale_op(m, nx, out_id(m, cur)) < 0) return -1;
+        if (scale_op(m, nx, out_id(m, cur), PT_SDPA_SCALE) < 0) return -1;
         cur = nx;
     }
     if (nconsumers(g, out_id(m, cur)) == 3) {
-        cur = causal_block(m, cur);
+        cur = pt_sdpa_match_causal(m->pm, cur, m->ext, &m->next, BWD_MAX_EXT);
         if (cur < 0) return -1;
     }
     nx = only_consumer(g, cur);
@@ -175,7 +98,7 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
         const pt_op *o = g->ops[nx];
         int pos = input_pos(o, out_id(m, cur));
         if (pos < 0 || o->nout != 1 || !float3(o->in[1 - pos].data_type) || !float3(o->out[0].data_type)) return -1;
-        if (!take(m, nx) || !outside(m, o->in[1 - pos].id)) return -1;
+        if (!take(m, nx, PT_SDPA_MASK) || !outside(m, o->in[1 - pos].id)) return -1;
         cur = nx;
         nx = only_consumer(g, cur);
     }
@@ -185,7 +108,8 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
         if (o->nin != 3 || o->nout != 1 || o->in[0].id == v || o->in[0].data_type != dnnl_boolean) return -1;
         int pos = o->in[1].id == v ? 1 : o->in[2].id == v ? 2 : -1;
         if (pos < 0 || o->in[3 - pos].id == v || !float3(o->in[3 - pos].data_type)) return -1;
-        if (!take(m, nx) || !outside(m, o->in[0].id) || !outside(m, o->in[3 - pos].id)) return -1;
+        if (!take(m, nx, PT_SDPA_SELECT) || !outside(m, o->in[0].id) || !outside(m, o->in[3 - pos].id))
+            return -1;
         cur = nx;
     }
     return cur;
@@ -193,23 +117,23 @@ static int scale_and_masks(bwd_matcher *m, int cur) {
 
 /* Dropout whose running input is `val` (seed, offset, probability from
  * outside; no mask output). */
-static bool dropout_op(bwd_matcher *m, int op, size_t val) {
+static bool dropout_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_dropout)) return false;
     const pt_op *o = m->g->ops[op];
     if (o->nin != 4 || o->nout != 1 || o->in[0].id != val) return false;
     for (int k = 1; k < 4; ++k)
         if (o->in[k].id == val || !outside(m, o->in[k].id)) return false;
-    return take(m, op);
+    return take(m, op, role);
 }
 
-static bool cast_op(bwd_matcher *m, int op, size_t val) {
+static bool cast_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_type_cast)) return false;
     const pt_op *o = m->g->ops[op];
-    return o->nin == 1 && o->nout == 1 && o->in[0].id == val && take(m, op);
+    return o->nin == 1 && o->nout == 1 && o->in[0].id == val && take(m, op, role);
 }
 
 /* ReduceSum over batch axes only (the N_rep axis of GQA), reading `val`. */
-static bool batch_reduce_op(bwd_matcher *m, int op, size_t val) {
+static bool batch_reduce_op(bwd_matcher *m, int op, size_t val, int role) {
     if (!free_kind(m, op, dnnl_graph_op_reduce_sum)) return false;
     const pt_op *o = m->g->ops[op];
     if (o->nin != 1 || o->nout != 1 || o->in[0].id != val) return false;
@@ -222,7 +146,7 @@ static bool batch_reduce_op(bwd_matcher *m, int op, size_t val) {
         if (r >= 0 && a < 0) a += r;
         if (r >= 0 ? (a < 0 || a >= r - 2) : (a >= 0 || a > -3)) return false;
     }
-    return take(m, op);
+    return take(m, op, role);
 }
 
 /* Dc = ReduceSum(Multiply(O, dO), axes = [-1], keep_dims) feeding `user`;
@@ -236,25 +160,27 @@ static bool correction_term(bwd_matcher *m, int rs, int user, size_t d_o, dnnl_d
     const int64_t *axes = pt_op_s64s(ro, dnnl_graph_op_attr_axes, &na);
     int r = ro->in[0].ndims;
     if (!axes || na != 1 || !(axes[0] == -1 || (r > 0 && axes[0] == r - 1))) return false;
-    int mul = producer(g, ro->in[0].id);
+    int mul = pt_match_producer(g, ro->in[0].id);
     if (!free_kind(m, mul, dnnl_graph_op_multiply) || only_consumer(g, mul) != rs) return false;
     const pt_op *mo = g->ops[mul];
     int pos = input_pos(mo, d_o); /* dO at input 1 (commutative) */
     if (pos < 0 || mo->in[1 - pos].data_type != odt || !float3(mo->out[0].data_type)) return false;
     m->od_mul = mul;
-    return take(m, rs) && take(m, mul) && outside(m, mo->in[1 - pos].id);
+    return take(m, rs, PT_SDPA_BWD_DC_REDUCE) && take(m, mul, PT_SDPA_BWD_OD_MUL) &&
+           outside(m, mo->in[1 - pos].id);
 }
 
 /* The match without the GQA reductions; `gqa` additionally requires them. */
-static int match_backward(const pt_graph *g, const int *group, int first, int *ops_out, int cap, bool gqa) {
+static int match_backward(pt_match *pm, int first, bool gqa) {
+    const pt_graph *g = pm->g;
     const pt_op *mm1 = g->ops[first];
     if (mm1->kind != dnnl_graph_op_matmul || mm1->nin != 2 || mm1->nout != 1) return 0;
     const dnnl_data_type_t qdt = mm1->in[0].data_type;
     const size_t q = mm1->in[0].id, k = mm1->in[1].id;
     if (!float3(qdt) || mm1->in[1].data_type != qdt || q == k || !float3(mm1->out[0].data_type)) return 0;
     const bool narrow = qdt != dnnl_f32;
-    bwd_matcher m = {.g = g, .group = group, .ops = ops_out, .cap = cap, .od_mul = -1};
-    if (!free_op(&m, first) || !take(&m, first) || !outside(&m, q) || !outside(&m, k)) return 0;
+    bwd_matcher m = {.pm = pm, .g = g, .od_mul = -1};
+    if (!free_op(&m, first) || !take(&m, first, PT_SDPA_QK) || !outside(&m, q) || !outside(&m, k)) return 0;
 
     /* Recomputed softmax: ScaleAndMasks → Subtract(·, Stats) → Exp. */
     int cur = scale_and_masks(&m, first);
@@ -264,13 +190,13 @@ static int match_backward(const pt_graph *g, const int *group, int first, int *o
     const pt_op *so = g->ops[sub];
     if (so->in[0].id != out_id(&m, cur) || so->in[1].id == so->in[0].id || !float3(so->in[1].data_type))
         return 0;
-    if (!take(&m, sub) || !outside(&m, so->in[1].id)) return 0;
+    if (!take(&m, sub, PT_SDPA_BWD_SUB_STATS) || !outside(&m, so->in[1].id)) return 0;
     int ex = only_consumer(g, sub);
-    if (!free_kind(&m, ex, dnnl_graph_op_exp) || g->ops[ex]->nin != 1 || !take(&m, ex)) return 0;
+    if (!free_kind(&m, ex, dnnl_graph_op_exp) || g->ops[ex]->nin != 1 || !take(&m, ex, PT_SDPA_BWD_EXP)) return 0;
 
     /* P is read by the dS0 Multiply and by the dV path. */
     const size_t p = out_id(&m, ex);
-    const pt_tensor_info *pt = info_of(g, p);
+    const pt_tensor_info *pt = pt_match_tensor(g, p);
     if (!pt || pt->nconsumers != 2 || pt->consumers[0] == pt->consumers[1]) return 0;
     int ds0 = -1, dvp = -1;
     for (int c = 0; c < 2; ++c) {
@@ -284,12 +210,12 @@ static int match_backward(const pt_graph *g, const int *group, int first, int *o
     size_t v = p;
     bool cast_p = false;
     if (g->ops[dvp]->kind == dnnl_graph_op_dropout) {
-        if (!dropout_op(&m, dvp, v)) return 0;
+        if (!dropout_op(&m, dvp, v, PT_SDPA_BWD_P_DROPOUT)) return 0;
         v = out_id(&m, dvp);
         dvp = only_consumer(g, dvp);
     }
     if (dvp >= 0 && g->ops[dvp]->kind == dnnl_graph_op_type_cast) {
-        if (!cast_op(&m, dvp, v)) return 0;
+        if (!cast_op(&m, dvp, v, PT_SDPA_BWD_P_CAST)) return 0;
         v = out_id(&m, dvp);
         dvp = only_consumer(g, dvp);
         cast_p = true;
@@ -299,35 +225,35 @@ static int match_backward(const pt_graph *g, const int *group, int first, int *o
     if (mdv->nin != 2 || mdv->nout != 1 || mdv->in[0].id != v || mdv->in[1].id == v) return 0;
     const size_t d_o = mdv->in[1].id;
     if (mdv->in[1].data_type != qdt || d_o == q || d_o == k) return 0;
-    if (!take(&m, dvp) || !outside(&m, d_o)) return 0;
-    if (gqa && !batch_reduce_op(&m, only_consumer(g, dvp), out_id(&m, dvp))) return 0;
+    if (!take(&m, dvp, PT_SDPA_BWD_DV) || !outside(&m, d_o)) return 0;
+    if (gqa && !batch_reduce_op(&m, only_consumer(g, dvp), out_id(&m, dvp), PT_SDPA_BWD_DV_REDUCE)) return 0;
 
     /* dS0 = Multiply(P, Subtract(dP [→ Dropout], Dc)). */
     if (!free_op(&m, ds0) || g->ops[ds0]->nout != 1) return 0;
     int ppos = input_pos(g->ops[ds0], p);
     if (ppos < 0) return 0;
-    int sd = producer(g, g->ops[ds0]->in[1 - ppos].id);
+    int sd = pt_match_producer(g, g->ops[ds0]->in[1 - ppos].id);
     if (!free_kind(&m, sd, dnnl_graph_op_subtract) || g->ops[sd]->nin != 2 || only_consumer(g, sd) != ds0) return 0;
-    if (!take(&m, ds0) || !take(&m, sd)) return 0;
+    if (!take(&m, ds0, PT_SDPA_BWD_DS0) || !take(&m, sd, PT_SDPA_BWD_SUB_DC)) return 0;
     const pt_op *sdo = g->ops[sd];
     if (sdo->in[0].id == sdo->in[1].id) return 0;
-    int dp = producer(g, sdo->in[0].id);
+    int dp = pt_match_producer(g, sdo->in[0].id);
     if (dp >= 0 && g->ops[dp]->kind == dnnl_graph_op_dropout) {
         int drop = dp;
         if (only_consumer(g, drop) != sd) return 0;
-        dp = producer(g, g->ops[drop]->in[0].id);
-        if (dp < 0 || !dropout_op(&m, drop, out_id(&m, dp))) return 0;
+        dp = pt_match_producer(g, g->ops[drop]->in[0].id);
+        if (dp < 0 || !dropout_op(&m, drop, out_id(&m, dp), PT_SDPA_BWD_DP_DROPOUT)) return 0;
     }
     if (!free_kind(&m, dp, dnnl_graph_op_matmul)) return 0;
     const pt_op *mdp = g->ops[dp];
     if (mdp->nin != 2 || mdp->nout != 1 || mdp->in[0].id != d_o || mdp->in[1].data_type != qdt) return 0;
     if (mdp->in[1].id == d_o || !float3(mdp->out[0].data_type) || nconsumers(g, out_id(&m, dp)) != 1) return 0;
-    if (!take(&m, dp) || !outside(&m, mdp->in[1].id)) return 0;
-    if (!correction_term(&m, producer(g, sdo->in[1].id), sd, d_o, qdt)) return 0;
+    if (!take(&m, dp, PT_SDPA_BWD_DP) || !outside(&m, mdp->in[1].id)) return 0;
+    if (!correction_term(&m, pt_match_producer(g, sdo->in[1].id), sd, d_o, qdt)) return 0;
 
     /* dS0 → scale (required), with at most one End reading dS0 (the dM output). */
     const size_t s0 = out_id(&m, ds0);
-    const pt_tensor_info *s0i = info_of(g, s0);
+    const pt_tensor_info *s0i = pt_match_tensor(g, s0);
     if (!s0i || s0i->nconsumers < 1 || s0i->nconsumers > 2) return 0;
     int sc = -1, end = -1;
     for (int c = 0; c < s0i->nconsumers; ++c) {
@@ -336,19 +262,19 @@ static int match_backward(const pt_graph *g, const int *group, int first, int *o
         else if (sc < 0) sc = op;
         else return 0;
     }
-    if (sc < 0 || scale_op(&m, sc, s0) < 0) return 0;
-    if (end >= 0 && (!free_op(&m, end) || !take(&m, end))) return 0;
+    if (sc < 0 || scale_op(&m, sc, s0, PT_SDPA_BWD_DS_SCALE) < 0) return 0;
+    if (end >= 0 && (!free_op(&m, end) || !take(&m, end, PT_SDPA_BWD_END))) return 0;
 
     /* dS → TypeCast? → MatMul(·, K) = dQ and MatMul(·, Q) = dK [→ ReduceSum]. */
     size_t ds = out_id(&m, sc);
     int nx = only_consumer(g, sc);
     bool cast_ds = false;
     if (nx >= 0 && g->ops[nx]->kind == dnnl_graph_op_type_cast) {
-        if (!cast_op(&m, nx, ds)) return 0;
+        if (!cast_op(&m, nx, ds, PT_SDPA_BWD_DS_CAST)) return 0;
         ds = out_id(&m, nx);
         cast_ds = true;
     }
-    const pt_tensor_info *dsi = info_of(g, ds);
+    const pt_tensor_info *dsi = pt_match_tensor(g, ds);
     if (!dsi || dsi->nconsumers != 2) return 0;
     int mdq = -1, mdk = -1;
     for (int c = 0; c < 2; ++c) {
@@ -359,31 +285,27 @@ static int match_backward(const pt_graph *g, const int *group, int first, int *o
         else if (o->in[1].id == q && mdk < 0) mdk = op;
         else return 0;
     }
-    if (mdq < 0 || mdk < 0 || !take(&m, mdq) || !take(&m, mdk)) return 0;
-    if (gqa && !batch_reduce_op(&m, only_consumer(g, mdk), out_id(&m, mdk))) return 0;
+    if (mdq < 0 || mdk < 0 || !take(&m, mdq, PT_SDPA_BWD_DQ) || !take(&m, mdk, PT_SDPA_BWD_DK)) return 0;
+    if (gqa && !batch_reduce_op(&m, only_consumer(g, mdk), out_id(&m, mdk), PT_SDPA_BWD_DK_REDUCE)) return 0;
 
-    /* f32: no TypeCast; xf16: both (§3.9); one data type for Q/K/V/O/dO. */
+    /* f32: no TypeCast; xf16: both; one data type for Q/K/V/O/dO. */
     if (narrow ? !(cast_p && cast_ds) : (cast_p || cast_ds)) return 0;
     for (int e = 0; e < m.next; ++e) {
-        int pr = producer(g, m.ext[e]);
-        if (pr >= 0 && matched(&m, pr)) return 0;
+        int pr = pt_match_producer(g, m.ext[e]);
+        if (pr >= 0 && pt_match_has(pm, pr)) return 0;
     }
     /* Every op is runnable.  The O ⊙ dO Multiply of xf16 variants reads two
      * xf16 tensors and writes f32, a combination the op alone does not
-     * support but this pattern does (§3.9 dtypes); its reference kernel
+     * support but this pattern does (its data types); its reference kernel
      * computes in f32 like any other, so the op-by-op fallback stays exact. */
-    for (int i = 0; i < m.n; ++i) {
-        const pt_op *o = g->ops[m.ops[i]];
-        if (o->kind == dnnl_graph_op_end || (m.ops[i] == m.od_mul && float3(o->out[0].data_type))) continue;
+    for (int i = 0; i < pm->n; ++i) {
+        const pt_op *o = g->ops[pm->ops[i]];
+        if (o->kind == dnnl_graph_op_end || (pm->ops[i] == m.od_mul && float3(o->out[0].data_type))) continue;
         if (!pt_schema_supported(o)) return 0;
     }
-    return m.n;
+    return pm->n;
 }
 
-int pt_match_sdpa_bwd(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
-    return match_backward(g, group, first, ops_out, cap, false);
-}
+int pt_match_sdpa_bwd(pt_match *m, int first) { return match_backward(m, first, false); }
 
-int pt_match_gqa_bwd(const pt_graph *g, const int *group, int first, int *ops_out, int cap) {
-    return match_backward(g, group, first, ops_out, cap, true);
-}
+int pt_match_gqa_bwd(pt_match *m, int first) { return match_backward(m, first, true); }

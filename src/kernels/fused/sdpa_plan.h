@@ -1,5 +1,6 @@
-/* The fused SDPA forward kernel's plan: what prepare (sdpa_prepare.c) reads
- * out of a matched partition and the kernel (sdpa_run.c) executes.  Every
+/* The fused SDPA forward kernel's plan: what the lowering
+ * (compile/lower_sdpa.c) decodes from a matched partition at compile time and
+ * the kernel (sdpa_run.c) executes.  Every
  * tensor the kernel touches is a strided view addressed in the iteration
  * space [batch dims of O..., row, column]; every op between the ports and the
  * arithmetic core (dequantization, casts, the quantization round trip of P,
@@ -99,13 +100,11 @@ typedef struct {
     size_t thr_bytes; /* scratch per thread */
 } sd_plan;
 
-/* sdpa_prepare.c: fills `p` from the partition; dnnl_unimplemented for forms
- * the kernel does not compute. */
-pt_status pt_sdpa_fwd_parse(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
-                            size_t nout, sd_plan *p);
-
 /* sdpa_run.c: chooses block sizes and the per-thread scratch layout. */
 void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr);
+
+/* sdpa_run.c: pt_fused.release (frees the plan and its attribute lists). */
+void pt_sdpa_fwd_release(pt_fused *f);
 
 /* sdpa_run.c: pt_fused.run of the SDPA forward kernel. */
 pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,

@@ -1,4 +1,4 @@
-/* Fused SDPA forward, run time (fusion-patterns.md §3, numerics §18).  Work
+/* Fused SDPA forward, run time (docs/fusion.md, docs/numerics.md).  Work
  * is split over (batch..., query block); keys and values are streamed in
  * blocks (dequantized as each block is loaded), the score chain (scale,
  * masks, soft-cap) is applied per element, and the S_q × S_kv score matrix
@@ -26,12 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "ir/dtype.h"
 #include "ir/status.h"
+#include "kernels/fused/sdpa_common.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/fused/sdpa_tiles.h"
 #include "kernels/ref/philox.h"
@@ -39,43 +36,6 @@
 #define SD_BQ 32           /* query rows per block */
 #define SD_BK 64           /* keys per block */
 #define SD_CACHE_COLS 512  /* exact order: scores kept per row when S_kv fits */
-
-/* ---- element access -------------------------------------------------------- */
-
-static inline float sd_ld(const void *base, dnnl_data_type_t dt, int64_t off) {
-    switch ((int)dt) {
-        case dnnl_f32: return ((const float *)base)[off];
-        case dnnl_bf16: return pt_bf16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_f16: return pt_f16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_s8: return (float)((const int8_t *)base)[off];
-        case dnnl_u8: return (float)((const uint8_t *)base)[off];
-        default: return pt_load_f32(base, dt, off);
-    }
-}
-
-static inline void sd_st(void *base, dnnl_data_type_t dt, int64_t off, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: ((float *)base)[off] = v; break;
-        case dnnl_bf16: ((uint16_t *)base)[off] = pt_f32_to_bf16(v); break;
-        case dnnl_f16: ((uint16_t *)base)[off] = pt_f32_to_f16(v); break;
-        default: pt_store_f32(base, dt, off, v); break;
-    }
-}
-
-/* Rounds to a declared type (identity for f32): the value an op writing
- * that type stores. */
-static inline float sd_round(dnnl_data_type_t dt, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: return v;
-        case dnnl_bf16: return pt_bf16_to_f32(pt_f32_to_bf16(v));
-        case dnnl_f16: return pt_f16_to_f32(pt_f32_to_f16(v));
-        default: {
-            uint64_t tmp = 0;
-            pt_store_f32(&tmp, dt, 0, v);
-            return pt_load_f32(&tmp, dt, 0);
-        }
-    }
-}
 
 /* ---- run-time arguments ------------------------------------------------------ */
 
@@ -142,15 +102,6 @@ static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand
     }
 }
 
-static inline float causal_side(bool col, int64_t i, int64_t j, bool offset, float add, float sub) {
-    int64_t idx = col ? j : i;
-    if (!offset) return (float)idx;
-    /* Add / Subtract on s32 as the op-by-op path evaluates them: f32, stored s32. */
-    int32_t t = pt_f32_to_s32((float)idx + add);
-    t = pt_f32_to_s32((float)t - sub);
-    return (float)t;
-}
-
 /* Rounds x[0..n) to a declared type. */
 static void round_row(dnnl_data_type_t dt, float *x, int n) {
     if (dt == dnnl_f32) return;
@@ -205,8 +156,8 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
                 const bool off = st->add >= 0;
                 for (int c = 0; c < n; ++c) {
                     const int64_t j = j0 + c;
-                    float l = causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
-                    float r = causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
+                    float l = sd_causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
+                    float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
                     if ((l >= r) != st->keep_true) x[c] = sd_ld(A->base[st->a], va->dt, oa + c * va->cs);
                 }
                 break;
@@ -262,31 +213,16 @@ typedef struct {
     size_t total;
 } sd_layout;
 
-static size_t sd_take(size_t *at, size_t bytes) {
-    size_t off = *at;
-    *at += (bytes + 63) / 64 * 64;
-    return off;
-}
-
 static sd_layout sd_scratch_layout(const sd_plan *p) {
     sd_layout L;
-    size_t at = 0, bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
-    L.qf = sd_take(&at, bq * D * sizeof(float));
-    L.kt = sd_take(&at, D * bk * sizeof(float));
-    L.vf = sd_take(&at, bk * DV * sizeof(float));
-    L.qd = sd_take(&at, bq * D * sizeof(double));
-    L.kd = sd_take(&at, D * bk * sizeof(double));
-    L.vd = sd_take(&at, bk * DV * sizeof(double));
-    L.sb = sd_take(&at, bq * bk * sizeof(float));
-    L.pd = sd_take(&at, bq * bk * sizeof(double));
-    L.pf = sd_take(&at, bq * bk * sizeof(float));
-    L.dacc = sd_take(&at, bq * DV * sizeof(double));
-    L.acc = sd_take(&at, bq * DV * sizeof(float));
-    L.m = sd_take(&at, bq * sizeof(float));
-    L.l = sd_take(&at, bq * sizeof(float));
-    L.cache = sd_take(&at, bq * (size_t)p->cache_cols * sizeof(float));
-    L.orow = sd_take(&at, DV * sizeof(float));
-    L.total = at;
+    const size_t bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
+    const size_t f = sizeof(float), d = sizeof(double);
+    size_t *const fields[] = {&L.qf, &L.kt, &L.vf,   &L.qd, &L.kd, &L.vd,    &L.sb,   &L.pd,
+                              &L.pf, &L.dacc, &L.acc, &L.m,  &L.l,  &L.cache, &L.orow};
+    const size_t bytes[] = {bq * D * f,  D * bk * f,  bk * DV * f, bq * D * d, D * bk * d,
+                            bk * DV * d, bq * bk * f, bq * bk * d, bq * bk * f, bq * DV * d,
+                            bq * DV * f, bq * f,      bq * f,      bq * (size_t)p->cache_cols * f, DV * f};
+    L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
 
@@ -296,6 +232,14 @@ void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr) {
     p->cache_cols = p->skv > p->bk && p->skv <= SD_CACHE_COLS ? (int)p->skv : 0;
     p->nthr = nthr;
     p->thr_bytes = sd_scratch_layout(p).total;
+}
+
+void pt_sdpa_fwd_release(pt_fused *f) {
+    sd_plan *p = f->state;
+    if (p)
+        for (int k = 0; k < p->nkonst; ++k) free(p->konst[k]);
+    free(p);
+    f->state = NULL;
 }
 
 /* ---- the two orders ------------------------------------------------------------ */
@@ -481,7 +425,7 @@ static void block_online(const sd_block_ctx *B) {
         pt_sdpa_pv_f32(pf, bk, mq, nk, vf, DV, acc);
     }
     /* A row without any finite score is fully masked: zeros and stats 0
-     * with inf_as_zero or without keys, NaN otherwise (§18 item 5). */
+     * with inf_as_zero or without keys, NaN otherwise (docs/numerics.md). */
     const float masked = (p->inf_as_zero || SKV == 0) ? 0.f : NAN;
     float *orow = SCR(B, float, orow);
     for (int r = 0; r < mq; ++r) {
@@ -495,11 +439,8 @@ static void block_online(const sd_block_ctx *B) {
 
 static void sd_block(const sd_args *A, int64_t b, int64_t i0, char *buf, const sd_layout *L) {
     const sd_plan *p = A->p;
-    int64_t bidx[SD_MAX_BATCH] = {0}, rem = b;
-    for (int i = p->nb - 1; i >= 0; --i) {
-        bidx[i] = rem % p->bdims[i];
-        rem /= p->bdims[i];
-    }
+    int64_t bidx[SD_MAX_BATCH];
+    sd_batch_index(b, p->nb, p->bdims, bidx);
     int64_t boff[SD_MAX_VIEWS];
     for (int v = 0; v < p->nviews; ++v) {
         const sd_view *w = &p->views[v];
@@ -512,6 +453,18 @@ static void sd_block(const sd_args *A, int64_t b, int64_t i0, char *buf, const s
     load_operand(A, boff, &p->q, i0, B.mq, p->dqk, (float *)(buf + L->qf), (size_t)p->dqk, false);
     if (A->exact) block_exact(&B);
     else block_online(&B);
+}
+
+/* Work item w of a run: query block w % nqb of batch w / nqb. */
+typedef struct {
+    const sd_args *A;
+    sd_layout L;
+    int64_t nqb;
+} sd_work;
+
+static void sd_work_item(const void *arg, int64_t w, char *buf) {
+    const sd_work *W = arg;
+    sd_block(W->A, w / W->nqb, (w % W->nqb) * W->A->p->bq, buf, &W->L);
 }
 
 /* A one-element integer input (dropout seed / offset). */
@@ -534,10 +487,7 @@ static int64_t scalar_i64(const void *base, dnnl_data_type_t dt) {
 pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx) {
     const sd_plan *p = f->state;
-    sd_args A;
-    memset(&A, 0, sizeof A);
-    A.p = p;
-    A.exact = !ctx || ctx->fpmath == dnnl_fpmath_mode_strict || !p->online_ok;
+    sd_args A = {.p = p, .exact = !ctx || ctx->fpmath == dnnl_fpmath_mode_strict || !p->online_ok};
     for (int v = 0; v < p->nviews; ++v) {
         const sd_view *vw = &p->views[v];
         if (vw->port < 0) {
@@ -565,21 +515,7 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     const int64_t nwork = p->nbatch * nqb;
     if (nwork == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa: no scratchpad");
-    const sd_layout L = sd_scratch_layout(p);
-    int nthr = p->nthr;
-    if (ctx && ctx->nthreads > 0 && ctx->nthreads < nthr) nthr = ctx->nthreads;
-    if ((int64_t)nthr > nwork) nthr = (int)nwork;
-    if (nthr < 1) nthr = 1;
-#pragma omp parallel num_threads(nthr)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        char *buf = (char *)scratch + (size_t)tid * L.total;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t w = 0; w < nwork; ++w) sd_block(&A, w / nqb, (w % nqb) * p->bq, buf, &L);
-    }
+    const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb};
+    sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sd_work_item, &W);
     return dnnl_success;
 }

@@ -48,6 +48,20 @@ DEFINE_PV_SCALAR(pv_rest_f32, float)
 typedef double sd_v2d __attribute__((vector_size(16)));
 typedef float sd_v4f __attribute__((vector_size(16)));
 
+/* One reduction step of a 4 × 2 tile: loads the vectors x (at px) and y (at
+ * py, both of type V) and adds s_i times them to row i's accumulators
+ * (a_i, b_i). */
+#define TILE_STEP(V, px, py, s0, s1, s2, s3)  \
+    do {                                      \
+        V x, y;                               \
+        memcpy(&x, (px), sizeof x);           \
+        memcpy(&y, (py), sizeof y);           \
+        a0 += (s0) * x, b0 += (s0) * y;       \
+        a1 += (s1) * x, b1 += (s1) * y;       \
+        a2 += (s2) * x, b2 += (s2) * y;       \
+        a3 += (s3) * x, b3 += (s3) * y;       \
+    } while (0)
+
 /* Q·Kᵀ: rows [0, m4) × columns [0, n2w) in tiles (the callers below finish
  * the remainders). */
 #define DEFINE_QK_TILES(name, T, V)                                                                \
@@ -58,15 +72,8 @@ typedef float sd_v4f __attribute__((vector_size(16)));
             const T *q0 = q + (int64_t)r * K, *q1 = q0 + K, *q2 = q1 + K, *q3 = q2 + K;            \
             for (int c = 0; c < n2w; c += 2 * W) {                                                 \
                 V a0 = {0}, b0 = {0}, a1 = {0}, b1 = {0}, a2 = {0}, b2 = {0}, a3 = {0}, b3 = {0};  \
-                for (int64_t d = 0; d < K; ++d) {                                                  \
-                    V k, l;                                                                        \
-                    memcpy(&k, kt + d * ldk + c, sizeof k);                                        \
-                    memcpy(&l, kt + d * ldk + c + W, sizeof l);                                    \
-                    a0 += q0[d] * k, b0 += q0[d] * l;                                              \
-                    a1 += q1[d] * k, b1 += q1[d] * l;                                              \
-                    a2 += q2[d] * k, b2 += q2[d] * l;                                              \
-                    a3 += q3[d] * k, b3 += q3[d] * l;                                              \
-                }                                                                                  \
+                for (int64_t d = 0; d < K; ++d)                                                    \
+                    TILE_STEP(V, kt + d * ldk + c, kt + d * ldk + c + W, q0[d], q1[d], q2[d], q3[d]); \
                 const V *acc[TR][2] = {{&a0, &b0}, {&a1, &b1}, {&a2, &b2}, {&a3, &b3}};            \
                 for (int i = 0; i < TR; ++i)                                                       \
                     for (int h = 0; h < 2; ++h)                                                    \
@@ -90,15 +97,8 @@ typedef float sd_v4f __attribute__((vector_size(16)));
                 memcpy(&a1, o1, sizeof a1), memcpy(&b1, o1 + W, sizeof b1);                        \
                 memcpy(&a2, o2, sizeof a2), memcpy(&b2, o2 + W, sizeof b2);                        \
                 memcpy(&a3, o3, sizeof a3), memcpy(&b3, o3 + W, sizeof b3);                        \
-                for (int c = 0; c < n; ++c) {                                                      \
-                    V x, y;                                                                        \
-                    memcpy(&x, v + c * N + d, sizeof x);                                           \
-                    memcpy(&y, v + c * N + d + W, sizeof y);                                       \
-                    a0 += p0[c] * x, b0 += p0[c] * y;                                              \
-                    a1 += p1[c] * x, b1 += p1[c] * y;                                              \
-                    a2 += p2[c] * x, b2 += p2[c] * y;                                              \
-                    a3 += p3[c] * x, b3 += p3[c] * y;                                              \
-                }                                                                                  \
+                for (int c = 0; c < n; ++c)                                                        \
+                    TILE_STEP(V, v + c * N + d, v + c * N + d + W, p0[c], p1[c], p2[c], p3[c]);    \
                 memcpy(o0, &a0, sizeof a0), memcpy(o0 + W, &b0, sizeof b0);                        \
                 memcpy(o1, &a1, sizeof a1), memcpy(o1 + W, &b1, sizeof b1);                        \
                 memcpy(o2, &a2, sizeof a2), memcpy(o2 + W, &b2, sizeof b2);                        \

@@ -1,5 +1,7 @@
-/* Fused SDPA forward, compile time (fusion-patterns.md §3): re-reads the
- * matched ops into an sd_plan (sdpa_plan.h).
+/* Lowering of an SDPA forward partition into the fused kernel's plan
+ * (kernels/fused/sdpa_plan.h), once at compile time.  The Q·Kᵀ MatMul, the
+ * SoftMax and the P·V MatMul are found by their roles (pattern_sdpa.h); the
+ * ops around them are read along the data flow:
  *
  *  - Q / K / V may reach the MatMuls through StaticReshape / StaticTranspose
  *    views of the ports, then an optional Dequantize / DynamicDequantize
@@ -13,7 +15,6 @@
  *
  * Anything else (layouts a view cannot express, per-channel quantization of
  * the output, ...) is dnnl_unimplemented, so the partition runs op by op. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,76 +22,22 @@
 #include <omp.h>
 #endif
 
+#include "compile/lower_sdpa.h"
 #include "ir/dtype.h"
 #include "ir/status.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/ref/ref_quant_groups.h"
-#include "ops/op_schema.h"
 #include "partition/pattern_sdpa.h"
 
-/* A strided tensor as seen by an op, located in a port. */
-typedef struct {
-    int ndims;
-    int64_t dims[DNNL_MAX_NDIMS];
-    int64_t strides[DNNL_MAX_NDIMS];
-    bool is_out;
-    int port;
-    dnnl_data_type_t dt;
-} sd_tensor;
+typedef pt_sdpa_tensor sd_tensor;
 
 typedef struct {
-    const pt_op *const *ops;
-    size_t nops;
-    const pt_lt *in;
-    size_t nin;
-    const pt_lt *out;
-    size_t nout;
-    bool *used;
+    pt_sdpa_part x;
     sd_plan *p;
 } sd_ctx;
 
-static int find_producer(const sd_ctx *c, size_t id) {
-    for (size_t i = 0; i < c->nops; ++i)
-        for (size_t k = 0; k < c->ops[i]->nout; ++k)
-            if (c->ops[i]->out[k].id == id) return (int)i;
-    return -1;
-}
-
-/* Consumers of `id` inside the partition, one entry per (op, input) pair. */
-static int find_consumers(const sd_ctx *c, size_t id, int *list, int cap) {
-    int n = 0;
-    for (size_t i = 0; i < c->nops; ++i)
-        for (size_t k = 0; k < c->ops[i]->nin; ++k)
-            if (c->ops[i]->in[k].id == id) {
-                if (n < cap) list[n] = (int)i;
-                ++n;
-            }
-    return n;
-}
-
-static int find_port(const pt_lt *ports, size_t n, size_t id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ports[i].id == id) return (int)i;
-    return -1;
-}
-
 static bool is_float3(dnnl_data_type_t dt) {
     return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16;
-}
-
-static bool from_port(const pt_lt *lt, bool is_out, int port, sd_tensor *t) {
-    if (lt->ndims < 0 || lt->ndims > DNNL_MAX_NDIMS || lt->layout_type != dnnl_graph_layout_type_strided)
-        return false;
-    t->ndims = lt->ndims;
-    for (int d = 0; d < lt->ndims; ++d) {
-        if (lt->dims[d] < 0) return false;
-        t->dims[d] = lt->dims[d];
-        t->strides[d] = lt->dims[d] == 1 ? 0 : lt->layout.strides[d];
-    }
-    t->is_out = is_out;
-    t->port = port;
-    t->dt = lt->data_type;
-    return true;
 }
 
 /* Strides that let `ndims`/`dims` view the row-major element order of `t`
@@ -158,41 +105,52 @@ static bool transpose_order(const pt_op *op, int r, int *perm) {
     return true;
 }
 
+/* The tensor of `ndims` / `dims` on one side of a StaticReshape /
+ * StaticTranspose `op` as a view of `base`, the tensor on its other side:
+ * `base` is the op's input (outward false) or its output (outward true).
+ * 1: *t is the view; 0: no strided view; -1: `op` is neither kind. */
+static int view_through(const pt_op *op, const sd_tensor *base, int ndims, const int64_t *dims, bool outward,
+                        sd_tensor *t) {
+    *t = *base;
+    t->ndims = ndims;
+    memcpy(t->dims, dims, sizeof(int64_t) * (size_t)ndims);
+    if (op->kind == dnnl_graph_op_static_reshape) return view_reshape(base, ndims, dims, t->strides);
+    if (op->kind != dnnl_graph_op_static_transpose) return -1;
+    int perm[DNNL_MAX_NDIMS];
+    if (ndims != base->ndims || !transpose_order(op, ndims, perm)) return 0;
+    for (int k = 0; k < ndims; ++k) {
+        if (outward) {
+            if (dims[perm[k]] != base->dims[k]) return 0;
+            t->strides[perm[k]] = base->strides[k];
+        } else {
+            if (base->dims[perm[k]] != dims[k]) return 0;
+            t->strides[k] = base->strides[perm[k]];
+        }
+    }
+    return 1;
+}
+
 /* An intermediate read by exactly one op of the partition and not leaving it. */
 static bool single_internal_use(const sd_ctx *c, size_t id) {
     int cons[2];
-    return find_port(c->out, c->nout, id) < 0 && find_consumers(c, id, cons, 2) == 1;
+    return pt_sdpa_port(c->x.out, c->x.nout, id) < 0 && pt_sdpa_consumers(&c->x, id, cons, 2) == 1;
 }
 
 /* The tensor `id` as an input of the partition's ops: a port, or a
  * StaticReshape / StaticTranspose view of one. */
 static bool resolve_input(sd_ctx *c, size_t id, sd_tensor *t) {
-    int pi = find_port(c->in, c->nin, id);
-    if (pi >= 0) return from_port(&c->in[pi], false, pi, t);
-    int p = find_producer(c, id);
+    int pi = pt_sdpa_port(c->x.in, c->x.nin, id);
+    if (pi >= 0) return pt_sdpa_port_tensor(&c->x.in[pi], false, pi, t);
+    int p = pt_sdpa_producer(&c->x, id);
     if (p < 0) return false;
-    const pt_op *op = c->ops[p];
+    const pt_op *op = c->x.ops[p];
     if (op->nin != 1 || op->nout != 1 || !single_internal_use(c, id)) return false;
     sd_tensor src;
     if (!resolve_input(c, op->in[0].id, &src)) return false;
     const pt_lt *o = &op->out[0];
     if (o->ndims < 0 || o->ndims > DNNL_MAX_NDIMS) return false;
-    *t = src;
-    t->ndims = o->ndims;
-    memcpy(t->dims, o->dims, sizeof(int64_t) * (size_t)o->ndims);
-    if (op->kind == dnnl_graph_op_static_reshape) {
-        if (!view_reshape(&src, o->ndims, o->dims, t->strides)) return false;
-    } else if (op->kind == dnnl_graph_op_static_transpose) {
-        int perm[DNNL_MAX_NDIMS];
-        if (o->ndims != src.ndims || !transpose_order(op, src.ndims, perm)) return false;
-        for (int k = 0; k < src.ndims; ++k) {
-            if (src.dims[perm[k]] != o->dims[k]) return false;
-            t->strides[k] = src.strides[perm[k]];
-        }
-    } else {
-        return false;
-    }
-    c->used[p] = true;
+    if (view_through(op, &src, o->ndims, o->dims, false, t) != 1) return false;
+    c->x.used[p] = true;
     return true;
 }
 
@@ -254,26 +212,15 @@ static int matrix_view(sd_plan *p, const sd_tensor *t, int row_dim, int col_dim)
 static int score_view(sd_plan *p, const sd_tensor *t) {
     int v = tensor_view(p, t);
     if (v < 0) return -1;
-    int R = p->nb + 2;
-    for (int j = 0; j < t->ndims; ++j) {
-        int i = j + R - t->ndims;
-        if (t->dims[j] == 1) continue;
-        int64_t want = i < 0 ? -1 : i < p->nb ? p->bdims[i] : i == p->nb ? p->sq : p->skv;
-        if (t->dims[j] != want) return -1;
-        if (i < p->nb) p->views[v].bs[i] = t->strides[j];
-        else if (i == p->nb) p->views[v].rs = t->strides[j];
-        else p->views[v].cs = t->strides[j];
-    }
-    return v;
+    sd_view *w = &p->views[v];
+    return pt_sdpa_bcast_strides(t, p->nb, p->bdims, p->sq, p->skv, w->bs, &w->rs, &w->cs) ? v : -1;
 }
 
 /* A one-element input (s_kv / s_q of the bottom-right causal mask, dropout
  * seed / offset / probability). */
 static int scalar_view(sd_ctx *c, size_t id) {
     sd_tensor t;
-    if (!resolve_input(c, id, &t)) return -1;
-    for (int d = 0; d < t.ndims; ++d)
-        if (t.dims[d] != 1) return -1;
+    if (!resolve_input(c, id, &t) || !pt_sdpa_one_element(&t)) return -1;
     return tensor_view(c->p, &t);
 }
 
@@ -311,14 +258,14 @@ static bool resolve_operand(sd_ctx *c, size_t id, sd_source *s) {
     dnnl_data_type_t rev[SD_MAX_DTS];
     int n = 0;
     for (;;) {
-        int p = find_port(c->in, c->nin, id) >= 0 ? -1 : find_producer(c, id);
-        const pt_op *op = p >= 0 ? c->ops[p] : NULL;
+        int p = pt_sdpa_port(c->x.in, c->x.nin, id) >= 0 ? -1 : pt_sdpa_producer(&c->x, id);
+        const pt_op *op = p >= 0 ? c->x.ops[p] : NULL;
         bool cast = op && op->kind == dnnl_graph_op_type_cast;
         bool deq = op && (op->kind == dnnl_graph_op_dequantize || op->kind == dnnl_graph_op_dynamic_dequantize);
         if (!cast && !deq) break;
         if (op->nout != 1 || op->nin < 1 || n >= SD_MAX_DTS || !single_internal_use(c, id)) return false;
         rev[n++] = op->out[0].data_type;
-        c->used[p] = true;
+        c->x.used[p] = true;
         id = op->in[0].id;
         if (deq) {
             s->deq = op;
@@ -467,40 +414,30 @@ static bool resolve_output(sd_ctx *c, const pt_lt *lt, sd_tensor *t) {
     sd_plan *p = c->p;
     if (lt->ndims < 0 || lt->ndims > DNNL_MAX_NDIMS) return false;
     int cons[2];
-    int nc = find_consumers(c, lt->id, cons, 2);
-    int po = find_port(c->out, c->nout, lt->id);
+    int nc = pt_sdpa_consumers(&c->x, lt->id, cons, 2);
+    int po = pt_sdpa_port(c->x.out, c->x.nout, lt->id);
     if (po >= 0) {
-        if (nc != 0 || !from_port(&c->out[po], true, po, t) || t->ndims != lt->ndims) return false;
+        if (nc != 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, t) || t->ndims != lt->ndims) return false;
         return memcmp(t->dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims) == 0;
     }
     if (nc != 1) return false;
-    const pt_op *op = c->ops[cons[0]];
+    const pt_op *op = c->x.ops[cons[0]];
     if (op->nin != 1 || op->nout != 1) return false;
     sd_xform x = round_to(op->out[0].data_type);
     if (op->kind == dnnl_graph_op_quantize && !quant_xform(op, &x)) return false;
     if (!push_xform(p->ox, &p->nox, x)) return false;
     sd_tensor dst;
     if (!resolve_output(c, &op->out[0], &dst)) return false;
-    *t = dst;
-    t->ndims = lt->ndims;
-    memcpy(t->dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims);
-    if (op->kind == dnnl_graph_op_static_reshape) {
-        if (!view_reshape(&dst, lt->ndims, lt->dims, t->strides)) return false;
-    } else if (op->kind == dnnl_graph_op_static_transpose) {
-        int perm[DNNL_MAX_NDIMS];
-        if (dst.ndims != lt->ndims || !transpose_order(op, lt->ndims, perm)) return false;
-        for (int k = 0; k < lt->ndims; ++k) {
-            if (lt->dims[perm[k]] != dst.dims[k]) return false;
-            t->strides[perm[k]] = dst.strides[k];
-        }
-    } else if (op->kind == dnnl_graph_op_reorder || op->kind == dnnl_graph_op_type_cast ||
-               op->kind == dnnl_graph_op_quantize) {
+    int view = view_through(op, &dst, lt->ndims, lt->dims, true, t);
+    if (view == 0) return false;
+    if (view < 0) { /* an element-wise op: same dims on both sides */
+        if (op->kind != dnnl_graph_op_reorder && op->kind != dnnl_graph_op_type_cast &&
+            op->kind != dnnl_graph_op_quantize)
+            return false;
         if (dst.ndims != lt->ndims || memcmp(dst.dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims) != 0)
             return false;
-    } else {
-        return false;
     }
-    c->used[cons[0]] = true;
+    c->x.used[cons[0]] = true;
     return true;
 }
 
@@ -521,44 +458,46 @@ static bool gen_index_side(const pt_op *gi, bool *col) {
 static bool parse_causal(sd_ctx *c, size_t s, const int *cons, sd_step *st, size_t *next) {
     int gi[3], ngi = 0, sel = -1;
     for (int k = 0; k < 3; ++k) {
-        const pt_op *op = c->ops[cons[k]];
+        const pt_op *op = c->x.ops[cons[k]];
         if (op->kind == dnnl_graph_op_gen_index && op->nin == 1) gi[ngi++] = cons[k];
         else if (op->kind == dnnl_graph_op_select && sel < 0) sel = cons[k];
         else return false;
     }
     if (ngi != 2 || sel < 0 || gi[0] == gi[1]) return false;
-    const pt_op *so = c->ops[sel];
+    const pt_op *so = c->x.ops[sel];
     if (so->nin != 3 || so->nout != 1) return false;
     int pos = so->in[1].id == s ? 1 : so->in[2].id == s ? 2 : -1;
     if (pos < 0 || so->in[0].id == s) return false;
-    int ge = find_producer(c, so->in[0].id);
-    if (ge < 0 || c->ops[ge]->kind != dnnl_graph_op_greater_equal || c->ops[ge]->nin != 2) return false;
-    const pt_op *geo = c->ops[ge];
-    int gb = find_producer(c, geo->in[1].id);
+    int ge = pt_sdpa_producer(&c->x, so->in[0].id);
+    if (ge < 0 || c->x.ops[ge]->kind != dnnl_graph_op_greater_equal || c->x.ops[ge]->nin != 2) return false;
+    const pt_op *geo = c->x.ops[ge];
+    int gb = pt_sdpa_producer(&c->x, geo->in[1].id);
     if (gb != gi[0] && gb != gi[1]) return false;
     int ga = gb == gi[0] ? gi[1] : gi[0];
-    int pa = find_producer(c, geo->in[0].id);
+    int pa = pt_sdpa_producer(&c->x, geo->in[0].id);
     st->add = st->sub = -1;
     if (pa != ga) {
-        const pt_op *sub = pa >= 0 ? c->ops[pa] : NULL;
+        const pt_op *sub = pa >= 0 ? c->x.ops[pa] : NULL;
         if (!sub || sub->kind != dnnl_graph_op_subtract || sub->nin != 2) return false;
-        int ad = find_producer(c, sub->in[0].id);
-        const pt_op *add = ad >= 0 ? c->ops[ad] : NULL;
+        int ad = pt_sdpa_producer(&c->x, sub->in[0].id);
+        const pt_op *add = ad >= 0 ? c->x.ops[ad] : NULL;
         if (!add || add->kind != dnnl_graph_op_add || add->nin != 2) return false;
-        int ipos = find_producer(c, add->in[0].id) == ga ? 0 : find_producer(c, add->in[1].id) == ga ? 1 : -1;
+        int ipos = pt_sdpa_producer(&c->x, add->in[0].id) == ga   ? 0
+                   : pt_sdpa_producer(&c->x, add->in[1].id) == ga ? 1
+                                                                  : -1;
         if (ipos < 0) return false;
         st->add = scalar_view(c, add->in[1 - ipos].id);
         st->sub = scalar_view(c, sub->in[1].id);
         if (st->add < 0 || st->sub < 0) return false;
-        c->used[pa] = c->used[ad] = true;
+        c->x.used[pa] = c->x.used[ad] = true;
     }
-    if (!gen_index_side(c->ops[ga], &st->lhs_col) || !gen_index_side(c->ops[gb], &st->rhs_col)) return false;
+    if (!gen_index_side(c->x.ops[ga], &st->lhs_col) || !gen_index_side(c->x.ops[gb], &st->rhs_col)) return false;
     st->kind = SD_CAUSAL;
     st->dt = so->out[0].data_type;
     st->keep_true = pos == 1;
     st->a = ext_score_operand(c, so->in[3 - pos].id);
     if (st->a < 0) return false;
-    c->used[ga] = c->used[gb] = c->used[ge] = c->used[sel] = true;
+    c->x.used[ga] = c->x.used[gb] = c->x.used[ge] = c->x.used[sel] = true;
     *next = so->out[0].id;
     return true;
 }
@@ -567,9 +506,9 @@ static bool parse_causal(sd_ctx *c, size_t s, const int *cons, sd_step *st, size
 static bool parse_chain(sd_ctx *c, size_t val, int sm) {
     sd_plan *p = c->p;
     for (;;) {
-        if (find_port(c->out, c->nout, val) >= 0) return false; /* intermediate also leaves */
+        if (pt_sdpa_port(c->x.out, c->x.nout, val) >= 0) return false; /* intermediate also leaves */
         int cons[4];
-        int nc = find_consumers(c, val, cons, 4);
+        int nc = pt_sdpa_consumers(&c->x, val, cons, 4);
         if (nc == 1 && cons[0] == sm) return true;
         if (p->nsteps >= SD_MAX_STEPS) return false;
         sd_step *st = &p->steps[p->nsteps++];
@@ -580,7 +519,7 @@ static bool parse_chain(sd_ctx *c, size_t val, int sm) {
             continue;
         }
         if (nc != 1) return false;
-        const pt_op *op = c->ops[cons[0]];
+        const pt_op *op = c->x.ops[cons[0]];
         if (op->nout != 1) return false;
         st->dt = op->out[0].data_type;
         switch ((int)op->kind) {
@@ -614,7 +553,7 @@ static bool parse_chain(sd_ctx *c, size_t val, int sm) {
                 break;
             default: return false;
         }
-        c->used[cons[0]] = true;
+        c->x.used[cons[0]] = true;
         val = op->out[0].id;
     }
 }
@@ -637,7 +576,8 @@ static bool parse_dropout(sd_ctx *c, const pt_op *op, size_t *mask_id) {
     *mask_id = 0;
     if (op->nout == 2) {
         int cons[1];
-        if (find_port(c->out, c->nout, op->out[1].id) < 0 || find_consumers(c, op->out[1].id, cons, 1) != 0)
+        if (pt_sdpa_port(c->x.out, c->x.nout, op->out[1].id) < 0 ||
+            pt_sdpa_consumers(&c->x, op->out[1].id, cons, 1) != 0)
             return false;
         *mask_id = op->out[1].id;
     }
@@ -646,7 +586,7 @@ static bool parse_dropout(sd_ctx *c, const pt_op *op, size_t *mask_id) {
 
 /* SoftMax → (TypeCast | Quantize | Dequantize | Dropout)* → second MatMul,
  * or the JAX form ... → StaticTranspose (last two dims) → Reorder →[1]
- * MatMul(Vᵀ, Pᵀ), whose output is Oᵀ (§3.5).  Returns the second MatMul. */
+ * MatMul(Vᵀ, Pᵀ), whose output is Oᵀ.  Returns the second MatMul. */
 static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptrans, size_t *mask_id) {
     sd_plan *p = c->p;
     size_t val = smo->out[0].id;
@@ -654,10 +594,10 @@ static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptra
     *mask_id = 0;
     if (!push_xform(p->px, &p->npx, round_to(smo->out[0].data_type))) return -1;
     for (;;) {
-        if (find_port(c->out, c->nout, val) >= 0) return -1;
+        if (pt_sdpa_port(c->x.out, c->x.nout, val) >= 0) return -1;
         int cons[2];
-        if (find_consumers(c, val, cons, 2) != 1) return -1;
-        const pt_op *op = c->ops[cons[0]];
+        if (pt_sdpa_consumers(&c->x, val, cons, 2) != 1) return -1;
+        const pt_op *op = c->x.ops[cons[0]];
         if (op->kind == dnnl_graph_op_matmul) {
             *val_out = val;
             return cons[0];
@@ -682,7 +622,7 @@ static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptra
         } else {
             return -1;
         }
-        c->used[cons[0]] = true;
+        c->x.used[cons[0]] = true;
         val = op->out[0].id;
     }
 }
@@ -691,7 +631,7 @@ static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptra
  * quantized from f32, unrounded: the int8 patterns' SoftMax (bf16) →
  * TypeCast(f32) → Quantize and MatMul (bf16) → ... → TypeCast(f32) →
  * Quantize are computed so, as the reference computes them (a cast followed
- * by Quantize is not cropped, fusion-patterns.md §18 item 2). */
+ * by Quantize is not cropped, docs/numerics.md). */
 static void drop_rounding_before_quantize(sd_xform *xs, int *n) {
     int w = 0;
     for (int r = 0; r < *n; ++r) {
@@ -712,37 +652,27 @@ static void drop_rounding_before_quantize(sd_xform *xs, int *n) {
 
 static pt_status parse(sd_ctx *c) {
     sd_plan *p = c->p;
-    int sm = -1, nmm = 0, mms[2] = {-1, -1};
-    for (size_t i = 0; i < c->nops; ++i) {
-        int k = c->ops[i]->kind;
-        if (k == dnnl_graph_op_softmax) {
-            if (sm >= 0) return dnnl_unimplemented;
-            sm = (int)i;
-        } else if (k == dnnl_graph_op_matmul) {
-            if (nmm == 2) return dnnl_unimplemented;
-            mms[nmm++] = (int)i;
-        }
-    }
-    if (sm < 0 || nmm != 2) return dnnl_unimplemented;
-    const pt_op *smo = c->ops[sm];
+    const int sm = pt_sdpa_role_op(&c->x, PT_SDPA_SOFTMAX), mm1 = pt_sdpa_role_op(&c->x, PT_SDPA_QK);
+    if (sm < 0 || mm1 < 0) return dnnl_unimplemented;
+    const pt_op *smo = c->x.ops[sm];
     if (smo->nin != 1 || smo->nout < 1) return dnnl_unimplemented;
     const char *mode = pt_op_str(smo, dnnl_graph_op_attr_mode, "none");
     p->inf_as_zero = mode && strcmp(mode, "inf_as_zero") == 0;
-    c->used[sm] = true;
+    c->x.used[sm] = true;
     p->vseed = p->voffset = p->vprob = p->vmask = -1;
 
     size_t val = 0, mask_id = 0;
     bool ptrans = false;
     int mm2 = parse_p_path(c, smo, &val, &ptrans, &mask_id);
-    if (mm2 < 0) return dnnl_unimplemented;
-    const pt_op *m2 = c->ops[mm2];
-    const pt_op *m1 = c->ops[mms[0] == mm2 ? mms[1] : mms[0]];
+    if (mm2 < 0 || c->x.roles[mm2] != PT_SDPA_PV) return dnnl_unimplemented;
+    const pt_op *m2 = c->x.ops[mm2];
+    const pt_op *m1 = c->x.ops[mm1];
     if (m2->nin != 2 || m1->nin != 2 || m2->in[ptrans ? 1 : 0].id != val || m2->in[ptrans ? 0 : 1].id == val)
         return dnnl_unimplemented;
     bool ta2 = pt_op_bool(m2, dnnl_graph_op_attr_transpose_a, false);
     bool tb2 = pt_op_bool(m2, dnnl_graph_op_attr_transpose_b, false);
     if (ptrans ? tb2 : ta2) return dnnl_unimplemented;
-    c->used[mms[0]] = c->used[mms[1]] = true;
+    c->x.used[mm1] = c->x.used[mm2] = true;
 
     /* Iteration space from O = [batch..., S_q, D_v] (Oᵀ in the JAX form). */
     const pt_lt *o = &m2->out[0], *x = &smo->in[0], *s = &m1->out[0], *pl = &m2->in[ptrans ? 1 : 0];
@@ -764,9 +694,10 @@ static pt_status parse(sd_ctx *c) {
         for (int i = 0; i < p->nb; ++i)
             if (x->dims[i] != p->bdims[i]) return dnnl_unimplemented;
         if (mask_id) {
-            int po = find_port(c->out, c->nout, mask_id);
+            int po = pt_sdpa_port(c->x.out, c->x.nout, mask_id);
             sd_tensor tm;
-            if (po < 0 || !from_port(&c->out[po], true, po, &tm) || tm.ndims != x->ndims) return dnnl_unimplemented;
+            if (po < 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, &tm) || tm.ndims != x->ndims)
+                return dnnl_unimplemented;
             p->vmask = score_view(p, &tm);
             if (p->vmask < 0) return dnnl_unimplemented;
         }
@@ -808,9 +739,10 @@ static pt_status parse(sd_ctx *c) {
     if (smo->nout >= 2) {
         const pt_lt *sl = &smo->out[1];
         int cons[1];
-        int po = find_port(c->out, c->nout, sl->id);
+        int po = pt_sdpa_port(c->x.out, c->x.nout, sl->id);
         sd_tensor ts;
-        if (po < 0 || find_consumers(c, sl->id, cons, 1) != 0 || !from_port(&c->out[po], true, po, &ts))
+        if (po < 0 || pt_sdpa_consumers(&c->x, sl->id, cons, 1) != 0 ||
+            !pt_sdpa_port_tensor(&c->x.out[po], true, po, &ts))
             return dnnl_unimplemented;
         if (ts.ndims != p->nb + 2 || ts.dims[p->nb] != p->sq || ts.dims[p->nb + 1] != 1 || ts.dt != dnnl_f32)
             return dnnl_unimplemented;
@@ -821,8 +753,8 @@ static pt_status parse(sd_ctx *c) {
     }
 
     if (!parse_chain(c, s->id, sm)) return dnnl_unimplemented;
-    for (size_t i = 0; i < c->nops; ++i)
-        if (!c->used[i]) return dnnl_unimplemented;
+    for (size_t i = 0; i < c->x.nops; ++i)
+        if (!c->x.used[i]) return dnnl_unimplemented;
     drop_rounding_before_quantize(p->px, &p->npx);
     drop_rounding_before_quantize(p->ox, &p->nox);
 
@@ -837,32 +769,19 @@ static pt_status parse(sd_ctx *c) {
     return dnnl_success;
 }
 
-pt_status pt_sdpa_fwd_parse(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
-                            size_t nout, sd_plan *p) {
-    bool *used = calloc(nops ? nops : 1, sizeof(bool));
-    if (!used) return dnnl_out_of_memory;
-    sd_ctx c = {.ops = ops, .nops = nops, .in = in, .nin = nin, .out = out, .nout = nout, .used = used, .p = p};
-    pt_status st = parse(&c);
-    free(used);
-    return st;
-}
-
-static void sd_release(pt_fused *f) {
-    sd_plan *p = f->state;
-    if (p)
-        for (int k = 0; k < p->nkonst; ++k) free(p->konst[k]);
-    free(p);
-    f->state = NULL;
-}
-
-pt_status pt_prepare_sdpa_fwd(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
-                              const pt_lt *out, size_t nout, pt_fused *fused) {
+pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
+                            const pt_lt *out, size_t nout, pt_fused *fused) {
     sd_plan *p = calloc(1, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    pt_status st = pt_sdpa_fwd_parse(ops, nops, in, nin, out, nout, p);
+    bool *used = calloc(nops ? nops : 1, sizeof(bool));
+    pt_status st = dnnl_out_of_memory;
+    if (p && used) {
+        sd_ctx c = {.x = {ops, roles, nops, in, nin, out, nout, used}, .p = p};
+        st = parse(&c);
+    }
+    free(used);
     if (st != dnnl_success) {
         pt_fused tmp = {.state = p};
-        sd_release(&tmp);
+        pt_sdpa_fwd_release(&tmp);
         return pt_err(st == dnnl_out_of_memory ? st : dnnl_unimplemented,
                       "sdpa: partition form not handled by the fused kernel; running op by op");
     }
@@ -876,8 +795,70 @@ pt_status pt_prepare_sdpa_fwd(const pt_op *const *ops, size_t nops, const pt_lt 
                (long long)p->nbatch, (long long)p->sq, (long long)p->skv, (long long)p->dqk, (long long)p->dv,
                p->online_ok ? "exact or online order" : "exact order", p->thr_bytes);
     fused->run = pt_sdpa_fwd_run;
-    fused->release = sd_release;
+    fused->release = pt_sdpa_fwd_release;
     fused->state = p;
     fused->scratch_bytes = p->thr_bytes * (size_t)p->nthr;
     return dnnl_success;
+}
+
+/* ---- partition-reading helpers (lower_sdpa.h) ---------------------------------- */
+
+bool pt_sdpa_bcast_strides(const pt_sdpa_tensor *t, int nb, const int64_t *bdims, int64_t rows, int64_t cols,
+                           int64_t *bs, int64_t *rs, int64_t *cs) {
+    const int R = nb + 2;
+    for (int j = 0; j < t->ndims; ++j) {
+        int i = j + R - t->ndims;
+        if (t->dims[j] == 1) continue;
+        int64_t want = i < 0 ? -1 : i < nb ? bdims[i] : i == nb ? rows : cols;
+        if (t->dims[j] != want) return false;
+        if (i < nb) bs[i] = t->strides[j];
+        else if (i == nb) *rs = t->strides[j];
+        else *cs = t->strides[j];
+    }
+    return true;
+}
+
+int pt_sdpa_role_op(const pt_sdpa_part *x, int role) {
+    for (size_t i = 0; i < x->nops; ++i)
+        if (x->roles[i] == role) return (int)i;
+    return -1;
+}
+
+int pt_sdpa_producer(const pt_sdpa_part *x, size_t id) {
+    for (size_t i = 0; i < x->nops; ++i)
+        for (size_t k = 0; k < x->ops[i]->nout; ++k)
+            if (x->ops[i]->out[k].id == id) return (int)i;
+    return -1;
+}
+
+int pt_sdpa_consumers(const pt_sdpa_part *x, size_t id, int *list, int cap) {
+    int n = 0;
+    for (size_t i = 0; i < x->nops; ++i)
+        for (size_t k = 0; k < x->ops[i]->nin; ++k)
+            if (x->ops[i]->in[k].id == id) {
+                if (n < cap) list[n] = (int)i;
+                ++n;
+            }
+    return n;
+}
+
+int pt_sdpa_port(const pt_lt *ports, size_t n, size_t id) {
+    for (size_t i = 0; i < n; ++i)
+        if (ports[i].id == id) return (int)i;
+    return -1;
+}
+
+bool pt_sdpa_port_tensor(const pt_lt *lt, bool is_out, int port, pt_sdpa_tensor *t) {
+    if (lt->ndims < 0 || lt->ndims > DNNL_MAX_NDIMS || lt->layout_type != dnnl_graph_layout_type_strided)
+        return false;
+    t->ndims = lt->ndims;
+    for (int d = 0; d < lt->ndims; ++d) {
+        if (lt->dims[d] < 0) return false;
+        t->dims[d] = lt->dims[d];
+        t->strides[d] = lt->dims[d] == 1 ? 0 : lt->layout.strides[d];
+    }
+    t->is_out = is_out;
+    t->port = port;
+    t->dt = lt->data_type;
+    return true;
 }

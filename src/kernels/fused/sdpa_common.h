@@ -1,0 +1,123 @@
+/* Pieces the fused SDPA forward (sdpa_run.c) and backward (sdpa_bwd.c)
+ * kernels share: element access with fast paths for the float types, the
+ * rounding to a declared type, the implicit causal mask's index arithmetic
+ * and the carving of per-thread scratch. */
+#ifndef PARTITA_KERNELS_FUSED_SDPA_COMMON_H
+#define PARTITA_KERNELS_FUSED_SDPA_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ir/dtype.h"
+#include "ir/dtype_round.h"
+#include "kernels/kernel.h"
+
+static inline float sd_ld(const void *base, dnnl_data_type_t dt, int64_t off) {
+    switch ((int)dt) {
+        case dnnl_f32: return ((const float *)base)[off];
+        case dnnl_bf16: return pt_bf16_to_f32(((const uint16_t *)base)[off]);
+        case dnnl_f16: return pt_f16_to_f32(((const uint16_t *)base)[off]);
+        case dnnl_s8: return (float)((const int8_t *)base)[off];
+        case dnnl_u8: return (float)((const uint8_t *)base)[off];
+        default: return pt_load_f32(base, dt, off);
+    }
+}
+
+static inline void sd_st(void *base, dnnl_data_type_t dt, int64_t off, float v) {
+    switch ((int)dt) {
+        case dnnl_f32: ((float *)base)[off] = v; break;
+        case dnnl_bf16: ((uint16_t *)base)[off] = pt_f32_to_bf16(v); break;
+        case dnnl_f16: ((uint16_t *)base)[off] = pt_f32_to_f16(v); break;
+        default: pt_store_f32(base, dt, off, v); break;
+    }
+}
+
+/* Rounds to a declared type: the value an op writing that type stores
+ * (identity for f32; integer and f8 types go through their store). */
+static inline float sd_round(dnnl_data_type_t dt, float v) {
+    switch ((int)dt) {
+        case dnnl_f32: return v;
+        case dnnl_bf16:
+        case dnnl_f16: return pt_round_to_dt(dt, v);
+        default: {
+            uint64_t tmp = 0;
+            pt_store_f32(&tmp, dt, 0, v);
+            return pt_load_f32(&tmp, dt, 0);
+        }
+    }
+}
+
+/* One side of the causal mask's GreaterEqual at element (i, j): the column
+ * or row index, for the bottom-right form shifted by + s_kv - s_q. */
+static inline float sd_causal_side(bool col, int64_t i, int64_t j, bool offset, float add, float sub) {
+    int64_t idx = col ? j : i;
+    if (!offset) return (float)idx;
+    /* Add / Subtract on s32 as the op-by-op path evaluates them: f32, stored s32. */
+    int32_t t = pt_f32_to_s32((float)idx + add);
+    t = pt_f32_to_s32((float)t - sub);
+    return (float)t;
+}
+
+/* Batch coordinates bidx[0..nb) of row-major batch index b over dims bdims
+ * (bidx[0] = 0 when nb is 0). */
+static inline void sd_batch_index(int64_t b, int nb, const int64_t *bdims, int64_t *bidx) {
+    bidx[0] = 0;
+    for (int i = nb - 1; i >= 0; --i) {
+        bidx[i] = b % bdims[i];
+        b /= bdims[i];
+    }
+}
+
+/* Lays out n buffers one after the other in a scratch region, each 64-byte
+ * aligned: *fields[k] receives the offset of buffer k (bytes[k] long).
+ * Returns the region's size. */
+static inline size_t sd_carve(size_t *const *fields, const size_t *bytes, int n) {
+    size_t at = 0;
+    for (int k = 0; k < n; ++k) {
+        *fields[k] = at;
+        at += (bytes[k] + 63) / 64 * 64;
+    }
+    return at;
+}
+
+/* Threads for a run: the count planned at compile time, at most the
+ * context's budget and `work` items, at least one. */
+static inline int sd_threads(int planned, const pt_exec_ctx *ctx, int64_t work) {
+    int n = planned;
+    if (ctx && ctx->nthreads > 0 && ctx->nthreads < n) n = ctx->nthreads;
+    if ((int64_t)n > work) n = (int)work;
+    return n < 1 ? 1 : n;
+}
+
+/* Runs fn(arg, w, buf) for w in [0, nwork) on nthr threads, dynamically
+ * scheduled one item at a time; buf is the calling thread's slice (bytes
+ * [tid * thr_bytes, (tid + 1) * thr_bytes)) of `scratch`. */
+static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t thr_bytes,
+                               void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
+#pragma omp parallel num_threads(nthr)
+    {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        char *buf = (char *)scratch + (size_t)tid * thr_bytes;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t w = 0; w < nwork; ++w) fn(arg, w, buf);
+    }
+}
+
+/* Reserves `bytes` (64-byte aligned) at offset *at of a scratch layout and
+ * returns its offset. */
+static inline size_t sd_take(size_t *at, size_t bytes) {
+    size_t off = *at;
+    *at += (bytes + 63) / 64 * 64;
+    return off;
+}
+
+#endif
