@@ -1,5 +1,5 @@
-/* Public-API tests of graphs, partitions and compiled partitions (abi.md
- * §5.5-§5.7 and the partition additions of §7), plus the programming-model
+/* Public-API tests of graphs, partitions and compiled partitions, with the
+ * partition additions (docs/api.md), plus the programming-model
  * rules of seed 001: partitions cover every op once, come in topological
  * order and never form a dependence cycle. */
 #include <stdbool.h>
@@ -191,7 +191,7 @@ static void ref_mm_add_relu(const float *x, const float *w, const float *b, doub
         }
 }
 
-/* ---- §5.7 graph -------------------------------------------------------- */
+/* ---- graph ------------------------------------------------------------ */
 
 static void test_graph_create_fpmath(void) {
     dnnl_graph_graph_t g = NULL;
@@ -555,7 +555,7 @@ static void test_seed_no_cycle(void) {
     OK(dnnl_graph_graph_destroy(g));
 }
 
-/* ---- §5.5 partition ---------------------------------------------------- */
+/* ---- partition -------------------------------------------------------- */
 
 static void test_partition_queries(void) {
     dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
@@ -863,7 +863,7 @@ static void test_infer_shape(void) {
     OK(dnnl_graph_graph_destroy(g));
 }
 
-/* ---- §5.6 compiled partition ------------------------------------------ */
+/* ---- compiled partition ---------------------------------------------- */
 
 static void test_compile_errors(void) {
     dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
@@ -1142,7 +1142,7 @@ static void test_execute(void) {
     FAILS(dnnl_graph_compiled_partition_execute_v2(cp, strm, 3, NULL, 1, tout, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_compiled_partition_execute_v2(cp, strm, 3, tin, 1, NULL, NULL), dnnl_invalid_arguments);
 
-    /* execute_with_options (§7). */
+    /* execute_with_options (an addition, docs/api.md). */
     dnnl_graph_execute_options_t opt = {.key = 7};
     memset(yd, 0, sizeof yd);
     OK(dnnl_graph_compiled_partition_execute_with_options(cp, strm, 3, tin, 1, tout, &opt));

@@ -1,8 +1,7 @@
 /* Public-API tests of the object functions: engines, streams, settings and
- * version (abi.md §6), allocators (§5.1), logical tensors (§5.2), tensors
- * (§5.3 and the tensor-id additions of §7), ops (§5.4) and the process-wide
- * caches and dump mode (§5.8-§5.10).  Every success path and every error
- * status abi.md lists is exercised. */
+ * version, allocators, logical tensors, tensors (with the tensor-id
+ * additions), ops and the process-wide caches and dump mode (docs/api.md).
+ * Every success path and every error status the API documents is exercised. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,7 +43,7 @@ static void reset_counts(void) {
     last_alloc_ptr = last_freed_ptr = NULL;
 }
 
-/* ---- §6 common API ---------------------------------------------------- */
+/* ---- common API -------------------------------------------------------- */
 
 static void test_engine(void) {
     CHECK_EQ_INT(dnnl_engine_get_count(dnnl_cpu), 1);
@@ -164,7 +163,7 @@ static void test_verbose_and_version(void) {
     }
 }
 
-/* ---- §5.1 allocator --------------------------------------------------- */
+/* ---- allocator ------------------------------------------------------- */
 
 static void test_allocator(void) {
     dnnl_graph_allocator_t a = NULL;
@@ -255,7 +254,7 @@ static void test_allocator(void) {
     CHECK_EQ_INT(n_alloc, 0);
 }
 
-/* ---- §5.2 logical tensor ---------------------------------------------- */
+/* ---- logical tensor -------------------------------------------------- */
 
 static bool all_zero_bytes(const void *p, size_t n) {
     const unsigned char *b = p;
@@ -658,7 +657,7 @@ static void test_lt_is_equal(void) {
     FAILS(dnnl_graph_logical_tensor_is_equal(&a, &a, NULL), dnnl_invalid_arguments);
 }
 
-/* ---- §5.3 tensor + §7 tensor id --------------------------------------- */
+/* ---- tensor + tensor id ------------------------------------------------ */
 
 static void test_tensor(void) {
     dnnl_engine_t eng = NULL;
@@ -739,7 +738,7 @@ static void test_tensor(void) {
     FAILS(dnnl_graph_tensor_create(&bad, &hs, eng, buf), dnnl_invalid_arguments);
     CHECK(bad == NULL);
 
-    /* §7: explicit tensor ids. */
+    /* An addition: explicit tensor ids. */
     OK(dnnl_graph_tensor_create_with_id(&t, &lt, eng, buf, 777));
     OK(dnnl_graph_tensor_get_id(t, &id));
     CHECK_EQ_INT(id, 777);
@@ -865,7 +864,7 @@ static void test_scalar_copied(void) {
     OK(dnnl_engine_destroy(eng));
 }
 
-/* ---- §5.4 op ---------------------------------------------------------- */
+/* ---- op -------------------------------------------------------------- */
 
 static void test_op(void) {
     dnnl_graph_op_t op = NULL;
@@ -1013,7 +1012,7 @@ static void test_attr_effect(void) {
     OK(dnnl_engine_destroy(eng));
 }
 
-/* ---- §5.8 - §5.10 caches and dump mode -------------------------------- */
+/* ---- caches and dump mode ------------------------------------------- */
 
 static void test_cp_cache(void) {
     int cap = -5;

@@ -1,4 +1,4 @@
-/* Data-type facts and every scalar conversion at its edges (opset §1.1, §1.2):
+/* Data-type facts and every scalar conversion at its edges (docs/numerics.md):
  * NaN, ±inf, saturation, RNE ties, subnormals, f8 two-step rounding, 4-bit
  * nibble packing, boolean. */
 #include <math.h>

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compile/compiled.h"
+#include "compile/ref_bind.h"
 #include "ir/op.h"
 #include "kernels/fused/chain_post_ops.h"
 #include "ir/dtype.h"
@@ -530,7 +531,7 @@ static void check_graph(const G *g, const char *row, int want_fused, const char 
 static const int64_t ODD[] = {1, 2, 3, 5, 7, 9, 13, 17};
 static const int64_t MID[] = {3, 5, 7, 11, 19, 33, 67};
 
-/* ---- §9 pooling --------------------------------------------------------------- */
+/* ---- pooling ------------------------------------------------------------------ */
 
 static int pool(G *g, dnnl_graph_op_kind_t k, int x, bool nxc, int64_t *kern, int64_t *str, int64_t *pb,
                 int64_t *pe, bool exclude) {
@@ -616,7 +617,7 @@ static void case_x8_pool(int rep) {
     check_graph(&g, add ? "x8_pool_add_post_ops_cpu" : "x8_pool_post_ops", 1, NULL);
 }
 
-/* ---- §10 normalization ----------------------------------------------------------- */
+/* ---- normalization -------------------------------------------------------------- */
 
 static void case_bnorm(int rep) {
     G g;
@@ -743,7 +744,7 @@ static void case_layernorm(int rep) {
     check_graph(&g, "layernorm_post_ops_fusion_cpu", 1, NULL);
 }
 
-/* ---- §13 interpolate and reduction ------------------------------------------------- */
+/* ---- interpolate and reduction ---------------------------------------------------- */
 
 static void case_interpolate(int rep) {
     G g;
@@ -808,7 +809,7 @@ static void case_reduction(int rep) {
     check_graph(&g, "fp_reduction_post_ops", 1, NULL);
 }
 
-/* ---- §11 SoftMax ---------------------------------------------------------------------- */
+/* ---- SoftMax ------------------------------------------------------------------------- */
 
 static void case_softmax(int rep) {
     G g;
@@ -836,7 +837,7 @@ static void case_softmax(int rep) {
     check_graph(&g, "fp_softmax_post_ops", 1, NULL);
 }
 
-/* ---- §12 element-wise chains ----------------------------------------------------------- */
+/* ---- element-wise chains -------------------------------------------------------------- */
 
 static void case_binary_chain(int rep) {
     G g;
@@ -956,7 +957,7 @@ static void case_sum(int rep) {
     check_graph(&g, "fp_binary_post_ops", 1, NULL);
 }
 
-/* ---- §14 reorder, typecast + quantize, concat -------------------------------------------- */
+/* ---- reorder, typecast ---- + quantize, concat -------------------------------------------- */
 
 static void case_typecast_quantize(int rep) {
     G g;
@@ -1206,7 +1207,7 @@ static void case_sum_row(int rep) {
             for (int k = 0; k < 2; ++k) a[k].lt = ops[o]->in[k], a[k].data = buf[ins[o][k]];
             z.lt = ops[o]->out[0];
             z.data = o == 2 ? ref : buf[outs[o]];
-            CHECK_EQ_INT(pt_ref_kernel(dnnl_graph_op_add)(ops[o], a, 2, &z, 1, &ctx), dnnl_success);
+            CHECK_EQ_INT(pt_ref_run(ops[o], a, 2, &z, 1, &ctx), dnnl_success);
         }
         int64_t bad = compare(&g, y, ref, buf[y]);
         if (bad) fprintf(stderr, "  [%s] %lld elements differ\n", g.name, (long long)bad);

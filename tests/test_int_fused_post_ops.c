@@ -20,6 +20,7 @@
 
 #include "ir/dtype.h"
 #include "ir/op.h"
+#include "compile/ref_bind.h"
 #include "kernels/fused/compute_post_ops.h"
 #include "kernels/fused/postops.h"
 #include "kernels/kernel.h"
@@ -252,7 +253,7 @@ static int n_fused_ok = 0;
 
 /* Runs the ops one by one through the reference kernels.  With `bench`,
  * bf16/f16 intermediates (everything produced but the result) are computed
- * in f32, as the benchmark reference does (fusion-patterns.md §18.2). */
+ * in f32, as the benchmark reference does (docs/numerics.md). */
 static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_ctx *ctx, const char *name) {
     size_t res = g->ops[g->nop - 1]->out[0].id;
     pt_lt lt[MAXT];
@@ -266,7 +267,15 @@ static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_
         pt_tview vin[8], vout[2];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){lt[op->in[k].id], buf[op->in[k].id]};
         for (size_t k = 0; k < op->nout; ++k) vout[k] = (pt_tview){lt[op->out[k].id], buf[op->out[k].id]};
-        pt_status st = pt_ref_kernel(op->kind)(op, vin, op->nin, vout, op->nout, ctx);
+        /* Kernels decode their parameters from the op's logical tensors, so
+         * the widened intermediates must be on the op too, not only on the views. */
+        pt_op *wide = bench ? pt_op_clone(op) : NULL;
+        if (wide) {
+            for (size_t k = 0; k < op->nin; ++k) wide->in[k] = vin[k].lt;
+            for (size_t k = 0; k < op->nout; ++k) wide->out[k] = vout[k].lt;
+        }
+        pt_status st = pt_ref_run(wide ? wide : op, vin, op->nin, vout, op->nout, ctx);
+        pt_op_free(wide);
         if (st != dnnl_success) {
             fprintf(stderr, "  %s: reference %s failed\n", name, pt_op_kind_name(op->kind));
             return false;
@@ -680,12 +689,12 @@ static void test_matmul_dynamic(void) {
     g_free(&g);
 }
 
-/* Binary - MatMul - Binary (§5): binary pre-chain on the src. */
+/* Binary - MatMul - Binary: binary pre-chain on the src. */
 static void test_bmb(void) {
     for (int v = 0; v < 3; ++v) {
         graph g;
         g_init(&g);
-        if (v == 2) { /* the shared test graph's form: 4-D with a leading 1, full operands everywhere */
+        if (v == 2) { /* the CI replay graph's form: 4-D with a leading 1, full operands everywhere */
             int64_t d[4] = {1, 3, 17, 17};
             size_t x = op2(&g, dnnl_graph_op_multiply, tens(&g, dnnl_f32, 4, d, NULL), tens(&g, dnnl_f32, 4, d, NULL), dnnl_f32);
             for (int i = 0; i < 4; ++i) x = op2(&g, dnnl_graph_op_multiply, x, tens_fill(&g, dnnl_f32, 4, d, NULL, F_MUL), dnnl_f32);
@@ -1000,7 +1009,7 @@ static void test_postops_standalone(void) {
         pt_tview vin[4], vout[1];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){g.lt[op->in[k].id], buf[op->in[k].id]};
         vout[0] = (pt_tview){g.lt[op->out[0].id], buf[op->out[0].id]};
-        CHECK_EQ_INT(pt_ref_kernel(op->kind)(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
+        CHECK_EQ_INT(pt_ref_run(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
     }
     pt_lt ports[MAXT];
     size_t nin = in_ports(&g, ports);

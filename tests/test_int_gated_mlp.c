@@ -1,4 +1,4 @@
-/* Gated MLP fusion (fusion-patterns.md §4): graphs built through the public
+/* Gated MLP fusion (docs/fusion.md): graphs built through the public
  * API must form one partition of the expected row (gated_mlp, gated_mlp_v1,
  * quantized_gated_mlp, quantized_gated_mlp_v1) that runs through the fused
  * kernel and gives bit-identical results to the debug-policy run (every op
@@ -759,7 +759,7 @@ static void float_cases(void) {
 }
 
 static void quant_cases(void) {
-    /* The §4 form: u4 weights, group_shape [1, G], f16 scales, u8 zps, f16
+    /* The documented form: u4 weights, group_shape [1, G], f16 scales, u8 zps, f16
      * activations, math mode f16 with apply_to_int. */
     mlp_cfg c = base_cfg();
     c.dt = dnnl_f16;

@@ -1,4 +1,4 @@
-/* JSON graph dump -> loader round trip (graph-json.md §2-§7).
+/* JSON graph dump -> loader round trip (docs/graph-json.md).
  * A MatMul -> Add -> ReLU -> End graph is built through the public API,
  * dumped with pt_json_dump_ops, loaded back with the partita loader
  * (tools/case_json.c), and compared op by op; both graphs are then
@@ -270,7 +270,7 @@ static void test_mlp_roundtrip(const char *dir) {
     CHECK_EQ_INT(pt_json_dump_ops(path, (const pt_op *const *)ops, NOPS, dnnl_cpu, dnnl_fpmath_mode_strict, 0, NULL),
                  dnnl_success);
 
-    /* Writer layout (§7): key order, two-space indentation, ": ". */
+    /* Writer layout: key order, two-space indentation, ": ". */
     char *text = read_all(path);
     CHECK(text != NULL);
     if (text) {

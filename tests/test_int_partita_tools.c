@@ -1,6 +1,6 @@
 /* Unit tests of the partita runner's pieces (tools/): batch tokenizing,
  * data-type rounding, buffer sizes, the loader's topological order, case
- * rewriting (graph-json.md §9), Dropout's reference and the comparison
+ * rewriting (docs/graph-json.md), Dropout's reference and the comparison
  * rules.  Expected values are worked out by hand in the comments. */
 #include <math.h>
 #include <stdio.h>
@@ -103,7 +103,7 @@ static void test_dtconv(void) {
     CHECK(pc_load(b, dnnl_s4, 0) == -1.f && pc_load(b, dnnl_s4, 1) == 7.f && pc_load(b, dnnl_s4, 2) == -8.f);
     CHECK(pc_load(b, dnnl_u4, 0) == 15.f);
 
-    /* Buffer sizes (opset §1.1.3). */
+    /* Buffer sizes (docs/numerics.md). */
     CHECK_EQ_INT(pc_buffer_bytes(dnnl_f32, 2, (int64_t[]){2, 3}, (int64_t[]){3, 1}), 24);
     CHECK_EQ_INT(pc_buffer_bytes(dnnl_s4, 1, (int64_t[]){3}, (int64_t[]){1}), 2);
     CHECK_EQ_INT(pc_buffer_bytes(dnnl_f32, 0, NULL, NULL), 4);
@@ -177,7 +177,7 @@ static void test_rewrite(void) {
 
     /* --in-shapes with a tag: [32,384] stored column-major ("ba") gives
      * strides [1,32]; the re-inferred [32,1024] output follows input 0's
-     * dimension order (§9 step 3), so strides [1,32] as well. */
+     * dimension order (a rewriting rule), so strides [1,32] as well. */
     if (!parse(mm, &c)) {
         int rc = rewrite(&c, (pc_knobs){.in_shapes = "0:32x384*ba"}, err, sizeof err);
         if (rc) fprintf(stderr, "rewrite: %s\n", err);
@@ -323,8 +323,8 @@ static void test_rewrite(void) {
         CHECK_EQ_INT(rc, 0);
         CHECK(pc_attr_f32(pc_case_op(&c, 0), dnnl_graph_op_attr_scales, 0) == 0.25f);
         /* 0.00392157 = 0.502 * 2^-7: the smallest power of two not below it
-         * is 2^-7 (graph-json.md §9 step 0 lists 0.00390625 as the result,
-         * which contradicts its own rule; the rule is followed). */
+         * is 2^-7 (the rewriting rules' worked example says 0.00390625,
+         * which contradicts the rule; the rule is followed). */
         CHECK(pc_attr_f32(pc_case_op(&c, 1), dnnl_graph_op_attr_scales, 0) == 0.0078125f);
         CHECK_EQ_INT(pc_case_tensor(&c, 0)->dims[0], 6);
         CHECK_EQ_INT(pc_case_tensor(&c, 2)->dims[0], 5); /* weights untouched */

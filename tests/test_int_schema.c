@@ -1,7 +1,8 @@
 /* Op-schema layer: registry, add_op validation (arity, data types, type
  * variables, attributes, defaults), broadcasting per seed 003, Select's
  * two-step broadcast per seed 000, and shape inference of the non-spatial
- * ops.  Expected shapes are worked out by hand from opset.md. */
+ * ops.  Expected shapes are worked out by hand from the op definitions
+ * (docs/ops.md). */
 #include <stdarg.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* SDPA forward fusion (fusion-patterns.md §3): graphs built through the public
+/* SDPA forward fusion (docs/fusion.md, SDPA): graphs built through the public
  * API must form one partition that runs through the fused kernel, and give
  * the results of the debug-policy run (every op alone, reference kernels).
  * With math mode strict the fused kernel follows the op-by-op arithmetic, so
@@ -681,7 +681,7 @@ static void test_xf16(void) {
     }
 }
 
-/* GQA with explicit reshapes (§3.4): 4-D Q/K/V/mask reshaped to 5-D inside
+/* GQA with explicit reshapes: 4-D Q/K/V/mask reshaped to 5-D inside
  * the partition, output reshaped back; Q strided as [N,S,H,D]. */
 static void test_gqa_reshape(void) {
     static gdesc g;
@@ -726,8 +726,8 @@ static void test_gqa_reshape(void) {
     check_graph("GQA with reshapes", &g, 1, true, true);
 }
 
-/* GPT (§3.3): Select before Divide and Add, output transposed + reordered;
- * Gemma (§3.2): soft-capping Tanh between two Multiplies. */
+/* GPT form: Select before Divide and Add, output transposed + reordered;
+ * Gemma form: soft-capping Tanh between two Multiplies. */
 static void test_gpt_gemma(void) {
     static gdesc g;
     memset(&g, 0, sizeof g);
@@ -782,7 +782,7 @@ static void test_gpt_gemma(void) {
     check_graph("Gemma soft-capping", &g, 1, true, true);
 }
 
-/* JAX layout (§3.5): Pᵀ through StaticTranspose + Reorder enters the second
+/* JAX layout: Pᵀ through StaticTranspose + Reorder enters the second
  * MatMul at input 1: Vᵀ·Pᵀ, transposed back and reshaped. */
 static void test_jax(void) {
     static gdesc g;
@@ -840,7 +840,7 @@ static void test_negative(void) {
     check_graph("softmax on axis 2 of 4", &g, -1, false, false);
 }
 
-/* Dropout between SoftMax and the second MatMul (§3.1, §18 item 8): the
+/* Dropout between SoftMax and the second MatMul (docs/numerics.md, Dropout): the
  * fused kernel draws the same Philox words as the reference Dropout. */
 static void build_dropout(gdesc *g, dnnl_data_type_t dt, int64_t sq, int64_t skv, float offset, bool mask_out,
                           bool host) {

@@ -1,4 +1,4 @@
-/* SDPA / GQA training backward fusion (fusion-patterns.md §3.9): graphs built
+/* SDPA / GQA training backward fusion (docs/fusion.md): graphs built
  * through the public API must form one partition (float_sdp_backward_fusion
  * or float_gqa_backward_fusion) that runs through the fused kernel, and its
  * outputs must be bit-identical to the same partition executed op by op

@@ -1,4 +1,4 @@
-/* Quantized and compressed SDPA forward (fusion-patterns.md §3.3, §3.6-§3.8):
+/* Quantized and compressed SDPA forward (docs/fusion.md, SDPA):
  * graphs built through the public API must form one partition of the
  * expected row that runs through the fused kernel, and give the results of
  * the debug-policy run (every op alone, reference kernels), bit for bit.
@@ -6,7 +6,7 @@
  * Where an int8 pattern casts a narrow value back to f32 right before a
  * Quantize (SoftMax(bf16) → TypeCast(f32) → Quantize, MatMul(bf16) → ... →
  * TypeCast(f32) → Quantize) the fused kernel quantizes the unrounded f32
- * value, as the reference does (§18 item 2); the debug run then uses the
+ * value, as the reference does (docs/numerics.md); the debug run then uses the
  * same graph with those narrow types widened to f32 (the casts become f32
  * Reorders), which is that arithmetic op by op.
  *
@@ -377,7 +377,7 @@ static size_t qinput(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims)
                               : tensor_fill(g, dt, nd, dims, F_INT, lo, hi);
 }
 
-/* ---- int8 / f8 forms (§3.3, §3.6, §3.7) ------------------------------------------ */
+/* ---- int8 / f8 forms ------------------------------------------------------------ */
 
 enum { FORM_X8, FORM_INT8_BF16, FORM_GPT_F32, FORM_GPT_BF16 };
 enum { SC_NONE, SC_MUL, SC_DIV };
@@ -631,7 +631,7 @@ static void test_q_negative(void) {
     check_pair("x8 per-channel output Quantize", &g, &r, "x8_sdpa_fusion", false, dnnl_fpmath_mode_strict);
 }
 
-/* ---- compressed K / V (§3.8) --------------------------------------------------------- */
+/* ---- compressed K / V ---------------------------------------------------------------- */
 
 enum { CMP_NONE, CMP_TENSOR, CMP_CHANNEL, CMP_GROUP };
 enum { CM_NONE, CM_CAUSAL, CM_ADD, CM_CAUSAL_ADD };
@@ -815,7 +815,7 @@ static void test_compressed(void) {
     check_c("compressed k, SoftMax on axis 2", &c, NULL, dnnl_fpmath_mode_strict);
 }
 
-/* int4 nibble order (graph-json.md §5.3), checked by hand rather than
+/* int4 nibble order (docs/graph-json.md, data), checked by hand rather than
  * against the reference: K = [[3, 5], [1, 7]] as u4 is the bytes 0x53 0x71
  * (even elements in the low nibble); Q = [1, 0] picks scores 3 and 1, V is
  * the identity, so O = softmax([3, 1]). */
