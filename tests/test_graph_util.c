@@ -126,8 +126,25 @@ void tg_fill(const tg_lt *lt, void *buf, float (*next)(void *ctx), void *ctx) {
     int64_t n = tg_span(lt);
     bool flt = pt_dt_is_float(lt->data_type);
     for (int64_t k = 0; k < n; ++k) pt_store_f32(buf, lt->data_type, k, flt ? NAN : 0.f);
+    tg_fill_elems(lt, buf, next, ctx);
+}
+
+void tg_fill_elems(const tg_lt *lt, void *buf, float (*next)(void *ctx), void *ctx) {
     int64_t total = tg_nelems(lt);
     for (int64_t e = 0; e < total; ++e) pt_store_f32(buf, lt->data_type, tg_offset(lt, e), next(ctx));
+}
+
+float tg_attn_value(void *ctx) {
+    const tg_attn_fill *f = ctx;
+    switch (f->kind) {
+        case TG_V_MASK: {
+            float r = tg_lcg_pm1(f->rng);
+            return r < f->mask_cut ? -INFINITY : 2.f * r;
+        }
+        case TG_V_BOOL: return tg_lcg_pm1(f->rng) < f->bool_cut ? 1.f : 0.f;
+        case TG_V_CONST: return f->c;
+        default: return tg_lcg_pm1(f->rng);
+    }
 }
 
 static size_t buf_bytes(const tg_lt *lt) { return pt_dt_bytes(lt->data_type, tg_span(lt)) + 64; }

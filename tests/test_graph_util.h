@@ -80,6 +80,27 @@ int64_t tg_offset(const tg_lt *lt, int64_t e);
 /* Writes next(ctx) to every logical element in row-major order; the rest of
  * the span holds NaN (float types) or 0 so a read outside the view shows up. */
 void tg_fill(const tg_lt *lt, void *buf, float (*next)(void *ctx), void *ctx);
+/* The same without touching the rest of the span. */
+void tg_fill_elems(const tg_lt *lt, void *buf, float (*next)(void *ctx), void *ctx);
+
+/* The tests' random data: a linear congruential generator; tg_lcg gives the
+ * next 24-bit value, tg_lcg_pm1 a float uniform in [-1, 1). */
+static inline uint32_t tg_lcg(uint32_t *state) {
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+static inline float tg_lcg_pm1(uint32_t *state) { return (float)(tg_lcg(state) & 0xffffff) / 8388608.f - 1.f; }
+
+/* Values of the attention tests, one per call (a tg_fill `next`): kind
+ * TG_V_MASK an additive mask (-inf where r < mask_cut, else 2r), TG_V_BOOL 1
+ * where r < bool_cut, TG_V_CONST `c`, otherwise r itself, with r = tg_lcg_pm1. */
+enum { TG_V_RAND, TG_V_MASK, TG_V_BOOL, TG_V_CONST };
+typedef struct {
+    uint32_t *rng;
+    int kind;
+    float c, mask_cut, bool_cut;
+} tg_attn_fill;
+float tg_attn_value(void *ctx);
 
 /* One buffer per tensor for each of `nsets` runs of graphs[k] (graphs with
  * the same tensors, possibly other types).  Inputs (tensors no op produces)

@@ -21,16 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile/compiled.h"
 #include "compile/ref_bind.h"
 #include "ir/op.h"
 #include "kernels/fused/chain_post_ops.h"
 #include "ir/dtype.h"
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "ops/op_schema.h"
-#include "partition/partition.h"
-#include "partition/pattern_rows.h"
-#include "test_util.h"
+#include "test_graph_util.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -39,12 +36,9 @@
 #define MAXT 48
 #define MAXO 24
 #define MAXA 10
-#define MAXP 16
 
 typedef dnnl_graph_logical_tensor_t lt_t;
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
 
 /* ---- graph description ------------------------------------------------------ */
 
@@ -60,21 +54,12 @@ typedef struct {
     double fv;
 } ten_t;
 
+/* Tensors by index into G.t; the kind and attributes live in `t` (the
+ * harness's op, whose tensor lists are filled in when the graph runs). */
 typedef struct {
-    int name;
-    char type; /* 'f' f32 list, 'i' s64 list, 's' string, 'b' bool */
-    int n;
-    float f[32];
-    int64_t i[32];
-    char s[24];
-} attr_t;
-
-typedef struct {
-    dnnl_graph_op_kind_t kind;
     int in[8], nin;
     int out[5], nout;
-    attr_t a[MAXA];
-    int na;
+    tg_op t;
 } op_t;
 
 typedef struct {
@@ -153,7 +138,7 @@ static void layout(G *g, int t, int kind) {
 static op_t *op(G *g, dnnl_graph_op_kind_t k, int nin, const int *in, int out) {
     op_t *o = &g->o[g->no++];
     memset(o, 0, sizeof *o);
-    o->kind = k;
+    o->t.kind = k;
     o->nin = nin;
     for (int i = 0; i < nin; ++i) o->in[i] = in[i];
     o->out[0] = out;
@@ -161,35 +146,12 @@ static op_t *op(G *g, dnnl_graph_op_kind_t k, int nin, const int *in, int out) {
     return o;
 }
 
-static attr_t *attr(op_t *o, int name, char type) {
-    attr_t *a = &o->a[o->na++];
-    memset(a, 0, sizeof *a);
-    a->name = name;
-    a->type = type;
-    return a;
-}
-static void af(op_t *o, int name, float v) {
-    attr_t *a = attr(o, name, 'f');
-    a->f[0] = v;
-    a->n = 1;
-}
-static void afs(op_t *o, int name, int n, const float *v) {
-    attr_t *a = attr(o, name, 'f');
-    for (int i = 0; i < n; ++i) a->f[i] = v[i];
-    a->n = n;
-}
-static void ai(op_t *o, int name, int64_t v) {
-    attr_t *a = attr(o, name, 'i');
-    a->i[0] = v;
-    a->n = 1;
-}
-static void ais(op_t *o, int name, int n, const int64_t *v) {
-    attr_t *a = attr(o, name, 'i');
-    for (int i = 0; i < n; ++i) a->i[i] = v[i];
-    a->n = n;
-}
-static void as(op_t *o, int name, const char *s) { snprintf(attr(o, name, 's')->s, 24, "%s", s); }
-static void ab(op_t *o, int name, bool v) { attr(o, name, 'b')->n = v; }
+static void af(op_t *o, int name, float v) { tg_attr_f32(&o->t, name, &v, 1); }
+static void afs(op_t *o, int name, int n, const float *v) { tg_attr_f32(&o->t, name, v, n); }
+static void ai(op_t *o, int name, int64_t v) { tg_attr_s64(&o->t, name, &v, 1); }
+static void ais(op_t *o, int name, int n, const int64_t *v) { tg_attr_s64(&o->t, name, v, n); }
+static void as(op_t *o, int name, const char *s) { tg_attr_str(&o->t, name, s); }
+static void ab(op_t *o, int name, bool v) { tg_attr_bool(&o->t, name, v); }
 
 /* ---- op shorthands ------------------------------------------------------------- */
 
@@ -272,30 +234,20 @@ static lt_t lt_of(const G *g, int t) {
     return lt;
 }
 
-static bool produced(const G *g, int t) {
-    for (int o = 0; o < g->no; ++o)
-        for (int k = 0; k < g->o[o].nout; ++k)
-            if (g->o[o].out[k] == t) return true;
-    return false;
+static size_t buf_bytes(const G *g, int t) {
+    lt_t lt = lt_of(g, t);
+    return pt_dt_bytes(lt.data_type, tg_span(&lt)) + 64;
 }
 
-static bool consumed(const G *g, int t) {
-    for (int o = 0; o < g->no; ++o)
-        for (int k = 0; k < g->o[o].nin; ++k)
-            if (g->o[o].in[k] == t) return true;
-    return false;
+static float next_value(void *ctx) {
+    const ten_t *x = ctx;
+    if (x->fill == F_INT) return (float)(x->dt == dnnl_u8 ? (int)(rnd() % 256) : (int)(rnd() % 256) - 128);
+    if (x->fill == F_POS) return frand(0.25f, 2.5f);
+    return frand(-2.f, 2.f);
 }
 
-static size_t buf_bytes(const ten_t *x) {
-    int64_t span = 1;
-    for (int i = 0; i < x->nd; ++i) {
-        if (x->d[i] == 0) return 64;
-        span += (x->d[i] - 1) * x->st[i];
-    }
-    return pt_dt_bytes(x->dt, span) + 64;
-}
-
-static void fill(const ten_t *x, void *buf) {
+static void fill(const G *g, int t, void *buf) {
+    const ten_t *x = &g->t[t];
     if (x->fill == F_CONST) {
         if (x->dt == dnnl_s64) {
             int64_t v = (int64_t)x->fv;
@@ -305,20 +257,8 @@ static void fill(const ten_t *x, void *buf) {
         }
         return;
     }
-    int64_t total = 1;
-    for (int i = 0; i < x->nd; ++i) total *= x->d[i];
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int i = x->nd - 1; i >= 0; --i) {
-            off += (rem % x->d[i]) * x->st[i];
-            rem /= x->d[i];
-        }
-        float v;
-        if (x->fill == F_INT) v = (float)(x->dt == dnnl_u8 ? (int)(rnd() % 256) : (int)(rnd() % 256) - 128);
-        else if (x->fill == F_POS) v = frand(0.25f, 2.5f);
-        else v = frand(-2.f, 2.f);
-        pt_store_f32(buf, x->dt, off, v);
-    }
+    lt_t lt = lt_of(g, t);
+    tg_fill_elems(&lt, buf, next_value, (void *)x);
 }
 
 /* Rows that run through pt_prepare_chain_post_ops. */
@@ -337,142 +277,31 @@ static int row_index(const char *name) {
     return -1;
 }
 
-typedef struct {
-    int nparts;
-    int nfused;
-    bool saw_row; /* a partition claimed by the expected row */
-    bool row_fused;
-} run_info;
-
-static dnnl_graph_graph_t build(const G *g) {
-    dnnl_graph_graph_t gg = NULL;
-    if (dnnl_graph_graph_create(&gg, dnnl_cpu) != dnnl_success) return NULL;
-    bool ok = true;
-    for (int i = 0; ok && i < g->no; ++i) {
+/* The graph in the harness's form (tensor ids = index + 1). */
+static void to_tg(const G *g, tg_graph *out) {
+    memset(out, 0, sizeof *out);
+    out->nt = g->nt;
+    for (int t = 0; t < g->nt; ++t) out->lt[t] = lt_of(g, t);
+    out->nop = g->no;
+    for (int i = 0; i < g->no; ++i) {
         const op_t *p = &g->o[i];
-        dnnl_graph_op_t o = NULL;
-        ok = dnnl_graph_op_create(&o, (size_t)i + 1, p->kind, "") == dnnl_success;
-        for (int k = 0; ok && k < p->nin; ++k) {
-            lt_t lt = lt_of(g, p->in[k]);
-            ok = dnnl_graph_op_add_input(o, &lt) == dnnl_success;
-        }
-        for (int k = 0; ok && k < p->nout; ++k) {
-            lt_t lt = lt_of(g, p->out[k]);
-            ok = dnnl_graph_op_add_output(o, &lt) == dnnl_success;
-        }
-        for (int k = 0; ok && k < p->na; ++k) {
-            const attr_t *a = &p->a[k];
-            dnnl_graph_op_attr_t nm = (dnnl_graph_op_attr_t)a->name;
-            uint8_t b = (uint8_t)a->n;
-            switch (a->type) {
-                case 'f': ok = dnnl_graph_op_set_attr_f32(o, nm, a->f, (size_t)a->n) == dnnl_success; break;
-                case 'i': ok = dnnl_graph_op_set_attr_s64(o, nm, a->i, (size_t)a->n) == dnnl_success; break;
-                case 's': ok = dnnl_graph_op_set_attr_str(o, nm, a->s, strlen(a->s)) == dnnl_success; break;
-                default: ok = dnnl_graph_op_set_attr_bool(o, nm, &b, 1) == dnnl_success; break;
-            }
-        }
-        if (ok) ok = dnnl_graph_add_op(gg, o) == dnnl_success;
-        if (!ok) fprintf(stderr, "[%s] adding op %d (%s) failed\n", g->name, i, pt_op_kind_name(p->kind));
-        dnnl_graph_op_destroy(o);
+        tg_op *o = &out->op[i];
+        *o = p->t;
+        o->nin = p->nin;
+        o->nout = p->nout;
+        for (int k = 0; k < p->nin; ++k) o->in[k] = (size_t)p->in[k] + 1;
+        for (int k = 0; k < p->nout; ++k) o->out[k] = (size_t)p->out[k] + 1;
     }
-    if (ok) ok = dnnl_graph_graph_finalize(gg) == dnnl_success;
-    if (!ok) {
-        dnnl_graph_graph_destroy(gg);
-        return NULL;
-    }
-    return gg;
-}
-
-/* Executes every partition into `a` (fused kernels on) and `b` (off). */
-static bool run_graph(const G *g, void **a, void **b, const char *row, run_info *info) {
-    memset(info, 0, sizeof *info);
-    dnnl_graph_graph_t gg = build(g);
-    CHECK(gg != NULL);
-    if (!gg) return false;
-    size_t np = 0;
-    bool ok = dnnl_graph_graph_filter(gg, dnnl_graph_partition_policy_fusion) == dnnl_success &&
-              dnnl_graph_graph_get_partition_num(gg, &np) == dnnl_success && np >= 1 && np <= MAXP;
-    dnnl_graph_partition_t parts[MAXP];
-    if (ok) ok = dnnl_graph_graph_get_partitions(gg, np, parts) == dnnl_success;
-    dnnl_graph_graph_destroy(gg);
-    CHECK(ok);
-    if (!ok) return false;
-    info->nparts = (int)np;
-    for (size_t pi = 0; pi < np && ok; ++pi) {
-        uint8_t sup = 0;
-        size_t nin = 0, nout = 0;
-        dnnl_graph_partition_is_supported(parts[pi], &sup);
-        CHECK(sup);
-        if (!sup) {
-            ok = false;
-            break;
-        }
-        dnnl_graph_partition_get_input_ports_num(parts[pi], &nin);
-        dnnl_graph_partition_get_output_ports_num(parts[pi], &nout);
-        lt_t ip[MAXT], opp[MAXT];
-        if (nin > MAXT || nout > MAXT) {
-            ok = false;
-            break;
-        }
-        dnnl_graph_partition_get_input_ports(parts[pi], nin, ip);
-        dnnl_graph_partition_get_output_ports(parts[pi], nout, opp);
-        lt_t cin_lt[MAXT], cout_lt[MAXT];
-        const lt_t *cin[MAXT], *cout[MAXT];
-        for (size_t i = 0; i < nin; ++i) cin_lt[i] = lt_of(g, (int)ip[i].id - 1), cin[i] = &cin_lt[i];
-        for (size_t i = 0; i < nout; ++i) cout_lt[i] = lt_of(g, (int)opp[i].id - 1), cout[i] = &cout_lt[i];
-        dnnl_graph_compiled_partition_t cp = NULL;
-        dnnl_graph_compiled_partition_create(&cp, parts[pi]);
-        dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
-        CHECK_EQ_INT(st, dnnl_success);
-        if (st != dnnl_success) {
-            dnnl_graph_compiled_partition_destroy(cp);
-            ok = false;
-            break;
-        }
-        const char *r = parts[pi]->impl->row ? parts[pi]->impl->row->name : NULL;
-        bool fused = cp->c->has_fused;
-        info->nfused += fused;
-        if (row && r && strcmp(r, row) == 0) {
-            info->saw_row = true;
-            info->row_fused = fused;
-        }
-        for (int pass = 0; pass < 2 && ok; ++pass) {
-            void **buf = pass == 0 ? a : b;
-            dnnl_graph_tensor_t tin[MAXT], tout[MAXT];
-            for (size_t i = 0; i < nin; ++i) {
-                int t = (int)ip[i].id - 1;
-                if (g->t[t].host) dnnl_graph_tensor_create_scalar(&tin[i], cin[i], buf[t]);
-                else dnnl_graph_tensor_create(&tin[i], cin[i], eng, buf[t]);
-            }
-            for (size_t i = 0; i < nout; ++i) dnnl_graph_tensor_create(&tout[i], cout[i], eng, buf[opp[i].id - 1]);
-            cp->c->has_fused = pass == 0 ? fused : false;
-            st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                       (const_dnnl_graph_tensor_t *)tout);
-            cp->c->has_fused = fused;
-            dnnl_stream_wait(strm);
-            CHECK_EQ_INT(st, dnnl_success);
-            if (st != dnnl_success) ok = false;
-            for (size_t i = 0; i < nin; ++i) dnnl_graph_tensor_destroy(tin[i]);
-            for (size_t i = 0; i < nout; ++i) dnnl_graph_tensor_destroy(tout[i]);
-        }
-        dnnl_graph_compiled_partition_destroy(cp);
-    }
-    for (size_t pi = 0; pi < np; ++pi) dnnl_graph_partition_destroy(parts[pi]);
-    return ok;
 }
 
 /* Bitwise comparison of one output's logical elements. */
 static int64_t compare(const G *g, int t, const void *ref, const void *got) {
     const ten_t *x = &g->t[t];
-    int64_t total = 1, bad = 0;
-    for (int i = 0; i < x->nd; ++i) total *= x->d[i];
+    lt_t lt = lt_of(g, t);
+    int64_t total = tg_nelems(&lt), bad = 0;
     size_t eb = (size_t)pt_dt_bits(x->dt) / 8;
     for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int i = x->nd - 1; i >= 0; --i) {
-            off += (rem % x->d[i]) * x->st[i];
-            rem /= x->d[i];
-        }
+        int64_t off = tg_offset(&lt, e);
         if (memcmp((const char *)ref + (size_t)off * eb, (const char *)got + (size_t)off * eb, eb) == 0) continue;
         if (bad < 3)
             fprintf(stderr, "  [%s] tensor %d element %lld: op-by-op %g, fused %g\n", g->name, t, (long long)e,
@@ -487,18 +316,29 @@ static int64_t compare(const G *g, int t, const void *ref, const void *got) {
  * not, -1 unchecked.  With row NULL, `banned` names a row that must not
  * claim any partition. */
 static void check_graph(const G *g, const char *row, int want_fused, const char *banned) {
+    static tg_graph tg;
+    to_tg(g, &tg);
     void *a[MAXT] = {0}, *b[MAXT] = {0};
     for (int t = 0; t < g->nt; ++t) {
-        size_t n = buf_bytes(&g->t[t]);
+        size_t n = buf_bytes(g, t);
         a[t] = malloc(n);
         b[t] = malloc(n);
         if (!a[t] || !b[t]) continue;
         memset(a[t], 0xa5, n);
-        if (!produced(g, t)) fill(&g->t[t], a[t]);
+        if (!tg_produced(&tg, (size_t)t + 1)) fill(g, t, a[t]);
         memcpy(b[t], a[t], n);
     }
-    run_info info;
-    bool ok = run_graph(g, a, b, row ? row : banned, &info);
+    /* Every partition runs into `a` (fused kernels on) and `b` (off). */
+    tg_run_info fi;
+    bool ok = tg_run(&tg, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion, .opbyop = b}, a, &fi);
+    CHECK(ok);
+    /* The (last) partition claimed by `row`, or by `banned`. */
+    const char *want = row ? row : banned;
+    struct {
+        bool saw_row, row_fused;
+    } info = {false, false};
+    for (int p = 0; want && p < fi.nparts; ++p)
+        if (fi.part[p].row && strcmp(fi.part[p].row, want) == 0) info.saw_row = true, info.row_fused = fi.part[p].fused;
     if (row) {
         CHECK(info.saw_row);
         if (!info.saw_row) fprintf(stderr, "  [%s] no partition claimed by %s\n", g->name, row);
@@ -518,7 +358,7 @@ static void check_graph(const G *g, const char *row, int want_fused, const char 
     }
     if (ok)
         for (int t = 0; t < g->nt; ++t) {
-            if (!produced(g, t) || consumed(g, t)) continue;
+            if (!tg_produced(&tg, (size_t)t + 1) || tg_consumed(&tg, (size_t)t + 1)) continue;
             int64_t bad = compare(g, t, b[t], a[t]);
             if (bad) fprintf(stderr, "  [%s] output %d: %lld elements differ\n", g->name, t, (long long)bad);
             CHECK_EQ_INT(bad, 0);
@@ -1174,18 +1014,18 @@ static void case_sum_row(int rep) {
     pt_tview vin[4], vout;
     void *buf[MAXT] = {0};
     for (int t = 0; t < g.nt; ++t) {
-        size_t n = buf_bytes(&g.t[t]);
+        size_t n = buf_bytes(&g, t);
         buf[t] = malloc(n);
         if (buf[t]) memset(buf[t], 0xa5, n);
     }
-    void *ref = malloc(buf_bytes(&g.t[y]));
+    void *ref = malloc(buf_bytes(&g, y));
     for (int i = 0; i < 4; ++i) {
         in_lt[i] = lt_of(&g, ports[i]);
-        fill(&g.t[ports[i]], buf[ports[i]]);
+        fill(&g, ports[i], buf[ports[i]]);
         vin[i].lt = in_lt[i];
         vin[i].data = buf[ports[i]];
     }
-    if (ref) memcpy(ref, buf[y], buf_bytes(&g.t[y]));
+    if (ref) memcpy(ref, buf[y], buf_bytes(&g, y));
     vout.lt = out_lt, vout.data = buf[y];
     pt_fused f = {0};
     pt_status st = ok ? pt_prepare_chain_post_ops((const pt_op *const *)ops, 3, in_lt, 4, &out_lt, 1, &f)
@@ -1316,10 +1156,7 @@ static void neg_s8_bnorm_zp(void) {
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(void) {
-    if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success || dnnl_stream_create(&strm, eng, 0) != dnnl_success) {
-        fprintf(stderr, "engine / stream creation failed\n");
-        return 1;
-    }
+    tg_setup();
     void (*cases[])(int) = {case_fp_pool,        case_x8_pool,       case_bnorm,         case_s8_bnorm,
                             case_groupnorm,      case_layernorm,     case_interpolate,   case_reduction,
                             case_softmax,        case_binary_chain,  case_eltwise_binary, case_reciprocal,
@@ -1339,7 +1176,6 @@ int main(void) {
         printf("  %-32s %2d graphs, %2d fused\n", chain_rows[i], cases_per_row[i], fused_per_row[i]);
         CHECK(cases_per_row[i] > 0);
     }
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
+    tg_teardown();
     return pt_test_summary("test_int_fused_chain");
 }

@@ -47,11 +47,8 @@ static void attr_f32(op_d *o, int name, float f) { tg_attr_f32(o, name, &f, 1); 
 static int lt_index(size_t id) { return (int)id - 1; }
 
 static uint32_t rng = 2024u;
-static uint32_t next_rand(void) {
-    rng = rng * 1664525u + 1013904223u;
-    return rng >> 8;
-}
-static float frand(void) { return (float)(next_rand() & 0xffffff) / 8388608.f - 1.f; } /* [-1, 1) */
+static uint32_t next_rand(void) { return tg_lcg(&rng); }
+static float frand(void) { return tg_lcg_pm1(&rng); }
 
 static void int_range(dnnl_data_type_t dt, int *lo, int *hi) {
     switch ((int)dt) {

@@ -19,7 +19,7 @@ typedef tg_op op_d;
 
 /* ---- graph description ---------------------------------------------------- */
 
-enum { F_RAND, F_MASK, F_BOOL, F_CONST };
+enum { F_RAND = TG_V_RAND, F_MASK = TG_V_MASK, F_BOOL = TG_V_BOOL, F_CONST = TG_V_CONST };
 
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides) {
     return tg_tensor(g, dt, nd, dims, strides);
@@ -34,27 +34,11 @@ static size_t tensor_fill(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *
 }
 
 static uint32_t rng = 12345u;
-static float frand(void) { /* [-1, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 8388608.f - 1.f;
-}
 
-static float next_value(void *ctx) {
-    const float *k = ctx; /* fill kind, constant */
-    switch ((int)k[0]) {
-        case F_MASK: { /* additive mask: mostly finite negatives, some -inf */
-            float r = frand();
-            return r < -0.8f ? -INFINITY : 2.f * r;
-        }
-        case F_BOOL: return frand() < 0.6f ? 1.f : 0.f;
-        case F_CONST: return k[1];
-        default: return frand();
-    }
-}
-
+/* Masks: mostly finite negatives, some -inf. */
 static void fill_input(const gdesc *g, int t, void *buf) {
-    float k[2] = {(float)g->fill[t], (float)g->fv[t]};
-    tg_fill(&g->lt[t], buf, next_value, k);
+    tg_attn_fill f = {&rng, g->fill[t], (float)g->fv[t], -0.8f, 0.6f};
+    tg_fill(&g->lt[t], buf, tg_attn_value, &f);
 }
 
 /* ---- running a graph ----------------------------------------------------- */
@@ -170,6 +154,13 @@ static size_t operand(gdesc *g, const sdpa_cfg *c, bool kv, int64_t rows, int64_
     return tensor(g, c->dt, 4, dims, st);
 }
 
+/* StaticReshape `from` -> `to` with an explicit shape. */
+static void reshape(gdesc *g, size_t from, size_t to, const int64_t *shape, int nd) {
+    op_d *r = tg_add(g, dnnl_graph_op_static_reshape, 1, &from, 1, &to);
+    tg_attr_s64(r, dnnl_graph_op_attr_shape, shape, nd);
+    tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+}
+
 static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
     memset(g, 0, sizeof *g);
     int64_t ob[5];
@@ -278,9 +269,7 @@ static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
         } else {
             int64_t rdims[3] = {c->n, c->sq, c->h * c->dv};
             size_t r = tensor(g, c->dt, 3, rdims, NULL);
-            op_d *rs = tg_add(g, dnnl_graph_op_static_reshape, 1, &t, 1, &r);
-            tg_attr_s64(rs, dnnl_graph_op_attr_shape, rdims, 3);
-            tg_attr_bool(rs, dnnl_graph_op_attr_special_zero, false);
+            reshape(g, t, r, rdims, 3);
             o = r;
         }
     }
@@ -460,22 +449,14 @@ static void test_gqa_reshape(void) {
         int64_t shape[5];
         int nd;
     } rs[] = {{q, q5, {N, HKV, R, S, D}, 5}, {k, k5, {N, HKV, 1, S, D}, 5}, {m, m5, {N, 1, 1, 1, S}, 5}};
-    for (int i = 0; i < 3; ++i) {
-        op_d *r = tg_add(&g, dnnl_graph_op_static_reshape, 1, &rs[i].from, 1, &rs[i].to);
-        tg_attr_s64(r, dnnl_graph_op_attr_shape, rs[i].shape, rs[i].nd);
-        tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
-    }
+    for (int i = 0; i < 3; ++i) reshape(&g, rs[i].from, rs[i].to, rs[i].shape, rs[i].nd);
     tg_attr_bool(tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q5, k5}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
     tg_add(&g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s2);
     tg_add(&g, dnnl_graph_op_add, 2, (size_t[]){s2, m5}, 1, &s3);
     tg_attr_s64(tg_add(&g, dnnl_graph_op_softmax, 1, &s3, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    op_d *r = tg_add(&g, dnnl_graph_op_static_reshape, 1, &v, 1, &v5);
-    tg_attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, HKV, 1, S, D}, 5);
-    tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+    reshape(&g, v, v5, (int64_t[]){N, HKV, 1, S, D}, 5);
     tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v5}, 1, &o5);
-    r = tg_add(&g, dnnl_graph_op_static_reshape, 1, &o5, 1, &o);
-    tg_attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, HQ, S, D}, 4);
-    tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+    reshape(&g, o5, o, (int64_t[]){N, HQ, S, D}, 4);
     g.result[g.nres++] = o;
     check_graph("GQA with reshapes", &g, 1, true, true);
 }
@@ -565,9 +546,7 @@ static void test_jax(void) {
     tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){vt, pr}, 1, &ot);
     tg_attr_s64(tg_add(&g, dnnl_graph_op_static_transpose, 1, &ot, 1, &o4), dnnl_graph_op_attr_order,
              (int64_t[]){0, 3, 1, 2}, 4);
-    op_d *r = tg_add(&g, dnnl_graph_op_static_reshape, 1, &o4, 1, &o);
-    tg_attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, S, H, D}, 4);
-    tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+    reshape(&g, o4, o, (int64_t[]){N, S, H, D}, 4);
     g.result[g.nres++] = o;
     check_graph("JAX layout", &g, 1, true, true);
 }

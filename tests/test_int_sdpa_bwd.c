@@ -18,7 +18,7 @@ typedef tg_op op_d;
 
 /* ---- graph description ---------------------------------------------------- */
 
-enum { F_RAND, F_MASK, F_BOOL, F_CONST, F_STATS };
+enum { F_RAND = TG_V_RAND, F_MASK = TG_V_MASK, F_BOOL = TG_V_BOOL, F_CONST = TG_V_CONST, F_STATS };
 
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides) {
     return tg_tensor(g, dt, nd, dims, strides);
@@ -48,23 +48,11 @@ static void attr1(op_d *o, int name, int64_t v) {
 }
 
 static uint32_t rng = 2024u;
-static float frand(void) { /* [-1, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 8388608.f - 1.f;
-}
 
 static float next_value(void *ctx) {
-    const float *k = ctx; /* fill kind, constant */
-    switch ((int)k[0]) {
-        case F_MASK: { /* additive mask: finite values, some -inf */
-            float r = frand();
-            return r < -0.7f ? -INFINITY : 2.f * r;
-        }
-        case F_BOOL: return frand() < 0.4f ? 1.f : 0.f;
-        case F_CONST: return k[1];
-        case F_STATS: return 1.f + frand(); /* keeps exp(S2 - stats) moderate */
-        default: return frand();
-    }
+    const tg_attn_fill *f = ctx;
+    if (f->kind == F_STATS) return 1.f + tg_lcg_pm1(f->rng); /* keeps exp(S2 - stats) moderate */
+    return tg_attn_value(ctx);
 }
 
 static void fill_input(const gdesc *g, int t, void *buf) {
@@ -78,8 +66,9 @@ static void fill_input(const gdesc *g, int t, void *buf) {
         }
         return;
     }
-    float k[2] = {(float)g->fill[t], (float)g->fv[t]};
-    tg_fill(lt, buf, next_value, k);
+    /* Masks: finite values, some -inf. */
+    tg_attn_fill f = {&rng, g->fill[t], (float)g->fv[t], -0.7f, 0.4f};
+    tg_fill(lt, buf, next_value, &f);
 }
 
 /* ---- running a graph ----------------------------------------------------- */
@@ -196,6 +185,17 @@ static size_t operand(gdesc *g, const bwd_cfg *c, bool kv, int64_t rows, int64_t
     return tensor(g, c->dt, 4, dims, st);
 }
 
+/* GQA: a K/V gradient [.., rep, S_kv, cols] summed over the rep axis. */
+static size_t reduce_rep(gdesc *g, const bwd_cfg *c, size_t x, int64_t cols) {
+    int64_t rd[5];
+    int nd = dims_of(c, true, c->skv, cols, rd);
+    size_t r = tensor(g, c->dt, nd, rd, NULL);
+    op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &x, 1, r);
+    attr1(ro, dnnl_graph_op_attr_axes, 2);
+    attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
+    return r;
+}
+
 static void build(gdesc *g, const bwd_cfg *c) {
     memset(g, 0, sizeof *g);
     const bool narrow = c->dt != dnnl_f32;
@@ -290,15 +290,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
     dims_of(c, false, c->skv, c->dv, kvdv);
     size_t dv = tensor(g, c->dt, sr, kvdv, NULL);
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){pv, dout}, 1, dv), dnnl_graph_op_attr_transpose_a, 1);
-    if (c->reduce) {
-        int64_t rd[5];
-        dims_of(c, true, c->skv, c->dv, rd);
-        size_t r = tensor(g, c->dt, sr, rd, NULL);
-        op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &dv, 1, r);
-        attr1(ro, dnnl_graph_op_attr_axes, 2);
-        attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
-        dv = r;
-    }
+    if (c->reduce) dv = reduce_rep(g, c, dv, c->dv);
 
     /* dS0 = P ⊙ (dP → Dropout? − ReduceSum(O ⊙ dO)). */
     size_t dp = tensor(g, dnnl_f32, sr, sd, NULL);
@@ -342,15 +334,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
     size_t k2 = c->other_k ? operand(g, c, true, c->skv, c->d, c->k_dxs) : k;
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){ds, k2}, 1, dq), dnnl_graph_op_attr_transpose_b, c->k_dxs);
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){ds, q}, 1, dk), dnnl_graph_op_attr_transpose_a, 1);
-    if (c->reduce) {
-        int64_t rd[5];
-        dims_of(c, true, c->skv, c->d, rd);
-        size_t r = tensor(g, c->dt, sr, rd, NULL);
-        op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &dk, 1, r);
-        attr1(ro, dnnl_graph_op_attr_axes, 2);
-        attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
-        dk = r;
-    }
+    if (c->reduce) dk = reduce_rep(g, c, dk, c->d);
     g->result[g->nres++] = dq;
     g->result[g->nres++] = dk;
     g->result[g->nres++] = dv;

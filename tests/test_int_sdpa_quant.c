@@ -47,10 +47,7 @@ static size_t tensor_fill(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *
 }
 
 static uint32_t rng = 2024u;
-static float frand(void) { /* [0, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 16777216.f;
-}
+static float frand(void) { return (float)(tg_lcg(&rng) & 0xffffff) / 16777216.f; } /* [0, 1) */
 
 typedef struct {
     int fill;
@@ -149,14 +146,13 @@ static bool is_int8(dnnl_data_type_t dt) { return dt == dnnl_u8 || dt == dnnl_s8
 
 /* Range of quantized test data of type dt. */
 static void int_range(dnnl_data_type_t dt, float *lo, float *hi) {
-    switch ((int)dt) {
-        case dnnl_u8: *lo = 100, *hi = 156; break;
-        case dnnl_s8: *lo = -30, *hi = 30; break;
-        case dnnl_u4: *lo = 0, *hi = 15; break;
-        case dnnl_s4: *lo = -8, *hi = 7; break;
-        case dnnl_s32: *lo = -5, *hi = 5; break;
-        default: *lo = -2, *hi = 2; break;
-    }
+    static const struct {
+        dnnl_data_type_t dt;
+        float lo, hi;
+    } ranges[] = {{dnnl_u8, 100, 156}, {dnnl_s8, -30, 30}, {dnnl_u4, 0, 15}, {dnnl_s4, -8, 7}, {dnnl_s32, -5, 5}};
+    *lo = -2, *hi = 2;
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
+        if (ranges[i].dt == dt) *lo = ranges[i].lo, *hi = ranges[i].hi;
 }
 
 /* A quantized input [dims] of type dt (f8: random floats). */
@@ -389,27 +385,24 @@ static void test_int8_bf16(void) {
 }
 
 static void test_q_negative(void) {
-    qcfg c = qbase(FORM_X8);
-    c.neg = NEG_NO_FINAL_QUANT;
-    check_q("x8 without the final Quantize", &c, NULL);
-    c = qbase(FORM_X8);
-    c.neg = NEG_MIXED_TYPES;
-    check_q("x8 with u8 Q and s8 K", &c, NULL);
-    c = qbase(FORM_X8);
-    c.neg = NEG_ESCAPE;
-    check_q("x8 scores with an outside consumer", &c, NULL);
-    c = qbase(FORM_INT8_BF16);
-    c.neg = NEG_F16_CASTS;
-    check_q("int8 with f16 casts", &c, NULL);
-    c = qbase(FORM_INT8_BF16);
-    c.neg = NEG_SM_AXIS;
-    check_q("int8 bf16 SoftMax on axis 2", &c, NULL);
-    c = qbase(FORM_GPT_BF16);
-    c.neg = NEG_GPT_SELECT_ELSE;
-    check_q("int8 bf16 GPT, Select keeps the scores on false", &c, NULL);
-    c = qbase(FORM_GPT_F32);
-    c.neg = NEG_ESCAPE;
-    check_q("int8 f32 GPT, scores with an outside consumer", &c, NULL);
+    static const struct {
+        int form, neg;
+        const char *name;
+    } negs[] = {
+        {FORM_X8, NEG_NO_FINAL_QUANT, "x8 without the final Quantize"},
+        {FORM_X8, NEG_MIXED_TYPES, "x8 with u8 Q and s8 K"},
+        {FORM_X8, NEG_ESCAPE, "x8 scores with an outside consumer"},
+        {FORM_INT8_BF16, NEG_F16_CASTS, "int8 with f16 casts"},
+        {FORM_INT8_BF16, NEG_SM_AXIS, "int8 bf16 SoftMax on axis 2"},
+        {FORM_GPT_BF16, NEG_GPT_SELECT_ELSE, "int8 bf16 GPT, Select keeps the scores on false"},
+        {FORM_GPT_F32, NEG_ESCAPE, "int8 f32 GPT, scores with an outside consumer"},
+    };
+    qcfg c;
+    for (size_t i = 0; i < sizeof negs / sizeof negs[0]; ++i) {
+        c = qbase(negs[i].form);
+        c.neg = negs[i].neg;
+        check_q(negs[i].name, &c, NULL);
+    }
 
     /* Matched (one partition) but the output Quantize is per channel: the
      * kernel declines, the partition runs op by op. */
