@@ -262,6 +262,15 @@ static char *read_all(const char *path) {
     return t;
 }
 
+/* Loads a dumped case, reporting the loader's error. */
+static bool load_case(const char *path, pc_case *c) {
+    char err[512] = "";
+    int rc = pc_case_load(path, c, err, sizeof err);
+    if (rc) fprintf(stderr, "load: %s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    return rc == 0;
+}
+
 static void test_mlp_roundtrip(const char *dir) {
     dnnl_graph_op_t ops[NOPS];
     build_ops(ops);
@@ -288,11 +297,8 @@ static void test_mlp_roundtrip(const char *dir) {
     }
 
     pc_case c;
+    if (!load_case(path, &c)) return;
     char err[512] = "";
-    int rc = pc_case_load(path, &c, err, sizeof err);
-    if (rc) fprintf(stderr, "load: %s\n", err);
-    CHECK_EQ_INT(rc, 0);
-    if (rc) return;
     CHECK_EQ_INT(c.fpmath, dnnl_fpmath_mode_strict);
     CHECK_EQ_INT(c.apply_to_int, 0);
     check_same_ops(ops, NOPS, &c);
@@ -404,11 +410,7 @@ static void test_attr_types(const char *dir) {
         free(text);
     }
     pc_case c;
-    char err[512] = "";
-    int rc = pc_case_load(path, &c, err, sizeof err);
-    if (rc) fprintf(stderr, "load: %s\n", err);
-    CHECK_EQ_INT(rc, 0);
-    if (!rc) {
+    if (load_case(path, &c)) {
         CHECK_EQ_INT(c.fpmath, dnnl_fpmath_mode_bf16);
         CHECK_EQ_INT(c.apply_to_int, 1);
         /* partition_id / backend are internal and not loaded as attributes. */

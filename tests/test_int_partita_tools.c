@@ -17,35 +17,26 @@
 #include "rewrite.h"
 
 static void test_tokenizer(void) {
-    char **t = NULL;
-    long n = pc_tokenize("a b\n# c d\ne   # trailing comment f\n  g", &t);
-    CHECK_EQ_INT(n, 4);
-    if (n == 4) {
-        CHECK(!strcmp(t[0], "a") && !strcmp(t[1], "b") && !strcmp(t[2], "e") && !strcmp(t[3], "g"));
+    static const struct {
+        const char *text;
+        long n;
+        const char *tok[4];
+    } cases[] = {
+        {"a b\n# c d\ne   # trailing comment f\n  g", 4, {"a", "b", "e", "g"}},
+        /* A trailing backslash joins with the next token, without a separator. */
+        {"--reset --in-shapes=1:2x3,\\\n      4:5x6 --case=x.json", 3,
+         {"--reset", "--in-shapes=1:2x3,4:5x6", "--case=x.json"}},
+        /* A lone backslash continues the previous token. */
+        {"ab \\ cd ef\\", 2, {"abcd", "ef"}},
+        {"   \n # only a comment\n", 0, {NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char **t = NULL;
+        long n = pc_tokenize(cases[i].text, &t);
+        CHECK_EQ_INT(n, cases[i].n);
+        for (long k = 0; n == cases[i].n && k < n; ++k) CHECK(!strcmp(t[k], cases[i].tok[k]));
+        pc_tokens_free(t, n);
     }
-    pc_tokens_free(t, n);
-
-    /* A trailing backslash joins with the next token, without a separator. */
-    n = pc_tokenize("--reset --in-shapes=1:2x3,\\\n      4:5x6 --case=x.json", &t);
-    CHECK_EQ_INT(n, 3);
-    if (n == 3) {
-        CHECK(!strcmp(t[1], "--in-shapes=1:2x3,4:5x6"));
-        CHECK(!strcmp(t[2], "--case=x.json"));
-    }
-    pc_tokens_free(t, n);
-
-    /* A lone backslash continues the previous token. */
-    n = pc_tokenize("ab \\ cd ef\\", &t);
-    CHECK_EQ_INT(n, 2);
-    if (n == 2) {
-        CHECK(!strcmp(t[0], "abcd"));
-        CHECK(!strcmp(t[1], "ef"));
-    }
-    pc_tokens_free(t, n);
-
-    n = pc_tokenize("   \n # only a comment\n", &t);
-    CHECK_EQ_INT(n, 0);
-    pc_tokens_free(t, n);
 }
 
 static void test_dtconv(void) {

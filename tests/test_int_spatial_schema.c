@@ -1062,21 +1062,13 @@ static void test_batch_norm(void) {
 
 /* The table rows themselves: 15 rows with check/infer/supported set. */
 static void test_rows(void) {
-    static const int kinds[] = {dnnl_graph_op_avg_pool,
-                                dnnl_graph_op_avg_pool_backward,
-                                dnnl_graph_op_max_pool,
-                                dnnl_graph_op_max_pool_backward,
-                                dnnl_graph_op_convolution,
-                                dnnl_graph_op_convolution_backward_data,
-                                dnnl_graph_op_convolution_backward_weights,
-                                dnnl_graph_op_conv_transpose,
-                                dnnl_graph_op_conv_transpose_backward_data,
-                                dnnl_graph_op_conv_transpose_backward_weights,
-                                dnnl_graph_op_interpolate,
-                                dnnl_graph_op_interpolate_backward,
-                                dnnl_graph_op_batch_norm_forward_training,
-                                dnnl_graph_op_batch_norm_inference,
-                                dnnl_graph_op_batch_norm_backward};
+    static const int kinds[] = {
+        dnnl_graph_op_avg_pool, dnnl_graph_op_avg_pool_backward, dnnl_graph_op_max_pool,
+        dnnl_graph_op_max_pool_backward, dnnl_graph_op_convolution, dnnl_graph_op_convolution_backward_data,
+        dnnl_graph_op_convolution_backward_weights, dnnl_graph_op_conv_transpose,
+        dnnl_graph_op_conv_transpose_backward_data, dnnl_graph_op_conv_transpose_backward_weights,
+        dnnl_graph_op_interpolate, dnnl_graph_op_interpolate_backward, dnnl_graph_op_batch_norm_forward_training,
+        dnnl_graph_op_batch_norm_inference, dnnl_graph_op_batch_norm_backward};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
         const pt_op_schema *s = pt_schema_of(kinds[i]);
         CHECK(s != NULL);
