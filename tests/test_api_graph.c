@@ -191,6 +191,19 @@ static void ref_mm_add_relu(const float *x, const float *w, const float *b, doub
         }
 }
 
+/* The strict MLP graph, finalized and partitioned with the fusion policy.
+ * False (everything released) unless that gave the two expected partitions. */
+static bool mlp_parts(dnnl_graph_graph_t *g, parts_t *parts) {
+    *g = mlp_graph(dnnl_fpmath_mode_strict, false);
+    OK(dnnl_graph_graph_finalize(*g));
+    get_parts(*g, dnnl_graph_partition_policy_fusion, parts);
+    CHECK_EQ_INT(parts->n, 2);
+    if (parts->n == 2) return true;
+    free_parts(parts);
+    dnnl_graph_graph_destroy(*g);
+    return false;
+}
+
 /* ---- graph ------------------------------------------------------------ */
 
 static void test_graph_create_fpmath(void) {
@@ -558,16 +571,9 @@ static void test_seed_no_cycle(void) {
 /* ---- partition -------------------------------------------------------- */
 
 static void test_partition_queries(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
+    dnnl_graph_graph_t g;
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
+    if (!mlp_parts(&g, &parts)) return;
     dnnl_graph_partition_t p = parts.p[0];
     size_t n = 0, ids[8] = {0};
     OK(dnnl_graph_partition_get_op_num(p, &n));
@@ -866,16 +872,9 @@ static void test_infer_shape(void) {
 /* ---- compiled partition ---------------------------------------------- */
 
 static void test_compile_errors(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
+    dnnl_graph_graph_t g;
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
+    if (!mlp_parts(&g, &parts)) return;
     dnnl_graph_partition_t p = parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     FAILS(dnnl_graph_compiled_partition_create(NULL, p), dnnl_invalid_arguments);
@@ -925,16 +924,9 @@ static void test_compile_errors(void) {
 }
 
 static void test_query_and_hints(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
+    dnnl_graph_graph_t g;
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
+    if (!mlp_parts(&g, &parts)) return;
     dnnl_graph_partition_t p = parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));
@@ -1035,17 +1027,11 @@ static void count_free(void *p) {
 }
 
 static void test_execute(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
+    dnnl_graph_graph_t g;
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    if (!mlp_parts(&g, &parts)) return;
     /* The graph is no longer needed: partitions stay valid. */
     OK(dnnl_graph_graph_destroy(g));
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        return;
-    }
     dnnl_graph_partition_t p = parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL, never = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));

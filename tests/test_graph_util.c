@@ -147,6 +147,14 @@ float tg_attn_value(void *ctx) {
     }
 }
 
+tg_attn_sizes tg_attn_grid(const int64_t seqs[4], const int64_t heads[4], int a, int b, int shift, const char *prefix,
+                           char *name, size_t name_len) {
+    tg_attn_sizes z = {seqs[a], seqs[(a + b + shift) % 4], heads[b], heads[(b + 1) % 4]};
+    snprintf(name, name_len, "%s sq=%lld skv=%lld d=%lld dv=%lld", prefix, (long long)z.sq, (long long)z.skv,
+             (long long)z.d, (long long)z.dv);
+    return z;
+}
+
 static size_t buf_bytes(const tg_lt *lt) { return pt_dt_bytes(lt->data_type, tg_span(lt)) + 64; }
 
 void tg_bufs_alloc(tg_bufs *b, const tg_graph *const *graphs, int nsets, tg_fill_fn fill) {

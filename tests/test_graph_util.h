@@ -102,6 +102,15 @@ typedef struct {
 } tg_attn_fill;
 float tg_attn_value(void *ctx);
 
+/* The size grid of the attention tests: case (a, b) of 4 x 4 takes S_q, S_kv,
+ * D and D_v from `seqs` and `heads` (S_kv shifted by `shift`), and names the
+ * case "<prefix> sq=.. skv=.. d=.. dv=..". */
+typedef struct {
+    int64_t sq, skv, d, dv;
+} tg_attn_sizes;
+tg_attn_sizes tg_attn_grid(const int64_t seqs[4], const int64_t heads[4], int a, int b, int shift, const char *prefix,
+                           char *name, size_t name_len);
+
 /* One buffer per tensor for each of `nsets` runs of graphs[k] (graphs with
  * the same tensors, possibly other types).  Inputs (tensors no op produces)
  * are filled once by `fill` for graphs[0] and shared; a set whose graph has

@@ -291,15 +291,11 @@ static void test_sizes(void) {
     for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 4; ++b) {
             sdpa_cfg c = base_cfg();
-            c.sq = seqs[a];
-            c.skv = seqs[(a + b) % 4];
-            c.d = heads[b];
-            c.dv = heads[(b + 1) % 4];
+            tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 0, "sizes", name, sizeof name);
+            c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
             c.n = 1 + (a & 1);
             c.h = c.hkv = 2 + (b & 1);
             c.scale = (a + b) % 2 ? SC_DIV : SC_MUL;
-            snprintf(name, sizeof name, "sizes sq=%lld skv=%lld d=%lld dv=%lld", (long long)c.sq,
-                     (long long)c.skv, (long long)c.d, (long long)c.dv);
             check_cfg(name, &c, b == 0 || a == 3);
         }
     /* Key counts past the exact order's score cache (every pass recomputes

@@ -362,17 +362,15 @@ static void test_shapes(void) {
     for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 4; ++b) {
             bwd_cfg c = base_cfg();
-            c.sq = seqs[a];
-            c.skv = seqs[(a + b + 1) % 4];
-            c.d = heads[b];
-            c.dv = heads[(b + 1) % 4];
+            c.dt = (a + b) % 3 == 0 ? dnnl_f32 : (a + b) % 3 == 1 ? dnnl_bf16 : dnnl_f16;
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "shapes dt=%d", (int)c.dt);
+            tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 1, prefix, name, sizeof name);
+            c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
             c.n = 1 + (a & 1);
             c.hkv = 1 + (b & 1);
             c.fscale = (a + b) % 3 == 0 ? SC_NONE : (a + b) % 3 == 1 ? SC_DIV : SC_MUL;
             c.dscale = b == 3 ? SC_DIV : SC_MUL;
-            c.dt = (a + b) % 3 == 0 ? dnnl_f32 : (a + b) % 3 == 1 ? dnnl_bf16 : dnnl_f16;
-            snprintf(name, sizeof name, "shapes sq=%lld skv=%lld d=%lld dv=%lld dt=%d", (long long)c.sq,
-                     (long long)c.skv, (long long)c.d, (long long)c.dv, (int)c.dt);
             check_cfg(name, &c, dnnl_fpmath_mode_strict);
         }
 }
