@@ -331,6 +331,45 @@ static void test_lt_init(void) {
     }
 }
 
+/* Arguments init_with_dims (strides == false) or init_with_strides rejects
+ * with dnnl_invalid_arguments. */
+static void check_bad_inits(bool strides) {
+    static const struct {
+        char only; /* 'd': init_with_dims only, 's': init_with_strides only */
+        bool no_lt, no_dims, no_strides;
+        dnnl_data_type_t dt;
+        int nd;
+        dnnl_graph_tensor_property_t prop;
+    } bad[] = {
+        {'d', .no_lt = true, .dt = dnnl_f32, .nd = 3, .prop = dnnl_graph_tensor_property_undef},
+        {'s', .no_lt = true, .dt = dnnl_f32, .nd = 2, .prop = dnnl_graph_tensor_property_undef},
+        {'s', .no_dims = true, .dt = dnnl_f32, .nd = 2, .prop = dnnl_graph_tensor_property_undef},
+        {'s', .no_strides = true, .dt = dnnl_f32, .nd = 2, .prop = dnnl_graph_tensor_property_undef},
+        {0, .dt = dnnl_f32, .nd = -1, .prop = dnnl_graph_tensor_property_undef},
+        {0, .dt = dnnl_f32, .nd = 13, .prop = dnnl_graph_tensor_property_undef},
+        {'d', .no_dims = true, .dt = dnnl_f32, .nd = 2, .prop = dnnl_graph_tensor_property_undef},
+        {'d', .dt = dnnl_f32, .nd = 1, .prop = dnnl_graph_tensor_property_host_scalar},
+        {'d', .dt = dnnl_bf16, .nd = 0, .prop = dnnl_graph_tensor_property_host_scalar},
+        {'s', .dt = dnnl_f32, .nd = 2, .prop = dnnl_graph_tensor_property_host_scalar},
+        {'s', .dt = dnnl_u8, .nd = 0, .prop = dnnl_graph_tensor_property_host_scalar},
+    };
+    const dnnl_dims_t d413 = {4, 1, 3}, dims = {2, 3}, st = {1, 2};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        if (bad[i].only && bad[i].only != (strides ? 's' : 'd')) continue;
+        dnnl_graph_logical_tensor_t lt, *plt = bad[i].no_lt ? NULL : &lt;
+        if (strides) {
+            const dnnl_dim_t *pd = bad[i].no_dims ? NULL : dims, *ps = bad[i].no_strides ? NULL : st;
+            FAILS(dnnl_graph_logical_tensor_init_with_strides(plt, 1, bad[i].dt, bad[i].nd, pd, ps, bad[i].prop),
+                  dnnl_invalid_arguments);
+        } else {
+            const dnnl_dim_t *pd = bad[i].no_dims ? NULL : d413;
+            FAILS(dnnl_graph_logical_tensor_init_with_dims(plt, 1, bad[i].dt, bad[i].nd, pd,
+                                                           dnnl_graph_layout_type_strided, bad[i].prop),
+                  dnnl_invalid_arguments);
+        }
+    }
+}
+
 static void test_lt_init_with_dims(void) {
     dnnl_graph_logical_tensor_t lt;
     const dnnl_dims_t d413 = {4, 1, 3};
@@ -396,24 +435,7 @@ static void test_lt_init_with_dims(void) {
     CHECK_EQ_INT(lt.property, dnnl_graph_tensor_property_host_scalar);
 
     /* Errors. */
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(NULL, 1, dnnl_f32, 3, d413, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(&lt, 1, dnnl_f32, -1, d413, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(&lt, 1, dnnl_f32, 13, d413, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(&lt, 1, dnnl_f32, 2, NULL, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(&lt, 1, dnnl_f32, 1, d413, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_dims(&lt, 1, dnnl_bf16, 0, d413, dnnl_graph_layout_type_strided,
-                                                   dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
+    check_bad_inits(false);
 }
 
 static void test_lt_init_with_strides(void) {
@@ -450,27 +472,7 @@ static void test_lt_init_with_strides(void) {
     OK(dnnl_graph_logical_tensor_init_with_strides(&lt, 6, dnnl_s32, 0, dims, strides,
                                                    dnnl_graph_tensor_property_host_scalar));
 
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(NULL, 1, dnnl_f32, 2, dims, strides,
-                                                      dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_f32, 2, NULL, strides,
-                                                      dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_f32, 2, dims, NULL,
-                                                      dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_f32, -1, dims, strides,
-                                                      dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_f32, 13, dims, strides,
-                                                      dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_f32, 2, dims, strides,
-                                                      dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init_with_strides(&lt, 1, dnnl_u8, 0, dims, strides,
-                                                      dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
+    check_bad_inits(true);
 }
 
 static size_t mem_size_of(dnnl_data_type_t dt, int ndims, const dnnl_dim_t *dims, const dnnl_dim_t *strides) {
@@ -823,18 +825,8 @@ static void test_scalar_copied(void) {
     OK(dnnl_graph_op_add_input(op, &src));
     OK(dnnl_graph_op_add_input(op, &scale));
     OK(dnnl_graph_op_add_output(op, &dst));
-    dnnl_graph_graph_t g = NULL;
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(dnnl_graph_add_op(g, op));
-    OK(dnnl_graph_op_destroy(op));
-    OK(dnnl_graph_graph_finalize(g));
-    OK(dnnl_graph_graph_filter(g, dnnl_graph_partition_policy_fusion));
-    size_t np = 0;
-    OK(dnnl_graph_graph_get_partition_num(g, &np));
-    CHECK_EQ_INT(np, 1);
-    if (np == 1) {
-        dnnl_graph_partition_t part = NULL;
-        OK(dnnl_graph_graph_get_partitions(g, 1, &part));
+    dnnl_graph_partition_t part = pt_test_one_op_partition(op);
+    if (part) {
         uint8_t supported = 0;
         OK(dnnl_graph_partition_is_supported(part, &supported));
         CHECK_EQ_INT(supported, 1);
@@ -859,7 +851,6 @@ static void test_scalar_copied(void) {
         OK(dnnl_graph_compiled_partition_destroy(cp));
         OK(dnnl_graph_partition_destroy(part));
     }
-    OK(dnnl_graph_graph_destroy(g));
     OK(dnnl_stream_destroy(strm));
     OK(dnnl_engine_destroy(eng));
 }
@@ -975,39 +966,21 @@ static void test_attr_effect(void) {
     OK(dnnl_graph_op_set_attr_f32(op, dnnl_graph_op_attr_alpha, &a2, 0));
     OK(dnnl_graph_op_add_input(op, &src));
     OK(dnnl_graph_op_add_output(op, &dst));
-    dnnl_graph_graph_t g = NULL;
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(dnnl_graph_add_op(g, op));
-    OK(dnnl_graph_op_destroy(op)); /* the graph holds a copy */
-    OK(dnnl_graph_graph_finalize(g));
-    OK(dnnl_graph_graph_filter(g, dnnl_graph_partition_policy_fusion));
-    size_t np = 0;
-    OK(dnnl_graph_graph_get_partition_num(g, &np));
-    CHECK_EQ_INT(np, 1);
-    if (np == 1) {
-        dnnl_graph_partition_t part = NULL;
-        OK(dnnl_graph_graph_get_partitions(g, 1, &part));
+    dnnl_graph_partition_t part = pt_test_one_op_partition(op); /* the graph holds a copy */
+    if (part) {
         dnnl_graph_compiled_partition_t cp = NULL;
         OK(dnnl_graph_compiled_partition_create(&cp, part));
         const dnnl_graph_logical_tensor_t *ins[] = {&src}, *outs[] = {&dst};
         OK(dnnl_graph_partition_compile(part, cp, 1, ins, 1, outs, eng));
         float x[4] = {-4.0f, -1.0f, 0.0f, 3.0f}, y[4] = {0};
-        dnnl_graph_tensor_t tx = NULL, ty = NULL;
-        OK(dnnl_graph_tensor_create(&tx, &src, eng, x));
-        OK(dnnl_graph_tensor_create(&ty, &dst, eng, y));
-        const_dnnl_graph_tensor_t tin[] = {tx}, tout[] = {ty};
-        OK(dnnl_graph_compiled_partition_execute(cp, strm, 1, tin, 1, tout));
-        OK(dnnl_stream_wait(strm));
+        pt_test_execute(cp, eng, strm, 1, ins, 1, outs, (void *const[]){x, y});
         CHECK_NEAR(y[0], -1.0, 1e-6);
         CHECK_NEAR(y[1], -0.25, 1e-6);
         CHECK_NEAR(y[2], 0.0, 1e-6);
         CHECK_NEAR(y[3], 3.0, 1e-6);
-        OK(dnnl_graph_tensor_destroy(tx));
-        OK(dnnl_graph_tensor_destroy(ty));
         OK(dnnl_graph_compiled_partition_destroy(cp));
         OK(dnnl_graph_partition_destroy(part));
     }
-    OK(dnnl_graph_graph_destroy(g));
     OK(dnnl_stream_destroy(strm));
     OK(dnnl_engine_destroy(eng));
 }

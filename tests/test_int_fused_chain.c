@@ -135,6 +135,13 @@ static void layout(G *g, int t, int kind) {
     }
 }
 
+/* A dense tensor given one of the layouts above. */
+static int ten_laid_out(G *g, dnnl_data_type_t dt, int nd, const int64_t *d, int kind) {
+    int t = ten(g, dt, nd, d);
+    layout(g, t, kind);
+    return t;
+}
+
 static op_t *op(G *g, dnnl_graph_op_kind_t k, int nin, const int *in, int out) {
     op_t *o = &g->o[g->no++];
     memset(o, 0, sizeof *o);
@@ -366,6 +373,13 @@ static void check_graph(const G *g, const char *row, int want_fused, const char 
     for (int t = 0; t < g->nt; ++t) free(a[t]), free(b[t]);
 }
 
+/* A positive case: the result `y` gets layout `kind`, then `row` must
+ * claim a partition and run it fused. */
+static void check_positive(G *g, int y, int kind, const char *row) {
+    layout(g, y, kind);
+    check_graph(g, row, 1, NULL);
+}
+
 /* ---- random shapes ------------------------------------------------------------ */
 
 static const int64_t ODD[] = {1, 2, 3, 5, 7, 9, 13, 17};
@@ -420,8 +434,7 @@ static void case_fp_pool(int rep) {
     int r = 3 + rep % 3;
     int64_t d[5] = {pick(ODD, 4), pick(MID, 5), pick(MID, 7), pick(ODD, 8), pick(ODD, 8)};
     gname(&g, "fp_pool rep %d (%s, rank %d, %s)", rep, pt_dt_name(dt), r, nxc ? "NXC" : "NCX");
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     dnnl_graph_op_kind_t pk;
     int y = random_pool(&g, x, nxc, &pk);
     int c = operand(&g, y, dt, nxc ? 3 : 1);
@@ -430,8 +443,7 @@ static void case_fp_pool(int rep) {
     int full = operand(&g, y, dt, 2);
     layout(&g, full, 2);
     y = binary(&g, dnnl_graph_op_multiply, full, y, false); /* the running value enters input 1 */
-    layout(&g, y, rep % 3 == 2 ? 2 : 0);
-    check_graph(&g, "fp_pool_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 2 : 0, "fp_pool_post_ops");
 }
 
 static void case_x8_pool(int rep) {
@@ -467,8 +479,7 @@ static void case_bnorm(int rep) {
     int r = 2 + rep % 3;
     int64_t d[4] = {pick(ODD, 6), pick(MID, 6), pick(ODD, 8), pick(MID, 7)};
     gname(&g, "bnorm rep %d (%s, %s)", rep, training ? "training" : "inference", pt_dt_name(dt));
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int64_t C = d[nxc ? r - 1 : 1];
     int64_t cd[1] = {C};
     int y = like(&g, x, dt);
@@ -493,8 +504,7 @@ static void case_bnorm(int rep) {
         as(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
     }
     y = unary(&g, dnnl_graph_op_relu, y);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "fp_bnorm_relu", 1, NULL);
+    check_positive(&g, y, rep % 3, "fp_bnorm_relu");
 }
 
 static void case_s8_bnorm(int rep) {
@@ -514,8 +524,7 @@ static void case_s8_bnorm(int rep) {
     as(o, dnnl_graph_op_attr_data_format, "NCX");
     if (rep % 2) z = unary(&g, dnnl_graph_op_relu, z);
     z = quant(&g, z, dnnl_s8, 0.03f, 0);
-    layout(&g, z, rep % 3);
-    check_graph(&g, "s8f32s8_bnorm", 1, NULL);
+    check_positive(&g, z, rep % 3, "s8f32s8_bnorm");
 }
 
 static void case_groupnorm(int rep) {
@@ -547,8 +556,7 @@ static void case_groupnorm(int rep) {
         y = unary(&g, dnnl_graph_op_sigmoid, y);
     }
     if (rep % 3 != 2) y = quant(&g, y, dnnl_u8, 0.02f, 10);
-    layout(&g, y, rep % 2 ? 2 : 0);
-    check_graph(&g, "groupnorm_post_ops_fusion", 1, NULL);
+    check_positive(&g, y, rep % 2 ? 2 : 0, "groupnorm_post_ops_fusion");
 }
 
 static void case_layernorm(int rep) {
@@ -558,8 +566,7 @@ static void case_layernorm(int rep) {
     int r = 2 + rep % 3;
     int64_t d[4] = {pick(ODD, 5), pick(MID, 6), pick(MID, 7), pick(MID, 7)};
     gname(&g, "layernorm rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int64_t cd[1] = {d[r - 1]};
     int in[3] = {x, ten(&g, dnnl_f32, 1, cd), ten(&g, dnnl_f32, 1, cd)};
     int y = like(&g, x, dt);
@@ -580,8 +587,7 @@ static void case_layernorm(int rep) {
         y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 3), false);
         if (dt == dnnl_f32 && rep % 2) y = quant(&g, y, dnnl_u8, 0.02f, 100);
     }
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "layernorm_post_ops_fusion_cpu", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "layernorm_post_ops_fusion_cpu");
 }
 
 /* ---- interpolate and reduction ---------------------------------------------------- */
@@ -593,8 +599,7 @@ static void case_interpolate(int rep) {
     int r = 3 + rep % 2;
     int64_t d[4] = {pick(ODD, 4), pick(MID, 5), pick(MID, 6), pick(ODD, 8)};
     gname(&g, "interpolate rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int ns = r - 2;
     int64_t sizes[2], od[4];
     memcpy(od, d, sizeof od);
@@ -611,8 +616,7 @@ static void case_interpolate(int rep) {
     as(o, dnnl_graph_op_attr_coordinate_transformation_mode, "half_pixel");
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, nxc ? 3 : 1), false);
     y = unary(&g, dnnl_graph_op_sigmoid, y);
-    layout(&g, y, rep % 3 == 2 ? 3 : 0);
-    check_graph(&g, "fp_interpolate_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 3 : 0, "fp_interpolate_post_ops");
 }
 
 static void case_reduction(int rep) {
@@ -645,8 +649,7 @@ static void case_reduction(int rep) {
     ab(o, dnnl_graph_op_attr_keep_dims, keep);
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 3), false);
     y = unary(&g, dnnl_graph_op_relu, y);
-    layout(&g, y, rep % 3 == 1 ? 3 : 0);
-    check_graph(&g, "fp_reduction_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 3 : 0, "fp_reduction_post_ops");
 }
 
 /* ---- SoftMax ------------------------------------------------------------------------- */
@@ -658,8 +661,7 @@ static void case_softmax(int rep) {
     int64_t d[4] = {pick(ODD, 5), pick(MID, 7), pick(MID, 6), pick(MID, 7)};
     int64_t axis = rep % 4 == 1 ? 1 : -1;
     gname(&g, "softmax rep %d (rank %d, axis %lld, stats %d)", rep, r, (long long)axis, stats);
-    int x = ten(&g, dnnl_f32, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dnnl_f32, r, d, rep % 4);
     int y = like(&g, x, dnnl_f32);
     op_t *o = op(&g, dnnl_graph_op_softmax, 1, &x, y);
     ai(o, dnnl_graph_op_attr_axis, axis);
@@ -673,8 +675,7 @@ static void case_softmax(int rep) {
     y = unary(&g, dnnl_graph_op_sqrt, y);
     if (to_q) y = quant(&g, y, dnnl_u8, 1.f / 255.f, 0);
     else if (rep % 3 == 1) y = typecast(&g, y, rep % 2 ? dnnl_bf16 : dnnl_f16);
-    layout(&g, y, rep % 3 == 2 ? 2 : 0);
-    check_graph(&g, "fp_softmax_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 2 : 0, "fp_softmax_post_ops");
 }
 
 /* ---- element-wise chains -------------------------------------------------------------- */
@@ -685,8 +686,7 @@ static void case_binary_chain(int rep) {
     int r = 1 + rep % 4;
     int64_t d[4] = {pick(ODD, 6), pick(MID, 7), pick(ODD, 8), pick(MID, 7)};
     gname(&g, "binary_post_ops rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int a = ten(&g, dt, r, d);
-    layout(&g, a, rep % 4);
+    int a = ten_laid_out(&g, dt, r, d, rep % 4);
     int b = operand(&g, a, dt, rep % 3);
     layout(&g, b, 3);
     int y = binary(&g, rep % 2 ? dnnl_graph_op_subtract : dnnl_graph_op_maximum, a, b, false);
@@ -694,8 +694,7 @@ static void case_binary_chain(int rep) {
     y = unary(&g, rep % 2 ? dnnl_graph_op_tanh : dnnl_graph_op_clamp, y);
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 2), false);
     y = unary(&g, dnnl_graph_op_elu, y);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_binary_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_binary_post_ops");
 }
 
 static void case_eltwise_binary(int rep) {
@@ -716,8 +715,7 @@ static void case_eltwise_binary(int rep) {
     } else {
         y = rep % 3 == 1 ? binary(&g, dnnl_graph_op_minimum, e, y, false) : binary(&g, dnnl_graph_op_add, y, e, false);
     }
-    layout(&g, y, rep % 2 ? 3 : 0);
-    check_graph(&g, "fp_eltwise_binary", 1, NULL);
+    check_positive(&g, y, rep % 2 ? 3 : 0, "fp_eltwise_binary");
 }
 
 static void case_reciprocal(int rep) {
@@ -730,8 +728,7 @@ static void case_reciprocal(int rep) {
     layout(&g, x, rep % 4);
     int y = unary(&g, dnnl_graph_op_reciprocal, x);
     y = binary(&g, dnnl_graph_op_multiply, operand(&g, y, dt, rep % 3), y, false);
-    layout(&g, y, rep % 3 == 2 ? 3 : 0);
-    check_graph(&g, "fp_reciprocal_multiply", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 3 : 0, "fp_reciprocal_multiply");
 }
 
 static void add_dropout_inputs(G *g, int *in, int rep) {
@@ -754,8 +751,7 @@ static void case_eltwise_dropout(int rep) {
     int y = like(&g, in[0], dt);
     op_t *o = op(&g, dnnl_graph_op_dropout, 4, in, y);
     if (mask) o->out[o->nout++] = like(&g, y, dnnl_u8);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_eltwise_dropout", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_eltwise_dropout");
 }
 
 static void case_matmul_dropout(int rep) {
@@ -773,8 +769,7 @@ static void case_matmul_dropout(int rep) {
     int y = like(&g, in[0], dnnl_f32);
     op_t *o = op(&g, dnnl_graph_op_dropout, 4, in, y);
     if (rep % 2) o->out[o->nout++] = like(&g, y, dnnl_u8);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_matmul_dropout", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_matmul_dropout");
 }
 
 static void case_sum(int rep) {
@@ -783,8 +778,7 @@ static void case_sum(int rep) {
     int r = 1 + rep % 4;
     int64_t d[4] = {pick(MID, 7), pick(ODD, 8), pick(MID, 7), pick(ODD, 8)};
     gname(&g, "sum rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int y = ten(&g, dt, r, d);
-    layout(&g, y, rep % 4);
+    int y = ten_laid_out(&g, dt, r, d, rep % 4);
     int n = 2 + rep % 3;
     for (int i = 0; i < n; ++i) {
         int e = like(&g, y, dt);
@@ -822,8 +816,7 @@ static void case_typecast_quantize(int rep) {
         ai(o, dnnl_graph_op_attr_axis, 1);
         y = z;
     }
-    layout(&g, y, rep % 3 == 1 ? 1 : 0);
-    check_graph(&g, "typecast_quantize_fusion", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 1 : 0, "typecast_quantize_fusion");
 }
 
 static int reorder(G *g, int x, int lay) {
@@ -863,8 +856,7 @@ static void case_fp_reorder_sum(int rep) {
     int e = like(&g, y, dt);
     layout(&g, e, 3);
     y = rep % 2 ? binary(&g, dnnl_graph_op_add, e, y, true) : binary(&g, dnnl_graph_op_add, y, e, true);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "fp_reorder_sum", 1, NULL);
+    check_positive(&g, y, rep % 3, "fp_reorder_sum");
 }
 
 static void case_concat(int rep) {
@@ -895,8 +887,7 @@ static void case_concat(int rep) {
     op_t *o = op(&g, dnnl_graph_op_concat, n, in, y);
     ai(o, dnnl_graph_op_attr_axis, rep % 2 ? axis - r : axis);
     y = quant(&g, y, dt, sc, zp);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "int8_concat_fusion", 1, NULL);
+    check_positive(&g, y, rep % 3, "int8_concat_fusion");
 }
 
 /* ---- larger shapes: several runs per row, several threads ---------------------------- */

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "oneapi/dnnl/dnnl_graph.h"
+
 extern int pt_test_passed, pt_test_failed;
 
 /* Counts one check; on failure prints where and what (printf-style). */
@@ -23,6 +25,19 @@ void pt_test_count(int ok, const char *file, int line, const char *fmt, ...);
         if (pt_d_ < 0) pt_d_ = -pt_d_; \
         pt_test_count(pt_d_ <= (tol), __FILE__, __LINE__, "%s ~ %s (%.9g vs %.9g)", #a, #b, pt_a_, pt_b_); \
     } while (0)
+
+/* ---- small public-API helpers -------------------------------------------- */
+
+/* The graph of `op` alone, finalized and filtered with the fusion policy:
+ * its one partition, or NULL (a failed check) when it gives another count.
+ * The op is destroyed as soon as it is added (the graph holds a copy). */
+dnnl_graph_partition_t pt_test_one_op_partition(dnnl_graph_op_t op);
+
+/* Executes `cp` on `data` (one buffer per port, inputs first; host-scalar
+ * ports get scalar tensors) and waits. */
+void pt_test_execute(dnnl_graph_compiled_partition_t cp, dnnl_engine_t eng, dnnl_stream_t strm, size_t nin,
+                     const dnnl_graph_logical_tensor_t *const *ins, size_t nout,
+                     const dnnl_graph_logical_tensor_t *const *outs, void *const *data);
 
 /* Prints "N passed, N failed" and returns the process exit code. */
 int pt_test_summary(const char *name);
