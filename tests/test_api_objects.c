@@ -227,31 +227,21 @@ static void test_allocator(void) {
     CHECK_EQ_INT(n_free, 0);
     OK(dnnl_engine_destroy(eng));
 
-    /* Only one callback given: the built-in allocator serves both. */
-    dnnl_graph_allocator_t half = NULL;
-    OK(dnnl_graph_allocator_create(&half, count_alloc, NULL));
-    OK(dnnl_graph_make_engine_with_allocator(&eng, dnnl_cpu, 0, half));
-    OK(dnnl_graph_allocator_destroy(half));
-    reset_counts();
-    OK(dnnl_graph_tensor_create(&t, &lt, eng, DNNL_MEMORY_ALLOCATE));
-    OK(dnnl_graph_tensor_get_data_handle(t, &h));
-    CHECK(h != NULL && ((uintptr_t)h % 64) == 0);
-    OK(dnnl_graph_tensor_destroy(t));
-    CHECK_EQ_INT(n_alloc, 0);
-    CHECK_EQ_INT(n_free, 0);
-    OK(dnnl_engine_destroy(eng));
-
-    /* Both NULL: also the built-in allocator. */
-    dnnl_graph_allocator_t none = NULL;
-    OK(dnnl_graph_allocator_create(&none, NULL, NULL));
-    OK(dnnl_graph_make_engine_with_allocator(&eng, dnnl_cpu, 0, none));
-    OK(dnnl_graph_allocator_destroy(none));
-    OK(dnnl_graph_tensor_create(&t, &lt, eng, DNNL_MEMORY_ALLOCATE));
-    OK(dnnl_graph_tensor_get_data_handle(t, &h));
-    CHECK(h != NULL);
-    OK(dnnl_graph_tensor_destroy(t));
-    OK(dnnl_engine_destroy(eng));
-    CHECK_EQ_INT(n_alloc, 0);
+    /* Only one callback given, or none: the built-in allocator serves both. */
+    for (int i = 0; i < 2; ++i) {
+        dnnl_graph_allocator_t half = NULL;
+        OK(dnnl_graph_allocator_create(&half, i == 0 ? count_alloc : NULL, NULL));
+        OK(dnnl_graph_make_engine_with_allocator(&eng, dnnl_cpu, 0, half));
+        OK(dnnl_graph_allocator_destroy(half));
+        reset_counts();
+        OK(dnnl_graph_tensor_create(&t, &lt, eng, DNNL_MEMORY_ALLOCATE));
+        OK(dnnl_graph_tensor_get_data_handle(t, &h));
+        CHECK(h != NULL && ((uintptr_t)h % 64) == 0);
+        OK(dnnl_graph_tensor_destroy(t));
+        OK(dnnl_engine_destroy(eng));
+        CHECK_EQ_INT(n_alloc, 0);
+        CHECK_EQ_INT(n_free, 0);
+    }
 }
 
 /* ---- logical tensor -------------------------------------------------- */
@@ -263,16 +253,30 @@ static bool all_zero_bytes(const void *p, size_t n) {
     return true;
 }
 
+/* The scalar fields of a logical tensor. */
+static void check_lt_header(const dnnl_graph_logical_tensor_t *lt, size_t id, int ndims, dnnl_data_type_t dt,
+                            dnnl_graph_layout_type_t layout, dnnl_graph_tensor_property_t prop) {
+    CHECK_EQ_INT(lt->id, id);
+    CHECK_EQ_INT(lt->ndims, ndims);
+    CHECK_EQ_INT(lt->data_type, dt);
+    CHECK_EQ_INT(lt->layout_type, layout);
+    CHECK_EQ_INT(lt->property, prop);
+}
+
+/* Rank 0: no dims, no strides. */
+static void check_rank0(const dnnl_graph_logical_tensor_t *lt) {
+    CHECK_EQ_INT(lt->ndims, 0);
+    CHECK_EQ_INT(lt->dims[0], 0);
+    CHECK_EQ_INT(lt->layout.strides[0], 0);
+}
+
 static void test_lt_init(void) {
     dnnl_graph_logical_tensor_t lt;
     memset(&lt, 0x5a, sizeof lt);
     OK(dnnl_graph_logical_tensor_init(&lt, 11, dnnl_bf16, 3, dnnl_graph_layout_type_strided,
                                       dnnl_graph_tensor_property_constant));
-    CHECK_EQ_INT(lt.id, 11);
-    CHECK_EQ_INT(lt.ndims, 3);
-    CHECK_EQ_INT(lt.data_type, dnnl_bf16);
-    CHECK_EQ_INT(lt.layout_type, dnnl_graph_layout_type_strided);
-    CHECK_EQ_INT(lt.property, dnnl_graph_tensor_property_constant);
+    check_lt_header(&lt, 11, 3, dnnl_bf16, dnnl_graph_layout_type_strided,
+                    dnnl_graph_tensor_property_constant);
     int unknown = 0;
     for (int d = 0; d < DNNL_MAX_NDIMS; ++d)
         unknown += lt.dims[d] == UNK && lt.layout.strides[d] == UNK;
@@ -282,9 +286,7 @@ static void test_lt_init(void) {
     memset(&lt, 0x5a, sizeof lt);
     OK(dnnl_graph_logical_tensor_init(&lt, 12, dnnl_f32, 0, dnnl_graph_layout_type_strided,
                                       dnnl_graph_tensor_property_undef));
-    CHECK_EQ_INT(lt.ndims, 0);
-    CHECK_EQ_INT(lt.dims[0], 0);
-    CHECK_EQ_INT(lt.layout.strides[0], 0);
+    check_rank0(&lt);
     CHECK(all_zero_bytes(lt.dims, sizeof lt.dims));
     CHECK(all_zero_bytes(&lt.layout, sizeof lt.layout));
 
@@ -305,21 +307,18 @@ static void test_lt_init(void) {
     FAILS(dnnl_graph_logical_tensor_init(NULL, 1, dnnl_f32, 2, dnnl_graph_layout_type_strided,
                                          dnnl_graph_tensor_property_undef),
           dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init(&lt, 1, dnnl_f32, 13, dnnl_graph_layout_type_strided,
-                                         dnnl_graph_tensor_property_undef),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init(&lt, 1, dnnl_f32, 1, dnnl_graph_layout_type_strided,
-                                         dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init(&lt, 1, dnnl_f32, -1, dnnl_graph_layout_type_strided,
-                                         dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init(&lt, 1, dnnl_f16, 0, dnnl_graph_layout_type_strided,
-                                         dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
-    FAILS(dnnl_graph_logical_tensor_init(&lt, 1, dnnl_u8, 0, dnnl_graph_layout_type_strided,
-                                         dnnl_graph_tensor_property_host_scalar),
-          dnnl_invalid_arguments);
+    static const struct {
+        dnnl_data_type_t dt;
+        int nd;
+        dnnl_graph_tensor_property_t prop;
+    } bad[] = {{dnnl_f32, 13, dnnl_graph_tensor_property_undef},
+               {dnnl_f32, 1, dnnl_graph_tensor_property_host_scalar},
+               {dnnl_f32, -1, dnnl_graph_tensor_property_host_scalar},
+               {dnnl_f16, 0, dnnl_graph_tensor_property_host_scalar},
+               {dnnl_u8, 0, dnnl_graph_tensor_property_host_scalar}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+        FAILS(dnnl_graph_logical_tensor_init(&lt, 1, bad[i].dt, bad[i].nd, dnnl_graph_layout_type_strided, bad[i].prop),
+              dnnl_invalid_arguments);
     CHECK(memcmp(&lt, &keep, sizeof lt) == 0); /* untouched on failure */
 
     /* Host scalars: ndims 0 with s32, f32 or s64. */
@@ -427,9 +426,7 @@ static void test_lt_init_with_dims(void) {
     memset(&lt, 0x5a, sizeof lt);
     OK(dnnl_graph_logical_tensor_init_with_dims(&lt, 10, dnnl_f32, 0, NULL, dnnl_graph_layout_type_strided,
                                                 dnnl_graph_tensor_property_undef));
-    CHECK_EQ_INT(lt.ndims, 0);
-    CHECK_EQ_INT(lt.dims[0], 0);
-    CHECK_EQ_INT(lt.layout.strides[0], 0);
+    check_rank0(&lt);
     OK(dnnl_graph_logical_tensor_init_with_dims(&lt, 10, dnnl_s64, 0, d413, dnnl_graph_layout_type_strided,
                                                 dnnl_graph_tensor_property_host_scalar));
     CHECK_EQ_INT(lt.property, dnnl_graph_tensor_property_host_scalar);
@@ -445,11 +442,8 @@ static void test_lt_init_with_strides(void) {
     memset(&lt, 0x5a, sizeof lt);
     OK(dnnl_graph_logical_tensor_init_with_strides(&lt, 5, dnnl_s8, 2, dims, strides,
                                                    dnnl_graph_tensor_property_constant));
-    CHECK_EQ_INT(lt.id, 5);
-    CHECK_EQ_INT(lt.ndims, 2);
-    CHECK_EQ_INT(lt.data_type, dnnl_s8);
-    CHECK_EQ_INT(lt.layout_type, dnnl_graph_layout_type_strided);
-    CHECK_EQ_INT(lt.property, dnnl_graph_tensor_property_constant);
+    check_lt_header(&lt, 5, 2, dnnl_s8, dnnl_graph_layout_type_strided,
+                    dnnl_graph_tensor_property_constant);
     CHECK_EQ_INT(lt.dims[0], 2);
     CHECK_EQ_INT(lt.dims[1], 3);
     CHECK_EQ_INT(lt.layout.strides[0], 1);
@@ -465,9 +459,7 @@ static void test_lt_init_with_strides(void) {
     memset(&lt, 0x5a, sizeof lt);
     OK(dnnl_graph_logical_tensor_init_with_strides(&lt, 6, dnnl_f32, 0, NULL, NULL,
                                                    dnnl_graph_tensor_property_undef));
-    CHECK_EQ_INT(lt.ndims, 0);
-    CHECK_EQ_INT(lt.dims[0], 0);
-    CHECK_EQ_INT(lt.layout.strides[0], 0);
+    check_rank0(&lt);
     CHECK_EQ_INT(lt.layout_type, dnnl_graph_layout_type_strided);
     OK(dnnl_graph_logical_tensor_init_with_strides(&lt, 6, dnnl_s32, 0, dims, strides,
                                                    dnnl_graph_tensor_property_host_scalar));
@@ -500,18 +492,14 @@ static void test_lt_mem_size(void) {
 
     /* Dense tensors of every element size. */
     const dnnl_dim_t d23[] = {2, 3}, s23[] = {3, 1};
-    CHECK_EQ_INT(mem_size_of(dnnl_f32, 2, d23, s23), 24);
-    CHECK_EQ_INT(mem_size_of(dnnl_s32, 2, d23, s23), 24);
-    CHECK_EQ_INT(mem_size_of(dnnl_f16, 2, d23, s23), 12);
-    CHECK_EQ_INT(mem_size_of(dnnl_bf16, 2, d23, s23), 12);
-    CHECK_EQ_INT(mem_size_of(dnnl_s8, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_u8, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_boolean, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_f8_e5m2, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_f8_e4m3, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_e8m0, 2, d23, s23), 6);
-    CHECK_EQ_INT(mem_size_of(dnnl_f64, 2, d23, s23), 48);
-    CHECK_EQ_INT(mem_size_of(dnnl_s64, 2, d23, s23), 48);
+    static const struct {
+        dnnl_data_type_t dt;
+        size_t bytes;
+    } dense[] = {{dnnl_f32, 24},    {dnnl_s32, 24},     {dnnl_f16, 12},     {dnnl_bf16, 12},
+                 {dnnl_s8, 6},      {dnnl_u8, 6},       {dnnl_boolean, 6},  {dnnl_f8_e5m2, 6},
+                 {dnnl_f8_e4m3, 6}, {dnnl_e8m0, 6},     {dnnl_f64, 48},     {dnnl_s64, 48}};
+    for (size_t i = 0; i < sizeof dense / sizeof dense[0]; ++i)
+        CHECK_EQ_INT(mem_size_of(dense[i].dt, 2, d23, s23), dense[i].bytes);
 
     /* A zero dim: 0 bytes whatever the strides. */
     const dnnl_dim_t d203[] = {2, 0, 3}, s203[] = {3, 3, 1};
@@ -836,18 +824,16 @@ static void test_scalar_copied(void) {
         OK(dnnl_graph_partition_compile(part, cp, 2, ins, 1, outs, eng));
         float x[6] = {1, -2, 3, -4, 5, -6}, y[6] = {0};
         float s = 3.0f;
-        dnnl_graph_tensor_t tx = NULL, ts = NULL, ty = NULL;
-        OK(dnnl_graph_tensor_create(&tx, &src, eng, x));
-        OK(dnnl_graph_tensor_create_scalar(&ts, &scale, &s));
-        OK(dnnl_graph_tensor_create(&ty, &dst, eng, y));
+        dnnl_graph_tensor_t t[3] = {NULL}; /* src, scale, dst */
+        OK(dnnl_graph_tensor_create(&t[0], &src, eng, x));
+        OK(dnnl_graph_tensor_create_scalar(&t[1], &scale, &s));
+        OK(dnnl_graph_tensor_create(&t[2], &dst, eng, y));
         s = 100.0f; /* must not be seen */
-        const_dnnl_graph_tensor_t tin[] = {tx, ts}, tout[] = {ty};
-        OK(dnnl_graph_compiled_partition_execute(cp, strm, 2, tin, 1, tout));
+        OK(dnnl_graph_compiled_partition_execute(cp, strm, 2, (const_dnnl_graph_tensor_t *)t, 1,
+                                                 (const_dnnl_graph_tensor_t *)t + 2));
         OK(dnnl_stream_wait(strm));
         for (int i = 0; i < 6; ++i) CHECK_NEAR(y[i], 3.0 * x[i], 1e-6);
-        OK(dnnl_graph_tensor_destroy(tx));
-        OK(dnnl_graph_tensor_destroy(ts));
-        OK(dnnl_graph_tensor_destroy(ty));
+        for (int i = 0; i < 3; ++i) OK(dnnl_graph_tensor_destroy(t[i]));
         OK(dnnl_graph_compiled_partition_destroy(cp));
         OK(dnnl_graph_partition_destroy(part));
     }

@@ -89,6 +89,15 @@ bool tg_produced(const tg_graph *g, size_t id) {
     return false;
 }
 
+int tg_broadcast(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out) {
+    int r = na > nb ? na : nb;
+    for (int i = 0; i < r; ++i) {
+        int64_t da = i >= r - na ? a[i - (r - na)] : 1, db = i >= r - nb ? b[i - (r - nb)] : 1;
+        out[i] = da == 1 ? db : da;
+    }
+    return r;
+}
+
 bool tg_consumed(const tg_graph *g, size_t id) {
     for (int o = 0; o < g->nop; ++o)
         for (int k = 0; k < g->op[o].nin; ++k)

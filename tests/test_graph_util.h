@@ -68,6 +68,9 @@ void tg_attr_bool(tg_op *o, int name, bool v);
 void tg_attr_str(tg_op *o, int name, const char *s);
 void tg_attr_f32(tg_op *o, int name, const float *v, int n);
 bool tg_produced(const tg_graph *g, size_t id);
+/* Numpy broadcasting of dims a (rank na) and b (rank nb) into out; returns
+ * the rank. */
+int tg_broadcast(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out);
 bool tg_consumed(const tg_graph *g, size_t id);
 
 /* ---- tensor geometry and data ------------------------------------------- */

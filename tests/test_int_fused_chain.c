@@ -174,13 +174,8 @@ static int unary(G *g, dnnl_graph_op_kind_t k, int x) {
 /* Binary op with numpy broadcasting (the output has a's type). */
 static int binary(G *g, dnnl_graph_op_kind_t k, int a, int b, bool none) {
     const ten_t *ta = &g->t[a], *tb = &g->t[b];
-    int r = ta->nd > tb->nd ? ta->nd : tb->nd;
     int64_t d[DNNL_MAX_NDIMS];
-    for (int i = 0; i < r; ++i) {
-        int ia = i - (r - ta->nd), ib = i - (r - tb->nd);
-        int64_t da = ia >= 0 ? ta->d[ia] : 1, db = ib >= 0 ? tb->d[ib] : 1;
-        d[i] = da == 1 ? db : da;
-    }
+    int r = tg_broadcast(ta->nd, ta->d, tb->nd, tb->d, d);
     int y = ten(g, ta->dt, r, d);
     int in[2] = {a, b};
     op_t *o = op(g, k, 2, in, y);
@@ -287,17 +282,14 @@ static int row_index(const char *name) {
 /* The graph in the harness's form (tensor ids = index + 1). */
 static void to_tg(const G *g, tg_graph *out) {
     memset(out, 0, sizeof *out);
-    out->nt = g->nt;
-    for (int t = 0; t < g->nt; ++t) out->lt[t] = lt_of(g, t);
-    out->nop = g->no;
-    for (int i = 0; i < g->no; ++i) {
-        const op_t *p = &g->o[i];
-        tg_op *o = &out->op[i];
-        *o = p->t;
-        o->nin = p->nin;
-        o->nout = p->nout;
-        for (int k = 0; k < p->nin; ++k) o->in[k] = (size_t)p->in[k] + 1;
-        for (int k = 0; k < p->nout; ++k) o->out[k] = (size_t)p->out[k] + 1;
+    for (int t = 0; t < g->nt; ++t) out->lt[out->nt++] = lt_of(g, t);
+    for (const op_t *p = g->o; p < g->o + g->no; ++p) {
+        size_t in[8], outs[5];
+        for (int k = 0; k < p->nin; ++k) in[k] = (size_t)p->in[k] + 1;
+        for (int k = 0; k < p->nout; ++k) outs[k] = (size_t)p->out[k] + 1;
+        tg_op *o = tg_add(out, p->t.kind, p->nin, in, p->nout, outs);
+        memcpy(o->at, p->t.at, sizeof o->at);
+        o->nat = p->t.nat;
     }
 }
 

@@ -434,29 +434,36 @@ static size_t chain(graph *g, size_t y, dnnl_data_type_t dt, int kind) {
         y = op1(g, dnnl_graph_op_round, op2(g, dnnl_graph_op_multiply, y, tens_fill(g, dnnl_f32, 0, NULL, NULL, F_HIGH), dt), dt);
         per_last(r, dims, sh);
         y = op2(g, dnnl_graph_op_multiply, y, tens_fill(g, dnnl_f32, r, sh, NULL, F_POS), dt);
-        pt_op *op = mk(g, dnnl_graph_op_elu);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.7f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_abs, y, dt);
-        y = op1(g, dnnl_graph_op_sqrt, y, dt);
-        y = op1(g, dnnl_graph_op_log, y, dt);
-        y = op1(g, dnnl_graph_op_exp, y, dt);
-        op = mk(g, dnnl_graph_op_hard_sigmoid);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.3f);
-        a_f32(op, dnnl_graph_op_attr_beta, 0.4f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_hard_swish, y, dt);
-        op = mk(g, dnnl_graph_op_leaky_relu);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.1f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_mish, y, dt);
-        op = mk(g, dnnl_graph_op_softplus);
-        a_f32(op, dnnl_graph_op_attr_beta, 2.f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_square, y, dt);
-        y = op1(g, dnnl_graph_op_tanh, y, dt);
-        y = op1(g, dnnl_graph_op_gelu, y, dt);
-        y = op1(g, dnnl_graph_op_sigmoid, y, dt);
+        /* Every element-wise kind the chain kernel evaluates, with its attributes. */
+        static const struct {
+            dnnl_graph_op_kind_t k;
+            int n;
+            int name[2];
+            float v[2];
+        } chain[] = {
+            {.k = dnnl_graph_op_elu, .n = 1, .name = {dnnl_graph_op_attr_alpha}, .v = {0.7f}},
+            {.k = dnnl_graph_op_abs},
+            {.k = dnnl_graph_op_sqrt},
+            {.k = dnnl_graph_op_log},
+            {.k = dnnl_graph_op_exp},
+            {.k = dnnl_graph_op_hard_sigmoid,
+             .n = 2,
+             .name = {dnnl_graph_op_attr_alpha, dnnl_graph_op_attr_beta},
+             .v = {0.3f, 0.4f}},
+            {.k = dnnl_graph_op_hard_swish},
+            {.k = dnnl_graph_op_leaky_relu, .n = 1, .name = {dnnl_graph_op_attr_alpha}, .v = {0.1f}},
+            {.k = dnnl_graph_op_mish},
+            {.k = dnnl_graph_op_softplus, .n = 1, .name = {dnnl_graph_op_attr_beta}, .v = {2.f}},
+            {.k = dnnl_graph_op_square},
+            {.k = dnnl_graph_op_tanh},
+            {.k = dnnl_graph_op_gelu},
+            {.k = dnnl_graph_op_sigmoid},
+        };
+        for (size_t i = 0; i < sizeof chain / sizeof chain[0]; ++i) {
+            pt_op *op = mk(g, chain[i].k);
+            for (int a = 0; a < chain[i].n; ++a) a_f32(op, chain[i].name[a], chain[i].v[a]);
+            y = fin(g, op, &y, 1, dt);
+        }
     }
     return y;
 }
