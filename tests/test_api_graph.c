@@ -191,16 +191,27 @@ static void ref_mm_add_relu(const float *x, const float *w, const float *b, doub
         }
 }
 
+/* The partitions, then the graph they came from. */
+static void release(dnnl_graph_graph_t g, parts_t *parts) {
+    free_parts(parts);
+    OK(dnnl_graph_graph_destroy(g));
+}
+
 /* The strict MLP graph, finalized and partitioned with the fusion policy.
  * False (everything released) unless that gave the two expected partitions. */
-static bool mlp_parts(dnnl_graph_graph_t *g, parts_t *parts) {
-    *g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(*g));
-    get_parts(*g, dnnl_graph_partition_policy_fusion, parts);
-    CHECK_EQ_INT(parts->n, 2);
-    if (parts->n == 2) return true;
-    free_parts(parts);
-    dnnl_graph_graph_destroy(*g);
+typedef struct {
+    dnnl_graph_graph_t g;
+    parts_t parts;
+} mlp_t;
+
+static bool mlp_parts(mlp_t *m) {
+    m->g = mlp_graph(dnnl_fpmath_mode_strict, false);
+    OK(dnnl_graph_graph_finalize(m->g));
+    get_parts(m->g, dnnl_graph_partition_policy_fusion, &m->parts);
+    CHECK_EQ_INT(m->parts.n, 2);
+    if (m->parts.n == 2) return true;
+    free_parts(&m->parts);
+    dnnl_graph_graph_destroy(m->g);
     return false;
 }
 
@@ -314,8 +325,7 @@ static void test_add_op(void) {
         CHECK_EQ_INT(nin, 2);
         CHECK_EQ_INT(in[0].id + in[1].id, 3); /* tensors 1 and 2, not 30 */
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_finalize(void) {
@@ -431,8 +441,7 @@ static void test_filter(void) {
     /* Filtering again replaces the previous result. */
     get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* End and Wildcard are accepted; each becomes an unsupported single-op
@@ -476,8 +485,7 @@ static void test_end_wildcard(void) {
         FAILS(dnnl_graph_partition_compile(parts.p[i], cp, nin, pin, nout, pout, eng), dnnl_invalid_arguments);
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* A larger graph added in reverse order: cover, topological order, debug. */
@@ -513,22 +521,28 @@ static void test_cover_and_order(void) {
     get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 9);
     check_cover_and_order(&parts, all, 9);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
+}
+
+/* A = MatMul(t1,t2)->t3; C = c_kind(t3)->t10 (c_kind < 0: no C, t10 an
+ * input); B = Add(t3,t10)->t5; finalized and partitioned (fusion policy). */
+static dnnl_graph_graph_t abc_graph(int c_kind, parts_t *parts) {
+    dnnl_graph_graph_t g = NULL;
+    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
+    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
+    if (c_kind >= 0)
+        OK(add(g, 2, (dnnl_graph_op_kind_t)c_kind, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
+    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
+    OK(dnnl_graph_graph_finalize(g));
+    get_parts(g, dnnl_graph_partition_policy_fusion, parts);
+    return g;
 }
 
 /* Seed 001: C consumes A's output and produces B's input, so A and B must
  * not share a partition; without C they may (and here do) fuse. */
 static void test_seed_no_cycle(void) {
     parts_t parts;
-    dnnl_graph_graph_t g = NULL;
-    /* A = MatMul(t1,t2)->t3; C = Wildcard(t3)->t10; B = Add(t3,t10)->t5 */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 2, dnnl_graph_op_wildcard, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    dnnl_graph_graph_t g = abc_graph(dnnl_graph_op_wildcard, &parts);
     const size_t all3[] = {1, 2, 3};
     check_cover_and_order(&parts, all3, 3);
     int pa = part_of_op(&parts, 1), pc = part_of_op(&parts, 2), pb = part_of_op(&parts, 3);
@@ -536,16 +550,10 @@ static void test_seed_no_cycle(void) {
     CHECK(pa != pb);
     CHECK(pa < pc);
     CHECK(pc < pb);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 
     /* Same shape of graph with C a supported op (ReLU). */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 2, dnnl_graph_op_relu, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    g = abc_graph(dnnl_graph_op_relu, &parts);
     check_cover_and_order(&parts, all3, 3);
     pa = part_of_op(&parts, 1);
     pc = part_of_op(&parts, 2);
@@ -553,44 +561,37 @@ static void test_seed_no_cycle(void) {
     CHECK(pa >= 0 && pb >= 0 && pc >= 0);
     if (pa == pb) CHECK(pc == pa); /* together only with C inside */
     CHECK(pa <= pc && pc <= pb);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 
     /* Without C: A and B fuse into one partition. */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    g = abc_graph(-1, &parts);
     CHECK_EQ_INT(parts.n, 1);
     CHECK_EQ_INT(part_of_op(&parts, 1), part_of_op(&parts, 3));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* ---- partition -------------------------------------------------------- */
 
 static void test_partition_queries(void) {
-    dnnl_graph_graph_t g;
-    parts_t parts;
-    if (!mlp_parts(&g, &parts)) return;
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     size_t n = 0, ids[8] = {0};
     OK(dnnl_graph_partition_get_op_num(p, &n));
     CHECK_EQ_INT(n, 3);
     OK(dnnl_graph_partition_get_ops(p, 3, ids));
     CHECK_EQ_INT(ids[0] + ids[1] + ids[2], 6);
     CHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
-    FAILS(dnnl_graph_partition_get_ops(p, 2, ids), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_ops(p, 4, ids), dnnl_invalid_arguments);
+    for (size_t k = 2; k <= 4; k += 2) /* one short, one over */
+        FAILS(dnnl_graph_partition_get_ops(p, k, ids), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_ops(NULL, 3, ids), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_ops(p, 3, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_op_num(NULL, &n), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_op_num(p, NULL), dnnl_invalid_arguments);
 
     size_t id0 = 0, id1 = 0;
-    OK(dnnl_graph_partition_get_id(parts.p[0], &id0));
-    OK(dnnl_graph_partition_get_id(parts.p[1], &id1));
+    OK(dnnl_graph_partition_get_id(m.parts.p[0], &id0));
+    OK(dnnl_graph_partition_get_id(m.parts.p[1], &id1));
     CHECK(id0 != id1);
     FAILS(dnnl_graph_partition_get_id(NULL, &id0), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_id(p, NULL), dnnl_invalid_arguments);
@@ -604,7 +605,7 @@ static void test_partition_queries(void) {
     uint8_t sup = 0;
     OK(dnnl_graph_partition_is_supported(p, &sup));
     CHECK_EQ_INT(sup, 1);
-    OK(dnnl_graph_partition_is_supported(parts.p[1], &sup));
+    OK(dnnl_graph_partition_is_supported(m.parts.p[1], &sup));
     CHECK_EQ_INT(sup, 1);
     FAILS(dnnl_graph_partition_is_supported(NULL, &sup), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_is_supported(p, NULL), dnnl_invalid_arguments);
@@ -632,10 +633,10 @@ static void test_partition_queries(void) {
     CHECK_EQ_INT(out[0].id, 6);
     CHECK_EQ_INT(out[0].data_type, dnnl_f32);
     CHECK_EQ_INT(out[0].dims[1], 16);
-    FAILS(dnnl_graph_partition_get_input_ports(p, 2, in), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_input_ports(p, 4, in), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_output_ports(p, 0, out), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_output_ports(p, 2, out), dnnl_invalid_arguments);
+    for (size_t k = 0; k <= 2; k += 2) { /* counts other than 3 inputs / 1 output */
+        FAILS(dnnl_graph_partition_get_input_ports(p, k + 2, in), dnnl_invalid_arguments);
+        FAILS(dnnl_graph_partition_get_output_ports(p, k, out), dnnl_invalid_arguments);
+    }
     FAILS(dnnl_graph_partition_get_input_ports_num(NULL, &n), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_input_ports_num(p, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_output_ports_num(NULL, &n), dnnl_invalid_arguments);
@@ -646,7 +647,7 @@ static void test_partition_queries(void) {
     FAILS(dnnl_graph_partition_get_output_ports(p, 1, NULL), dnnl_invalid_arguments);
 
     /* The SoftMax partition consumes what the first one produces. */
-    OK(dnnl_graph_partition_get_input_ports(parts.p[1], 1, in));
+    OK(dnnl_graph_partition_get_input_ports(m.parts.p[1], 1, in));
     CHECK_EQ_INT(in[0].id, 6);
 
     /* Ids stay unique across graphs. */
@@ -663,8 +664,7 @@ static void test_partition_queries(void) {
     OK(dnnl_graph_graph_destroy(g2));
 
     OK(dnnl_graph_partition_destroy(NULL));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 /* Repeated ids: an op consuming one tensor twice.  Compile and execute
@@ -707,8 +707,7 @@ static void test_repeated_ports(void) {
         OK(dnnl_graph_tensor_destroy(ty));
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_create_with_op(void) {
@@ -768,6 +767,15 @@ static void test_create_with_op(void) {
     OK(dnnl_graph_op_destroy(op));
 }
 
+/* The math mode a partition reports. */
+static void check_part_mode(dnnl_graph_partition_t p, dnnl_fpmath_mode_t want, int want_ati) {
+    dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
+    int ati = 0;
+    OK(dnnl_graph_partition_get_fpmath_mode(p, &m, &ati));
+    CHECK_EQ_INT(m, want);
+    CHECK_EQ_INT(ati, want_ati);
+}
+
 static void test_partition_fpmath(void) {
     dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_bf16, true);
     OK(dnnl_graph_graph_set_fpmath_mode(g, dnnl_fpmath_mode_f16, 1));
@@ -776,24 +784,16 @@ static void test_partition_fpmath(void) {
     get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     if (parts.n == 2) {
-        dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
-        int ati = 0;
         /* Inherited from the graph. */
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_f16);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_f16, 1);
         /* Partition-level wins, for that partition only. */
         OK(dnnl_graph_partition_set_fpmath_mode(parts.p[0], dnnl_fpmath_mode_tf32, 0));
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_tf32);
-        CHECK_EQ_INT(ati, 0);
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[1], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_f16);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_tf32, 0);
+        check_part_mode(parts.p[1], dnnl_fpmath_mode_f16, 1);
         OK(dnnl_graph_partition_set_fpmath_mode(parts.p[0], dnnl_fpmath_mode_strict, 1));
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_strict);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_strict, 1);
+        dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
+        int ati = 0;
         FAILS(dnnl_graph_partition_set_fpmath_mode(NULL, dnnl_fpmath_mode_bf16, 0), dnnl_invalid_arguments);
         FAILS(dnnl_graph_partition_get_fpmath_mode(NULL, &m, &ati), dnnl_invalid_arguments);
 
@@ -805,8 +805,7 @@ static void test_partition_fpmath(void) {
         OK(dnnl_graph_partition_compile(parts.p[0], cp, 3, pin, 1, pout, eng));
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_infer_shape(void) {
@@ -865,17 +864,15 @@ static void test_infer_shape(void) {
         FAILS(dnnl_graph_partition_infer_shape(p, 3, pink, 1, pout), dnnl_invalid_shape);
         FAILS(dnnl_graph_partition_infer_shape(NULL, 3, pin, 1, pout), dnnl_invalid_arguments);
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* ---- compiled partition ---------------------------------------------- */
 
 static void test_compile_errors(void) {
-    dnnl_graph_graph_t g;
-    parts_t parts;
-    if (!mlp_parts(&g, &parts)) return;
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     FAILS(dnnl_graph_compiled_partition_create(NULL, p), dnnl_invalid_arguments);
     FAILS(dnnl_graph_compiled_partition_create(&cp, NULL), dnnl_invalid_arguments);
@@ -919,15 +916,13 @@ static void test_compile_errors(void) {
     OK(dnnl_graph_partition_compile(p, cp, 3, pin_perm, 1, pout, eng));
     OK(dnnl_graph_compiled_partition_destroy(cp));
     OK(dnnl_graph_compiled_partition_destroy(NULL));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 static void test_query_and_hints(void) {
-    dnnl_graph_graph_t g;
-    parts_t parts;
-    if (!mlp_parts(&g, &parts)) return;
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));
     lt_t q;
@@ -1000,18 +995,17 @@ static void test_query_and_hints(void) {
 
     /* A single eltwise op partition: any in-place pair maps its input to its output. */
     dnnl_graph_compiled_partition_t cp2 = NULL;
-    OK(dnnl_graph_compiled_partition_create(&cp2, parts.p[1]));
+    OK(dnnl_graph_compiled_partition_create(&cp2, m.parts.p[1]));
     const lt_t s_in = lt2(6, 4, 16), s_out = lt_any(7, dnnl_f32);
     const lt_t *sin[1] = {&s_in}, *sout[1] = {&s_out};
-    OK(dnnl_graph_partition_compile(parts.p[1], cp2, 1, sin, 1, sout, eng));
+    OK(dnnl_graph_partition_compile(m.parts.p[1], cp2, 1, sin, 1, sout, eng));
     OK(dnnl_graph_compiled_partition_get_inplace_ports(cp2, &npairs, &pairs));
     for (size_t i = 0; i < npairs && pairs; ++i) {
         CHECK_EQ_INT(pairs[i].input_id, 6);
         CHECK_EQ_INT(pairs[i].output_id, 7);
     }
     OK(dnnl_graph_compiled_partition_destroy(cp2));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 static int n_alloc, n_free;
@@ -1027,12 +1021,11 @@ static void count_free(void *p) {
 }
 
 static void test_execute(void) {
-    dnnl_graph_graph_t g;
-    parts_t parts;
-    if (!mlp_parts(&g, &parts)) return;
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
     /* The graph is no longer needed: partitions stay valid. */
-    OK(dnnl_graph_graph_destroy(g));
-    dnnl_graph_partition_t p = parts.p[0];
+    OK(dnnl_graph_graph_destroy(m.g));
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL, never = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));
     OK(dnnl_graph_compiled_partition_create(&never, p));
@@ -1040,8 +1033,8 @@ static void test_execute(void) {
     const lt_t *pin[3] = {&x, &w, &b}, *pout[1] = {&y};
     OK(dnnl_graph_partition_compile(p, cp, 3, pin, 1, pout, eng));
     /* The partition handle may go once compiled. */
-    OK(dnnl_graph_partition_destroy(parts.p[0]));
-    parts.p[0] = NULL;
+    OK(dnnl_graph_partition_destroy(m.parts.p[0]));
+    m.parts.p[0] = NULL;
     lt_t yq;
     OK(dnnl_graph_compiled_partition_query_logical_tensor(cp, 6, &yq));
 
@@ -1168,7 +1161,7 @@ static void test_execute(void) {
     OK(dnnl_graph_tensor_destroy(ty));
     OK(dnnl_graph_compiled_partition_destroy(cp));
     OK(dnnl_graph_compiled_partition_destroy(never));
-    free_parts(&parts);
+    free_parts(&m.parts);
 }
 
 int main(void) {
