@@ -13,7 +13,6 @@
 #define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
 #define FAILS(expr, status) CHECK_EQ_INT((expr), (status))
 #define UNK DNNL_GRAPH_UNKNOWN_DIM
-#define MAXP 32
 
 typedef dnnl_graph_logical_tensor_t lt_t;
 
@@ -68,27 +67,7 @@ static dnnl_status_t add(dnnl_graph_graph_t g, size_t id, dnnl_graph_op_kind_t k
     return st;
 }
 
-typedef struct {
-    size_t n;
-    dnnl_graph_partition_t p[MAXP];
-} parts_t;
-
-static void get_parts(dnnl_graph_graph_t g, dnnl_graph_partition_policy_t policy, parts_t *parts) {
-    parts->n = 0;
-    OK(dnnl_graph_graph_filter(g, policy));
-    size_t n = 0;
-    OK(dnnl_graph_graph_get_partition_num(g, &n));
-    CHECK(n <= MAXP);
-    if (n == 0 || n > MAXP) return;
-    memset(parts->p, 0, sizeof parts->p);
-    OK(dnnl_graph_graph_get_partitions(g, n, parts->p));
-    parts->n = n;
-}
-
-static void free_parts(parts_t *parts) {
-    for (size_t i = 0; i < parts->n; ++i) OK(dnnl_graph_partition_destroy(parts->p[i]));
-    parts->n = 0;
-}
+typedef pt_test_parts parts_t;
 
 static size_t op_ids(dnnl_graph_partition_t p, size_t *ids, size_t cap) {
     size_t n = 0;
@@ -193,7 +172,7 @@ static void ref_mm_add_relu(const float *x, const float *w, const float *b, doub
 
 /* The partitions, then the graph they came from. */
 static void release(dnnl_graph_graph_t g, parts_t *parts) {
-    free_parts(parts);
+    pt_test_free_parts(parts);
     OK(dnnl_graph_graph_destroy(g));
 }
 
@@ -207,10 +186,10 @@ typedef struct {
 static bool mlp_parts(mlp_t *m) {
     m->g = mlp_graph(dnnl_fpmath_mode_strict, false);
     OK(dnnl_graph_graph_finalize(m->g));
-    get_parts(m->g, dnnl_graph_partition_policy_fusion, &m->parts);
+    pt_test_get_parts(m->g, dnnl_graph_partition_policy_fusion, &m->parts);
     CHECK_EQ_INT(m->parts.n, 2);
     if (m->parts.n == 2) return true;
-    free_parts(&m->parts);
+    pt_test_free_parts(&m->parts);
     dnnl_graph_graph_destroy(m->g);
     return false;
 }
@@ -317,7 +296,7 @@ static void test_add_op(void) {
     FAILS(add(g, 2, dnnl_graph_op_relu, 1, &y, 1, (lt_t[]){lt2(4, 4, 16)}), dnnl_invalid_graph);
     /* Only the first op 1 is in the graph; the failed adds left nothing. */
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         lt_t in[4];
@@ -411,7 +390,7 @@ static void test_filter(void) {
 
     /* Fusion: MatMul + Add + ReLU, then SoftMax. */
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     const size_t all[] = {1, 2, 3, 4};
     check_cover_and_order(&parts, all, 4);
@@ -424,10 +403,10 @@ static void test_filter(void) {
     FAILS(dnnl_graph_graph_get_partitions(NULL, 2, arr), dnnl_invalid_graph);
     FAILS(dnnl_graph_graph_get_partitions(g, 2, NULL), dnnl_invalid_graph);
     FAILS(dnnl_graph_graph_get_partitions(g, 0, arr), dnnl_invalid_graph);
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
     /* Debug: one partition per op, all supported here. */
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 4);
     check_cover_and_order(&parts, all, 4);
     for (size_t i = 0; i < parts.n; ++i) {
@@ -436,10 +415,10 @@ static void test_filter(void) {
         CHECK_EQ_INT(k, 1);
         CHECK_EQ_INT(part_of_op(&parts, all[i]), (int)i); /* graph order kept */
     }
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
     /* Filtering again replaces the previous result. */
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     release(g, &parts);
 }
@@ -457,7 +436,7 @@ static void test_end_wildcard(void) {
     OK(add(g, 5, dnnl_graph_op_wildcard, 0, NULL, 2, (lt_t[]){lt2(5, 2, 3), lt2(6, 1, 1)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 5);
     const size_t all[] = {1, 2, 3, 4, 5};
     check_cover_and_order(&parts, all, 5);
@@ -506,7 +485,7 @@ static void test_cover_and_order(void) {
     OK(dnnl_graph_graph_finalize(g));
     const size_t all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK(parts.n >= 2 && parts.n <= 9);
     check_cover_and_order(&parts, all, 9);
     /* Op-level order inside the partition list too. */
@@ -516,9 +495,9 @@ static void test_cover_and_order(void) {
     CHECK(part_of_op(&parts, 7) <= part_of_op(&parts, 8));
     CHECK(part_of_op(&parts, 4) <= part_of_op(&parts, 8));
     CHECK(part_of_op(&parts, 8) < part_of_op(&parts, 9));
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 9);
     check_cover_and_order(&parts, all, 9);
     release(g, &parts);
@@ -534,7 +513,7 @@ static dnnl_graph_graph_t abc_graph(int c_kind, parts_t *parts) {
         OK(add(g, 2, (dnnl_graph_op_kind_t)c_kind, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
     OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
     OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, parts);
     return g;
 }
 
@@ -654,13 +633,13 @@ static void test_partition_queries(void) {
     dnnl_graph_graph_t g2 = mlp_graph(dnnl_fpmath_mode_strict, false);
     OK(dnnl_graph_graph_finalize(g2));
     parts_t parts2;
-    get_parts(g2, dnnl_graph_partition_policy_fusion, &parts2);
+    pt_test_get_parts(g2, dnnl_graph_partition_policy_fusion, &parts2);
     for (size_t i = 0; i < parts2.n; ++i) {
         size_t other = 0;
         OK(dnnl_graph_partition_get_id(parts2.p[i], &other));
         CHECK(other != id0 && other != id1);
     }
-    free_parts(&parts2);
+    pt_test_free_parts(&parts2);
     OK(dnnl_graph_graph_destroy(g2));
 
     OK(dnnl_graph_partition_destroy(NULL));
@@ -675,7 +654,7 @@ static void test_repeated_ports(void) {
     OK(add(g, 1, dnnl_graph_op_multiply, 2, (lt_t[]){lt2(1, 2, 3), lt2(1, 2, 3)}, 1, (lt_t[]){lt2(2, 2, 3)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         lt_t in[4], out[4];
@@ -692,7 +671,7 @@ static void test_repeated_ports(void) {
         /* Graph and partition may go: the compiled partition stays usable. */
         OK(dnnl_graph_graph_destroy(g));
         g = NULL;
-        free_parts(&parts);
+        pt_test_free_parts(&parts);
         float x[6] = {1, -2, 3, 0.5f, -1.5f, 4}, y[6] = {0};
         dnnl_graph_tensor_t tx = NULL, ty = NULL;
         OK(dnnl_graph_tensor_create(&tx, &in[0], eng, x));
@@ -781,7 +760,7 @@ static void test_partition_fpmath(void) {
     OK(dnnl_graph_graph_set_fpmath_mode(g, dnnl_fpmath_mode_f16, 1));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     if (parts.n == 2) {
         /* Inherited from the graph. */
@@ -819,7 +798,7 @@ static void test_infer_shape(void) {
     OK(add(g, 3, dnnl_graph_op_relu, 1, (lt_t[]){lt_any(5, dnnl_f32)}, 1, (lt_t[]){lt_any(6, dnnl_f32)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         dnnl_graph_partition_t p = parts.p[0];
@@ -1161,7 +1140,7 @@ static void test_execute(void) {
     OK(dnnl_graph_tensor_destroy(ty));
     OK(dnnl_graph_compiled_partition_destroy(cp));
     OK(dnnl_graph_compiled_partition_destroy(never));
-    free_parts(&m.parts);
+    pt_test_free_parts(&m.parts);
 }
 
 int main(void) {

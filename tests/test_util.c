@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 int pt_test_passed = 0, pt_test_failed = 0;
 
@@ -59,4 +60,22 @@ void pt_test_execute(dnnl_graph_compiled_partition_t cp, dnnl_engine_t eng, dnnl
                                              (const_dnnl_graph_tensor_t *)t + nin));
     OK(dnnl_stream_wait(strm));
     for (size_t i = 0; i < n; ++i) OK(dnnl_graph_tensor_destroy(t[i]));
+}
+
+void pt_test_get_parts(dnnl_graph_graph_t g, dnnl_graph_partition_policy_t policy, pt_test_parts *parts) {
+    const size_t cap = sizeof parts->p / sizeof parts->p[0];
+    parts->n = 0;
+    OK(dnnl_graph_graph_filter(g, policy));
+    size_t n = 0;
+    OK(dnnl_graph_graph_get_partition_num(g, &n));
+    CHECK(n <= cap);
+    if (n == 0 || n > cap) return;
+    memset(parts->p, 0, sizeof parts->p);
+    OK(dnnl_graph_graph_get_partitions(g, n, parts->p));
+    parts->n = n;
+}
+
+void pt_test_free_parts(pt_test_parts *parts) {
+    for (size_t i = 0; i < parts->n; ++i) OK(dnnl_graph_partition_destroy(parts->p[i]));
+    parts->n = 0;
 }

@@ -33,6 +33,15 @@ void pt_test_count(int ok, const char *file, int line, const char *fmt, ...);
  * The op is destroyed as soon as it is added (the graph holds a copy). */
 dnnl_graph_partition_t pt_test_one_op_partition(dnnl_graph_op_t op);
 
+/* A graph's partitions: filter with `policy` and fetch them (a failed check
+ * when there are more than fit); then destroy them. */
+typedef struct {
+    size_t n;
+    dnnl_graph_partition_t p[32];
+} pt_test_parts;
+void pt_test_get_parts(dnnl_graph_graph_t g, dnnl_graph_partition_policy_t policy, pt_test_parts *parts);
+void pt_test_free_parts(pt_test_parts *parts);
+
 /* Executes `cp` on `data` (one buffer per port, inputs first; host-scalar
  * ports get scalar tensors) and waits. */
 void pt_test_execute(dnnl_graph_compiled_partition_t cp, dnnl_engine_t eng, dnnl_stream_t strm, size_t nin,
