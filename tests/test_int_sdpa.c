@@ -288,16 +288,16 @@ static void check_cfg(const char *name, const sdpa_cfg *c, bool online) {
 static void test_sizes(void) {
     const int64_t seqs[] = {1, 7, 33, 100}, heads[] = {1, 16, 17, 64};
     char name[96];
-    for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-            sdpa_cfg c = base_cfg();
-            tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 0, "sizes", name, sizeof name);
-            c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
-            c.n = 1 + (a & 1);
-            c.h = c.hkv = 2 + (b & 1);
-            c.scale = (a + b) % 2 ? SC_DIV : SC_MUL;
-            check_cfg(name, &c, b == 0 || a == 3);
-        }
+    for (int i = 0; i < 16; ++i) {
+        const int a = i / 4, b = i % 4;
+        sdpa_cfg c = base_cfg();
+        tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 0, "sizes", name, sizeof name);
+        c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
+        c.n = 1 + (a & 1);
+        c.h = c.hkv = 2 + (b & 1);
+        c.scale = (a + b) % 2 ? SC_DIV : SC_MUL;
+        check_cfg(name, &c, b == 0 || a == 3);
+    }
     /* Key counts past the exact order's score cache (every pass recomputes
      * the scores), with tails of the query and key blocks. */
     const int64_t longs[][4] = {{45, 700, 32, 24}, {1, 1031, 16, 16}, {70, 513, 8, 40}};
@@ -316,16 +316,20 @@ static void test_sizes(void) {
 }
 
 static void test_scales_and_masks(void) {
-    sdpa_cfg c = base_cfg();
-    c.scale = SC_NONE;
-    check_cfg("no scale, no mask", &c, true);
-    c = base_cfg();
-    c.scale = SC_MUL_LEFT;
-    check_cfg("scale factor at Multiply input 0", &c, false);
-    c = base_cfg();
-    c.scale = SC_DIV;
-    c.scale_host = true;
-    check_cfg("Divide by a host scalar", &c, true);
+    static const struct {
+        int scale;
+        bool host, online;
+        const char *name;
+    } scales[] = {{SC_NONE, false, true, "no scale, no mask"},
+                  {SC_MUL_LEFT, false, false, "scale factor at Multiply input 0"},
+                  {SC_DIV, true, true, "Divide by a host scalar"}};
+    sdpa_cfg c;
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+        c = base_cfg();
+        c.scale = scales[i].scale;
+        c.scale_host = scales[i].host;
+        check_cfg(scales[i].name, &c, scales[i].online);
+    }
 
     /* Explicit masks broadcast from several shapes, dense and padded. */
     const int64_t shapes[][5] = {{2, 1, 1, 33}, {1, 1, 7, 33}, {2, 3, 7, 33}, {33}, {7, 33}};
