@@ -170,6 +170,77 @@ static void test_geometry(void) {
 
 /* ---- pooling ----------------------------------------------------------- */
 
+/* Pooling shape cases: geometry attributes, expected status and dst. */
+typedef struct {
+    const char *what;
+    dnnl_graph_op_kind_t kind;
+    int nd;
+    int64_t src[6];
+    int ns; /* spatial dims of the list attributes */
+    int64_t strides[4], kernel[4], pads_begin[4], pads_end[4], dilations[4]; /* dilations[0] 0: unset */
+    const char *format, *rounding, *auto_pad; /* NULL: unset */
+    int exclude_pad;                          /* -1: unset */
+    int out_nd;                               /* a declared dst; 0: rank unknown */
+    int64_t out[6];
+    pt_status want;
+    int64_t want_dst[6]; /* dims, when want is success */
+} pool_case;
+
+static const pool_case pool_cases[] = {
+    /* ceil rounding, no pads: H (7-3)/2 exact -> 3; W 5/2 -> ceil 3 + 1 = 4 */
+    {"avg ceil", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {0}, "NCX", "ceil",
+     NULL, 0, 0, {0}, dnnl_success, {2, 3, 3, 4}},
+    /* VALID: (7-3)/2+1 = 3, (8-3)/2+1 = 3 */
+    {"avg VALID", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX", NULL,
+     "VALID", 0, 0, {0}, dnnl_success, {2, 3, 3, 3}},
+    /* rank 3: [1,4,10], K 4, S 3: (10-4)/3+1 = 3 */
+    {"avg rank 3", dnnl_graph_op_avg_pool, 3, {1, 4, 10}, 1, {3}, {4}, {0}, {0}, {0}, "NCX", NULL, NULL, 0, 0,
+     {0}, dnnl_success, {1, 4, 3}},
+    /* unknown dims: N and H unknown stay unknown, W computed */
+    {"avg unknown dims", dnnl_graph_op_avg_pool, 4, {U, 3, U, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX",
+     NULL, NULL, 0, 0, {0}, dnnl_success, {U, 3, U, 4}},
+    /* declared dst contradicting the inferred one */
+    {"avg declared dst", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX",
+     NULL, NULL, 0, 4, {2, 3, 5, 4}, dnnl_invalid_shape, {0}},
+    /* non-positive output extent: 2 + 0 - 5 < 0 */
+    {"avg extent", dnnl_graph_op_avg_pool, 4, {1, 1, 2, 2}, 2, {2, 2}, {5, 5}, {0, 0}, {0, 0}, {0}, "NCX", NULL,
+     NULL, 0, 0, {0}, dnnl_invalid_shape, {0}},
+    /* rank 6 is outside [3, 5] */
+    {"avg rank 6", dnnl_graph_op_avg_pool, 6, {1, 1, 4, 4, 4, 4}, 4, {1, 1, 1, 1}, {1, 1, 1, 1}, {0, 0, 0, 0},
+     {0, 0, 0, 0}, {0}, NULL, NULL, NULL, 0, 0, {0}, dnnl_invalid_shape, {0}},
+    /* NXC [1,9,9,2], K 3, S 1, dilation 2 -> E 5: 9 - 5 + 1 = 5 */
+    {"max dilated", dnnl_graph_op_max_pool, 4, {1, 9, 9, 2}, 2, {1, 1}, {3, 3}, {0, 0}, {0, 0}, {2, 2}, NULL, NULL,
+     NULL, -1, 0, {0}, dnnl_success, {1, 5, 5, 2}},
+    /* ceil: NCX [1,1,6,6], K 3, S 2: (6-3) = 3 -> floor 1 + 1 = 2, ceil 2 + 1 = 3 */
+    {"max ceil", dnnl_graph_op_max_pool, 4, {1, 1, 6, 6}, 2, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {0}, "NCX", "ceil",
+     NULL, -1, 0, {0}, dnnl_success, {1, 1, 3, 3}},
+    /* SAME_LOWER, NCX [1,1,5,6], K 2, S 2 -> ceil(I/S): 3, 3 */
+    {"max SAME_LOWER", dnnl_graph_op_max_pool, 4, {1, 1, 5, 6}, 2, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {0}, "NCX", NULL,
+     "SAME_LOWER", -1, 0, {0}, dnnl_success, {1, 1, 3, 3}},
+};
+
+static void test_pool_cases(void) {
+    for (size_t i = 0; i < sizeof pool_cases / sizeof pool_cases[0]; ++i) {
+        const pool_case *c = &pool_cases[i];
+        pt_lt out = c->out_nd ? mk_lt(F32, c->out_nd, c->out) : T0(F32);
+        pt_op *op = mk_op(c->kind, 1, 1, mk_lt(F32, c->nd, c->src), out);
+        pt_op_set_s64(op, A(strides), c->strides, (size_t)c->ns, true);
+        pt_op_set_s64(op, A(kernel), c->kernel, (size_t)c->ns, true);
+        pt_op_set_s64(op, A(pads_begin), c->pads_begin, (size_t)c->ns, true);
+        pt_op_set_s64(op, A(pads_end), c->pads_end, (size_t)c->ns, true);
+        if (c->dilations[0]) pt_op_set_s64(op, A(dilations), c->dilations, (size_t)c->ns, true);
+        if (c->format) pt_op_set_str(op, A(data_format), c->format);
+        if (c->rounding) pt_op_set_str(op, A(rounding_type), c->rounding);
+        if (c->auto_pad) pt_op_set_str(op, A(auto_pad), c->auto_pad);
+        if (c->exclude_pad >= 0) pt_op_set_bool(op, A(exclude_pad), c->exclude_pad != 0);
+        pt_status st = run(op);
+        CHECK_EQ_INT(st, c->want);
+        if (c->want == dnnl_success) CHECK(shape_is(&op->out[0], c->nd, c->want_dst));
+        if (st != c->want) fprintf(stderr, "  pool case '%s'\n", c->what);
+        pt_op_free(op);
+    }
+}
+
 static void test_avg_pool(void) {
     /* NCX [2,3,7,8], K 3, S 2, pads 1/1: H (7+2-3)/2+1 = 4, W (8+2-3)/2+1 = 4 */
     pt_op *op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
@@ -195,16 +266,6 @@ static void test_avg_pool(void) {
     CHECK(strcmp(pt_op_str(op, A(data_format), ""), "NXC") == 0);
     pt_op_free(op);
 
-    /* ceil rounding, no pads: H (7-3)/2 exact -> 3; W 5/2 -> ceil 3 + 1 = 4 */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
-    pool_attrs(op, "NCX");
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    pt_op_set_bool(op, A(exclude_pad), false);
-    pt_op_set_str(op, A(rounding_type), "ceil");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 3, 4));
-    pt_op_free(op);
     /* floor for comparison: W 5/2 -> 2 + 1 = 3 */
     op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
     pool_attrs(op, "NCX");
@@ -228,35 +289,6 @@ static void test_avg_pool(void) {
     CHECK(SHAPE_IS(&op->out[0], 2, 3, 4, 4));
     pt_op_free(op);
 
-    /* VALID: (7-3)/2+1 = 3, (8-3)/2+1 = 3 */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    pt_op_set_str(op, A(auto_pad), "VALID");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 3, 3));
-    pt_op_free(op);
-
-    /* rank 3: [1,4,10], K 4, S 3: (10-4)/3+1 = 3 */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 1, 4, 10), T0(F32));
-    LIST(op, strides, 3);
-    LIST(op, kernel, 4);
-    LIST(op, pads_begin, 0);
-    LIST(op, pads_end, 0);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 4, 3));
-    pt_op_free(op);
-
-    /* unknown dims: N and H unknown stay unknown, W computed */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, U, 3, U, 8), T0(F32));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], U, 3, U, 4));
-    pt_op_free(op);
-
     /* unknown rank: nothing to infer, success */
     op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T0(F32), T0(F32));
     pool_attrs(op, "NCX");
@@ -277,13 +309,6 @@ static void test_avg_pool(void) {
           op->out[0].layout.strides[2] == 12 && op->out[0].layout.strides[3] == 3);
     pt_op_free(op);
 
-    /* declared dst contradicting the inferred one */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T(F32, 2, 3, 5, 4));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-
     /* kernel length mismatch -> invalid_shape at inference */
     op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
     pool_attrs(op, "NCX");
@@ -291,26 +316,6 @@ static void test_avg_pool(void) {
     pt_op_set_bool(op, A(exclude_pad), false);
     CHECK_EQ_INT(verify(op), dnnl_success);
     CHECK_EQ_INT(infer(op), dnnl_invalid_shape);
-    pt_op_free(op);
-
-    /* non-positive output extent: 2 + 0 - 5 < 0 */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 1, 1, 2, 2), T0(F32));
-    pool_attrs(op, "NCX");
-    LIST(op, kernel, 5, 5);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-
-    /* rank 6 is outside [3, 5] */
-    op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 1, 1, 4, 4, 4, 4), T0(F32));
-    LIST(op, strides, 1, 1, 1, 1);
-    LIST(op, kernel, 1, 1, 1, 1);
-    LIST(op, pads_begin, 0, 0, 0, 0);
-    LIST(op, pads_end, 0, 0, 0, 0);
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
 
     /* add_op errors: negative pad, bad data_format, bad rounding_type,
@@ -350,18 +355,8 @@ static void test_avg_pool(void) {
 }
 
 static void test_max_pool(void) {
-    /* NXC [1,9,9,2], K 3, S 1, dilation 2 -> E 5: 9 - 5 + 1 = 5 */
-    pt_op *op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(F32, 1, 9, 9, 2), T0(F32));
-    LIST(op, strides, 1, 1);
-    LIST(op, kernel, 3, 3);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    LIST(op, dilations, 2, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 5, 5, 2));
-    pt_op_free(op);
     /* default dilations (all 1): 9 - 3 + 1 = 7 */
-    op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(dnnl_bf16, 1, 9, 9, 2), T0(dnnl_bf16));
+    pt_op *op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(dnnl_bf16, 1, 9, 9, 2), T0(dnnl_bf16));
     LIST(op, strides, 1, 1);
     LIST(op, kernel, 3, 3);
     LIST(op, pads_begin, 0, 0);
@@ -369,28 +364,6 @@ static void test_max_pool(void) {
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 1, 7, 7, 2));
     CHECK_EQ_INT(pt_schema_supported(op), 1);
-    pt_op_free(op);
-    /* ceil: NCX [1,1,6,6], K 3, S 2: (6-3) = 3 -> floor 1 + 1 = 2, ceil 2 + 1 = 3 */
-    op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(F32, 1, 1, 6, 6), T0(F32));
-    LIST(op, strides, 2, 2);
-    LIST(op, kernel, 3, 3);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(rounding_type), "ceil");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 1, 3, 3));
-    pt_op_free(op);
-    /* SAME_LOWER, NCX [1,1,5,6], K 2, S 2 -> ceil(I/S): 3, 3 */
-    op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(F32, 1, 1, 5, 6), T0(F32));
-    LIST(op, strides, 2, 2);
-    LIST(op, kernel, 2, 2);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(auto_pad), "SAME_LOWER");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 1, 3, 3));
     pt_op_free(op);
     /* dilations with a length different from kernel: add_op error */
     op = mk_op(dnnl_graph_op_max_pool, 1, 1, T(F32, 1, 9, 9, 2), T0(F32));
@@ -1080,6 +1053,7 @@ static void test_rows(void) {
 
 int main(void) {
     test_geometry();
+    test_pool_cases();
     test_avg_pool();
     test_max_pool();
     test_pool_backward();
