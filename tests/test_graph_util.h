@@ -31,7 +31,7 @@ typedef struct {
     int n;
     int64_t i[TG_MAXV]; /* S64 list; BOOL in i[0] */
     float f[TG_MAXV];
-    char s[24];
+    char s[32];
 } tg_attr;
 
 /* Tensors are named by id (index in tg_graph.lt + 1). */

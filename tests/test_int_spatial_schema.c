@@ -486,6 +486,88 @@ static void conv_attrs(pt_op *op, int64_t s, int64_t p, int64_t d) {
     LIST(op, dilations, d, d);
 }
 
+/* Convolution-family shape cases: two inputs (F32), strides / pads /
+ * dilations as conv_attrs, optional attributes, expected status and dst. */
+typedef struct {
+    const char *what;
+    dnnl_graph_op_kind_t kind;
+    int64_t src[4], wei[4];
+    int64_t s, p, d;
+    const char *format, *wformat, *auto_pad; /* NULL: unset */
+    int64_t groups;                          /* 0: unset */
+    int shape_attr;                          /* dst_shape / weights_shape; 0: none */
+    int64_t shape[4];
+    int out_nd; /* a declared dst; 0: rank unknown */
+    int64_t out[4];
+    pt_status want;
+    int64_t want_dst[4];
+} conv_case;
+
+/* an unset attribute list / undeclared dst */
+#define UNSET_ 0, {0}
+static const conv_case conv_cases[] = {
+    /* SAME_UPPER with S 2: ceil(9/2) = 5 */
+    {"conv SAME_UPPER", dnnl_graph_op_convolution, {1, 9, 9, 4}, {3, 3, 4, 8}, 2, 0, 1, NULL, NULL, "SAME_UPPER", 0,
+     UNSET_, UNSET_, dnnl_success, {1, 5, 5, 8}},
+    /* VALID: (9-3)/2+1 = 4; pads ignored */
+    {"conv VALID", dnnl_graph_op_convolution, {1, 9, 9, 4}, {3, 3, 4, 8}, 2, 7, 1, NULL, NULL, "valid", 0, UNSET_,
+     UNSET_, dnnl_success, {1, 4, 4, 8}},
+    /* NXC/XIO, SAME_UPPER: diff_src extent 8 -> T = 3 - 2 = 1 -> (8+1-3)/2+1 = 4 */
+    {"conv bwd data SAME_UPPER", dnnl_graph_op_convolution_backward_data, {1, 4, 4, 6}, {3, 3, 2, 6}, 2, 0, 1, NULL,
+     NULL, "SAME_UPPER", 0, A(dst_shape), {1, 8, 8, 2}, UNSET_, dnnl_success, {1, 8, 8, 2}},
+    /* no dst_shape, no runtime input, no declared output */
+    {"conv bwd data no shape", dnnl_graph_op_convolution_backward_data, {1, 4, 4, 6}, {3, 3, 2, 6}, 2, 0, 1, NULL,
+     NULL, NULL, 0, UNSET_, UNSET_, dnnl_invalid_shape, {0}},
+    /* NXC/XIO groups 2 */
+    {"conv bwd weights NXC", dnnl_graph_op_convolution_backward_weights, {2, 9, 9, 4}, {2, 5, 5, 8}, 2, 1, 1, NULL,
+     NULL, NULL, 2, A(weights_shape), {3, 3, 2, 8}, UNSET_, dnnl_success, {3, 3, 2, 8}},
+    /* NCX/IOX: src [1,4,3,3], weights [IC 4, OC/G 3, 3, 3], S 2, pads 1: 2·2 + 3 - 2 = 5 */
+    {"deconv", dnnl_graph_op_conv_transpose, {1, 4, 3, 3}, {4, 3, 3, 3}, 2, 1, 1, "NCX", "IOX", NULL, 0, UNSET_,
+     UNSET_, dnnl_success, {1, 3, 5, 5}},
+    /* SAME_LOWER uses T = E - S = 1: 2·2 + 3 - 1 = 6 = S·I (the forward rule
+     * would give T = 2 and 5) */
+    {"deconv SAME_LOWER", dnnl_graph_op_conv_transpose, {1, 4, 3, 3}, {4, 3, 3, 3}, 2, 0, 1, "NCX", "IOX",
+     "SAME_LOWER", 0, UNSET_, UNSET_, dnnl_success, {1, 3, 6, 6}},
+    /* weights I extent must equal IC */
+    {"deconv I extent", dnnl_graph_op_conv_transpose, {1, 4, 3, 3}, {2, 3, 3, 3}, 2, 1, 1, "NCX", "IOX", NULL, 0,
+     UNSET_, UNSET_, dnnl_invalid_shape, {0}},
+    /* non-positive extent: 0 + 1 - 2 */
+    {"deconv extent", dnnl_graph_op_conv_transpose, {1, 4, 1, 1}, {4, 3, 1, 1}, 1, 1, 1, "NCX", "IOX", NULL, 0,
+     UNSET_, UNSET_, dnnl_invalid_shape, {0}},
+    /* declared dst channels inconsistent with O·G */
+    {"deconv declared dst", dnnl_graph_op_conv_transpose, {1, 4, 3, 3}, {4, 3, 3, 3}, 2, 1, 1, "NCX", "IOX", NULL,
+     0, UNSET_, 4, {1, 7, U, U}, dnnl_invalid_shape, {0}},
+    /* ConvTransposeBackwardData NXC/XOI, dilation 2: (7 - 3) + 1 = 5 */
+    {"deconv bwd data dilated", dnnl_graph_op_conv_transpose_backward_data, {2, 7, 7, 4}, {2, 2, 4, 6}, 1, 0, 2,
+     NULL, NULL, NULL, 0, UNSET_, UNSET_, dnnl_success, {2, 5, 5, 6}},
+    /* SAME_UPPER with the diff_dst extent 6, K 3, S 2: T 1 -> (6+1-3)/2+1 = 3 */
+    {"deconv bwd data SAME_UPPER", dnnl_graph_op_conv_transpose_backward_data, {1, 6, 6, 3}, {3, 3, 3, 4}, 2, 0, 1,
+     NULL, NULL, "SAME_UPPER", 0, UNSET_, UNSET_, dnnl_success, {1, 3, 3, 4}},
+    /* ConvTransposeBackwardWeights NXC/XOI */
+    {"deconv bwd weights NXC", dnnl_graph_op_conv_transpose_backward_weights, {2, 5, 5, 6}, {2, 7, 7, 4}, 1, 0, 2,
+     NULL, NULL, NULL, 0, A(weights_shape), {2, 2, 4, 6}, UNSET_, dnnl_success, {2, 2, 4, 6}},
+};
+#undef UNSET_
+
+static void test_conv_cases(void) {
+    for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; ++i) {
+        const conv_case *c = &conv_cases[i];
+        pt_lt out = c->out_nd ? mk_lt(F32, c->out_nd, c->out) : T0(F32);
+        pt_op *op = mk_op(c->kind, 2, 1, mk_lt(F32, 4, c->src), mk_lt(F32, 4, c->wei), out);
+        conv_attrs(op, c->s, c->p, c->d);
+        if (c->format) pt_op_set_str(op, A(data_format), c->format);
+        if (c->wformat) pt_op_set_str(op, A(weights_format), c->wformat);
+        if (c->auto_pad) pt_op_set_str(op, A(auto_pad), c->auto_pad);
+        if (c->groups) pt_op_set_s64(op, A(groups), &c->groups, 1, false);
+        if (c->shape_attr) pt_op_set_s64(op, c->shape_attr, c->shape, 4, true);
+        pt_status st = run(op);
+        CHECK_EQ_INT(st, c->want);
+        if (c->want == dnnl_success) CHECK(shape_is(&op->out[0], 4, c->want_dst));
+        if (st != c->want) fprintf(stderr, "  conv case '%s'\n", c->what);
+        pt_op_free(op);
+    }
+}
+
 static void test_convolution(void) {
     /* NCX/OIX, groups 2: src [2,4,9,9], weights [8, 4/2, 3, 3], S 2, pads 1:
      * (9 + 2 - 3)/2 + 1 = 5 */
@@ -518,20 +600,6 @@ static void test_convolution(void) {
     CHECK(SHAPE_IS(&op->out[0], 2, 5, 5, 8));
     CHECK(strcmp(pt_op_str(op, A(weights_format), ""), "XIO") == 0);
     CHECK_EQ_INT(pt_op_s64(op, A(groups), 0), 1);
-    pt_op_free(op);
-
-    /* SAME_UPPER with S 2: ceil(9/2) = 5; VALID: (9-3)/2+1 = 4 */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 1, 9, 9, 4), T(F32, 3, 3, 4, 8), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    pt_op_set_str(op, A(auto_pad), "SAME_UPPER");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 5, 5, 8));
-    pt_op_free(op);
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 1, 9, 9, 4), T(F32, 3, 3, 4, 8), T0(F32));
-    conv_attrs(op, 2, 7, 1); /* pads ignored under VALID */
-    pt_op_set_str(op, A(auto_pad), "valid");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 4, 4, 8));
     pt_op_free(op);
 
     /* 3-D: NCX [1,2,5,6,7], OIX [4,2,3,3,3], strides (1,2,3):
@@ -648,16 +716,6 @@ static void test_conv_backward(void) {
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
 
-    /* NXC/XIO, SAME_UPPER: diff_src extent 8 -> T = 3 - 2 = 1 -> (8+1-3)/2+1 = 4 */
-    op = mk_op(dnnl_graph_op_convolution_backward_data, 2, 1, T(F32, 1, 4, 4, 6),
-               T(F32, 3, 3, 2, 6), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    pt_op_set_str(op, A(auto_pad), "SAME_UPPER");
-    LIST(op, dst_shape, 1, 8, 8, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 8, 8, 2));
-    pt_op_free(op);
-
     /* no dst_shape attribute: runtime input only -> unimplemented; declared
      * output -> success; nothing -> invalid_shape */
     op = mk_op(dnnl_graph_op_convolution_backward_data, 3, 1, T(F32, 1, 4, 4, 6),
@@ -670,11 +728,6 @@ static void test_conv_backward(void) {
     op->out[0] = T(F32, 1, 8, 8, 2);
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
-    pt_op_free(op);
-    op = mk_op(dnnl_graph_op_convolution_backward_data, 2, 1, T(F32, 1, 4, 4, 6),
-               T(F32, 3, 3, 2, 6), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
 
     /* ConvolutionBackwardWeights, NCX/OIX groups 2 */
@@ -696,15 +749,6 @@ static void test_conv_backward(void) {
     op->out[0] = T0(F32);
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
-    /* NXC/XIO groups 2 */
-    op = mk_op(dnnl_graph_op_convolution_backward_weights, 2, 1, T(F32, 2, 9, 9, 4),
-               T(F32, 2, 5, 5, 8), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    pt_op_set_s64(op, A(groups), (int64_t[]){2}, 1, false);
-    LIST(op, weights_shape, 3, 3, 2, 8);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 3, 3, 2, 8));
-    pt_op_free(op);
     /* runtime weights_shape only: O and I are filled, kernel unknown */
     op = mk_op(dnnl_graph_op_convolution_backward_weights, 3, 1, T(F32, 2, 4, 9, 9),
                T(F32, 2, 8, 5, 5), T(dnnl_s32, 4), T0(F32));
@@ -718,18 +762,8 @@ static void test_conv_backward(void) {
 }
 
 static void test_conv_transpose(void) {
-    /* NCX/IOX: src [1,4,3,3], weights [IC 4, OC/G 3, 3, 3], S 2, pads 1:
-     * 2·2 + 3 - 2 = 5 */
-    pt_op *op =
-        mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(weights_format), "IOX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 3, 5, 5));
-    pt_op_free(op);
     /* output_padding (1, 0): 6 x 5; groups 2 -> OC = 3·2 = 6 */
-    op = mk_op(dnnl_graph_op_conv_transpose, 3, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3),
+    pt_op *op = mk_op(dnnl_graph_op_conv_transpose, 3, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3),
                T(F32, 6), T0(F32));
     conv_attrs(op, 2, 1, 1);
     pt_op_set_str(op, A(data_format), "NCX");
@@ -747,38 +781,6 @@ static void test_conv_transpose(void) {
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 2, 7, 7, 4));
     CHECK(strcmp(pt_op_str(op, A(weights_format), ""), "XOI") == 0);
-    pt_op_free(op);
-    /* SAME_UPPER uses T = E - S = 1: 2·2 + 3 - 1 = 6 = S·I (the forward rule
-     * would give T = 2 and 5) */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(weights_format), "IOX");
-    pt_op_set_str(op, A(auto_pad), "SAME_LOWER");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 3, 6, 6));
-    pt_op_free(op);
-    /* weights I extent must equal IC */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 3, 3), T(F32, 2, 3, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(weights_format), "IOX");
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-    /* non-positive extent: 0 + 1 - 2 */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 1, 1), T(F32, 4, 3, 1, 1), T0(F32));
-    conv_attrs(op, 1, 1, 1);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(weights_format), "IOX");
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-    /* declared dst channels inconsistent with O·G */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3),
-               T(F32, 1, 7, U, U));
-    conv_attrs(op, 2, 1, 1);
-    pt_op_set_str(op, A(data_format), "NCX");
-    pt_op_set_str(op, A(weights_format), "IOX");
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
     /* the Convolution spelling of weights_format is rejected; negative
      * output_padding too */
@@ -807,21 +809,6 @@ static void test_conv_transpose(void) {
     op->out[0] = T0(F32);
     CHECK_EQ_INT(infer(op), dnnl_invalid_shape);
     pt_op_free(op);
-    /* NXC/XOI, dilation 2: (7 - 3) + 1 = 5 */
-    op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 2, 1, T(F32, 2, 7, 7, 4),
-               T(F32, 2, 2, 4, 6), T0(F32));
-    conv_attrs(op, 1, 0, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 5, 5, 6));
-    pt_op_free(op);
-    /* SAME_UPPER with the diff_dst extent 6, K 3, S 2: T 1 -> (6+1-3)/2+1 = 3 */
-    op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 2, 1, T(F32, 1, 6, 6, 3),
-               T(F32, 3, 3, 3, 4), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    pt_op_set_str(op, A(auto_pad), "SAME_UPPER");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 3, 3, 4));
-    pt_op_free(op);
     /* only two inputs */
     op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 3, 1, T(F32, 1, 6, 6, 3),
                T(F32, 3, 3, 3, 4), T(dnnl_s32, 4), T0(F32));
@@ -847,13 +834,6 @@ static void test_conv_transpose(void) {
     LIST(op, weights_shape, 4, 3, 5, 5);
     op->out[0] = T0(F32);
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-    op = mk_op(dnnl_graph_op_conv_transpose_backward_weights, 2, 1, T(F32, 2, 5, 5, 6),
-               T(F32, 2, 7, 7, 4), T0(F32));
-    conv_attrs(op, 1, 0, 2);
-    LIST(op, weights_shape, 2, 2, 4, 6);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 2, 4, 6));
     pt_op_free(op);
     /* runtime weights_shape only: XOI gets O = 4 / 1, I = 6 */
     op = mk_op(dnnl_graph_op_conv_transpose_backward_weights, 3, 1, T(F32, 2, 5, 5, 6),
@@ -1057,6 +1037,7 @@ int main(void) {
     test_avg_pool();
     test_max_pool();
     test_pool_backward();
+    test_conv_cases();
     test_convolution();
     test_conv_backward();
     test_conv_transpose();

@@ -10,6 +10,9 @@
 extern int pt_test_passed, pt_test_failed;
 
 /* Counts one check; on failure prints where and what (printf-style). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
 void pt_test_count(int ok, const char *file, int line, const char *fmt, ...);
 
 #define CHECK(cond) pt_test_count(!!(cond), __FILE__, __LINE__, "%s", #cond)
