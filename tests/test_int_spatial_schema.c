@@ -184,46 +184,69 @@ typedef struct {
     int64_t out[6];
     pt_status want;
     int64_t want_dst[6]; /* dims, when want is success */
+    dnnl_data_type_t in2_dt; /* a second input (diff_dst, runtime src_shape); 0: none */
+    int in2_nd;
+    int64_t in2[4];
+    int64_t src_shape[4]; /* the src_shape attribute; [0] 0: unset */
 } pool_case;
 
 static const pool_case pool_cases[] = {
     /* ceil rounding, no pads: H (7-3)/2 exact -> 3; W 5/2 -> ceil 3 + 1 = 4 */
     {"avg ceil", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {0}, "NCX", "ceil",
-     NULL, 0, 0, {0}, dnnl_success, {2, 3, 3, 4}},
+     NULL, 0, 0, {0}, dnnl_success, {2, 3, 3, 4}, 0, 0, {0}, {0}},
     /* VALID: (7-3)/2+1 = 3, (8-3)/2+1 = 3 */
     {"avg VALID", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX", NULL,
-     "VALID", 0, 0, {0}, dnnl_success, {2, 3, 3, 3}},
+     "VALID", 0, 0, {0}, dnnl_success, {2, 3, 3, 3}, 0, 0, {0}, {0}},
     /* rank 3: [1,4,10], K 4, S 3: (10-4)/3+1 = 3 */
     {"avg rank 3", dnnl_graph_op_avg_pool, 3, {1, 4, 10}, 1, {3}, {4}, {0}, {0}, {0}, "NCX", NULL, NULL, 0, 0,
-     {0}, dnnl_success, {1, 4, 3}},
+     {0}, dnnl_success, {1, 4, 3}, 0, 0, {0}, {0}},
     /* unknown dims: N and H unknown stay unknown, W computed */
     {"avg unknown dims", dnnl_graph_op_avg_pool, 4, {U, 3, U, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX",
-     NULL, NULL, 0, 0, {0}, dnnl_success, {U, 3, U, 4}},
+     NULL, NULL, 0, 0, {0}, dnnl_success, {U, 3, U, 4}, 0, 0, {0}, {0}},
     /* declared dst contradicting the inferred one */
     {"avg declared dst", dnnl_graph_op_avg_pool, 4, {2, 3, 7, 8}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0}, "NCX",
-     NULL, NULL, 0, 4, {2, 3, 5, 4}, dnnl_invalid_shape, {0}},
+     NULL, NULL, 0, 4, {2, 3, 5, 4}, dnnl_invalid_shape, {0}, 0, 0, {0}, {0}},
     /* non-positive output extent: 2 + 0 - 5 < 0 */
     {"avg extent", dnnl_graph_op_avg_pool, 4, {1, 1, 2, 2}, 2, {2, 2}, {5, 5}, {0, 0}, {0, 0}, {0}, "NCX", NULL,
-     NULL, 0, 0, {0}, dnnl_invalid_shape, {0}},
+     NULL, 0, 0, {0}, dnnl_invalid_shape, {0}, 0, 0, {0}, {0}},
     /* rank 6 is outside [3, 5] */
     {"avg rank 6", dnnl_graph_op_avg_pool, 6, {1, 1, 4, 4, 4, 4}, 4, {1, 1, 1, 1}, {1, 1, 1, 1}, {0, 0, 0, 0},
-     {0, 0, 0, 0}, {0}, NULL, NULL, NULL, 0, 0, {0}, dnnl_invalid_shape, {0}},
+     {0, 0, 0, 0}, {0}, NULL, NULL, NULL, 0, 0, {0}, dnnl_invalid_shape, {0}, 0, 0, {0}, {0}},
     /* NXC [1,9,9,2], K 3, S 1, dilation 2 -> E 5: 9 - 5 + 1 = 5 */
     {"max dilated", dnnl_graph_op_max_pool, 4, {1, 9, 9, 2}, 2, {1, 1}, {3, 3}, {0, 0}, {0, 0}, {2, 2}, NULL, NULL,
-     NULL, -1, 0, {0}, dnnl_success, {1, 5, 5, 2}},
+     NULL, -1, 0, {0}, dnnl_success, {1, 5, 5, 2}, 0, 0, {0}, {0}},
     /* ceil: NCX [1,1,6,6], K 3, S 2: (6-3) = 3 -> floor 1 + 1 = 2, ceil 2 + 1 = 3 */
     {"max ceil", dnnl_graph_op_max_pool, 4, {1, 1, 6, 6}, 2, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {0}, "NCX", "ceil",
-     NULL, -1, 0, {0}, dnnl_success, {1, 1, 3, 3}},
+     NULL, -1, 0, {0}, dnnl_success, {1, 1, 3, 3}, 0, 0, {0}, {0}},
     /* SAME_LOWER, NCX [1,1,5,6], K 2, S 2 -> ceil(I/S): 3, 3 */
     {"max SAME_LOWER", dnnl_graph_op_max_pool, 4, {1, 1, 5, 6}, 2, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {0}, "NCX", NULL,
-     "SAME_LOWER", -1, 0, {0}, dnnl_success, {1, 1, 3, 3}},
+     "SAME_LOWER", -1, 0, {0}, dnnl_success, {1, 1, 3, 3}, 0, 0, {0}, {0}},
+    /* AvgPoolBackward: inconsistent diff_dst (the forward output is [2,3,4,4]) */
+    {"avg bwd diff_dst", dnnl_graph_op_avg_pool_backward, 4, {2, 3, 3, 4}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0},
+     "NCX", NULL, NULL, 0, 0, {0}, dnnl_invalid_shape, {0}, 0, 0, {0}, {2, 3, 7, 8}},
+    /* NXC, SAME_UPPER: 7 -> 4, 8 -> 4 */
+    {"avg bwd SAME_UPPER", dnnl_graph_op_avg_pool_backward, 4, {2, 4, 4, 3}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0},
+     NULL, NULL, "SAME_UPPER", 1, 0, {0}, dnnl_success, {2, 7, 8, 3}, 0, 0, {0}, {2, 7, 8, 3}},
+    /* only the runtime src_shape input, but the output is declared */
+    {"avg bwd declared", dnnl_graph_op_avg_pool_backward, 4, {2, 3, 4, 4}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0},
+     "NCX", NULL, NULL, 0, 4, {2, 3, 7, 8}, dnnl_success, {2, 3, 7, 8}, dnnl_s32, 1, {4}, {0}},
+    /* no shape source at all */
+    {"avg bwd no shape", dnnl_graph_op_avg_pool_backward, 4, {2, 3, 4, 4}, 2, {2, 2}, {3, 3}, {1, 1}, {1, 1}, {0},
+     "NCX", NULL, NULL, 0, 0, {0}, dnnl_invalid_shape, {0}, 0, 0, {0}, {0}},
+    /* MaxPoolBackward: diff_src = src; diff_dst checked against the forward
+     * output (NXC [1,9,9,2], K 3, S 1, dilation 2 -> 5) */
+    {"max bwd", dnnl_graph_op_max_pool_backward, 4, {1, 9, 9, 2}, 2, {1, 1}, {3, 3}, {0, 0}, {0, 0}, {2, 2}, NULL,
+     NULL, NULL, -1, 0, {0}, dnnl_success, {1, 9, 9, 2}, F32, 4, {1, 5, 5, 2}, {0}},
+    {"max bwd diff_dst", dnnl_graph_op_max_pool_backward, 4, {1, 9, 9, 2}, 2, {1, 1}, {3, 3}, {0, 0}, {0, 0},
+     {2, 2}, NULL, NULL, NULL, -1, 0, {0}, dnnl_invalid_shape, {0}, F32, 4, {1, 6, 5, 2}, {0}},
 };
 
 static void test_pool_cases(void) {
     for (size_t i = 0; i < sizeof pool_cases / sizeof pool_cases[0]; ++i) {
         const pool_case *c = &pool_cases[i];
         pt_lt out = c->out_nd ? mk_lt(F32, c->out_nd, c->out) : T0(F32);
-        pt_op *op = mk_op(c->kind, 1, 1, mk_lt(F32, c->nd, c->src), out);
+        pt_op *op = c->in2_dt ? mk_op(c->kind, 2, 1, mk_lt(F32, c->nd, c->src), mk_lt(c->in2_dt, c->in2_nd, c->in2), out)
+                              : mk_op(c->kind, 1, 1, mk_lt(F32, c->nd, c->src), out);
         pt_op_set_s64(op, A(strides), c->strides, (size_t)c->ns, true);
         pt_op_set_s64(op, A(kernel), c->kernel, (size_t)c->ns, true);
         pt_op_set_s64(op, A(pads_begin), c->pads_begin, (size_t)c->ns, true);
@@ -233,6 +256,7 @@ static void test_pool_cases(void) {
         if (c->rounding) pt_op_set_str(op, A(rounding_type), c->rounding);
         if (c->auto_pad) pt_op_set_str(op, A(auto_pad), c->auto_pad);
         if (c->exclude_pad >= 0) pt_op_set_bool(op, A(exclude_pad), c->exclude_pad != 0);
+        if (c->src_shape[0]) pt_op_set_s64(op, A(src_shape), c->src_shape, 4, true);
         pt_status st = run(op);
         CHECK_EQ_INT(st, c->want);
         if (c->want == dnnl_success) CHECK(shape_is(&op->out[0], c->nd, c->want_dst));
@@ -392,42 +416,12 @@ static void test_pool_backward(void) {
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 2, 3, 7, 8));
     pt_op_free(op);
-    /* inconsistent diff_dst */
-    op = mk_op(dnnl_graph_op_avg_pool_backward, 1, 1, T(F32, 2, 3, 3, 4), T0(F32));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    LIST(op, src_shape, 2, 3, 7, 8);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-    /* NXC, SAME_UPPER: 7 -> 4, 8 -> 4 */
-    op = mk_op(dnnl_graph_op_avg_pool_backward, 1, 1, T(F32, 2, 4, 4, 3), T0(F32));
-    pool_attrs(op, NULL);
-    pt_op_set_str(op, A(auto_pad), "SAME_UPPER");
-    pt_op_set_bool(op, A(exclude_pad), true);
-    LIST(op, src_shape, 2, 7, 8, 3);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 7, 8, 3));
-    pt_op_free(op);
     /* only the runtime src_shape input: cannot infer (unimplemented) */
     op = mk_op(dnnl_graph_op_avg_pool_backward, 2, 1, T(F32, 2, 3, 4, 4), T(dnnl_s32, 4), T0(F32));
     pool_attrs(op, "NCX");
     pt_op_set_bool(op, A(exclude_pad), false);
     CHECK_EQ_INT(run(op), dnnl_unimplemented);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
-    pt_op_free(op);
-    /* ... unless the output is declared */
-    op = mk_op(dnnl_graph_op_avg_pool_backward, 2, 1, T(F32, 2, 3, 4, 4), T(dnnl_s32, 4),
-               T(F32, 2, 3, 7, 8));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 7, 8));
-    pt_op_free(op);
-    /* no shape source at all */
-    op = mk_op(dnnl_graph_op_avg_pool_backward, 1, 1, T(F32, 2, 3, 4, 4), T0(F32));
-    pool_attrs(op, "NCX");
-    pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
     /* oneDNN's "unset" src_shape (12 zeros) counts as absent */
     op = mk_op(dnnl_graph_op_avg_pool_backward, 1, 1, T(F32, 2, 3, 4, 4), T(F32, 2, 3, 7, 8));
@@ -445,25 +439,6 @@ static void test_pool_backward(void) {
 
     /* MaxPoolBackward: diff_src = src; diff_dst checked against the forward
      * output (NXC [1,9,9,2], K 3, S 1, dilation 2 -> 5) */
-    op = mk_op(dnnl_graph_op_max_pool_backward, 2, 1, T(F32, 1, 9, 9, 2), T(F32, 1, 5, 5, 2),
-               T0(F32));
-    LIST(op, strides, 1, 1);
-    LIST(op, kernel, 3, 3);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    LIST(op, dilations, 2, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 9, 9, 2));
-    pt_op_free(op);
-    op = mk_op(dnnl_graph_op_max_pool_backward, 2, 1, T(F32, 1, 9, 9, 2), T(F32, 1, 6, 5, 2),
-               T0(F32));
-    LIST(op, strides, 1, 1);
-    LIST(op, kernel, 3, 3);
-    LIST(op, pads_begin, 0, 0);
-    LIST(op, pads_end, 0, 0);
-    LIST(op, dilations, 2, 2);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
     /* src batch unknown: taken from diff_dst */
     op = mk_op(dnnl_graph_op_max_pool_backward, 2, 1, T(F32, U, 9, 9, 2), T(F32, 4, 5, 5, 2),
                T0(F32));
@@ -502,6 +477,13 @@ typedef struct {
     pt_status want;
     int64_t want_dst[4];
 } conv_case;
+
+/* Sets list attribute `name`, forgets the inferred dst and runs again. */
+static pt_status rerun_with(pt_op *op, int name, int n, const int64_t *v) {
+    pt_op_set_s64(op, name, v, (size_t)n, true);
+    op->out[0] = T0(F32);
+    return run(op);
+}
 
 /* an unset attribute list / undeclared dst */
 #define UNSET_ 0, {0}
@@ -701,14 +683,10 @@ static void test_conv_backward(void) {
     CHECK(SHAPE_IS(&op->out[0], 2, 4, 9, 9));
     /* 10 also maps onto 5: (10 + 2 - 3)/2 + 1 = 5 (output_padding ambiguity) */
     LIST(op, dst_shape, 2, 4, 10, 10);
-    LIST(op, output_padding, 1, 1);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_success);
+    CHECK_EQ_INT(rerun_with(op, A(output_padding), 4, (int64_t[]){1, 1}), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 2, 4, 10, 10));
     /* 12 does not: (12 + 2 - 3)/2 + 1 = 6 */
-    LIST(op, dst_shape, 2, 4, 12, 12);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
+    CHECK_EQ_INT(rerun_with(op, A(dst_shape), 4, (int64_t[]){2, 4, 12, 12}), dnnl_invalid_shape);
     /* diff_dst channels must equal the weights O extent */
     LIST(op, dst_shape, 2, 4, 9, 9);
     op->out[0] = T0(F32);
@@ -741,13 +719,9 @@ static void test_conv_backward(void) {
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 8, 2, 3, 3));
     /* a 5x5 kernel would give (9 + 2 - 5)/2 + 1 = 4 != 5 */
-    LIST(op, weights_shape, 8, 2, 5, 5);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
+    CHECK_EQ_INT(rerun_with(op, A(weights_shape), 4, (int64_t[]){8, 2, 5, 5}), dnnl_invalid_shape);
     /* I extent must be IC / G */
-    LIST(op, weights_shape, 8, 4, 3, 3);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
+    CHECK_EQ_INT(rerun_with(op, A(weights_shape), 4, (int64_t[]){8, 4, 3, 3}), dnnl_invalid_shape);
     pt_op_free(op);
     /* runtime weights_shape only: O and I are filled, kernel unknown */
     op = mk_op(dnnl_graph_op_convolution_backward_weights, 3, 1, T(F32, 2, 4, 9, 9),
@@ -827,13 +801,9 @@ static void test_conv_transpose(void) {
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 4, 3, 3, 3));
     /* O·G = 4 != 6 */
-    LIST(op, weights_shape, 4, 2, 3, 3);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
+    CHECK_EQ_INT(rerun_with(op, A(weights_shape), 4, (int64_t[]){4, 2, 3, 3}), dnnl_invalid_shape);
     /* kernel 5: (5 + 2 - 5)/2 + 1 = 2 != 3 */
-    LIST(op, weights_shape, 4, 3, 5, 5);
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
+    CHECK_EQ_INT(rerun_with(op, A(weights_shape), 4, (int64_t[]){4, 3, 5, 5}), dnnl_invalid_shape);
     pt_op_free(op);
     /* runtime weights_shape only: XOI gets O = 4 / 1, I = 6 */
     op = mk_op(dnnl_graph_op_conv_transpose_backward_weights, 3, 1, T(F32, 2, 5, 5, 6),
