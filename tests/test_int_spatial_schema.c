@@ -72,6 +72,12 @@ static bool shape_is(const pt_lt *t, int nd, const int64_t *d) {
 }
 #define SHAPE_IS(t, ...)                                                                           \
     shape_is(t, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
+/* add_op validation and inference succeed with output 0 of these dims */
+#define RUNS_TO(op, ...)                                                                           \
+    do {                                                                                           \
+        CHECK_EQ_INT(run(op), dnnl_success);                                                       \
+        CHECK(SHAPE_IS(&(op)->out[0], __VA_ARGS__));                                               \
+    } while (0)
 
 /* Pool geometry shared by many cases. */
 static void pool_attrs(pt_op *op, const char *fmt) {
@@ -270,8 +276,7 @@ static void test_avg_pool(void) {
     pt_op *op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 3, 7, 8), T0(F32));
     pool_attrs(op, "NCX");
     pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 4, 4));
+    RUNS_TO(op, 2, 3, 4, 4);
     /* dense strides filled for the strided output */
     CHECK(op->out[0].layout.strides[0] == 48 && op->out[0].layout.strides[1] == 16 &&
           op->out[0].layout.strides[2] == 4 && op->out[0].layout.strides[3] == 1);
@@ -285,8 +290,7 @@ static void test_avg_pool(void) {
     op = mk_op(dnnl_graph_op_avg_pool, 1, 1, T(F32, 2, 7, 8, 3), T0(F32));
     pool_attrs(op, NULL);
     pt_op_set_bool(op, A(exclude_pad), true);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 4, 4, 3));
+    RUNS_TO(op, 2, 4, 4, 3);
     CHECK(strcmp(pt_op_str(op, A(data_format), ""), "NXC") == 0);
     pt_op_free(op);
 
@@ -296,8 +300,7 @@ static void test_avg_pool(void) {
     EMPTY(op, pads_begin); /* empty list = zeros */
     EMPTY(op, pads_end);
     pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 3, 3));
+    RUNS_TO(op, 2, 3, 3, 3);
     pt_op_free(op);
 
     /* auto_pad in lowercase is accepted and stored canonically; SAME gives
@@ -327,8 +330,7 @@ static void test_avg_pool(void) {
     for (int i = 0; i < 4; ++i) op->out[0].layout.strides[i] = (int64_t[]){48, 1, 12, 3}[i];
     pool_attrs(op, "NCX");
     pt_op_set_bool(op, A(exclude_pad), false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 4, 4));
+    RUNS_TO(op, 2, 3, 4, 4);
     CHECK(op->out[0].layout.strides[0] == 48 && op->out[0].layout.strides[1] == 1 &&
           op->out[0].layout.strides[2] == 12 && op->out[0].layout.strides[3] == 3);
     pt_op_free(op);
@@ -385,8 +387,7 @@ static void test_max_pool(void) {
     LIST(op, kernel, 3, 3);
     LIST(op, pads_begin, 0, 0);
     LIST(op, pads_end, 0, 0);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 7, 7, 2));
+    RUNS_TO(op, 1, 7, 7, 2);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
     pt_op_free(op);
     /* dilations with a length different from kernel: add_op error */
@@ -413,8 +414,7 @@ static void test_pool_backward(void) {
     pool_attrs(op, "NCX");
     pt_op_set_bool(op, A(exclude_pad), false);
     LIST(op, src_shape, 2, 3, 7, 8);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 7, 8));
+    RUNS_TO(op, 2, 3, 7, 8);
     pt_op_free(op);
     /* only the runtime src_shape input: cannot infer (unimplemented) */
     op = mk_op(dnnl_graph_op_avg_pool_backward, 2, 1, T(F32, 2, 3, 4, 4), T(dnnl_s32, 4), T0(F32));
@@ -447,8 +447,7 @@ static void test_pool_backward(void) {
     LIST(op, pads_begin, 0, 0);
     LIST(op, pads_end, 0, 0);
     LIST(op, dilations, 2, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 4, 9, 9, 2));
+    RUNS_TO(op, 4, 9, 9, 2);
     pt_op_free(op);
 }
 
@@ -468,11 +467,26 @@ static pt_status rerun_with(pt_op *op, int name, int n, const int64_t *v) {
     return run(op);
 }
 
+/* A two-input convolution-family op, strides / pads / dilations set. */
+static pt_op *conv_op(dnnl_graph_op_kind_t kind, pt_lt src, pt_lt wei, int64_t s, int64_t p, int64_t d) {
+    pt_op *op = mk_op(kind, 2, 1, src, wei, T0(F32));
+    conv_attrs(op, s, p, d);
+    return op;
+}
+
 /* groups (0: unset), data_format and weights_format. */
 static void conv_layout(pt_op *op, int64_t groups, const char *fmt, const char *wfmt) {
     if (groups) pt_op_set_s64(op, A(groups), &groups, 1, false);
     pt_op_set_str(op, A(data_format), fmt);
     pt_op_set_str(op, A(weights_format), wfmt);
+}
+
+/* A biased op in NCX with groups 2, strides 2, pads 1, no dilation. */
+static pt_op *grouped_ncx(dnnl_graph_op_kind_t kind, pt_lt src, pt_lt wei, int64_t bias, const char *wformat) {
+    pt_op *op = mk_op(kind, 3, 1, src, wei, mk_lt(F32, 1, &bias), T0(F32));
+    conv_attrs(op, 2, 1, 1);
+    conv_layout(op, 2, "NCX", wformat);
+    return op;
 }
 
 /* Convolution-family shape cases: two inputs (F32), strides / pads /
@@ -501,6 +515,9 @@ static const conv_case conv_cases[] = {
     /* VALID: (9-3)/2+1 = 4; pads ignored */
     {"conv VALID", dnnl_graph_op_convolution, {1, 9, 9, 4}, {3, 3, 4, 8}, 2, 7, 1, NULL, NULL, "valid", 0, UNSET_,
      UNSET_, dnnl_success, {1, 4, 4, 8}},
+    /* non-positive extent: kernel 11 on 9 */
+    {"conv extent", dnnl_graph_op_convolution, {2, 9, 9, 4}, {11, 3, 4, 8}, 1, 0, 1, NULL, NULL, NULL, 0, UNSET_,
+     UNSET_, dnnl_invalid_shape, {0}},
     /* NXC/XIO, SAME_UPPER: diff_src extent 8 -> T = 3 - 2 = 1 -> (8+1-3)/2+1 = 4 */
     {"conv bwd data SAME_UPPER", dnnl_graph_op_convolution_backward_data, {1, 4, 4, 6}, {3, 3, 2, 6}, 2, 0, 1, NULL,
      NULL, "SAME_UPPER", 0, A(dst_shape), {1, 8, 8, 2}, UNSET_, dnnl_success, {1, 8, 8, 2}},
@@ -560,12 +577,8 @@ static void test_conv_cases(void) {
 static void test_convolution(void) {
     /* NCX/OIX, groups 2: src [2,4,9,9], weights [8, 4/2, 3, 3], S 2, pads 1:
      * (9 + 2 - 3)/2 + 1 = 5 */
-    pt_op *op = mk_op(dnnl_graph_op_convolution, 3, 1, T(F32, 2, 4, 9, 9), T(F32, 8, 2, 3, 3),
-                      T(F32, 8), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    conv_layout(op, 2, "NCX", "OIX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 8, 5, 5));
+    pt_op *op = grouped_ncx(dnnl_graph_op_convolution, T(F32, 2, 4, 9, 9), T(F32, 8, 2, 3, 3), 8, "OIX");
+    RUNS_TO(op, 2, 8, 5, 5);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
     /* bias of the wrong extent */
     op->in[2].dims[0] = 7;
@@ -581,10 +594,8 @@ static void test_convolution(void) {
     pt_op_free(op);
 
     /* NXC/XIO defaults, dilation 2 -> E 5: 9 - 5 + 1 = 5 */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), T0(F32));
-    conv_attrs(op, 1, 0, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 5, 5, 8));
+    op = conv_op(dnnl_graph_op_convolution, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), 1, 0, 2);
+    RUNS_TO(op, 2, 5, 5, 8);
     CHECK(strcmp(pt_op_str(op, A(weights_format), ""), "XIO") == 0);
     CHECK_EQ_INT(pt_op_s64(op, A(groups), 0), 1);
     pt_op_free(op);
@@ -598,8 +609,7 @@ static void test_convolution(void) {
     LIST(op, pads_end, 0, 0, 0);
     LIST(op, dilations, 1, 1, 1);
     conv_layout(op, 0, "NCX", "OIX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 4, 3, 2, 2));
+    RUNS_TO(op, 1, 4, 3, 2, 2);
     pt_op_free(op);
 
     /* 1-D NXC/XIO with asymmetric pads: (10 + 1 + 2 - 4)/2 + 1 = 5 */
@@ -608,46 +618,33 @@ static void test_convolution(void) {
     LIST(op, pads_begin, 1);
     LIST(op, pads_end, 2);
     LIST(op, dilations, 1);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 3, 5, 6));
+    RUNS_TO(op, 3, 5, 6);
     pt_op_free(op);
 
     /* unknown src H and weights W-kernel: those extents stay unknown */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 4, U, 9), T(F32, 8, 4, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
+    op = conv_op(dnnl_graph_op_convolution, T(F32, 2, 4, U, 9), T(F32, 8, 4, 3, 3), 2, 1, 1);
     conv_layout(op, 0, "NCX", "OIX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 8, U, 5));
+    RUNS_TO(op, 2, 8, U, 5);
     pt_op_free(op);
     /* ... and a declared extent for the unknown one is kept */
     op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 4, U, 9), T(F32, 8, 4, 3, 3),
                T(F32, 2, 8, 6, U));
     conv_attrs(op, 2, 1, 1);
     conv_layout(op, 0, "NCX", "OIX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 8, 6, 5));
+    RUNS_TO(op, 2, 8, 6, 5);
     pt_op_free(op);
 
     /* weights rank differs from src rank */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 4, 9, 9), T(F32, 8, 4, 3), T0(F32));
-    conv_attrs(op, 1, 0, 1);
+    op = conv_op(dnnl_graph_op_convolution, T(F32, 2, 4, 9, 9), T(F32, 8, 4, 3), 1, 0, 1);
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
     /* strides of the wrong length */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), T0(F32));
-    conv_attrs(op, 1, 0, 1);
+    op = conv_op(dnnl_graph_op_convolution, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), 1, 0, 1);
     LIST(op, strides, 1, 1, 1);
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
     pt_op_free(op);
-    /* non-positive extent: kernel 11 on 9 */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 9, 9, 4), T(F32, 11, 3, 4, 8), T0(F32));
-    conv_attrs(op, 1, 0, 1);
-    CHECK_EQ_INT(run(op), dnnl_invalid_shape);
-    pt_op_free(op);
-
     /* add_op errors */
-    op = mk_op(dnnl_graph_op_convolution, 2, 1, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), T0(F32));
-    conv_attrs(op, 1, 0, 1);
+    op = conv_op(dnnl_graph_op_convolution, T(F32, 2, 9, 9, 4), T(F32, 3, 3, 4, 8), 1, 0, 1);
     pt_op_set_str(op, A(weights_format), "IOX");
     CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
     pt_op_set_str(op, A(weights_format), "XIO");
@@ -674,13 +671,10 @@ static void test_convolution(void) {
 static void test_conv_backward(void) {
     /* ConvolutionBackwardData, NCX/OIX, groups 2 (inverse of the first
      * Convolution case): diff_dst [2,8,5,5] -> diff_src dst_shape [2,4,9,9] */
-    pt_op *op = mk_op(dnnl_graph_op_convolution_backward_data, 2, 1, T(F32, 2, 8, 5, 5),
-                      T(F32, 8, 2, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
+    pt_op *op = conv_op(dnnl_graph_op_convolution_backward_data, T(F32, 2, 8, 5, 5), T(F32, 8, 2, 3, 3), 2, 1, 1);
     conv_layout(op, 2, "NCX", "OIX");
     LIST(op, dst_shape, 2, 4, 9, 9);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 4, 9, 9));
+    RUNS_TO(op, 2, 4, 9, 9);
     /* 10 also maps onto 5: (10 + 2 - 3)/2 + 1 = 5 (output_padding ambiguity) */
     LIST(op, dst_shape, 2, 4, 10, 10);
     CHECK_EQ_INT(rerun_with(op, A(output_padding), 4, (int64_t[]){1, 1}), dnnl_success);
@@ -706,6 +700,48 @@ static void test_conv_backward(void) {
     op->out[0] = T(F32, 1, 8, 8, 2);
     CHECK_EQ_INT(run(op), dnnl_success);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
+    pt_op_free(op);
+}
+
+static void test_conv_transpose(void) {
+    /* output_padding (1, 0): 6 x 5; groups 2 -> OC = 3·2 = 6 */
+    pt_op *op = grouped_ncx(dnnl_graph_op_conv_transpose, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3), 6, "IOX");
+    LIST(op, output_padding, 1, 0);
+    RUNS_TO(op, 1, 6, 6, 5);
+    CHECK_EQ_INT(pt_schema_supported(op), 1);
+    pt_op_free(op);
+    /* NXC/XOI defaults: src [2,5,5,6], weights [2,2,O 4,I 6], dilation 2 -> E 3:
+     * 1·4 + 3 = 7 */
+    op = conv_op(dnnl_graph_op_conv_transpose, T(F32, 2, 5, 5, 6), T(F32, 2, 2, 4, 6), 1, 0, 2);
+    RUNS_TO(op, 2, 7, 7, 4);
+    CHECK(strcmp(pt_op_str(op, A(weights_format), ""), "XOI") == 0);
+    pt_op_free(op);
+    /* the Convolution spelling of weights_format is rejected; negative
+     * output_padding too */
+    op = conv_op(dnnl_graph_op_conv_transpose, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3), 2, 1, 1);
+    pt_op_set_str(op, A(weights_format), "OIX");
+    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
+    pt_op_set_str(op, A(weights_format), "IOX");
+    LIST(op, output_padding, 0, -1);
+    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
+    pt_op_free(op);
+
+    /* ConvTransposeBackwardData: the forward Convolution formula on diff_dst.
+     * NCX/IOX, groups 2: diff_dst [1,6,5,5] -> (5 + 2 - 3)/2 + 1 = 3, IC 4 */
+    op = conv_op(dnnl_graph_op_conv_transpose_backward_data, T(F32, 1, 6, 5, 5), T(F32, 4, 3, 3, 3), 2, 1, 1);
+    conv_layout(op, 2, "NCX", "IOX");
+    LIST(op, output_padding, 1, 1); /* accepted, ignored */
+    RUNS_TO(op, 1, 4, 3, 3);
+    /* diff_dst channels / G must equal the weights O extent */
+    op->in[0].dims[1] = 5;
+    op->out[0] = T0(F32);
+    CHECK_EQ_INT(infer(op), dnnl_invalid_shape);
+    pt_op_free(op);
+    /* only two inputs */
+    op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 3, 1, T(F32, 1, 6, 6, 3),
+               T(F32, 3, 3, 3, 4), T(dnnl_s32, 4), T0(F32));
+    conv_attrs(op, 2, 0, 1);
+    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
     pt_op_free(op);
 }
 
@@ -755,58 +791,6 @@ static void test_backward_weights(void) {
     }
 }
 
-static void test_conv_transpose(void) {
-    /* output_padding (1, 0): 6 x 5; groups 2 -> OC = 3·2 = 6 */
-    pt_op *op = mk_op(dnnl_graph_op_conv_transpose, 3, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3),
-               T(F32, 6), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    conv_layout(op, 2, "NCX", "IOX");
-    LIST(op, output_padding, 1, 0);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 6, 6, 5));
-    CHECK_EQ_INT(pt_schema_supported(op), 1);
-    pt_op_free(op);
-    /* NXC/XOI defaults: src [2,5,5,6], weights [2,2,O 4,I 6], dilation 2 -> E 3:
-     * 1·4 + 3 = 7 */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 2, 5, 5, 6), T(F32, 2, 2, 4, 6), T0(F32));
-    conv_attrs(op, 1, 0, 2);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 7, 7, 4));
-    CHECK(strcmp(pt_op_str(op, A(weights_format), ""), "XOI") == 0);
-    pt_op_free(op);
-    /* the Convolution spelling of weights_format is rejected; negative
-     * output_padding too */
-    op = mk_op(dnnl_graph_op_conv_transpose, 2, 1, T(F32, 1, 4, 3, 3), T(F32, 4, 3, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    pt_op_set_str(op, A(weights_format), "OIX");
-    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
-    pt_op_set_str(op, A(weights_format), "IOX");
-    LIST(op, output_padding, 0, -1);
-    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
-    pt_op_free(op);
-
-    /* ConvTransposeBackwardData: the forward Convolution formula on diff_dst.
-     * NCX/IOX, groups 2: diff_dst [1,6,5,5] -> (5 + 2 - 3)/2 + 1 = 3, IC 4 */
-    op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 2, 1, T(F32, 1, 6, 5, 5),
-               T(F32, 4, 3, 3, 3), T0(F32));
-    conv_attrs(op, 2, 1, 1);
-    conv_layout(op, 2, "NCX", "IOX");
-    LIST(op, output_padding, 1, 1); /* accepted, ignored */
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 4, 3, 3));
-    /* diff_dst channels / G must equal the weights O extent */
-    op->in[0].dims[1] = 5;
-    op->out[0] = T0(F32);
-    CHECK_EQ_INT(infer(op), dnnl_invalid_shape);
-    pt_op_free(op);
-    /* only two inputs */
-    op = mk_op(dnnl_graph_op_conv_transpose_backward_data, 3, 1, T(F32, 1, 6, 6, 3),
-               T(F32, 3, 3, 3, 4), T(dnnl_s32, 4), T0(F32));
-    conv_attrs(op, 2, 0, 1);
-    CHECK_EQ_INT(verify(op), dnnl_invalid_graph_op);
-    pt_op_free(op);
-}
-
 /* ---- interpolate ------------------------------------------------------- */
 
 static void test_interpolate(void) {
@@ -815,24 +799,21 @@ static void test_interpolate(void) {
     pt_op_set_str(op, A(mode), "nearest");
     pt_op_set_str(op, A(data_format), "NCX");
     LIST(op, sizes, 10, 3);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 2, 10, 3));
+    RUNS_TO(op, 1, 2, 10, 3);
     CHECK(strcmp(pt_op_str(op, A(coordinate_transformation_mode), ""), "half_pixel") == 0);
     pt_op_free(op);
     /* NXC scales: trunc(5·1.5) = 7, trunc(7·0.5) = 3 */
     op = mk_op(dnnl_graph_op_interpolate, 1, 1, T(F32, 1, 5, 7, 2), T0(F32));
     pt_op_set_str(op, A(mode), "bilinear");
     pt_op_set_f32(op, A(scales), (float[]){1.5f, 0.5f}, 2, true);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 7, 3, 2));
+    RUNS_TO(op, 1, 7, 3, 2);
     pt_op_free(op);
     /* rank 5, sizes input (s32 [3]) accepted alongside the attribute */
     op = mk_op(dnnl_graph_op_interpolate, 2, 1, T(F32, 1, 2, 3, 4, 5), T(dnnl_s32, 3), T0(F32));
     pt_op_set_str(op, A(mode), "trilinear");
     pt_op_set_str(op, A(data_format), "NCX");
     LIST(op, sizes, 6, 8, 10);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 2, 6, 8, 10));
+    RUNS_TO(op, 1, 2, 6, 8, 10);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
     pt_op_free(op);
     /* sizes of the wrong length -> invalid_arguments at inference */
@@ -865,12 +846,10 @@ static void test_interpolate(void) {
     pt_op_set_str(op, A(mode), "nearest");
     pt_op_set_str(op, A(data_format), "NCX");
     LIST(op, sizes, 10, 3);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 2, 5, 7));
+    RUNS_TO(op, 1, 2, 5, 7);
     op->in[1].dims[3] = 4;
     op->out[0] = T0(F32);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 1, 2, 5, 7));
+    RUNS_TO(op, 1, 2, 5, 7);
     op->in[1].dims[1] = 3; /* channels still must agree */
     op->out[0] = T0(F32);
     CHECK_EQ_INT(run(op), dnnl_invalid_shape);
@@ -880,8 +859,7 @@ static void test_interpolate(void) {
                T0(F32));
     pt_op_set_str(op, A(mode), "linear");
     pt_op_set_f32(op, A(scales), (float[]){2.f, 2.f}, 2, true);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 5, 3, 4, 2));
+    RUNS_TO(op, 5, 3, 4, 2);
     pt_op_free(op);
 }
 
@@ -892,8 +870,7 @@ static void test_batch_norm(void) {
     pt_op *op = mk_op(dnnl_graph_op_batch_norm_inference, 5, 1, T(F32, 2, 5, 5, 16), T(F32, 16),
                       T(F32, 16), T(F32, 16), T(F32, 16), T0(F32));
     pt_op_set_f32(op, A(epsilon), (float[]){1e-5f}, 1, false);
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 5, 5, 16));
+    RUNS_TO(op, 2, 5, 5, 16);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
     /* NCX: C = dim 1 = 5, the aux [16] no longer fits */
     pt_op_set_str(op, A(data_format), "NCX");
@@ -905,8 +882,7 @@ static void test_batch_norm(void) {
               T(dnnl_bf16, 16), T(dnnl_bf16, 16), T(dnnl_bf16, 16), T0(dnnl_bf16));
     pt_op_set_f32(op, A(epsilon), (float[]){1e-5f}, 1, false);
     pt_op_set_str(op, A(data_format), "NCX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 16, 5, 5));
+    RUNS_TO(op, 2, 16, 5, 5);
     CHECK_EQ_INT(pt_schema_supported(op), 1);
     pt_op_free(op);
     /* bf16 statistics with f32 src; missing epsilon; rank 1 src */
@@ -927,8 +903,7 @@ static void test_batch_norm(void) {
                T(F32, 3), T0(F32), T0(F32), T0(F32), T0(F32), T0(F32));
     pt_op_set_f32(op, A(epsilon), (float[]){1e-5f}, 1, false);
     pt_op_set_str(op, A(data_format), "NCX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 4, 3, 2));
+    RUNS_TO(op, 4, 3, 2);
     for (int o = 1; o < 5; ++o) CHECK(SHAPE_IS(&op->out[o], 3));
     CHECK(!pt_op_has(op, A(momentum))); /* 0.5 is applied by the kernel */
     CHECK_EQ_INT(pt_schema_supported(op), 1);
@@ -952,8 +927,7 @@ static void test_batch_norm(void) {
                T0(F32));
     pt_op_set_f32(op, A(epsilon), (float[]){1e-5f}, 1, false);
     pt_op_set_str(op, A(data_format), "NCX");
-    CHECK_EQ_INT(run(op), dnnl_success);
-    CHECK(SHAPE_IS(&op->out[0], 2, 3, 4, 4));
+    RUNS_TO(op, 2, 3, 4, 4);
     CHECK(SHAPE_IS(&op->out[1], 3));
     CHECK(SHAPE_IS(&op->out[2], 3));
     CHECK_EQ_INT(pt_schema_supported(op), 1);
