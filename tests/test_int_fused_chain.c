@@ -223,6 +223,13 @@ static dnnl_data_type_t float_dt(int rep) {
     return dts[rep % 3];
 }
 
+/* Names a float case "<what> rep N (<type>, rank r)"; returns its type. */
+static dnnl_data_type_t float_case(G *g, const char *what, int rep, int r) {
+    dnnl_data_type_t dt = float_dt(rep);
+    gname(g, "%s rep %d (%s, rank %d)", what, rep, pt_dt_name(dt), r);
+    return dt;
+}
+
 /* ---- running ------------------------------------------------------------------- */
 
 static lt_t lt_of(const G *g, int t) {
@@ -553,11 +560,10 @@ static void case_groupnorm(int rep) {
 
 static void case_layernorm(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
-    bool stats = rep % 2 == 0;
     int r = 2 + rep % 3;
+    dnnl_data_type_t dt = float_case(&g, "layernorm", rep, r);
+    bool stats = rep % 2 == 0;
     int64_t d[4] = {pick(ODD, 5), pick(MID, 6), pick(MID, 7), pick(MID, 7)};
-    gname(&g, "layernorm rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
     int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int64_t cd[1] = {d[r - 1]};
     int in[3] = {x, ten(&g, dnnl_f32, 1, cd), ten(&g, dnnl_f32, 1, cd)};
@@ -586,11 +592,10 @@ static void case_layernorm(int rep) {
 
 static void case_interpolate(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
-    bool nxc = rep % 2;
     int r = 3 + rep % 2;
+    dnnl_data_type_t dt = float_case(&g, "interpolate", rep, r);
+    bool nxc = rep % 2;
     int64_t d[4] = {pick(ODD, 4), pick(MID, 5), pick(MID, 6), pick(ODD, 8)};
-    gname(&g, "interpolate rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
     int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int ns = r - 2;
     int64_t sizes[2], od[4];
@@ -674,10 +679,9 @@ static void case_softmax(int rep) {
 
 static void case_binary_chain(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
     int r = 1 + rep % 4;
+    dnnl_data_type_t dt = float_case(&g, "binary_post_ops", rep, r);
     int64_t d[4] = {pick(ODD, 6), pick(MID, 7), pick(ODD, 8), pick(MID, 7)};
-    gname(&g, "binary_post_ops rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
     int a = ten_laid_out(&g, dt, r, d, rep % 4);
     int b = operand(&g, a, dt, rep % 3);
     layout(&g, b, 3);
@@ -766,10 +770,9 @@ static void case_matmul_dropout(int rep) {
 
 static void case_sum(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
     int r = 1 + rep % 4;
+    dnnl_data_type_t dt = float_case(&g, "sum", rep, r);
     int64_t d[4] = {pick(MID, 7), pick(ODD, 8), pick(MID, 7), pick(ODD, 8)};
-    gname(&g, "sum rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
     int y = ten_laid_out(&g, dt, r, d, rep % 4);
     int n = 2 + rep % 3;
     for (int i = 0; i < n; ++i) {
