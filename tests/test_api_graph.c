@@ -1,5 +1,5 @@
-/* Public-API tests of graphs, partitions and compiled partitions (abi.md
- * §5.5-§5.7 and the partition additions of §7), plus the programming-model
+/* Public-API tests of graphs, partitions and compiled partitions, with the
+ * partition additions (docs/api.md), plus the programming-model
  * rules of seed 001: partitions cover every op once, come in topological
  * order and never form a dependence cycle. */
 #include <stdbool.h>
@@ -13,7 +13,6 @@
 #define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
 #define FAILS(expr, status) CHECK_EQ_INT((expr), (status))
 #define UNK DNNL_GRAPH_UNKNOWN_DIM
-#define MAXP 32
 
 typedef dnnl_graph_logical_tensor_t lt_t;
 
@@ -68,27 +67,7 @@ static dnnl_status_t add(dnnl_graph_graph_t g, size_t id, dnnl_graph_op_kind_t k
     return st;
 }
 
-typedef struct {
-    size_t n;
-    dnnl_graph_partition_t p[MAXP];
-} parts_t;
-
-static void get_parts(dnnl_graph_graph_t g, dnnl_graph_partition_policy_t policy, parts_t *parts) {
-    parts->n = 0;
-    OK(dnnl_graph_graph_filter(g, policy));
-    size_t n = 0;
-    OK(dnnl_graph_graph_get_partition_num(g, &n));
-    CHECK(n <= MAXP);
-    if (n == 0 || n > MAXP) return;
-    memset(parts->p, 0, sizeof parts->p);
-    OK(dnnl_graph_graph_get_partitions(g, n, parts->p));
-    parts->n = n;
-}
-
-static void free_parts(parts_t *parts) {
-    for (size_t i = 0; i < parts->n; ++i) OK(dnnl_graph_partition_destroy(parts->p[i]));
-    parts->n = 0;
-}
+typedef pt_test_parts parts_t;
 
 static size_t op_ids(dnnl_graph_partition_t p, size_t *ids, size_t cap) {
     size_t n = 0;
@@ -191,7 +170,31 @@ static void ref_mm_add_relu(const float *x, const float *w, const float *b, doub
         }
 }
 
-/* ---- §5.7 graph -------------------------------------------------------- */
+/* The partitions, then the graph they came from. */
+static void release(dnnl_graph_graph_t g, parts_t *parts) {
+    pt_test_free_parts(parts);
+    OK(dnnl_graph_graph_destroy(g));
+}
+
+/* The strict MLP graph, finalized and partitioned with the fusion policy.
+ * False (everything released) unless that gave the two expected partitions. */
+typedef struct {
+    dnnl_graph_graph_t g;
+    parts_t parts;
+} mlp_t;
+
+static bool mlp_parts(mlp_t *m) {
+    m->g = mlp_graph(dnnl_fpmath_mode_strict, false);
+    OK(dnnl_graph_graph_finalize(m->g));
+    pt_test_get_parts(m->g, dnnl_graph_partition_policy_fusion, &m->parts);
+    CHECK_EQ_INT(m->parts.n, 2);
+    if (m->parts.n == 2) return true;
+    pt_test_free_parts(&m->parts);
+    dnnl_graph_graph_destroy(m->g);
+    return false;
+}
+
+/* ---- graph ------------------------------------------------------------ */
 
 static void test_graph_create_fpmath(void) {
     dnnl_graph_graph_t g = NULL;
@@ -293,7 +296,7 @@ static void test_add_op(void) {
     FAILS(add(g, 2, dnnl_graph_op_relu, 1, &y, 1, (lt_t[]){lt2(4, 4, 16)}), dnnl_invalid_graph);
     /* Only the first op 1 is in the graph; the failed adds left nothing. */
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         lt_t in[4];
@@ -301,8 +304,7 @@ static void test_add_op(void) {
         CHECK_EQ_INT(nin, 2);
         CHECK_EQ_INT(in[0].id + in[1].id, 3); /* tensors 1 and 2, not 30 */
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_finalize(void) {
@@ -388,7 +390,7 @@ static void test_filter(void) {
 
     /* Fusion: MatMul + Add + ReLU, then SoftMax. */
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     const size_t all[] = {1, 2, 3, 4};
     check_cover_and_order(&parts, all, 4);
@@ -401,10 +403,10 @@ static void test_filter(void) {
     FAILS(dnnl_graph_graph_get_partitions(NULL, 2, arr), dnnl_invalid_graph);
     FAILS(dnnl_graph_graph_get_partitions(g, 2, NULL), dnnl_invalid_graph);
     FAILS(dnnl_graph_graph_get_partitions(g, 0, arr), dnnl_invalid_graph);
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
     /* Debug: one partition per op, all supported here. */
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 4);
     check_cover_and_order(&parts, all, 4);
     for (size_t i = 0; i < parts.n; ++i) {
@@ -413,13 +415,12 @@ static void test_filter(void) {
         CHECK_EQ_INT(k, 1);
         CHECK_EQ_INT(part_of_op(&parts, all[i]), (int)i); /* graph order kept */
     }
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
     /* Filtering again replaces the previous result. */
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* End and Wildcard are accepted; each becomes an unsupported single-op
@@ -435,7 +436,7 @@ static void test_end_wildcard(void) {
     OK(add(g, 5, dnnl_graph_op_wildcard, 0, NULL, 2, (lt_t[]){lt2(5, 2, 3), lt2(6, 1, 1)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 5);
     const size_t all[] = {1, 2, 3, 4, 5};
     check_cover_and_order(&parts, all, 5);
@@ -463,8 +464,7 @@ static void test_end_wildcard(void) {
         FAILS(dnnl_graph_partition_compile(parts.p[i], cp, nin, pin, nout, pout, eng), dnnl_invalid_arguments);
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 /* A larger graph added in reverse order: cover, topological order, debug. */
@@ -485,7 +485,7 @@ static void test_cover_and_order(void) {
     OK(dnnl_graph_graph_finalize(g));
     const size_t all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK(parts.n >= 2 && parts.n <= 9);
     check_cover_and_order(&parts, all, 9);
     /* Op-level order inside the partition list too. */
@@ -495,27 +495,33 @@ static void test_cover_and_order(void) {
     CHECK(part_of_op(&parts, 7) <= part_of_op(&parts, 8));
     CHECK(part_of_op(&parts, 4) <= part_of_op(&parts, 8));
     CHECK(part_of_op(&parts, 8) < part_of_op(&parts, 9));
-    free_parts(&parts);
+    pt_test_free_parts(&parts);
 
-    get_parts(g, dnnl_graph_partition_policy_debug, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_debug, &parts);
     CHECK_EQ_INT(parts.n, 9);
     check_cover_and_order(&parts, all, 9);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
+}
+
+/* A = MatMul(t1,t2)->t3; C = c_kind(t3)->t10 (c_kind < 0: no C, t10 an
+ * input); B = Add(t3,t10)->t5; finalized and partitioned (fusion policy). */
+static dnnl_graph_graph_t abc_graph(int c_kind, parts_t *parts) {
+    dnnl_graph_graph_t g = NULL;
+    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
+    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
+    if (c_kind >= 0)
+        OK(add(g, 2, (dnnl_graph_op_kind_t)c_kind, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
+    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
+    OK(dnnl_graph_graph_finalize(g));
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, parts);
+    return g;
 }
 
 /* Seed 001: C consumes A's output and produces B's input, so A and B must
  * not share a partition; without C they may (and here do) fuse. */
 static void test_seed_no_cycle(void) {
     parts_t parts;
-    dnnl_graph_graph_t g = NULL;
-    /* A = MatMul(t1,t2)->t3; C = Wildcard(t3)->t10; B = Add(t3,t10)->t5 */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 2, dnnl_graph_op_wildcard, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    dnnl_graph_graph_t g = abc_graph(dnnl_graph_op_wildcard, &parts);
     const size_t all3[] = {1, 2, 3};
     check_cover_and_order(&parts, all3, 3);
     int pa = part_of_op(&parts, 1), pc = part_of_op(&parts, 2), pb = part_of_op(&parts, 3);
@@ -523,16 +529,10 @@ static void test_seed_no_cycle(void) {
     CHECK(pa != pb);
     CHECK(pa < pc);
     CHECK(pc < pb);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 
     /* Same shape of graph with C a supported op (ReLU). */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 2, dnnl_graph_op_relu, 1, (lt_t[]){lt2(3, 4, 16)}, 1, (lt_t[]){lt2(10, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    g = abc_graph(dnnl_graph_op_relu, &parts);
     check_cover_and_order(&parts, all3, 3);
     pa = part_of_op(&parts, 1);
     pc = part_of_op(&parts, 2);
@@ -540,51 +540,37 @@ static void test_seed_no_cycle(void) {
     CHECK(pa >= 0 && pb >= 0 && pc >= 0);
     if (pa == pb) CHECK(pc == pa); /* together only with C inside */
     CHECK(pa <= pc && pc <= pb);
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 
     /* Without C: A and B fuse into one partition. */
-    OK(dnnl_graph_graph_create(&g, dnnl_cpu));
-    OK(add(g, 1, dnnl_graph_op_matmul, 2, (lt_t[]){lt2(1, 4, 8), lt2(2, 8, 16)}, 1, (lt_t[]){lt2(3, 4, 16)}));
-    OK(add(g, 3, dnnl_graph_op_add, 2, (lt_t[]){lt2(3, 4, 16), lt2(10, 4, 16)}, 1, (lt_t[]){lt2(5, 4, 16)}));
-    OK(dnnl_graph_graph_finalize(g));
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    g = abc_graph(-1, &parts);
     CHECK_EQ_INT(parts.n, 1);
     CHECK_EQ_INT(part_of_op(&parts, 1), part_of_op(&parts, 3));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
-/* ---- §5.5 partition ---------------------------------------------------- */
+/* ---- partition -------------------------------------------------------- */
 
 static void test_partition_queries(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
-    parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     size_t n = 0, ids[8] = {0};
     OK(dnnl_graph_partition_get_op_num(p, &n));
     CHECK_EQ_INT(n, 3);
     OK(dnnl_graph_partition_get_ops(p, 3, ids));
     CHECK_EQ_INT(ids[0] + ids[1] + ids[2], 6);
     CHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
-    FAILS(dnnl_graph_partition_get_ops(p, 2, ids), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_ops(p, 4, ids), dnnl_invalid_arguments);
+    for (size_t k = 2; k <= 4; k += 2) /* one short, one over */
+        FAILS(dnnl_graph_partition_get_ops(p, k, ids), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_ops(NULL, 3, ids), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_ops(p, 3, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_op_num(NULL, &n), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_op_num(p, NULL), dnnl_invalid_arguments);
 
     size_t id0 = 0, id1 = 0;
-    OK(dnnl_graph_partition_get_id(parts.p[0], &id0));
-    OK(dnnl_graph_partition_get_id(parts.p[1], &id1));
+    OK(dnnl_graph_partition_get_id(m.parts.p[0], &id0));
+    OK(dnnl_graph_partition_get_id(m.parts.p[1], &id1));
     CHECK(id0 != id1);
     FAILS(dnnl_graph_partition_get_id(NULL, &id0), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_id(p, NULL), dnnl_invalid_arguments);
@@ -598,7 +584,7 @@ static void test_partition_queries(void) {
     uint8_t sup = 0;
     OK(dnnl_graph_partition_is_supported(p, &sup));
     CHECK_EQ_INT(sup, 1);
-    OK(dnnl_graph_partition_is_supported(parts.p[1], &sup));
+    OK(dnnl_graph_partition_is_supported(m.parts.p[1], &sup));
     CHECK_EQ_INT(sup, 1);
     FAILS(dnnl_graph_partition_is_supported(NULL, &sup), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_is_supported(p, NULL), dnnl_invalid_arguments);
@@ -626,10 +612,10 @@ static void test_partition_queries(void) {
     CHECK_EQ_INT(out[0].id, 6);
     CHECK_EQ_INT(out[0].data_type, dnnl_f32);
     CHECK_EQ_INT(out[0].dims[1], 16);
-    FAILS(dnnl_graph_partition_get_input_ports(p, 2, in), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_input_ports(p, 4, in), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_output_ports(p, 0, out), dnnl_invalid_arguments);
-    FAILS(dnnl_graph_partition_get_output_ports(p, 2, out), dnnl_invalid_arguments);
+    for (size_t k = 0; k <= 2; k += 2) { /* counts other than 3 inputs / 1 output */
+        FAILS(dnnl_graph_partition_get_input_ports(p, k + 2, in), dnnl_invalid_arguments);
+        FAILS(dnnl_graph_partition_get_output_ports(p, k, out), dnnl_invalid_arguments);
+    }
     FAILS(dnnl_graph_partition_get_input_ports_num(NULL, &n), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_input_ports_num(p, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_partition_get_output_ports_num(NULL, &n), dnnl_invalid_arguments);
@@ -640,25 +626,24 @@ static void test_partition_queries(void) {
     FAILS(dnnl_graph_partition_get_output_ports(p, 1, NULL), dnnl_invalid_arguments);
 
     /* The SoftMax partition consumes what the first one produces. */
-    OK(dnnl_graph_partition_get_input_ports(parts.p[1], 1, in));
+    OK(dnnl_graph_partition_get_input_ports(m.parts.p[1], 1, in));
     CHECK_EQ_INT(in[0].id, 6);
 
     /* Ids stay unique across graphs. */
     dnnl_graph_graph_t g2 = mlp_graph(dnnl_fpmath_mode_strict, false);
     OK(dnnl_graph_graph_finalize(g2));
     parts_t parts2;
-    get_parts(g2, dnnl_graph_partition_policy_fusion, &parts2);
+    pt_test_get_parts(g2, dnnl_graph_partition_policy_fusion, &parts2);
     for (size_t i = 0; i < parts2.n; ++i) {
         size_t other = 0;
         OK(dnnl_graph_partition_get_id(parts2.p[i], &other));
         CHECK(other != id0 && other != id1);
     }
-    free_parts(&parts2);
+    pt_test_free_parts(&parts2);
     OK(dnnl_graph_graph_destroy(g2));
 
     OK(dnnl_graph_partition_destroy(NULL));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 /* Repeated ids: an op consuming one tensor twice.  Compile and execute
@@ -669,7 +654,7 @@ static void test_repeated_ports(void) {
     OK(add(g, 1, dnnl_graph_op_multiply, 2, (lt_t[]){lt2(1, 2, 3), lt2(1, 2, 3)}, 1, (lt_t[]){lt2(2, 2, 3)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         lt_t in[4], out[4];
@@ -686,7 +671,7 @@ static void test_repeated_ports(void) {
         /* Graph and partition may go: the compiled partition stays usable. */
         OK(dnnl_graph_graph_destroy(g));
         g = NULL;
-        free_parts(&parts);
+        pt_test_free_parts(&parts);
         float x[6] = {1, -2, 3, 0.5f, -1.5f, 4}, y[6] = {0};
         dnnl_graph_tensor_t tx = NULL, ty = NULL;
         OK(dnnl_graph_tensor_create(&tx, &in[0], eng, x));
@@ -701,8 +686,7 @@ static void test_repeated_ports(void) {
         OK(dnnl_graph_tensor_destroy(ty));
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_create_with_op(void) {
@@ -762,32 +746,33 @@ static void test_create_with_op(void) {
     OK(dnnl_graph_op_destroy(op));
 }
 
+/* The math mode a partition reports. */
+static void check_part_mode(dnnl_graph_partition_t p, dnnl_fpmath_mode_t want, int want_ati) {
+    dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
+    int ati = 0;
+    OK(dnnl_graph_partition_get_fpmath_mode(p, &m, &ati));
+    CHECK_EQ_INT(m, want);
+    CHECK_EQ_INT(ati, want_ati);
+}
+
 static void test_partition_fpmath(void) {
     dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_bf16, true);
     OK(dnnl_graph_graph_set_fpmath_mode(g, dnnl_fpmath_mode_f16, 1));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 2);
     if (parts.n == 2) {
-        dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
-        int ati = 0;
         /* Inherited from the graph. */
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_f16);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_f16, 1);
         /* Partition-level wins, for that partition only. */
         OK(dnnl_graph_partition_set_fpmath_mode(parts.p[0], dnnl_fpmath_mode_tf32, 0));
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_tf32);
-        CHECK_EQ_INT(ati, 0);
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[1], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_f16);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_tf32, 0);
+        check_part_mode(parts.p[1], dnnl_fpmath_mode_f16, 1);
         OK(dnnl_graph_partition_set_fpmath_mode(parts.p[0], dnnl_fpmath_mode_strict, 1));
-        OK(dnnl_graph_partition_get_fpmath_mode(parts.p[0], &m, &ati));
-        CHECK_EQ_INT(m, dnnl_fpmath_mode_strict);
-        CHECK_EQ_INT(ati, 1);
+        check_part_mode(parts.p[0], dnnl_fpmath_mode_strict, 1);
+        dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
+        int ati = 0;
         FAILS(dnnl_graph_partition_set_fpmath_mode(NULL, dnnl_fpmath_mode_bf16, 0), dnnl_invalid_arguments);
         FAILS(dnnl_graph_partition_get_fpmath_mode(NULL, &m, &ati), dnnl_invalid_arguments);
 
@@ -799,8 +784,7 @@ static void test_partition_fpmath(void) {
         OK(dnnl_graph_partition_compile(parts.p[0], cp, 3, pin, 1, pout, eng));
         OK(dnnl_graph_compiled_partition_destroy(cp));
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
 static void test_infer_shape(void) {
@@ -814,7 +798,7 @@ static void test_infer_shape(void) {
     OK(add(g, 3, dnnl_graph_op_relu, 1, (lt_t[]){lt_any(5, dnnl_f32)}, 1, (lt_t[]){lt_any(6, dnnl_f32)}));
     OK(dnnl_graph_graph_finalize(g));
     parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    pt_test_get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
     CHECK_EQ_INT(parts.n, 1);
     if (parts.n == 1) {
         dnnl_graph_partition_t p = parts.p[0];
@@ -859,24 +843,15 @@ static void test_infer_shape(void) {
         FAILS(dnnl_graph_partition_infer_shape(p, 3, pink, 1, pout), dnnl_invalid_shape);
         FAILS(dnnl_graph_partition_infer_shape(NULL, 3, pin, 1, pout), dnnl_invalid_arguments);
     }
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(g, &parts);
 }
 
-/* ---- §5.6 compiled partition ------------------------------------------ */
+/* ---- compiled partition ---------------------------------------------- */
 
 static void test_compile_errors(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
-    parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     FAILS(dnnl_graph_compiled_partition_create(NULL, p), dnnl_invalid_arguments);
     FAILS(dnnl_graph_compiled_partition_create(&cp, NULL), dnnl_invalid_arguments);
@@ -920,22 +895,13 @@ static void test_compile_errors(void) {
     OK(dnnl_graph_partition_compile(p, cp, 3, pin_perm, 1, pout, eng));
     OK(dnnl_graph_compiled_partition_destroy(cp));
     OK(dnnl_graph_compiled_partition_destroy(NULL));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 static void test_query_and_hints(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
-    parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        dnnl_graph_graph_destroy(g);
-        return;
-    }
-    dnnl_graph_partition_t p = parts.p[0];
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));
     lt_t q;
@@ -1008,18 +974,17 @@ static void test_query_and_hints(void) {
 
     /* A single eltwise op partition: any in-place pair maps its input to its output. */
     dnnl_graph_compiled_partition_t cp2 = NULL;
-    OK(dnnl_graph_compiled_partition_create(&cp2, parts.p[1]));
+    OK(dnnl_graph_compiled_partition_create(&cp2, m.parts.p[1]));
     const lt_t s_in = lt2(6, 4, 16), s_out = lt_any(7, dnnl_f32);
     const lt_t *sin[1] = {&s_in}, *sout[1] = {&s_out};
-    OK(dnnl_graph_partition_compile(parts.p[1], cp2, 1, sin, 1, sout, eng));
+    OK(dnnl_graph_partition_compile(m.parts.p[1], cp2, 1, sin, 1, sout, eng));
     OK(dnnl_graph_compiled_partition_get_inplace_ports(cp2, &npairs, &pairs));
     for (size_t i = 0; i < npairs && pairs; ++i) {
         CHECK_EQ_INT(pairs[i].input_id, 6);
         CHECK_EQ_INT(pairs[i].output_id, 7);
     }
     OK(dnnl_graph_compiled_partition_destroy(cp2));
-    free_parts(&parts);
-    OK(dnnl_graph_graph_destroy(g));
+    release(m.g, &m.parts);
 }
 
 static int n_alloc, n_free;
@@ -1035,18 +1000,11 @@ static void count_free(void *p) {
 }
 
 static void test_execute(void) {
-    dnnl_graph_graph_t g = mlp_graph(dnnl_fpmath_mode_strict, false);
-    OK(dnnl_graph_graph_finalize(g));
-    parts_t parts;
-    get_parts(g, dnnl_graph_partition_policy_fusion, &parts);
+    mlp_t m;
+    if (!mlp_parts(&m)) return;
     /* The graph is no longer needed: partitions stay valid. */
-    OK(dnnl_graph_graph_destroy(g));
-    CHECK_EQ_INT(parts.n, 2);
-    if (parts.n != 2) {
-        free_parts(&parts);
-        return;
-    }
-    dnnl_graph_partition_t p = parts.p[0];
+    OK(dnnl_graph_graph_destroy(m.g));
+    dnnl_graph_partition_t p = m.parts.p[0];
     dnnl_graph_compiled_partition_t cp = NULL, never = NULL;
     OK(dnnl_graph_compiled_partition_create(&cp, p));
     OK(dnnl_graph_compiled_partition_create(&never, p));
@@ -1054,8 +1012,8 @@ static void test_execute(void) {
     const lt_t *pin[3] = {&x, &w, &b}, *pout[1] = {&y};
     OK(dnnl_graph_partition_compile(p, cp, 3, pin, 1, pout, eng));
     /* The partition handle may go once compiled. */
-    OK(dnnl_graph_partition_destroy(parts.p[0]));
-    parts.p[0] = NULL;
+    OK(dnnl_graph_partition_destroy(m.parts.p[0]));
+    m.parts.p[0] = NULL;
     lt_t yq;
     OK(dnnl_graph_compiled_partition_query_logical_tensor(cp, 6, &yq));
 
@@ -1142,7 +1100,7 @@ static void test_execute(void) {
     FAILS(dnnl_graph_compiled_partition_execute_v2(cp, strm, 3, NULL, 1, tout, NULL), dnnl_invalid_arguments);
     FAILS(dnnl_graph_compiled_partition_execute_v2(cp, strm, 3, tin, 1, NULL, NULL), dnnl_invalid_arguments);
 
-    /* execute_with_options (§7). */
+    /* execute_with_options (an addition, docs/api.md). */
     dnnl_graph_execute_options_t opt = {.key = 7};
     memset(yd, 0, sizeof yd);
     OK(dnnl_graph_compiled_partition_execute_with_options(cp, strm, 3, tin, 1, tout, &opt));
@@ -1182,7 +1140,7 @@ static void test_execute(void) {
     OK(dnnl_graph_tensor_destroy(ty));
     OK(dnnl_graph_compiled_partition_destroy(cp));
     OK(dnnl_graph_compiled_partition_destroy(never));
-    free_parts(&parts);
+    pt_test_free_parts(&m.parts);
 }
 
 int main(void) {

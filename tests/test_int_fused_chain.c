@@ -21,15 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile/compiled.h"
+#include "compile/ref_bind.h"
 #include "ir/op.h"
 #include "compile/lower_fused.h"
 #include "ir/dtype.h"
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "ops/op_schema.h"
-#include "partition/partition.h"
-#include "partition/pattern_rows.h"
-#include "test_util.h"
+#include "test_graph_util.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,12 +36,9 @@
 #define MAXT 48
 #define MAXO 24
 #define MAXA 10
-#define MAXP 16
 
 typedef dnnl_graph_logical_tensor_t lt_t;
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
 
 /* ---- graph description ------------------------------------------------------ */
 
@@ -59,21 +54,12 @@ typedef struct {
     double fv;
 } ten_t;
 
+/* Tensors by index into G.t; the kind and attributes live in `t` (the
+ * harness's op, whose tensor lists are filled in when the graph runs). */
 typedef struct {
-    int name;
-    char type; /* 'f' f32 list, 'i' s64 list, 's' string, 'b' bool */
-    int n;
-    float f[32];
-    int64_t i[32];
-    char s[24];
-} attr_t;
-
-typedef struct {
-    dnnl_graph_op_kind_t kind;
     int in[8], nin;
     int out[5], nout;
-    attr_t a[MAXA];
-    int na;
+    tg_op t;
 } op_t;
 
 typedef struct {
@@ -149,10 +135,17 @@ static void layout(G *g, int t, int kind) {
     }
 }
 
+/* A dense tensor given one of the layouts above. */
+static int ten_laid_out(G *g, dnnl_data_type_t dt, int nd, const int64_t *d, int kind) {
+    int t = ten(g, dt, nd, d);
+    layout(g, t, kind);
+    return t;
+}
+
 static op_t *op(G *g, dnnl_graph_op_kind_t k, int nin, const int *in, int out) {
     op_t *o = &g->o[g->no++];
     memset(o, 0, sizeof *o);
-    o->kind = k;
+    o->t.kind = k;
     o->nin = nin;
     for (int i = 0; i < nin; ++i) o->in[i] = in[i];
     o->out[0] = out;
@@ -160,35 +153,12 @@ static op_t *op(G *g, dnnl_graph_op_kind_t k, int nin, const int *in, int out) {
     return o;
 }
 
-static attr_t *attr(op_t *o, int name, char type) {
-    attr_t *a = &o->a[o->na++];
-    memset(a, 0, sizeof *a);
-    a->name = name;
-    a->type = type;
-    return a;
-}
-static void af(op_t *o, int name, float v) {
-    attr_t *a = attr(o, name, 'f');
-    a->f[0] = v;
-    a->n = 1;
-}
-static void afs(op_t *o, int name, int n, const float *v) {
-    attr_t *a = attr(o, name, 'f');
-    for (int i = 0; i < n; ++i) a->f[i] = v[i];
-    a->n = n;
-}
-static void ai(op_t *o, int name, int64_t v) {
-    attr_t *a = attr(o, name, 'i');
-    a->i[0] = v;
-    a->n = 1;
-}
-static void ais(op_t *o, int name, int n, const int64_t *v) {
-    attr_t *a = attr(o, name, 'i');
-    for (int i = 0; i < n; ++i) a->i[i] = v[i];
-    a->n = n;
-}
-static void as(op_t *o, int name, const char *s) { snprintf(attr(o, name, 's')->s, 24, "%s", s); }
-static void ab(op_t *o, int name, bool v) { attr(o, name, 'b')->n = v; }
+static void af(op_t *o, int name, float v) { tg_attr_f32(&o->t, name, &v, 1); }
+static void afs(op_t *o, int name, int n, const float *v) { tg_attr_f32(&o->t, name, v, n); }
+static void ai(op_t *o, int name, int64_t v) { tg_attr_s64(&o->t, name, &v, 1); }
+static void ais(op_t *o, int name, int n, const int64_t *v) { tg_attr_s64(&o->t, name, v, n); }
+static void as(op_t *o, int name, const char *s) { tg_attr_str(&o->t, name, s); }
+static void ab(op_t *o, int name, bool v) { tg_attr_bool(&o->t, name, v); }
 
 /* ---- op shorthands ------------------------------------------------------------- */
 
@@ -204,13 +174,8 @@ static int unary(G *g, dnnl_graph_op_kind_t k, int x) {
 /* Binary op with numpy broadcasting (the output has a's type). */
 static int binary(G *g, dnnl_graph_op_kind_t k, int a, int b, bool none) {
     const ten_t *ta = &g->t[a], *tb = &g->t[b];
-    int r = ta->nd > tb->nd ? ta->nd : tb->nd;
     int64_t d[DNNL_MAX_NDIMS];
-    for (int i = 0; i < r; ++i) {
-        int ia = i - (r - ta->nd), ib = i - (r - tb->nd);
-        int64_t da = ia >= 0 ? ta->d[ia] : 1, db = ib >= 0 ? tb->d[ib] : 1;
-        d[i] = da == 1 ? db : da;
-    }
+    int r = tg_broadcast(ta->nd, ta->d, tb->nd, tb->d, d);
     int y = ten(g, ta->dt, r, d);
     int in[2] = {a, b};
     op_t *o = op(g, k, 2, in, y);
@@ -258,6 +223,13 @@ static dnnl_data_type_t float_dt(int rep) {
     return dts[rep % 3];
 }
 
+/* Names a float case "<what> rep N (<type>, rank r)"; returns its type. */
+static dnnl_data_type_t float_case(G *g, const char *what, int rep, int r) {
+    dnnl_data_type_t dt = float_dt(rep);
+    gname(g, "%s rep %d (%s, rank %d)", what, rep, pt_dt_name(dt), r);
+    return dt;
+}
+
 /* ---- running ------------------------------------------------------------------- */
 
 static lt_t lt_of(const G *g, int t) {
@@ -271,30 +243,20 @@ static lt_t lt_of(const G *g, int t) {
     return lt;
 }
 
-static bool produced(const G *g, int t) {
-    for (int o = 0; o < g->no; ++o)
-        for (int k = 0; k < g->o[o].nout; ++k)
-            if (g->o[o].out[k] == t) return true;
-    return false;
+static size_t buf_bytes(const G *g, int t) {
+    lt_t lt = lt_of(g, t);
+    return pt_dt_bytes(lt.data_type, tg_span(&lt)) + 64;
 }
 
-static bool consumed(const G *g, int t) {
-    for (int o = 0; o < g->no; ++o)
-        for (int k = 0; k < g->o[o].nin; ++k)
-            if (g->o[o].in[k] == t) return true;
-    return false;
+static float next_value(void *ctx) {
+    const ten_t *x = ctx;
+    if (x->fill == F_INT) return (float)(x->dt == dnnl_u8 ? (int)(rnd() % 256) : (int)(rnd() % 256) - 128);
+    if (x->fill == F_POS) return frand(0.25f, 2.5f);
+    return frand(-2.f, 2.f);
 }
 
-static size_t buf_bytes(const ten_t *x) {
-    int64_t span = 1;
-    for (int i = 0; i < x->nd; ++i) {
-        if (x->d[i] == 0) return 64;
-        span += (x->d[i] - 1) * x->st[i];
-    }
-    return pt_dt_bytes(x->dt, span) + 64;
-}
-
-static void fill(const ten_t *x, void *buf) {
+static void fill(const G *g, int t, void *buf) {
+    const ten_t *x = &g->t[t];
     if (x->fill == F_CONST) {
         if (x->dt == dnnl_s64) {
             int64_t v = (int64_t)x->fv;
@@ -304,20 +266,8 @@ static void fill(const ten_t *x, void *buf) {
         }
         return;
     }
-    int64_t total = 1;
-    for (int i = 0; i < x->nd; ++i) total *= x->d[i];
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int i = x->nd - 1; i >= 0; --i) {
-            off += (rem % x->d[i]) * x->st[i];
-            rem /= x->d[i];
-        }
-        float v;
-        if (x->fill == F_INT) v = (float)(x->dt == dnnl_u8 ? (int)(rnd() % 256) : (int)(rnd() % 256) - 128);
-        else if (x->fill == F_POS) v = frand(0.25f, 2.5f);
-        else v = frand(-2.f, 2.f);
-        pt_store_f32(buf, x->dt, off, v);
-    }
+    lt_t lt = lt_of(g, t);
+    tg_fill_elems(&lt, buf, next_value, (void *)x);
 }
 
 /* Rows that run through pt_prepare_chain_post_ops. */
@@ -336,142 +286,28 @@ static int row_index(const char *name) {
     return -1;
 }
 
-typedef struct {
-    int nparts;
-    int nfused;
-    bool saw_row; /* a partition claimed by the expected row */
-    bool row_fused;
-} run_info;
-
-static dnnl_graph_graph_t build(const G *g) {
-    dnnl_graph_graph_t gg = NULL;
-    if (dnnl_graph_graph_create(&gg, dnnl_cpu) != dnnl_success) return NULL;
-    bool ok = true;
-    for (int i = 0; ok && i < g->no; ++i) {
-        const op_t *p = &g->o[i];
-        dnnl_graph_op_t o = NULL;
-        ok = dnnl_graph_op_create(&o, (size_t)i + 1, p->kind, "") == dnnl_success;
-        for (int k = 0; ok && k < p->nin; ++k) {
-            lt_t lt = lt_of(g, p->in[k]);
-            ok = dnnl_graph_op_add_input(o, &lt) == dnnl_success;
-        }
-        for (int k = 0; ok && k < p->nout; ++k) {
-            lt_t lt = lt_of(g, p->out[k]);
-            ok = dnnl_graph_op_add_output(o, &lt) == dnnl_success;
-        }
-        for (int k = 0; ok && k < p->na; ++k) {
-            const attr_t *a = &p->a[k];
-            dnnl_graph_op_attr_t nm = (dnnl_graph_op_attr_t)a->name;
-            uint8_t b = (uint8_t)a->n;
-            switch (a->type) {
-                case 'f': ok = dnnl_graph_op_set_attr_f32(o, nm, a->f, (size_t)a->n) == dnnl_success; break;
-                case 'i': ok = dnnl_graph_op_set_attr_s64(o, nm, a->i, (size_t)a->n) == dnnl_success; break;
-                case 's': ok = dnnl_graph_op_set_attr_str(o, nm, a->s, strlen(a->s)) == dnnl_success; break;
-                default: ok = dnnl_graph_op_set_attr_bool(o, nm, &b, 1) == dnnl_success; break;
-            }
-        }
-        if (ok) ok = dnnl_graph_add_op(gg, o) == dnnl_success;
-        if (!ok) fprintf(stderr, "[%s] adding op %d (%s) failed\n", g->name, i, pt_op_kind_name(p->kind));
-        dnnl_graph_op_destroy(o);
+/* The graph in the harness's form (tensor ids = index + 1). */
+static void to_tg(const G *g, tg_graph *out) {
+    memset(out, 0, sizeof *out);
+    for (int t = 0; t < g->nt; ++t) out->lt[out->nt++] = lt_of(g, t);
+    for (const op_t *p = g->o; p < g->o + g->no; ++p) {
+        size_t in[8], outs[5];
+        for (int k = 0; k < p->nin; ++k) in[k] = (size_t)p->in[k] + 1;
+        for (int k = 0; k < p->nout; ++k) outs[k] = (size_t)p->out[k] + 1;
+        tg_op *o = tg_add(out, p->t.kind, p->nin, in, p->nout, outs);
+        memcpy(o->at, p->t.at, sizeof o->at);
+        o->nat = p->t.nat;
     }
-    if (ok) ok = dnnl_graph_graph_finalize(gg) == dnnl_success;
-    if (!ok) {
-        dnnl_graph_graph_destroy(gg);
-        return NULL;
-    }
-    return gg;
-}
-
-/* Executes every partition into `a` (fused kernels on) and `b` (off). */
-static bool run_graph(const G *g, void **a, void **b, const char *row, run_info *info) {
-    memset(info, 0, sizeof *info);
-    dnnl_graph_graph_t gg = build(g);
-    CHECK(gg != NULL);
-    if (!gg) return false;
-    size_t np = 0;
-    bool ok = dnnl_graph_graph_filter(gg, dnnl_graph_partition_policy_fusion) == dnnl_success &&
-              dnnl_graph_graph_get_partition_num(gg, &np) == dnnl_success && np >= 1 && np <= MAXP;
-    dnnl_graph_partition_t parts[MAXP];
-    if (ok) ok = dnnl_graph_graph_get_partitions(gg, np, parts) == dnnl_success;
-    dnnl_graph_graph_destroy(gg);
-    CHECK(ok);
-    if (!ok) return false;
-    info->nparts = (int)np;
-    for (size_t pi = 0; pi < np && ok; ++pi) {
-        uint8_t sup = 0;
-        size_t nin = 0, nout = 0;
-        dnnl_graph_partition_is_supported(parts[pi], &sup);
-        CHECK(sup);
-        if (!sup) {
-            ok = false;
-            break;
-        }
-        dnnl_graph_partition_get_input_ports_num(parts[pi], &nin);
-        dnnl_graph_partition_get_output_ports_num(parts[pi], &nout);
-        lt_t ip[MAXT], opp[MAXT];
-        if (nin > MAXT || nout > MAXT) {
-            ok = false;
-            break;
-        }
-        dnnl_graph_partition_get_input_ports(parts[pi], nin, ip);
-        dnnl_graph_partition_get_output_ports(parts[pi], nout, opp);
-        lt_t cin_lt[MAXT], cout_lt[MAXT];
-        const lt_t *cin[MAXT], *cout[MAXT];
-        for (size_t i = 0; i < nin; ++i) cin_lt[i] = lt_of(g, (int)ip[i].id - 1), cin[i] = &cin_lt[i];
-        for (size_t i = 0; i < nout; ++i) cout_lt[i] = lt_of(g, (int)opp[i].id - 1), cout[i] = &cout_lt[i];
-        dnnl_graph_compiled_partition_t cp = NULL;
-        dnnl_graph_compiled_partition_create(&cp, parts[pi]);
-        dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
-        CHECK_EQ_INT(st, dnnl_success);
-        if (st != dnnl_success) {
-            dnnl_graph_compiled_partition_destroy(cp);
-            ok = false;
-            break;
-        }
-        const char *r = parts[pi]->impl->row ? parts[pi]->impl->row->name : NULL;
-        bool fused = cp->c->has_fused;
-        info->nfused += fused;
-        if (row && r && strcmp(r, row) == 0) {
-            info->saw_row = true;
-            info->row_fused = fused;
-        }
-        for (int pass = 0; pass < 2 && ok; ++pass) {
-            void **buf = pass == 0 ? a : b;
-            dnnl_graph_tensor_t tin[MAXT], tout[MAXT];
-            for (size_t i = 0; i < nin; ++i) {
-                int t = (int)ip[i].id - 1;
-                if (g->t[t].host) dnnl_graph_tensor_create_scalar(&tin[i], cin[i], buf[t]);
-                else dnnl_graph_tensor_create(&tin[i], cin[i], eng, buf[t]);
-            }
-            for (size_t i = 0; i < nout; ++i) dnnl_graph_tensor_create(&tout[i], cout[i], eng, buf[opp[i].id - 1]);
-            cp->c->has_fused = pass == 0 ? fused : false;
-            st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                       (const_dnnl_graph_tensor_t *)tout);
-            cp->c->has_fused = fused;
-            dnnl_stream_wait(strm);
-            CHECK_EQ_INT(st, dnnl_success);
-            if (st != dnnl_success) ok = false;
-            for (size_t i = 0; i < nin; ++i) dnnl_graph_tensor_destroy(tin[i]);
-            for (size_t i = 0; i < nout; ++i) dnnl_graph_tensor_destroy(tout[i]);
-        }
-        dnnl_graph_compiled_partition_destroy(cp);
-    }
-    for (size_t pi = 0; pi < np; ++pi) dnnl_graph_partition_destroy(parts[pi]);
-    return ok;
 }
 
 /* Bitwise comparison of one output's logical elements. */
 static int64_t compare(const G *g, int t, const void *ref, const void *got) {
     const ten_t *x = &g->t[t];
-    int64_t total = 1, bad = 0;
-    for (int i = 0; i < x->nd; ++i) total *= x->d[i];
+    lt_t lt = lt_of(g, t);
+    int64_t total = tg_nelems(&lt), bad = 0;
     size_t eb = (size_t)pt_dt_bits(x->dt) / 8;
     for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int i = x->nd - 1; i >= 0; --i) {
-            off += (rem % x->d[i]) * x->st[i];
-            rem /= x->d[i];
-        }
+        int64_t off = tg_offset(&lt, e);
         if (memcmp((const char *)ref + (size_t)off * eb, (const char *)got + (size_t)off * eb, eb) == 0) continue;
         if (bad < 3)
             fprintf(stderr, "  [%s] tensor %d element %lld: op-by-op %g, fused %g\n", g->name, t, (long long)e,
@@ -486,18 +322,29 @@ static int64_t compare(const G *g, int t, const void *ref, const void *got) {
  * not, -1 unchecked.  With row NULL, `banned` names a row that must not
  * claim any partition. */
 static void check_graph(const G *g, const char *row, int want_fused, const char *banned) {
+    static tg_graph tg;
+    to_tg(g, &tg);
     void *a[MAXT] = {0}, *b[MAXT] = {0};
     for (int t = 0; t < g->nt; ++t) {
-        size_t n = buf_bytes(&g->t[t]);
+        size_t n = buf_bytes(g, t);
         a[t] = malloc(n);
         b[t] = malloc(n);
         if (!a[t] || !b[t]) continue;
         memset(a[t], 0xa5, n);
-        if (!produced(g, t)) fill(&g->t[t], a[t]);
+        if (!tg_produced(&tg, (size_t)t + 1)) fill(g, t, a[t]);
         memcpy(b[t], a[t], n);
     }
-    run_info info;
-    bool ok = run_graph(g, a, b, row ? row : banned, &info);
+    /* Every partition runs into `a` (fused kernels on) and `b` (off). */
+    tg_run_info fi;
+    bool ok = tg_run(&tg, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion, .opbyop = b}, a, &fi);
+    CHECK(ok);
+    /* The (last) partition claimed by `row`, or by `banned`. */
+    const char *want = row ? row : banned;
+    struct {
+        bool saw_row, row_fused;
+    } info = {false, false};
+    for (int p = 0; want && p < fi.nparts; ++p)
+        if (fi.part[p].row && strcmp(fi.part[p].row, want) == 0) info.saw_row = true, info.row_fused = fi.part[p].fused;
     if (row) {
         CHECK(info.saw_row);
         if (!info.saw_row) fprintf(stderr, "  [%s] no partition claimed by %s\n", g->name, row);
@@ -517,7 +364,7 @@ static void check_graph(const G *g, const char *row, int want_fused, const char 
     }
     if (ok)
         for (int t = 0; t < g->nt; ++t) {
-            if (!produced(g, t) || consumed(g, t)) continue;
+            if (!tg_produced(&tg, (size_t)t + 1) || tg_consumed(&tg, (size_t)t + 1)) continue;
             int64_t bad = compare(g, t, b[t], a[t]);
             if (bad) fprintf(stderr, "  [%s] output %d: %lld elements differ\n", g->name, t, (long long)bad);
             CHECK_EQ_INT(bad, 0);
@@ -525,12 +372,19 @@ static void check_graph(const G *g, const char *row, int want_fused, const char 
     for (int t = 0; t < g->nt; ++t) free(a[t]), free(b[t]);
 }
 
+/* A positive case: the result `y` gets layout `kind`, then `row` must
+ * claim a partition and run it fused. */
+static void check_positive(G *g, int y, int kind, const char *row) {
+    layout(g, y, kind);
+    check_graph(g, row, 1, NULL);
+}
+
 /* ---- random shapes ------------------------------------------------------------ */
 
 static const int64_t ODD[] = {1, 2, 3, 5, 7, 9, 13, 17};
 static const int64_t MID[] = {3, 5, 7, 11, 19, 33, 67};
 
-/* ---- §9 pooling --------------------------------------------------------------- */
+/* ---- pooling ------------------------------------------------------------------ */
 
 static int pool(G *g, dnnl_graph_op_kind_t k, int x, bool nxc, int64_t *kern, int64_t *str, int64_t *pb,
                 int64_t *pe, bool exclude) {
@@ -579,8 +433,7 @@ static void case_fp_pool(int rep) {
     int r = 3 + rep % 3;
     int64_t d[5] = {pick(ODD, 4), pick(MID, 5), pick(MID, 7), pick(ODD, 8), pick(ODD, 8)};
     gname(&g, "fp_pool rep %d (%s, rank %d, %s)", rep, pt_dt_name(dt), r, nxc ? "NXC" : "NCX");
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     dnnl_graph_op_kind_t pk;
     int y = random_pool(&g, x, nxc, &pk);
     int c = operand(&g, y, dt, nxc ? 3 : 1);
@@ -589,8 +442,7 @@ static void case_fp_pool(int rep) {
     int full = operand(&g, y, dt, 2);
     layout(&g, full, 2);
     y = binary(&g, dnnl_graph_op_multiply, full, y, false); /* the running value enters input 1 */
-    layout(&g, y, rep % 3 == 2 ? 2 : 0);
-    check_graph(&g, "fp_pool_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 2 : 0, "fp_pool_post_ops");
 }
 
 static void case_x8_pool(int rep) {
@@ -616,7 +468,7 @@ static void case_x8_pool(int rep) {
     check_graph(&g, add ? "x8_pool_add_post_ops_cpu" : "x8_pool_post_ops", 1, NULL);
 }
 
-/* ---- §10 normalization ----------------------------------------------------------- */
+/* ---- normalization -------------------------------------------------------------- */
 
 static void case_bnorm(int rep) {
     G g;
@@ -626,8 +478,7 @@ static void case_bnorm(int rep) {
     int r = 2 + rep % 3;
     int64_t d[4] = {pick(ODD, 6), pick(MID, 6), pick(ODD, 8), pick(MID, 7)};
     gname(&g, "bnorm rep %d (%s, %s)", rep, training ? "training" : "inference", pt_dt_name(dt));
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int64_t C = d[nxc ? r - 1 : 1];
     int64_t cd[1] = {C};
     int y = like(&g, x, dt);
@@ -652,8 +503,7 @@ static void case_bnorm(int rep) {
         as(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
     }
     y = unary(&g, dnnl_graph_op_relu, y);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "fp_bnorm_relu", 1, NULL);
+    check_positive(&g, y, rep % 3, "fp_bnorm_relu");
 }
 
 static void case_s8_bnorm(int rep) {
@@ -673,8 +523,7 @@ static void case_s8_bnorm(int rep) {
     as(o, dnnl_graph_op_attr_data_format, "NCX");
     if (rep % 2) z = unary(&g, dnnl_graph_op_relu, z);
     z = quant(&g, z, dnnl_s8, 0.03f, 0);
-    layout(&g, z, rep % 3);
-    check_graph(&g, "s8f32s8_bnorm", 1, NULL);
+    check_positive(&g, z, rep % 3, "s8f32s8_bnorm");
 }
 
 static void case_groupnorm(int rep) {
@@ -706,19 +555,16 @@ static void case_groupnorm(int rep) {
         y = unary(&g, dnnl_graph_op_sigmoid, y);
     }
     if (rep % 3 != 2) y = quant(&g, y, dnnl_u8, 0.02f, 10);
-    layout(&g, y, rep % 2 ? 2 : 0);
-    check_graph(&g, "groupnorm_post_ops_fusion", 1, NULL);
+    check_positive(&g, y, rep % 2 ? 2 : 0, "groupnorm_post_ops_fusion");
 }
 
 static void case_layernorm(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
-    bool stats = rep % 2 == 0;
     int r = 2 + rep % 3;
+    dnnl_data_type_t dt = float_case(&g, "layernorm", rep, r);
+    bool stats = rep % 2 == 0;
     int64_t d[4] = {pick(ODD, 5), pick(MID, 6), pick(MID, 7), pick(MID, 7)};
-    gname(&g, "layernorm rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int64_t cd[1] = {d[r - 1]};
     int in[3] = {x, ten(&g, dnnl_f32, 1, cd), ten(&g, dnnl_f32, 1, cd)};
     int y = like(&g, x, dt);
@@ -739,21 +585,18 @@ static void case_layernorm(int rep) {
         y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 3), false);
         if (dt == dnnl_f32 && rep % 2) y = quant(&g, y, dnnl_u8, 0.02f, 100);
     }
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "layernorm_post_ops_fusion_cpu", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "layernorm_post_ops_fusion_cpu");
 }
 
-/* ---- §13 interpolate and reduction ------------------------------------------------- */
+/* ---- interpolate and reduction ---------------------------------------------------- */
 
 static void case_interpolate(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
-    bool nxc = rep % 2;
     int r = 3 + rep % 2;
+    dnnl_data_type_t dt = float_case(&g, "interpolate", rep, r);
+    bool nxc = rep % 2;
     int64_t d[4] = {pick(ODD, 4), pick(MID, 5), pick(MID, 6), pick(ODD, 8)};
-    gname(&g, "interpolate rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int x = ten(&g, dt, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dt, r, d, rep % 4);
     int ns = r - 2;
     int64_t sizes[2], od[4];
     memcpy(od, d, sizeof od);
@@ -770,8 +613,7 @@ static void case_interpolate(int rep) {
     as(o, dnnl_graph_op_attr_coordinate_transformation_mode, "half_pixel");
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, nxc ? 3 : 1), false);
     y = unary(&g, dnnl_graph_op_sigmoid, y);
-    layout(&g, y, rep % 3 == 2 ? 3 : 0);
-    check_graph(&g, "fp_interpolate_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 3 : 0, "fp_interpolate_post_ops");
 }
 
 static void case_reduction(int rep) {
@@ -804,11 +646,10 @@ static void case_reduction(int rep) {
     ab(o, dnnl_graph_op_attr_keep_dims, keep);
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 3), false);
     y = unary(&g, dnnl_graph_op_relu, y);
-    layout(&g, y, rep % 3 == 1 ? 3 : 0);
-    check_graph(&g, "fp_reduction_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 3 : 0, "fp_reduction_post_ops");
 }
 
-/* ---- §11 SoftMax ---------------------------------------------------------------------- */
+/* ---- SoftMax ------------------------------------------------------------------------- */
 
 static void case_softmax(int rep) {
     G g;
@@ -817,8 +658,7 @@ static void case_softmax(int rep) {
     int64_t d[4] = {pick(ODD, 5), pick(MID, 7), pick(MID, 6), pick(MID, 7)};
     int64_t axis = rep % 4 == 1 ? 1 : -1;
     gname(&g, "softmax rep %d (rank %d, axis %lld, stats %d)", rep, r, (long long)axis, stats);
-    int x = ten(&g, dnnl_f32, r, d);
-    layout(&g, x, rep % 4);
+    int x = ten_laid_out(&g, dnnl_f32, r, d, rep % 4);
     int y = like(&g, x, dnnl_f32);
     op_t *o = op(&g, dnnl_graph_op_softmax, 1, &x, y);
     ai(o, dnnl_graph_op_attr_axis, axis);
@@ -832,20 +672,17 @@ static void case_softmax(int rep) {
     y = unary(&g, dnnl_graph_op_sqrt, y);
     if (to_q) y = quant(&g, y, dnnl_u8, 1.f / 255.f, 0);
     else if (rep % 3 == 1) y = typecast(&g, y, rep % 2 ? dnnl_bf16 : dnnl_f16);
-    layout(&g, y, rep % 3 == 2 ? 2 : 0);
-    check_graph(&g, "fp_softmax_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 2 : 0, "fp_softmax_post_ops");
 }
 
-/* ---- §12 element-wise chains ----------------------------------------------------------- */
+/* ---- element-wise chains -------------------------------------------------------------- */
 
 static void case_binary_chain(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
     int r = 1 + rep % 4;
+    dnnl_data_type_t dt = float_case(&g, "binary_post_ops", rep, r);
     int64_t d[4] = {pick(ODD, 6), pick(MID, 7), pick(ODD, 8), pick(MID, 7)};
-    gname(&g, "binary_post_ops rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int a = ten(&g, dt, r, d);
-    layout(&g, a, rep % 4);
+    int a = ten_laid_out(&g, dt, r, d, rep % 4);
     int b = operand(&g, a, dt, rep % 3);
     layout(&g, b, 3);
     int y = binary(&g, rep % 2 ? dnnl_graph_op_subtract : dnnl_graph_op_maximum, a, b, false);
@@ -853,8 +690,7 @@ static void case_binary_chain(int rep) {
     y = unary(&g, rep % 2 ? dnnl_graph_op_tanh : dnnl_graph_op_clamp, y);
     y = binary(&g, dnnl_graph_op_add, y, operand(&g, y, dt, 2), false);
     y = unary(&g, dnnl_graph_op_elu, y);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_binary_post_ops", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_binary_post_ops");
 }
 
 static void case_eltwise_binary(int rep) {
@@ -875,8 +711,7 @@ static void case_eltwise_binary(int rep) {
     } else {
         y = rep % 3 == 1 ? binary(&g, dnnl_graph_op_minimum, e, y, false) : binary(&g, dnnl_graph_op_add, y, e, false);
     }
-    layout(&g, y, rep % 2 ? 3 : 0);
-    check_graph(&g, "fp_eltwise_binary", 1, NULL);
+    check_positive(&g, y, rep % 2 ? 3 : 0, "fp_eltwise_binary");
 }
 
 static void case_reciprocal(int rep) {
@@ -889,8 +724,7 @@ static void case_reciprocal(int rep) {
     layout(&g, x, rep % 4);
     int y = unary(&g, dnnl_graph_op_reciprocal, x);
     y = binary(&g, dnnl_graph_op_multiply, operand(&g, y, dt, rep % 3), y, false);
-    layout(&g, y, rep % 3 == 2 ? 3 : 0);
-    check_graph(&g, "fp_reciprocal_multiply", 1, NULL);
+    check_positive(&g, y, rep % 3 == 2 ? 3 : 0, "fp_reciprocal_multiply");
 }
 
 static void add_dropout_inputs(G *g, int *in, int rep) {
@@ -913,8 +747,7 @@ static void case_eltwise_dropout(int rep) {
     int y = like(&g, in[0], dt);
     op_t *o = op(&g, dnnl_graph_op_dropout, 4, in, y);
     if (mask) o->out[o->nout++] = like(&g, y, dnnl_u8);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_eltwise_dropout", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_eltwise_dropout");
 }
 
 static void case_matmul_dropout(int rep) {
@@ -932,18 +765,15 @@ static void case_matmul_dropout(int rep) {
     int y = like(&g, in[0], dnnl_f32);
     op_t *o = op(&g, dnnl_graph_op_dropout, 4, in, y);
     if (rep % 2) o->out[o->nout++] = like(&g, y, dnnl_u8);
-    layout(&g, y, rep % 3 == 1 ? 2 : 0);
-    check_graph(&g, "fp_matmul_dropout", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 2 : 0, "fp_matmul_dropout");
 }
 
 static void case_sum(int rep) {
     G g;
-    dnnl_data_type_t dt = float_dt(rep);
     int r = 1 + rep % 4;
+    dnnl_data_type_t dt = float_case(&g, "sum", rep, r);
     int64_t d[4] = {pick(MID, 7), pick(ODD, 8), pick(MID, 7), pick(ODD, 8)};
-    gname(&g, "sum rep %d (%s, rank %d)", rep, pt_dt_name(dt), r);
-    int y = ten(&g, dt, r, d);
-    layout(&g, y, rep % 4);
+    int y = ten_laid_out(&g, dt, r, d, rep % 4);
     int n = 2 + rep % 3;
     for (int i = 0; i < n; ++i) {
         int e = like(&g, y, dt);
@@ -956,7 +786,7 @@ static void case_sum(int rep) {
     check_graph(&g, "fp_binary_post_ops", 1, NULL);
 }
 
-/* ---- §14 reorder, typecast + quantize, concat -------------------------------------------- */
+/* ---- reorder, typecast ---- + quantize, concat -------------------------------------------- */
 
 static void case_typecast_quantize(int rep) {
     G g;
@@ -981,8 +811,7 @@ static void case_typecast_quantize(int rep) {
         ai(o, dnnl_graph_op_attr_axis, 1);
         y = z;
     }
-    layout(&g, y, rep % 3 == 1 ? 1 : 0);
-    check_graph(&g, "typecast_quantize_fusion", 1, NULL);
+    check_positive(&g, y, rep % 3 == 1 ? 1 : 0, "typecast_quantize_fusion");
 }
 
 static int reorder(G *g, int x, int lay) {
@@ -1022,8 +851,7 @@ static void case_fp_reorder_sum(int rep) {
     int e = like(&g, y, dt);
     layout(&g, e, 3);
     y = rep % 2 ? binary(&g, dnnl_graph_op_add, e, y, true) : binary(&g, dnnl_graph_op_add, y, e, true);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "fp_reorder_sum", 1, NULL);
+    check_positive(&g, y, rep % 3, "fp_reorder_sum");
 }
 
 static void case_concat(int rep) {
@@ -1054,8 +882,7 @@ static void case_concat(int rep) {
     op_t *o = op(&g, dnnl_graph_op_concat, n, in, y);
     ai(o, dnnl_graph_op_attr_axis, rep % 2 ? axis - r : axis);
     y = quant(&g, y, dt, sc, zp);
-    layout(&g, y, rep % 3);
-    check_graph(&g, "int8_concat_fusion", 1, NULL);
+    check_positive(&g, y, rep % 3, "int8_concat_fusion");
 }
 
 /* ---- larger shapes: several runs per row, several threads ---------------------------- */
@@ -1173,18 +1000,18 @@ static void case_sum_row(int rep) {
     pt_tview vin[4], vout;
     void *buf[MAXT] = {0};
     for (int t = 0; t < g.nt; ++t) {
-        size_t n = buf_bytes(&g.t[t]);
+        size_t n = buf_bytes(&g, t);
         buf[t] = malloc(n);
         if (buf[t]) memset(buf[t], 0xa5, n);
     }
-    void *ref = malloc(buf_bytes(&g.t[y]));
+    void *ref = malloc(buf_bytes(&g, y));
     for (int i = 0; i < 4; ++i) {
         in_lt[i] = lt_of(&g, ports[i]);
-        fill(&g.t[ports[i]], buf[ports[i]]);
+        fill(&g, ports[i], buf[ports[i]]);
         vin[i].lt = in_lt[i];
         vin[i].data = buf[ports[i]];
     }
-    if (ref) memcpy(ref, buf[y], buf_bytes(&g.t[y]));
+    if (ref) memcpy(ref, buf[y], buf_bytes(&g, y));
     vout.lt = out_lt, vout.data = buf[y];
     pt_fused f = {0};
     pt_status st = ok ? pt_prepare_chain_post_ops((const pt_op *const *)ops, 3, in_lt, 4, &out_lt, 1, &f)
@@ -1206,7 +1033,7 @@ static void case_sum_row(int rep) {
             for (int k = 0; k < 2; ++k) a[k].lt = ops[o]->in[k], a[k].data = buf[ins[o][k]];
             z.lt = ops[o]->out[0];
             z.data = o == 2 ? ref : buf[outs[o]];
-            CHECK_EQ_INT(pt_ref_kernel(dnnl_graph_op_add)(ops[o], a, 2, &z, 1, &ctx), dnnl_success);
+            CHECK_EQ_INT(pt_ref_run(ops[o], a, 2, &z, 1, &ctx), dnnl_success);
         }
         int64_t bad = compare(&g, y, ref, buf[y]);
         if (bad) fprintf(stderr, "  [%s] %lld elements differ\n", g.name, (long long)bad);
@@ -1315,10 +1142,7 @@ static void neg_s8_bnorm_zp(void) {
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(void) {
-    if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success || dnnl_stream_create(&strm, eng, 0) != dnnl_success) {
-        fprintf(stderr, "engine / stream creation failed\n");
-        return 1;
-    }
+    tg_setup();
     void (*cases[])(int) = {case_fp_pool,        case_x8_pool,       case_bnorm,         case_s8_bnorm,
                             case_groupnorm,      case_layernorm,     case_interpolate,   case_reduction,
                             case_softmax,        case_binary_chain,  case_eltwise_binary, case_reciprocal,
@@ -1338,7 +1162,6 @@ int main(void) {
         printf("  %-32s %2d graphs, %2d fused\n", chain_rows[i], cases_per_row[i], fused_per_row[i]);
         CHECK(cases_per_row[i] > 0);
     }
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
+    tg_teardown();
     return pt_test_summary("test_int_fused_chain");
 }

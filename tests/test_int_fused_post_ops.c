@@ -20,12 +20,13 @@
 
 #include "ir/dtype.h"
 #include "ir/op.h"
+#include "compile/ref_bind.h"
 #include "kernels/fused/compute_post_ops.h"
 #include "compile/lower_fused.h"
 #include "compile/lower_postops.h"
 #include "kernels/kernel.h"
 #include "ops/op_schema.h"
-#include "test_util.h"
+#include "test_graph_util.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -138,23 +139,24 @@ static size_t op2(graph *g, dnnl_graph_op_kind_t k, size_t a, size_t b, dnnl_dat
     return fin(g, mk(g, k), (size_t[]){a, b}, 2, odt);
 }
 
-static size_t dequant(graph *g, size_t x, const float *sc, const int64_t *zp, size_t n, int64_t axis) {
-    pt_op *op = mk(g, dnnl_graph_op_dequantize);
-    a_str(op, dnnl_graph_op_attr_qtype, n > 1 ? "per_channel" : "per_tensor");
-    a_f32s(op, dnnl_graph_op_attr_scales, sc, n);
-    if (zp) a_s64s(op, dnnl_graph_op_attr_zps, zp, n);
-    a_s64(op, dnnl_graph_op_attr_axis, axis);
-    return fin(g, op, &x, 1, dnnl_f32);
-}
-
-static size_t quant(graph *g, size_t x, dnnl_data_type_t dt, const float *sc, const int64_t *zp, size_t n,
-                    int64_t axis) {
-    pt_op *op = mk(g, dnnl_graph_op_quantize);
+/* Quantize / Dequantize with per-tensor (n == 1) or per-channel scales. */
+static size_t quant_op(graph *g, dnnl_graph_op_kind_t k, size_t x, dnnl_data_type_t dt, const float *sc,
+                       const int64_t *zp, size_t n, int64_t axis) {
+    pt_op *op = mk(g, k);
     a_str(op, dnnl_graph_op_attr_qtype, n > 1 ? "per_channel" : "per_tensor");
     a_f32s(op, dnnl_graph_op_attr_scales, sc, n);
     if (zp) a_s64s(op, dnnl_graph_op_attr_zps, zp, n);
     a_s64(op, dnnl_graph_op_attr_axis, axis);
     return fin(g, op, &x, 1, dt);
+}
+
+static size_t dequant(graph *g, size_t x, const float *sc, const int64_t *zp, size_t n, int64_t axis) {
+    return quant_op(g, dnnl_graph_op_dequantize, x, dnnl_f32, sc, zp, n, axis);
+}
+
+static size_t quant(graph *g, size_t x, dnnl_data_type_t dt, const float *sc, const int64_t *zp, size_t n,
+                    int64_t axis) {
+    return quant_op(g, dnnl_graph_op_quantize, x, dt, sc, zp, n, axis);
 }
 
 static size_t matmul(graph *g, size_t a, size_t b, int bias, bool ta, bool tb, dnnl_data_type_t odt) {
@@ -167,53 +169,47 @@ static size_t matmul(graph *g, size_t a, size_t b, int bias, bool ta, bool tb, d
 
 /* ---- buffers ------------------------------------------------------------- */
 
-static int64_t span(const pt_lt *lt) {
-    int64_t s = 1;
-    for (int d = 0; d < lt->ndims; ++d) {
-        if (lt->dims[d] == 0) return 0;
-        s += (lt->dims[d] - 1) * lt->layout.strides[d];
+typedef struct {
+    const graph *g;
+    size_t t;
+    int64_t e; /* logical element being filled */
+} fill_ctx;
+
+static float next_value(void *ctx) {
+    fill_ctx *f = ctx;
+    const pt_lt *lt = &f->g->lt[f->t];
+    int64_t e = f->e++;
+    switch (lt->data_type) {
+        case dnnl_s8: return (float)irand(-128, 127);
+        case dnnl_u8: return (float)irand(0, 255);
+        case dnnl_s4: return (float)irand(-8, 7);
+        case dnnl_u4: return (float)irand(0, 15);
+        case dnnl_s32: return (float)irand(-1000, 1000);
+        case dnnl_boolean: return (float)irand(0, 1);
+        case dnnl_f8_e4m3:
+        case dnnl_f8_e5m2: return 8.f * frand();
+        default: break;
     }
-    return s;
+    switch (f->g->fill[f->t]) {
+        case F_POS: return 0.5f + 1.5f * (frand() + 1.f) * 0.5f;
+        case F_MUL: return (float)(1 << irand(0, 2)) * 0.25f;
+        case F_BOOL: return (float)irand(0, 1);
+        case F_LOW: return -2.5f + 0.5f * frand();
+        case F_ZERO: return 0.f;
+        case F_NEGZERO: return -0.f;
+        case F_TAPSIGN: { /* OIX / IOX: + on the first kernel row (index 0 of dim 2) */
+            int64_t inner = 1;
+            for (int d = 3; d < lt->ndims; ++d) inner *= lt->dims[d];
+            return e / inner % lt->dims[2] == 0 ? 1.f : -1.f;
+        }
+        case F_HIGH: return 2.5f + 0.5f * frand();
+        default: return frand();
+    }
 }
 
 static void fill_tensor(const graph *g, size_t t, void *buf) {
-    const pt_lt *lt = &g->lt[t];
-    int64_t n = span(lt);
-    for (int64_t k = 0; k < n; ++k) pt_store_f32(buf, lt->data_type, k, pt_dt_is_float(lt->data_type) ? NAN : 0.f);
-    int64_t total = 1, idx[DNNL_MAX_NDIMS];
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            idx[d] = rem % lt->dims[d];
-            rem /= lt->dims[d];
-            off += idx[d] * lt->layout.strides[d];
-        }
-        float v;
-        switch (lt->data_type) {
-            case dnnl_s8: v = (float)irand(-128, 127); break;
-            case dnnl_u8: v = (float)irand(0, 255); break;
-            case dnnl_s4: v = (float)irand(-8, 7); break;
-            case dnnl_u4: v = (float)irand(0, 15); break;
-            case dnnl_s32: v = (float)irand(-1000, 1000); break;
-            case dnnl_boolean: v = (float)irand(0, 1); break;
-            case dnnl_f8_e4m3:
-            case dnnl_f8_e5m2: v = 8.f * frand(); break;
-            default:
-                switch (g->fill[t]) {
-                    case F_POS: v = 0.5f + 1.5f * (frand() + 1.f) * 0.5f; break;
-                    case F_MUL: v = (float)(1 << irand(0, 2)) * 0.25f; break;
-                    case F_BOOL: v = (float)irand(0, 1); break;
-                    case F_LOW: v = -2.5f + 0.5f * frand(); break;
-                    case F_ZERO: v = 0.f; break;
-                    case F_NEGZERO: v = -0.f; break;
-                    case F_TAPSIGN: v = idx[2] == 0 ? 1.f : -1.f; break; /* OIX / IOX: + on the first kernel row */
-                    case F_HIGH: v = 2.5f + 0.5f * frand(); break;
-                    default: v = frand(); break;
-                }
-        }
-        pt_store_f32(buf, lt->data_type, off, v);
-    }
+    fill_ctx f = {g, t, 0};
+    tg_fill(&g->lt[t], buf, next_value, &f);
 }
 
 /* Partition ports, oneDNN style: each (op, input) pair fed from outside. */
@@ -228,16 +224,10 @@ static size_t in_ports(const graph *g, pt_lt *ports) {
 }
 
 static bool same_bits(const pt_lt *lt, const void *a, const void *b, const char *name) {
-    int64_t total = 1, idx[DNNL_MAX_NDIMS], bad = 0;
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
+    int64_t total = tg_nelems(lt), bad = 0;
     size_t es = pt_dt_bytes(lt->data_type, 1);
     for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            idx[d] = rem % lt->dims[d];
-            rem /= lt->dims[d];
-            off += idx[d] * lt->layout.strides[d];
-        }
+        int64_t off = tg_offset(lt, e);
         if (memcmp((const char *)a + off * (int64_t)es, (const char *)b + off * (int64_t)es, es) != 0) {
             if (bad < 3)
                 fprintf(stderr, "  %s: element %lld: ref %.9g fused %.9g\n", name, (long long)e,
@@ -253,7 +243,7 @@ static int n_fused_ok = 0;
 
 /* Runs the ops one by one through the reference kernels.  With `bench`,
  * bf16/f16 intermediates (everything produced but the result) are computed
- * in f32, as the benchmark reference does (fusion-patterns.md §18.2). */
+ * in f32, as the benchmark reference does (docs/numerics.md). */
 static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_ctx *ctx, const char *name) {
     size_t res = g->ops[g->nop - 1]->out[0].id;
     pt_lt lt[MAXT];
@@ -267,7 +257,15 @@ static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_
         pt_tview vin[8], vout[2];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){lt[op->in[k].id], buf[op->in[k].id]};
         for (size_t k = 0; k < op->nout; ++k) vout[k] = (pt_tview){lt[op->out[k].id], buf[op->out[k].id]};
-        pt_status st = pt_ref_kernel(op->kind)(op, vin, op->nin, vout, op->nout, ctx);
+        /* Kernels decode their parameters from the op's logical tensors, so
+         * the widened intermediates must be on the op too, not only on the views. */
+        pt_op *wide = bench ? pt_op_clone(op) : NULL;
+        if (wide) {
+            for (size_t k = 0; k < op->nin; ++k) wide->in[k] = vin[k].lt;
+            for (size_t k = 0; k < op->nout; ++k) wide->out[k] = vout[k].lt;
+        }
+        pt_status st = pt_ref_run(wide ? wide : op, vin, op->nin, vout, op->nout, ctx);
+        pt_op_free(wide);
         if (st != dnnl_success) {
             fprintf(stderr, "  %s: reference %s failed\n", name, pt_op_kind_name(op->kind));
             return false;
@@ -293,7 +291,7 @@ static void run_fused(const char *name, const graph *g, prepare_fn prep, void **
     if (st != expect) fprintf(stderr, "  %s: prepare returned %d, expected %d\n", name, (int)st, (int)expect);
     CHECK_EQ_INT(st, expect);
     if (st != dnnl_success) return;
-    void *got = calloc(1, pt_dt_bytes(res->data_type, span(res)) + 64);
+    void *got = calloc(1, pt_dt_bytes(res->data_type, tg_span(res)) + 64);
     pt_tview vin[MAXT], vout[1];
     size_t ip_in = 0, ip_out = 0;
     bool has_ip = pt_compute_post_ops_inplace(&f, &ip_in, &ip_out);
@@ -303,7 +301,7 @@ static void run_fused(const char *name, const graph *g, prepare_fn prep, void **
     }
     bool share = inplace && has_ip;
     if (share) /* the output buffer starts as a copy of the paired input */
-        memcpy(got, buf[ip_in], pt_dt_bytes(g->lt[ip_in].data_type, span(&g->lt[ip_in])));
+        memcpy(got, buf[ip_in], pt_dt_bytes(g->lt[ip_in].data_type, tg_span(&g->lt[ip_in])));
     for (size_t i = 0; i < nin; ++i) {
         vin[i] = (pt_tview){ports[i], buf[ports[i].id]};
         if (share && ports[i].id == ip_in) vin[i].data = got;
@@ -329,7 +327,7 @@ static void run_fused(const char *name, const graph *g, prepare_fn prep, void **
 static void check(const char *name, graph *g, pt_status expect, dnnl_fpmath_mode_t mode, bool inplace) {
     void *in[MAXT] = {0}, *ref[MAXT] = {0}, *bench[MAXT] = {0};
     for (int t = 0; t < g->nt; ++t) {
-        size_t bytes = pt_dt_bytes(dnnl_f32, span(&g->lt[t])) * 2 + 64;
+        size_t bytes = pt_dt_bytes(dnnl_f32, tg_span(&g->lt[t])) * 2 + 64;
         if (!g->produced[t]) {
             in[t] = calloc(1, bytes);
             fill_tensor(g, (size_t)t, in[t]);
@@ -437,29 +435,36 @@ static size_t chain(graph *g, size_t y, dnnl_data_type_t dt, int kind) {
         y = op1(g, dnnl_graph_op_round, op2(g, dnnl_graph_op_multiply, y, tens_fill(g, dnnl_f32, 0, NULL, NULL, F_HIGH), dt), dt);
         per_last(r, dims, sh);
         y = op2(g, dnnl_graph_op_multiply, y, tens_fill(g, dnnl_f32, r, sh, NULL, F_POS), dt);
-        pt_op *op = mk(g, dnnl_graph_op_elu);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.7f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_abs, y, dt);
-        y = op1(g, dnnl_graph_op_sqrt, y, dt);
-        y = op1(g, dnnl_graph_op_log, y, dt);
-        y = op1(g, dnnl_graph_op_exp, y, dt);
-        op = mk(g, dnnl_graph_op_hard_sigmoid);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.3f);
-        a_f32(op, dnnl_graph_op_attr_beta, 0.4f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_hard_swish, y, dt);
-        op = mk(g, dnnl_graph_op_leaky_relu);
-        a_f32(op, dnnl_graph_op_attr_alpha, 0.1f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_mish, y, dt);
-        op = mk(g, dnnl_graph_op_softplus);
-        a_f32(op, dnnl_graph_op_attr_beta, 2.f);
-        y = fin(g, op, &y, 1, dt);
-        y = op1(g, dnnl_graph_op_square, y, dt);
-        y = op1(g, dnnl_graph_op_tanh, y, dt);
-        y = op1(g, dnnl_graph_op_gelu, y, dt);
-        y = op1(g, dnnl_graph_op_sigmoid, y, dt);
+        /* Every element-wise kind the chain kernel evaluates, with its attributes. */
+        static const struct {
+            dnnl_graph_op_kind_t k;
+            int n;
+            int name[2];
+            float v[2];
+        } chain[] = {
+            {.k = dnnl_graph_op_elu, .n = 1, .name = {dnnl_graph_op_attr_alpha}, .v = {0.7f}},
+            {.k = dnnl_graph_op_abs},
+            {.k = dnnl_graph_op_sqrt},
+            {.k = dnnl_graph_op_log},
+            {.k = dnnl_graph_op_exp},
+            {.k = dnnl_graph_op_hard_sigmoid,
+             .n = 2,
+             .name = {dnnl_graph_op_attr_alpha, dnnl_graph_op_attr_beta},
+             .v = {0.3f, 0.4f}},
+            {.k = dnnl_graph_op_hard_swish},
+            {.k = dnnl_graph_op_leaky_relu, .n = 1, .name = {dnnl_graph_op_attr_alpha}, .v = {0.1f}},
+            {.k = dnnl_graph_op_mish},
+            {.k = dnnl_graph_op_softplus, .n = 1, .name = {dnnl_graph_op_attr_beta}, .v = {2.f}},
+            {.k = dnnl_graph_op_square},
+            {.k = dnnl_graph_op_tanh},
+            {.k = dnnl_graph_op_gelu},
+            {.k = dnnl_graph_op_sigmoid},
+        };
+        for (size_t i = 0; i < sizeof chain / sizeof chain[0]; ++i) {
+            pt_op *op = mk(g, chain[i].k);
+            for (int a = 0; a < chain[i].n; ++a) a_f32(op, chain[i].name[a], chain[i].v[a]);
+            y = fin(g, op, &y, 1, dt);
+        }
     }
     return y;
 }
@@ -681,12 +686,12 @@ static void test_matmul_dynamic(void) {
     g_free(&g);
 }
 
-/* Binary - MatMul - Binary (§5): binary pre-chain on the src. */
+/* Binary - MatMul - Binary: binary pre-chain on the src. */
 static void test_bmb(void) {
     for (int v = 0; v < 3; ++v) {
         graph g;
         g_init(&g);
-        if (v == 2) { /* the shared test graph's form: 4-D with a leading 1, full operands everywhere */
+        if (v == 2) { /* the CI replay graph's form: 4-D with a leading 1, full operands everywhere */
             int64_t d[4] = {1, 3, 17, 17};
             size_t x = op2(&g, dnnl_graph_op_multiply, tens(&g, dnnl_f32, 4, d, NULL), tens(&g, dnnl_f32, 4, d, NULL), dnnl_f32);
             for (int i = 0; i < 4; ++i) x = op2(&g, dnnl_graph_op_multiply, x, tens_fill(&g, dnnl_f32, 4, d, NULL, F_MUL), dnnl_f32);
@@ -992,7 +997,7 @@ static void test_postops_standalone(void) {
     size_t res = x;
     void *buf[MAXT] = {0};
     for (int t = 0; t < g.nt; ++t) {
-        buf[t] = calloc(1, pt_dt_bytes(g.lt[t].data_type, span(&g.lt[t])) + 64);
+        buf[t] = calloc(1, pt_dt_bytes(g.lt[t].data_type, tg_span(&g.lt[t])) + 64);
         if (!g.produced[t]) fill_tensor(&g, (size_t)t, buf[t]);
     }
     pt_exec_ctx ctx = {.fpmath = dnnl_fpmath_mode_strict, .nthreads = 1};
@@ -1001,7 +1006,7 @@ static void test_postops_standalone(void) {
         pt_tview vin[4], vout[1];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){g.lt[op->in[k].id], buf[op->in[k].id]};
         vout[0] = (pt_tview){g.lt[op->out[0].id], buf[op->out[0].id]};
-        CHECK_EQ_INT(pt_ref_kernel(op->kind)(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
+        CHECK_EQ_INT(pt_ref_run(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
     }
     pt_lt ports[MAXT];
     size_t nin = in_ports(&g, ports);

@@ -1,4 +1,4 @@
-/* JSON graph dump -> loader round trip (graph-json.md §2-§7).
+/* JSON graph dump -> loader round trip (docs/graph-json.md).
  * A MatMul -> Add -> ReLU -> End graph is built through the public API,
  * dumped with pt_json_dump_ops, loaded back with the partita loader
  * (tools/case_json.c), and compared op by op; both graphs are then
@@ -262,6 +262,15 @@ static char *read_all(const char *path) {
     return t;
 }
 
+/* Loads a dumped case, reporting the loader's error. */
+static bool load_case(const char *path, pc_case *c) {
+    char err[512] = "";
+    int rc = pc_case_load(path, c, err, sizeof err);
+    if (rc) fprintf(stderr, "load: %s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    return rc == 0;
+}
+
 static void test_mlp_roundtrip(const char *dir) {
     dnnl_graph_op_t ops[NOPS];
     build_ops(ops);
@@ -270,7 +279,7 @@ static void test_mlp_roundtrip(const char *dir) {
     CHECK_EQ_INT(pt_json_dump_ops(path, (const pt_op *const *)ops, NOPS, dnnl_cpu, dnnl_fpmath_mode_strict, 0, NULL),
                  dnnl_success);
 
-    /* Writer layout (§7): key order, two-space indentation, ": ". */
+    /* Writer layout: key order, two-space indentation, ": ". */
     char *text = read_all(path);
     CHECK(text != NULL);
     if (text) {
@@ -288,11 +297,8 @@ static void test_mlp_roundtrip(const char *dir) {
     }
 
     pc_case c;
+    if (!load_case(path, &c)) return;
     char err[512] = "";
-    int rc = pc_case_load(path, &c, err, sizeof err);
-    if (rc) fprintf(stderr, "load: %s\n", err);
-    CHECK_EQ_INT(rc, 0);
-    if (rc) return;
     CHECK_EQ_INT(c.fpmath, dnnl_fpmath_mode_strict);
     CHECK_EQ_INT(c.apply_to_int, 0);
     check_same_ops(ops, NOPS, &c);
@@ -404,11 +410,7 @@ static void test_attr_types(const char *dir) {
         free(text);
     }
     pc_case c;
-    char err[512] = "";
-    int rc = pc_case_load(path, &c, err, sizeof err);
-    if (rc) fprintf(stderr, "load: %s\n", err);
-    CHECK_EQ_INT(rc, 0);
-    if (!rc) {
+    if (load_case(path, &c)) {
         CHECK_EQ_INT(c.fpmath, dnnl_fpmath_mode_bf16);
         CHECK_EQ_INT(c.apply_to_int, 1);
         /* partition_id / backend are internal and not loaded as attributes. */

@@ -1,4 +1,4 @@
-/* SDPA forward fusion (fusion-patterns.md §3): graphs built through the public
+/* SDPA forward fusion (docs/fusion.md, SDPA): graphs built through the public
  * API must form one partition that runs through the fused kernel, and give
  * the results of the debug-policy run (every op alone, reference kernels).
  * With math mode strict the fused kernel follows the op-by-op arithmetic, so
@@ -10,288 +10,42 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "oneapi/dnnl/dnnl_graph.h"
-#include "compile/compiled.h"
-#include "ir/dtype.h"
-#include "partition/partition.h"
-#include "partition/pattern_rows.h"
-#include "test_util.h"
+#include "test_graph_util.h"
 
-#define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
-#define MAXT 48
-#define MAXO 24
-#define MAXP 24
-
-typedef dnnl_graph_logical_tensor_t lt_t;
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
+typedef tg_graph gdesc;
+typedef tg_op op_d;
 
 /* ---- graph description ---------------------------------------------------- */
 
-enum { F_RAND, F_MASK, F_BOOL, F_CONST };
-
-typedef struct {
-    int name;
-    int type; /* 0: s64 list, 1: bool, 2: string */
-    int64_t v[8];
-    int n;
-    const char *s;
-} attr_d;
-
-typedef struct {
-    dnnl_graph_op_kind_t kind;
-    size_t in[4], out[2];
-    int nin, nout;
-    attr_d at[4];
-    int nat;
-} op_d;
-
-typedef struct {
-    lt_t lt[MAXT]; /* tensor id = index + 1 */
-    int fill[MAXT];
-    float fval[MAXT];
-    int nt;
-    op_d op[MAXO];
-    int nop;
-    size_t result[4]; /* graph outputs to compare */
-    int nres;
-} gdesc;
+enum { F_RAND = TG_V_RAND, F_MASK = TG_V_MASK, F_BOOL = TG_V_BOOL, F_CONST = TG_V_CONST };
 
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides) {
-    lt_t *lt = &g->lt[g->nt];
-    dnnl_dims_t d = {0}, s = {0};
-    for (int i = 0; i < nd; ++i) d[i] = dims[i];
-    size_t id = (size_t)g->nt + 1;
-    if (strides) {
-        for (int i = 0; i < nd; ++i) s[i] = strides[i];
-        dnnl_graph_logical_tensor_init_with_strides(lt, id, dt, nd, d, s, dnnl_graph_tensor_property_undef);
-    } else {
-        dnnl_graph_logical_tensor_init_with_dims(lt, id, dt, nd, d, dnnl_graph_layout_type_strided,
-                                                 dnnl_graph_tensor_property_undef);
-    }
-    g->fill[g->nt] = F_RAND;
-    ++g->nt;
-    return id;
+    return tg_tensor(g, dt, nd, dims, strides);
 }
 
 static size_t tensor_fill(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides,
                           int fill, float v) {
     size_t id = tensor(g, dt, nd, dims, strides);
     g->fill[id - 1] = fill;
-    g->fval[id - 1] = v;
+    g->fv[id - 1] = v;
     return id;
 }
 
-static op_d *add(gdesc *g, dnnl_graph_op_kind_t kind, int nin, const size_t *in, int nout, const size_t *out) {
-    op_d *o = &g->op[g->nop++];
-    memset(o, 0, sizeof *o);
-    o->kind = kind;
-    o->nin = nin;
-    o->nout = nout;
-    for (int i = 0; i < nin; ++i) o->in[i] = in[i];
-    for (int i = 0; i < nout; ++i) o->out[i] = out[i];
-    return o;
-}
-
-static void attr_s64(op_d *o, int name, const int64_t *v, int n) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 0, a->n = n;
-    for (int i = 0; i < n; ++i) a->v[i] = v[i];
-}
-
-static void attr_bool(op_d *o, int name, bool v) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 1, a->v[0] = v;
-}
-
-static void attr_str(op_d *o, int name, const char *s) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 2, a->s = s;
-}
-
-static bool produced(const gdesc *g, size_t id) {
-    for (int o = 0; o < g->nop; ++o)
-        for (int k = 0; k < g->op[o].nout; ++k)
-            if (g->op[o].out[k] == id) return true;
-    return false;
-}
-
-/* Elements spanned by a strided tensor (1 for a scalar). */
-static int64_t span(const lt_t *lt) {
-    int64_t s = 1;
-    for (int d = 0; d < lt->ndims; ++d) {
-        if (lt->dims[d] == 0) return 0;
-        s += (lt->dims[d] - 1) * lt->layout.strides[d];
-    }
-    return s;
-}
-
 static uint32_t rng = 12345u;
-static float frand(void) { /* [-1, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 8388608.f - 1.f;
-}
 
-/* Fills the logical elements of an input; the rest of the buffer holds NaN
- * so a read outside the strided view shows up. */
+/* Masks: mostly finite negatives, some -inf. */
 static void fill_input(const gdesc *g, int t, void *buf) {
-    const lt_t *lt = &g->lt[t];
-    int64_t n = span(lt);
-    bool flt = pt_dt_is_float(lt->data_type);
-    for (int64_t k = 0; k < n; ++k) pt_store_f32(buf, lt->data_type, k, flt ? NAN : 0.f);
-    int64_t idx[DNNL_MAX_NDIMS] = {0}, total = 1;
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            idx[d] = rem % lt->dims[d];
-            rem /= lt->dims[d];
-            off += idx[d] * lt->layout.strides[d];
-        }
-        float v;
-        switch (g->fill[t]) {
-            case F_MASK: { /* additive mask: mostly finite negatives, some -inf */
-                float r = frand();
-                v = r < -0.8f ? -INFINITY : 2.f * r;
-                break;
-            }
-            case F_BOOL: v = frand() < 0.6f ? 1.f : 0.f; break;
-            case F_CONST: v = g->fval[t]; break;
-            default: v = frand(); break;
-        }
-        pt_store_f32(buf, lt->data_type, off, v);
-    }
+    tg_attn_fill f = {&rng, g->fill[t], (float)g->fv[t], -0.8f, 0.6f};
+    tg_fill(&g->lt[t], buf, tg_attn_value, &f);
 }
 
 /* ---- running a graph ----------------------------------------------------- */
 
-typedef struct {
-    int nparts;
-    int nfused;   /* partitions that ran through the fused SDPA kernel */
-    int maxops;   /* ops in the largest partition */
-} run_info;
-
-static int lt_index(size_t id) { return (int)id - 1; }
-
-/* Builds the graph, partitions it with `policy` and executes every
- * partition in order.  data[t] are the buffers (inputs prefilled).
- * `part_mode` != strict overrides the math mode of multi-op partitions. */
-static bool run_graph(const gdesc *g, dnnl_graph_partition_policy_t policy, dnnl_fpmath_mode_t part_mode,
-                      void **data, run_info *info) {
-    memset(info, 0, sizeof *info);
-    dnnl_graph_graph_t gr = NULL;
-    OK(dnnl_graph_graph_create(&gr, dnnl_cpu));
-    for (int o = 0; o < g->nop; ++o) {
-        const op_d *d = &g->op[o];
-        dnnl_graph_op_t op = NULL;
-        OK(dnnl_graph_op_create(&op, (size_t)o + 1, d->kind, ""));
-        for (int k = 0; k < d->nin; ++k) OK(dnnl_graph_op_add_input(op, &g->lt[lt_index(d->in[k])]));
-        for (int k = 0; k < d->nout; ++k) OK(dnnl_graph_op_add_output(op, &g->lt[lt_index(d->out[k])]));
-        for (int a = 0; a < d->nat; ++a) {
-            const attr_d *at = &d->at[a];
-            if (at->type == 0) OK(dnnl_graph_op_set_attr_s64(op, at->name, at->v, (size_t)at->n));
-            else if (at->type == 1) {
-                uint8_t b = (uint8_t)at->v[0];
-                OK(dnnl_graph_op_set_attr_bool(op, at->name, &b, 1));
-            } else {
-                OK(dnnl_graph_op_set_attr_str(op, at->name, at->s, strlen(at->s) + 1));
-            }
-        }
-        OK(dnnl_graph_add_op(gr, op));
-        OK(dnnl_graph_op_destroy(op));
-    }
-    OK(dnnl_graph_graph_finalize(gr));
-    OK(dnnl_graph_graph_filter(gr, policy));
-    size_t np = 0;
-    OK(dnnl_graph_graph_get_partition_num(gr, &np));
-    dnnl_graph_partition_t parts[MAXP];
-    bool ok = np >= 1 && np <= MAXP;
-    CHECK(ok);
-    if (ok) OK(dnnl_graph_graph_get_partitions(gr, np, parts));
-    OK(dnnl_graph_graph_destroy(gr));
-    if (!ok) return false;
-    info->nparts = (int)np;
-
-    for (size_t pi = 0; pi < np && ok; ++pi) {
-        size_t nin = 0, nout = 0, nops = 0;
-        OK(dnnl_graph_partition_get_input_ports_num(parts[pi], &nin));
-        OK(dnnl_graph_partition_get_output_ports_num(parts[pi], &nout));
-        OK(dnnl_graph_partition_get_op_num(parts[pi], &nops));
-        if ((int)nops > info->maxops) info->maxops = (int)nops;
-        lt_t ip[MAXT], opp[8];
-        if (nin > MAXT || nout > 8) {
-            ok = false;
-            break;
-        }
-        OK(dnnl_graph_partition_get_input_ports(parts[pi], nin, ip));
-        OK(dnnl_graph_partition_get_output_ports(parts[pi], nout, opp));
-        if (nops > 1 && part_mode != dnnl_fpmath_mode_strict)
-            OK(dnnl_graph_partition_set_fpmath_mode(parts[pi], part_mode, 0));
-        const lt_t *cin[MAXT], *cout[8];
-        dnnl_graph_tensor_t tin[MAXT], tout[8];
-        for (size_t i = 0; i < nin; ++i) {
-            const lt_t *lt = &g->lt[lt_index(ip[i].id)];
-            cin[i] = lt;
-            if (lt->property == dnnl_graph_tensor_property_host_scalar)
-                OK(dnnl_graph_tensor_create_scalar(&tin[i], lt, data[lt_index(lt->id)]));
-            else
-                OK(dnnl_graph_tensor_create(&tin[i], lt, eng, data[lt_index(lt->id)]));
-        }
-        for (size_t i = 0; i < nout; ++i) {
-            const lt_t *lt = &g->lt[lt_index(opp[i].id)];
-            cout[i] = lt;
-            OK(dnnl_graph_tensor_create(&tout[i], lt, eng, data[lt_index(lt->id)]));
-        }
-        dnnl_graph_compiled_partition_t cp = NULL;
-        OK(dnnl_graph_compiled_partition_create(&cp, parts[pi]));
-        dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
-        OK(st);
-        if (st == dnnl_success) {
-            const struct pt_pattern_row *row = parts[pi]->impl->row;
-            if (cp->c->has_fused && row && strstr(row->name, "sdp")) ++info->nfused;
-            st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                       (const_dnnl_graph_tensor_t *)tout);
-            OK(st);
-        }
-        if (st != dnnl_success) ok = false;
-        for (size_t i = 0; i < nin; ++i) OK(dnnl_graph_tensor_destroy(tin[i]));
-        for (size_t i = 0; i < nout; ++i) OK(dnnl_graph_tensor_destroy(tout[i]));
-        OK(dnnl_graph_compiled_partition_destroy(cp));
-    }
-    OK(dnnl_stream_wait(strm));
-    for (size_t pi = 0; pi < np; ++pi) OK(dnnl_graph_partition_destroy(parts[pi]));
-    return ok;
-}
-
-/* Element-wise comparison of one output.  `tol` < 0: bit-identical values
- * required (NaN matches NaN); otherwise |a - b| <= tol * (1 + |a|). */
-static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, double tol) {
-    int64_t total = 1, idx[DNNL_MAX_NDIMS] = {0};
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
-    int64_t bad = 0;
-    double worst = 0;
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            idx[d] = rem % lt->dims[d];
-            rem /= lt->dims[d];
-            off += idx[d] * lt->layout.strides[d];
-        }
-        float a = pt_load_f32(ref, lt->data_type, off), b = pt_load_f32(got, lt->data_type, off);
-        bool same = a == b || (isnan(a) && isnan(b));
-        if (same) continue;
-        double diff = fabs((double)a - (double)b);
-        if (isnan(diff)) diff = INFINITY;
-        if (diff > worst) worst = diff;
-        if (tol < 0 || diff > tol * (1.0 + fabs((double)a))) ++bad;
-    }
-    if (bad)
-        fprintf(stderr, "  %s: %lld of %lld differ, worst %g\n", name, (long long)bad, (long long)total, worst);
-    CHECK_EQ_INT(bad, 0);
+static double online_tol(double a, const tg_lt *lt) {
+    double tol = lt->data_type == dnnl_bf16 ? 1.6e-2 : lt->data_type == dnnl_f16 ? 2e-3 : 2e-5;
+    return tol * (1.0 + fabs(a));
 }
 
 /* Runs `g` under the debug policy (reference) and the fusion policy, checks
@@ -299,55 +53,39 @@ static void compare(const char *name, const lt_t *lt, const void *ref, const voi
  * fused kernel use, and compares every result.  With `online`, a second
  * fusion run uses a non-strict partition math mode (online softmax). */
 static void check_graph(const char *name, gdesc *g, int want_parts, bool want_fused, bool online) {
-    void *in[MAXT] = {0}, *ref[MAXT] = {0}, *got[MAXT] = {0}, *got2[MAXT] = {0};
-    for (int t = 0; t < g->nt; ++t) {
-        size_t bytes = pt_dt_bytes(g->lt[t].data_type, span(&g->lt[t])) + 64;
-        if (!produced(g, (size_t)t + 1)) {
-            in[t] = malloc(bytes);
-            fill_input(g, t, in[t]);
-            ref[t] = got[t] = got2[t] = in[t];
-        } else {
-            ref[t] = calloc(1, bytes);
-            got[t] = calloc(1, bytes);
-            got2[t] = calloc(1, bytes);
-        }
-    }
-    run_info ri, fi, oi;
-    bool ok = run_graph(g, dnnl_graph_partition_policy_debug, dnnl_fpmath_mode_strict, ref, &ri);
+    const tg_graph *sets[3] = {g, g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, online ? 3 : 2, fill_input);
+    void **ref = B.set[0], **got = B.set[1], **got2 = B.set[2];
+    tg_run_info ri, fi, oi;
+    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, ref, &ri);
     CHECK(ok);
-    ok = ok && run_graph(g, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_strict, got, &fi);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
     CHECK(ok);
     if (ok) {
+        int nfused = tg_count_fused(&fi, "sdp");
         CHECK_EQ_INT(ri.nparts, g->nop);
         if (want_parts > 0) CHECK_EQ_INT(fi.nparts, want_parts);
         else CHECK(fi.nparts > 1);
-        CHECK_EQ_INT(fi.nfused, want_fused ? 1 : 0);
-        if (fi.nfused != (want_fused ? 1 : 0) || (want_parts > 0 && fi.nparts != want_parts))
-            fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, fi.nfused);
+        CHECK_EQ_INT(nfused, want_fused ? 1 : 0);
+        if (nfused != (want_fused ? 1 : 0) || (want_parts > 0 && fi.nparts != want_parts))
+            fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, nfused);
         for (int r = 0; r < g->nres; ++r) {
-            const lt_t *lt = &g->lt[lt_index(g->result[r])];
-            compare(name, lt, ref[lt_index(lt->id)], got[lt_index(lt->id)], -1.0);
+            size_t t = g->result[r] - 1;
+            tg_check_values(name, &g->lt[t], ref[t], got[t], NULL);
         }
     }
     if (ok && online) {
-        ok = run_graph(g, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_any, got2, &oi);
+        tg_run_opts o = {.policy = dnnl_graph_partition_policy_fusion, .part_mode = dnnl_fpmath_mode_any};
+        ok = tg_run(g, &o, got2, &oi);
         CHECK(ok);
-        CHECK_EQ_INT(oi.nfused, 1);
+        CHECK_EQ_INT(tg_count_fused(&oi, "sdp"), 1);
         for (int r = 0; ok && r < g->nres; ++r) {
-            const lt_t *lt = &g->lt[lt_index(g->result[r])];
-            double tol = lt->data_type == dnnl_bf16 ? 1.6e-2 : lt->data_type == dnnl_f16 ? 2e-3 : 2e-5;
-            compare(name, lt, ref[lt_index(lt->id)], got2[lt_index(lt->id)], tol);
+            size_t t = g->result[r] - 1;
+            tg_check_values(name, &g->lt[t], ref[t], got2[t], online_tol);
         }
     }
-    for (int t = 0; t < g->nt; ++t) {
-        if (in[t]) {
-            free(in[t]);
-        } else {
-            free(ref[t]);
-            free(got[t]);
-            free(got2[t]);
-        }
-    }
+    tg_bufs_free(&B);
 }
 
 /* ---- SDPA graph builder -------------------------------------------------- */
@@ -416,6 +154,13 @@ static size_t operand(gdesc *g, const sdpa_cfg *c, bool kv, int64_t rows, int64_
     return tensor(g, c->dt, 4, dims, st);
 }
 
+/* StaticReshape `from` -> `to` with an explicit shape. */
+static void reshape(gdesc *g, size_t from, size_t to, const int64_t *shape, int nd) {
+    op_d *r = tg_add(g, dnnl_graph_op_static_reshape, 1, &from, 1, &to);
+    tg_attr_s64(r, dnnl_graph_op_attr_shape, shape, nd);
+    tg_attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+}
+
 static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
     memset(g, 0, sizeof *g);
     int64_t ob[5];
@@ -429,19 +174,19 @@ static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
     size_t k = operand(g, c, true, c->skv, c->d, c->k_dxs);
     size_t v = operand(g, c, true, c->skv, c->dv, false);
     size_t s = tensor(g, dnnl_f32, sr, sdims, NULL);
-    op_d *mm1 = add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
-    attr_bool(mm1, dnnl_graph_op_attr_transpose_b, !c->k_dxs);
+    op_d *mm1 = tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
+    tg_attr_bool(mm1, dnnl_graph_op_attr_transpose_b, !c->k_dxs);
 
     if (c->scale != SC_NONE) {
         int64_t one[1] = {1};
         size_t f = c->scale_host ? tensor_fill(g, dnnl_f32, 0, one, NULL, F_CONST, 0.f)
                                  : tensor_fill(g, c->scale_dt, 1, one, NULL, F_CONST, 0.f);
         float d = (float)sqrt((double)(c->d > 0 ? c->d : 1));
-        g->fval[f - 1] = c->scale == SC_DIV ? d : 1.f / d;
+        g->fv[f - 1] = c->scale == SC_DIV ? d : 1.f / d;
         if (c->scale_host) g->lt[f - 1].property = dnnl_graph_tensor_property_host_scalar;
         size_t s2 = tensor(g, dnnl_f32, sr, sdims, NULL);
         dnnl_graph_op_kind_t kind = c->scale == SC_DIV ? dnnl_graph_op_divide : dnnl_graph_op_multiply;
-        add(g, kind, 2, c->scale == SC_MUL_LEFT ? (size_t[]){f, s} : (size_t[]){s, f}, 1, &s2);
+        tg_add(g, kind, 2, c->scale == SC_MUL_LEFT ? (size_t[]){f, s} : (size_t[]){s, f}, 1, &s2);
         s = s2;
     }
     if (c->mask == MK_ADD) {
@@ -457,35 +202,35 @@ static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
         }
         size_t m = tensor_fill(g, c->mask_dt, c->mask_nd, c->mask_dims, stp, F_MASK, 0.f);
         size_t s2 = tensor(g, dnnl_f32, sr, sdims, NULL);
-        add(g, dnnl_graph_op_add, 2, (size_t[]){s, m}, 1, &s2);
+        tg_add(g, dnnl_graph_op_add, 2, (size_t[]){s, m}, 1, &s2);
         s = s2;
     } else if (c->mask == MK_CAUSAL_TL || c->mask == MK_CAUSAL_BR) {
         size_t row = tensor(g, dnnl_s32, sr, sdims, NULL), col = tensor(g, dnnl_s32, sr, sdims, NULL);
-        attr_s64(add(g, dnnl_graph_op_gen_index, 1, &s, 1, &row), dnnl_graph_op_attr_axis, (int64_t[]){-2}, 1);
-        attr_s64(add(g, dnnl_graph_op_gen_index, 1, &s, 1, &col), dnnl_graph_op_attr_axis, (int64_t[]){sr - 1}, 1);
+        tg_attr_s64(tg_add(g, dnnl_graph_op_gen_index, 1, &s, 1, &row), dnnl_graph_op_attr_axis, (int64_t[]){-2}, 1);
+        tg_attr_s64(tg_add(g, dnnl_graph_op_gen_index, 1, &s, 1, &col), dnnl_graph_op_attr_axis, (int64_t[]){sr - 1}, 1);
         if (c->mask == MK_CAUSAL_BR) {
             int64_t none[1] = {1};
             size_t skv = tensor_fill(g, dnnl_s32, 0, none, NULL, F_CONST, (float)c->skv);
             size_t sq = tensor_fill(g, dnnl_s32, 0, none, NULL, F_CONST, (float)c->sq);
             g->lt[skv - 1].property = g->lt[sq - 1].property = dnnl_graph_tensor_property_host_scalar;
             size_t r1 = tensor(g, dnnl_s32, sr, sdims, NULL), r2 = tensor(g, dnnl_s32, sr, sdims, NULL);
-            add(g, dnnl_graph_op_add, 2, (size_t[]){skv, row}, 1, &r1); /* commuted on purpose */
-            add(g, dnnl_graph_op_subtract, 2, (size_t[]){r1, sq}, 1, &r2);
+            tg_add(g, dnnl_graph_op_add, 2, (size_t[]){skv, row}, 1, &r1); /* commuted on purpose */
+            tg_add(g, dnnl_graph_op_subtract, 2, (size_t[]){r1, sq}, 1, &r2);
             row = r2;
         }
         size_t ge = tensor(g, dnnl_boolean, sr, sdims, NULL);
-        add(g, dnnl_graph_op_greater_equal, 2, (size_t[]){row, col}, 1, &ge);
+        tg_add(g, dnnl_graph_op_greater_equal, 2, (size_t[]){row, col}, 1, &ge);
         int64_t one[1] = {1};
         size_t fill = tensor_fill(g, dnnl_f32, 1, one, NULL, F_CONST, -INFINITY);
         size_t s2 = tensor(g, dnnl_f32, sr, sdims, NULL);
-        add(g, dnnl_graph_op_select, 3, (size_t[]){ge, s, fill}, 1, &s2);
+        tg_add(g, dnnl_graph_op_select, 3, (size_t[]){ge, s, fill}, 1, &s2);
         s = s2;
     } else if (c->mask == MK_SELECT || c->mask == MK_SELECT_ELSE) {
         size_t cond = tensor_fill(g, dnnl_boolean, c->mask_nd, c->mask_dims, NULL, F_BOOL, 0.f);
         int64_t one[1] = {1};
         size_t fill = tensor_fill(g, dnnl_f32, 1, one, NULL, F_CONST, -1e9f);
         size_t s2 = tensor(g, dnnl_f32, sr, sdims, NULL);
-        add(g, dnnl_graph_op_select, 3,
+        tg_add(g, dnnl_graph_op_select, 3,
             c->mask == MK_SELECT ? (size_t[]){cond, s, fill} : (size_t[]){cond, fill, s}, 1, &s2);
         s = s2;
     }
@@ -498,35 +243,33 @@ static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
         stdims[sr - 1] = 1;
         smo[1] = tensor(g, dnnl_f32, sr, stdims, NULL);
     }
-    op_d *sm = add(g, dnnl_graph_op_softmax, 1, &s, c->stats ? 2 : 1, smo);
-    attr_s64(sm, dnnl_graph_op_attr_axis, &c->axis, 1);
-    attr_str(sm, dnnl_graph_op_attr_mode, c->mode);
+    op_d *sm = tg_add(g, dnnl_graph_op_softmax, 1, &s, c->stats ? 2 : 1, smo);
+    tg_attr_s64(sm, dnnl_graph_op_attr_axis, &c->axis, 1);
+    tg_attr_str(sm, dnnl_graph_op_attr_mode, c->mode);
     if (c->cast) {
         size_t p2 = tensor(g, c->dt, sr, sdims, NULL);
-        add(g, dnnl_graph_op_type_cast, 1, &p, 1, &p2);
+        tg_add(g, dnnl_graph_op_type_cast, 1, &p, 1, &p2);
         p = p2;
     }
     int64_t odims[6];
     memcpy(odims, ob, sizeof(int64_t) * (size_t)nb);
     odims[nb] = c->sq, odims[nb + 1] = c->dv;
     size_t o = tensor(g, c->dt, sr, odims, NULL);
-    add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
+    tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
     if (c->out != OUT_PLAIN) { /* [N, H, S, Dv] → [N, S, H, Dv] → Reorder / [N, S, H·Dv] */
         int64_t tdims[4] = {c->n, c->sq, c->h, c->dv};
         size_t t = tensor(g, c->dt, 4, tdims, NULL);
-        attr_s64(add(g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
+        tg_attr_s64(tg_add(g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
                  (int64_t[]){0, 2, 1, 3}, 4);
         if (c->out == OUT_TRANSPOSE_REORDER) {
             int64_t st[4] = {c->sq * (c->h * c->dv + 2) + 5, c->h * c->dv + 2, c->dv, 1}; /* padded output */
             size_t r = tensor(g, c->dt, 4, tdims, st);
-            add(g, dnnl_graph_op_reorder, 1, &t, 1, &r);
+            tg_add(g, dnnl_graph_op_reorder, 1, &t, 1, &r);
             o = r;
         } else {
             int64_t rdims[3] = {c->n, c->sq, c->h * c->dv};
             size_t r = tensor(g, c->dt, 3, rdims, NULL);
-            op_d *rs = add(g, dnnl_graph_op_static_reshape, 1, &t, 1, &r);
-            attr_s64(rs, dnnl_graph_op_attr_shape, rdims, 3);
-            attr_bool(rs, dnnl_graph_op_attr_special_zero, false);
+            reshape(g, t, r, rdims, 3);
             o = r;
         }
     }
@@ -545,20 +288,16 @@ static void check_cfg(const char *name, const sdpa_cfg *c, bool online) {
 static void test_sizes(void) {
     const int64_t seqs[] = {1, 7, 33, 100}, heads[] = {1, 16, 17, 64};
     char name[96];
-    for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-            sdpa_cfg c = base_cfg();
-            c.sq = seqs[a];
-            c.skv = seqs[(a + b) % 4];
-            c.d = heads[b];
-            c.dv = heads[(b + 1) % 4];
-            c.n = 1 + (a & 1);
-            c.h = c.hkv = 2 + (b & 1);
-            c.scale = (a + b) % 2 ? SC_DIV : SC_MUL;
-            snprintf(name, sizeof name, "sizes sq=%lld skv=%lld d=%lld dv=%lld", (long long)c.sq,
-                     (long long)c.skv, (long long)c.d, (long long)c.dv);
-            check_cfg(name, &c, b == 0 || a == 3);
-        }
+    for (int i = 0; i < 16; ++i) {
+        const int a = i / 4, b = i % 4;
+        sdpa_cfg c = base_cfg();
+        tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 0, "sizes", name, sizeof name);
+        c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
+        c.n = 1 + (a & 1);
+        c.h = c.hkv = 2 + (b & 1);
+        c.scale = (a + b) % 2 ? SC_DIV : SC_MUL;
+        check_cfg(name, &c, b == 0 || a == 3);
+    }
     /* Key counts past the exact order's score cache (every pass recomputes
      * the scores), with tails of the query and key blocks. */
     const int64_t longs[][4] = {{45, 700, 32, 24}, {1, 1031, 16, 16}, {70, 513, 8, 40}};
@@ -577,16 +316,20 @@ static void test_sizes(void) {
 }
 
 static void test_scales_and_masks(void) {
-    sdpa_cfg c = base_cfg();
-    c.scale = SC_NONE;
-    check_cfg("no scale, no mask", &c, true);
-    c = base_cfg();
-    c.scale = SC_MUL_LEFT;
-    check_cfg("scale factor at Multiply input 0", &c, false);
-    c = base_cfg();
-    c.scale = SC_DIV;
-    c.scale_host = true;
-    check_cfg("Divide by a host scalar", &c, true);
+    static const struct {
+        int scale;
+        bool host, online;
+        const char *name;
+    } scales[] = {{SC_NONE, false, true, "no scale, no mask"},
+                  {SC_MUL_LEFT, false, false, "scale factor at Multiply input 0"},
+                  {SC_DIV, true, true, "Divide by a host scalar"}};
+    sdpa_cfg c;
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+        c = base_cfg();
+        c.scale = scales[i].scale;
+        c.scale_host = scales[i].host;
+        check_cfg(scales[i].name, &c, scales[i].online);
+    }
 
     /* Explicit masks broadcast from several shapes, dense and padded. */
     const int64_t shapes[][5] = {{2, 1, 1, 33}, {1, 1, 7, 33}, {2, 3, 7, 33}, {33}, {7, 33}};
@@ -681,7 +424,7 @@ static void test_xf16(void) {
     }
 }
 
-/* GQA with explicit reshapes (§3.4): 4-D Q/K/V/mask reshaped to 5-D inside
+/* GQA with explicit reshapes: 4-D Q/K/V/mask reshaped to 5-D inside
  * the partition, output reshaped back; Q strided as [N,S,H,D]. */
 static void test_gqa_reshape(void) {
     static gdesc g;
@@ -706,28 +449,20 @@ static void test_gqa_reshape(void) {
         int64_t shape[5];
         int nd;
     } rs[] = {{q, q5, {N, HKV, R, S, D}, 5}, {k, k5, {N, HKV, 1, S, D}, 5}, {m, m5, {N, 1, 1, 1, S}, 5}};
-    for (int i = 0; i < 3; ++i) {
-        op_d *r = add(&g, dnnl_graph_op_static_reshape, 1, &rs[i].from, 1, &rs[i].to);
-        attr_s64(r, dnnl_graph_op_attr_shape, rs[i].shape, rs[i].nd);
-        attr_bool(r, dnnl_graph_op_attr_special_zero, false);
-    }
-    attr_bool(add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q5, k5}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
-    add(&g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s2);
-    add(&g, dnnl_graph_op_add, 2, (size_t[]){s2, m5}, 1, &s3);
-    attr_s64(add(&g, dnnl_graph_op_softmax, 1, &s3, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    op_d *r = add(&g, dnnl_graph_op_static_reshape, 1, &v, 1, &v5);
-    attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, HKV, 1, S, D}, 5);
-    attr_bool(r, dnnl_graph_op_attr_special_zero, false);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v5}, 1, &o5);
-    r = add(&g, dnnl_graph_op_static_reshape, 1, &o5, 1, &o);
-    attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, HQ, S, D}, 4);
-    attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+    for (int i = 0; i < 3; ++i) reshape(&g, rs[i].from, rs[i].to, rs[i].shape, rs[i].nd);
+    tg_attr_bool(tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q5, k5}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
+    tg_add(&g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s2);
+    tg_add(&g, dnnl_graph_op_add, 2, (size_t[]){s2, m5}, 1, &s3);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_softmax, 1, &s3, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
+    reshape(&g, v, v5, (int64_t[]){N, HKV, 1, S, D}, 5);
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v5}, 1, &o5);
+    reshape(&g, o5, o, (int64_t[]){N, HQ, S, D}, 4);
     g.result[g.nres++] = o;
     check_graph("GQA with reshapes", &g, 1, true, true);
 }
 
-/* GPT (§3.3): Select before Divide and Add, output transposed + reordered;
- * Gemma (§3.2): soft-capping Tanh between two Multiplies. */
+/* GPT form: Select before Divide and Add, output transposed + reordered;
+ * Gemma form: soft-capping Tanh between two Multiplies. */
 static void test_gpt_gemma(void) {
     static gdesc g;
     memset(&g, 0, sizeof g);
@@ -745,15 +480,15 @@ static void test_gpt_gemma(void) {
     size_t p = tensor(&g, dnnl_f32, 4, sd, NULL), o = tensor(&g, dnnl_f32, 4, (int64_t[]){N, H, SQ, D}, NULL);
     size_t t = tensor(&g, dnnl_f32, 4, (int64_t[]){N, SQ, H, D}, NULL);
     size_t out = tensor(&g, dnnl_f32, 4, (int64_t[]){N, SQ, H, D}, NULL);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
-    add(&g, dnnl_graph_op_select, 3, (size_t[]){cond, s, fill}, 1, &s1);
-    add(&g, dnnl_graph_op_divide, 2, (size_t[]){s1, dv}, 1, &s2);
-    add(&g, dnnl_graph_op_add, 2, (size_t[]){s2, m}, 1, &s3);
-    attr_s64(add(&g, dnnl_graph_op_softmax, 1, &s3, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
-    attr_s64(add(&g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
+    tg_add(&g, dnnl_graph_op_select, 3, (size_t[]){cond, s, fill}, 1, &s1);
+    tg_add(&g, dnnl_graph_op_divide, 2, (size_t[]){s1, dv}, 1, &s2);
+    tg_add(&g, dnnl_graph_op_add, 2, (size_t[]){s2, m}, 1, &s3);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_softmax, 1, &s3, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
              (int64_t[]){0, 2, 1, 3}, 4);
-    add(&g, dnnl_graph_op_reorder, 1, &t, 1, &out);
+    tg_add(&g, dnnl_graph_op_reorder, 1, &t, 1, &out);
     g.result[g.nres++] = out;
     check_graph("GPT form", &g, 1, true, true);
 
@@ -769,20 +504,20 @@ static void test_gpt_gemma(void) {
     s2 = tensor(&g, dnnl_f32, 4, sd, NULL), s3 = tensor(&g, dnnl_f32, 4, sd, NULL);
     size_t s4 = tensor(&g, dnnl_f32, 4, sd, NULL);
     p = tensor(&g, dnnl_bf16, 4, sd, NULL), o = tensor(&g, dnnl_bf16, 4, (int64_t[]){N, H, SQ, D}, NULL);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
-    add(&g, dnnl_graph_op_multiply, 2, (size_t[]){s, inv}, 1, &s1);
-    add(&g, dnnl_graph_op_tanh, 1, &s1, 1, &s2);
-    add(&g, dnnl_graph_op_multiply, 2, (size_t[]){cap, s2}, 1, &s3);
-    add(&g, dnnl_graph_op_select, 3, (size_t[]){cond, s3, fill}, 1, &s4);
-    op_d *sm = add(&g, dnnl_graph_op_softmax, 1, &s4, 1, &p);
-    attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
+    tg_add(&g, dnnl_graph_op_multiply, 2, (size_t[]){s, inv}, 1, &s1);
+    tg_add(&g, dnnl_graph_op_tanh, 1, &s1, 1, &s2);
+    tg_add(&g, dnnl_graph_op_multiply, 2, (size_t[]){cap, s2}, 1, &s3);
+    tg_add(&g, dnnl_graph_op_select, 3, (size_t[]){cond, s3, fill}, 1, &s4);
+    op_d *sm = tg_add(&g, dnnl_graph_op_softmax, 1, &s4, 1, &p);
+    tg_attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
+    tg_attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
     g.result[g.nres++] = o;
     check_graph("Gemma soft-capping", &g, 1, true, true);
 }
 
-/* JAX layout (§3.5): Pᵀ through StaticTranspose + Reorder enters the second
+/* JAX layout: Pᵀ through StaticTranspose + Reorder enters the second
  * MatMul at input 1: Vᵀ·Pᵀ, transposed back and reshaped. */
 static void test_jax(void) {
     static gdesc g;
@@ -801,19 +536,17 @@ static void test_jax(void) {
     size_t ot = tensor(&g, dnnl_f32, 4, (int64_t[]){N, H, D, S}, NULL);
     size_t o4 = tensor(&g, dnnl_f32, 4, (int64_t[]){N, S, H, D}, NULL);
     size_t o = tensor(&g, dnnl_f32, 4, (int64_t[]){N, S, H, D}, NULL);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
-    add(&g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s1);
-    add(&g, dnnl_graph_op_add, 2, (size_t[]){s1, m}, 1, &s2);
-    attr_s64(add(&g, dnnl_graph_op_softmax, 1, &s2, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
-    attr_s64(add(&g, dnnl_graph_op_static_transpose, 1, &p, 1, &pt), dnnl_graph_op_attr_order,
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s);
+    tg_add(&g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s1);
+    tg_add(&g, dnnl_graph_op_add, 2, (size_t[]){s1, m}, 1, &s2);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_softmax, 1, &s2, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_static_transpose, 1, &p, 1, &pt), dnnl_graph_op_attr_order,
              (int64_t[]){0, 1, 3, 2}, 4);
-    add(&g, dnnl_graph_op_reorder, 1, &pt, 1, &pr);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){vt, pr}, 1, &ot);
-    attr_s64(add(&g, dnnl_graph_op_static_transpose, 1, &ot, 1, &o4), dnnl_graph_op_attr_order,
+    tg_add(&g, dnnl_graph_op_reorder, 1, &pt, 1, &pr);
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){vt, pr}, 1, &ot);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_static_transpose, 1, &ot, 1, &o4), dnnl_graph_op_attr_order,
              (int64_t[]){0, 3, 1, 2}, 4);
-    op_d *r = add(&g, dnnl_graph_op_static_reshape, 1, &o4, 1, &o);
-    attr_s64(r, dnnl_graph_op_attr_shape, (int64_t[]){N, S, H, D}, 4);
-    attr_bool(r, dnnl_graph_op_attr_special_zero, false);
+    reshape(&g, o4, o, (int64_t[]){N, S, H, D}, 4);
     g.result[g.nres++] = o;
     check_graph("JAX layout", &g, 1, true, true);
 }
@@ -826,7 +559,7 @@ static void test_negative(void) {
     build_sdpa(&g, &c);
     size_t scaled = g.op[1].out[0];
     size_t relu = tensor(&g, dnnl_f32, 4, (int64_t[]){c.n, c.h, c.sq, c.skv}, NULL);
-    add(&g, dnnl_graph_op_relu, 1, &scaled, 1, &relu);
+    tg_add(&g, dnnl_graph_op_relu, 1, &scaled, 1, &relu);
     g.result[g.nres++] = relu;
     check_graph("intermediate with an outside consumer", &g, -1, false, false);
 
@@ -840,7 +573,7 @@ static void test_negative(void) {
     check_graph("softmax on axis 2 of 4", &g, -1, false, false);
 }
 
-/* Dropout between SoftMax and the second MatMul (§3.1, §18 item 8): the
+/* Dropout between SoftMax and the second MatMul (docs/numerics.md, Dropout): the
  * fused kernel draws the same Philox words as the reference Dropout. */
 static void build_dropout(gdesc *g, dnnl_data_type_t dt, int64_t sq, int64_t skv, float offset, bool mask_out,
                           bool host) {
@@ -860,20 +593,20 @@ static void build_dropout(gdesc *g, dnnl_data_type_t dt, int64_t sq, int64_t skv
     if (host)
         g->lt[seed - 1].property = g->lt[off - 1].property = g->lt[prob - 1].property =
                 dnnl_graph_tensor_property_host_scalar;
-    attr_bool(add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
-    add(g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s1);
-    add(g, dnnl_graph_op_add, 2, (size_t[]){s1, m}, 1, &s2);
-    op_d *sm = add(g, dnnl_graph_op_softmax, 1, &s2, 2, (size_t[]){p, st});
-    attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
+    tg_attr_bool(tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
+    tg_add(g, dnnl_graph_op_divide, 2, (size_t[]){s, sc}, 1, &s1);
+    tg_add(g, dnnl_graph_op_add, 2, (size_t[]){s1, m}, 1, &s2);
+    op_d *sm = tg_add(g, dnnl_graph_op_softmax, 1, &s2, 2, (size_t[]){p, st});
+    tg_attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
+    tg_attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
     size_t mk = mask_out ? tensor(g, dnnl_u8, 4, sd, NULL) : 0;
-    add(g, dnnl_graph_op_dropout, 4, (size_t[]){p, seed, off, prob}, mask_out ? 2 : 1, (size_t[]){pd, mk});
+    tg_add(g, dnnl_graph_op_dropout, 4, (size_t[]){p, seed, off, prob}, mask_out ? 2 : 1, (size_t[]){pd, mk});
     if (dt != dnnl_f32) {
         size_t pc = tensor(g, dt, 4, sd, NULL);
-        add(g, dnnl_graph_op_type_cast, 1, &pd, 1, &pc);
+        tg_add(g, dnnl_graph_op_type_cast, 1, &pd, 1, &pc);
         pd = pc;
     }
-    add(g, dnnl_graph_op_matmul, 2, (size_t[]){pd, v}, 1, &o);
+    tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){pd, v}, 1, &o);
     g->result[g->nres++] = o;
     g->result[g->nres++] = st;
     if (mask_out) g->result[g->nres++] = mk;
@@ -890,8 +623,7 @@ static void test_dropout(void) {
 }
 
 int main(void) {
-    OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    OK(dnnl_stream_create(&strm, eng, 0));
+    tg_setup();
     test_sizes();
     test_scales_and_masks();
     test_layouts();
@@ -901,7 +633,6 @@ int main(void) {
     test_jax();
     test_negative();
     test_dropout();
-    OK(dnnl_stream_destroy(strm));
-    OK(dnnl_engine_destroy(eng));
+    tg_teardown();
     return pt_test_summary("test_int_sdpa");
 }

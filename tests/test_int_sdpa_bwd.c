@@ -1,4 +1,4 @@
-/* SDPA / GQA training backward fusion (fusion-patterns.md §3.9): graphs built
+/* SDPA / GQA training backward fusion (docs/fusion.md): graphs built
  * through the public API must form one partition (float_sdp_backward_fusion
  * or float_gqa_backward_fusion) that runs through the fused kernel, and its
  * outputs must be bit-identical to the same partition executed op by op
@@ -9,68 +9,19 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "test_graph_util.h"
 
-#include "oneapi/dnnl/dnnl_graph.h"
-#include "compile/compiled.h"
-#include "ir/dtype.h"
-#include "test_util.h"
-
-#define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
-#define MAXT 64
-#define MAXO 40
-#define MAXP 48
-
-typedef dnnl_graph_logical_tensor_t lt_t;
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
+typedef tg_graph gdesc;
+typedef tg_op op_d;
 
 /* ---- graph description ---------------------------------------------------- */
 
-enum { F_RAND, F_MASK, F_BOOL, F_CONST, F_STATS };
-
-typedef struct {
-    dnnl_graph_op_kind_t kind;
-    size_t in[4], out[1];
-    int nin, nout;
-    int attr[3]; /* attribute names; values below */
-    int64_t val[3][4];
-    int nval[3];
-    int nattr;
-} op_d;
-
-typedef struct {
-    lt_t lt[MAXT]; /* tensor id = index + 1 */
-    int fill[MAXT];
-    double fval[MAXT];
-    int nt;
-    op_d op[MAXO];
-    int nop;
-    size_t result[6];
-    int nres;
-} gdesc;
+enum { F_RAND = TG_V_RAND, F_MASK = TG_V_MASK, F_BOOL = TG_V_BOOL, F_CONST = TG_V_CONST, F_STATS };
 
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides) {
-    lt_t *lt = &g->lt[g->nt];
-    dnnl_dims_t d = {0}, s = {0};
-    for (int i = 0; i < nd; ++i) d[i] = dims[i];
-    size_t id = (size_t)g->nt + 1;
-    if (strides) {
-        for (int i = 0; i < nd; ++i) s[i] = strides[i];
-        dnnl_graph_logical_tensor_init_with_strides(lt, id, dt, nd, d, s, dnnl_graph_tensor_property_undef);
-    } else {
-        dnnl_graph_logical_tensor_init_with_dims(lt, id, dt, nd, d, dnnl_graph_layout_type_strided,
-                                                 dnnl_graph_tensor_property_undef);
-    }
-    g->fill[g->nt] = F_RAND;
-    ++g->nt;
-    return id;
+    return tg_tensor(g, dt, nd, dims, strides);
 }
 
 static size_t scalar(gdesc *g, dnnl_data_type_t dt, bool host, double v) {
@@ -78,61 +29,36 @@ static size_t scalar(gdesc *g, dnnl_data_type_t dt, bool host, double v) {
     size_t id = tensor(g, dt, host ? 0 : 1, one, NULL);
     if (host) g->lt[id - 1].property = dnnl_graph_tensor_property_host_scalar;
     g->fill[id - 1] = F_CONST;
-    g->fval[id - 1] = v;
+    g->fv[id - 1] = v;
     return id;
 }
 
 static op_d *add(gdesc *g, dnnl_graph_op_kind_t kind, int nin, const size_t *in, int nout, size_t out) {
-    op_d *o = &g->op[g->nop++];
-    memset(o, 0, sizeof *o);
-    o->kind = kind;
-    o->nin = nin;
-    o->nout = nout;
-    for (int i = 0; i < nin; ++i) o->in[i] = in[i];
-    o->out[0] = out;
-    return o;
+    return tg_add(g, kind, nin, in, nout, &out);
 }
-
-static void attr(op_d *o, int name, const int64_t *v, int n) {
-    o->attr[o->nattr] = name;
-    for (int i = 0; i < n; ++i) o->val[o->nattr][i] = v[i];
-    o->nval[o->nattr++] = n;
-}
-
-static void attr1(op_d *o, int name, int64_t v) { attr(o, name, &v, 1); }
 
 static bool is_bool_attr(int name) {
     return name == dnnl_graph_op_attr_transpose_a || name == dnnl_graph_op_attr_transpose_b ||
            name == dnnl_graph_op_attr_keep_dims;
 }
 
-static bool produced(const gdesc *g, size_t id) {
-    for (int o = 0; o < g->nop; ++o)
-        if (g->op[o].nout && g->op[o].out[0] == id) return true;
-    return false;
-}
-
-static int64_t span(const lt_t *lt) {
-    int64_t s = 1;
-    for (int d = 0; d < lt->ndims; ++d) {
-        if (lt->dims[d] == 0) return 0;
-        s += (lt->dims[d] - 1) * lt->layout.strides[d];
-    }
-    return s;
+static void attr1(op_d *o, int name, int64_t v) {
+    if (is_bool_attr(name)) tg_attr_bool(o, name, v != 0);
+    else tg_attr_s64(o, name, &v, 1);
 }
 
 static uint32_t rng = 2024u;
-static float frand(void) { /* [-1, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 8388608.f - 1.f;
+
+static float next_value(void *ctx) {
+    const tg_attn_fill *f = ctx;
+    if (f->kind == F_STATS) return 1.f + tg_lcg_pm1(f->rng); /* keeps exp(S2 - stats) moderate */
+    return tg_attn_value(ctx);
 }
 
-/* Fills the logical elements of an input; the rest of the buffer holds NaN
- * so that a read outside the strided view shows up. */
 static void fill_input(const gdesc *g, int t, void *buf) {
-    const lt_t *lt = &g->lt[t];
+    const tg_lt *lt = &g->lt[t];
     if (g->fill[t] == F_CONST && (lt->data_type == dnnl_s64 || lt->data_type == dnnl_s32)) {
-        int64_t v = (int64_t)g->fval[t];
+        int64_t v = (int64_t)g->fv[t];
         if (lt->data_type == dnnl_s64) memcpy(buf, &v, sizeof v);
         else {
             int32_t w = (int32_t)v;
@@ -140,247 +66,50 @@ static void fill_input(const gdesc *g, int t, void *buf) {
         }
         return;
     }
-    int64_t n = span(lt);
-    bool flt = pt_dt_is_float(lt->data_type);
-    for (int64_t k = 0; k < n; ++k) pt_store_f32(buf, lt->data_type, k, flt ? NAN : 0.f);
-    int64_t total = 1;
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            off += (rem % lt->dims[d]) * lt->layout.strides[d];
-            rem /= lt->dims[d];
-        }
-        float v;
-        switch (g->fill[t]) {
-            case F_MASK: { /* additive mask: finite values, some -inf */
-                float r = frand();
-                v = r < -0.7f ? -INFINITY : 2.f * r;
-                break;
-            }
-            case F_BOOL: v = frand() < 0.4f ? 1.f : 0.f; break;
-            case F_CONST: v = (float)g->fval[t]; break;
-            case F_STATS: v = 1.f + frand(); break; /* keeps exp(S2 - stats) moderate */
-            default: v = frand(); break;
-        }
-        pt_store_f32(buf, lt->data_type, off, v);
-    }
+    /* Masks: finite values, some -inf. */
+    tg_attn_fill f = {&rng, g->fill[t], (float)g->fv[t], -0.7f, 0.4f};
+    tg_fill(lt, buf, next_value, &f);
 }
 
 /* ---- running a graph ----------------------------------------------------- */
 
-typedef struct {
-    int nparts;
-    int nfused;
-    int maxops;
-    double fused_ms, opbyop_ms; /* execution time of the largest partition */
-} run_info;
-
-static double now_ms(void) {
-#ifdef _OPENMP
-    return omp_get_wtime() * 1e3;
-#else
-    return 0.0;
-#endif
-}
-
-static int lt_index(size_t id) { return (int)id - 1; }
-
-/* Builds the graph, partitions it with `policy` and executes every
- * supported partition in order (the lone End ops of the debug policy are
- * not executed).  With `ref` non-NULL, a partition that runs fused is also
- * executed op by op (fused kernel switched off) into ref's output buffers. */
-static bool run_graph(const gdesc *g, dnnl_graph_partition_policy_t policy, dnnl_fpmath_mode_t mode, void **data,
-                      void **ref, run_info *info) {
-    memset(info, 0, sizeof *info);
-    dnnl_graph_graph_t gr = NULL;
-    OK(dnnl_graph_graph_create(&gr, dnnl_cpu));
-    for (int o = 0; o < g->nop; ++o) {
-        const op_d *d = &g->op[o];
-        dnnl_graph_op_t op = NULL;
-        OK(dnnl_graph_op_create(&op, (size_t)o + 1, d->kind, ""));
-        for (int k = 0; k < d->nin; ++k) OK(dnnl_graph_op_add_input(op, &g->lt[lt_index(d->in[k])]));
-        for (int k = 0; k < d->nout; ++k) OK(dnnl_graph_op_add_output(op, &g->lt[lt_index(d->out[k])]));
-        for (int a = 0; a < d->nattr; ++a) {
-            if (is_bool_attr(d->attr[a])) {
-                uint8_t b = (uint8_t)d->val[a][0];
-                OK(dnnl_graph_op_set_attr_bool(op, d->attr[a], &b, 1));
-            } else {
-                OK(dnnl_graph_op_set_attr_s64(op, d->attr[a], d->val[a], (size_t)d->nval[a]));
-            }
-        }
-        OK(dnnl_graph_add_op(gr, op));
-        OK(dnnl_graph_op_destroy(op));
-    }
-    OK(dnnl_graph_graph_finalize(gr));
-    OK(dnnl_graph_graph_filter(gr, policy));
-    size_t np = 0;
-    OK(dnnl_graph_graph_get_partition_num(gr, &np));
-    dnnl_graph_partition_t parts[MAXP];
-    bool ok = np >= 1 && np <= MAXP;
-    CHECK(ok);
-    if (ok) OK(dnnl_graph_graph_get_partitions(gr, np, parts));
-    OK(dnnl_graph_graph_destroy(gr));
-    if (!ok) return false;
-    info->nparts = (int)np;
-
-    for (size_t pi = 0; pi < np && ok; ++pi) {
-        size_t nin = 0, nout = 0, nops = 0;
-        uint8_t sup = 0;
-        OK(dnnl_graph_partition_is_supported(parts[pi], &sup));
-        OK(dnnl_graph_partition_get_op_num(parts[pi], &nops));
-        if (!sup) {
-            CHECK_EQ_INT(nops, 1); /* only a lone End */
-            continue;
-        }
-        OK(dnnl_graph_partition_get_input_ports_num(parts[pi], &nin));
-        OK(dnnl_graph_partition_get_output_ports_num(parts[pi], &nout));
-        if ((int)nops > info->maxops) info->maxops = (int)nops;
-        lt_t ip[MAXT], opp[8];
-        if (nin > MAXT || nout > 8) {
-            ok = false;
-            break;
-        }
-        OK(dnnl_graph_partition_get_input_ports(parts[pi], nin, ip));
-        OK(dnnl_graph_partition_get_output_ports(parts[pi], nout, opp));
-        if (mode != dnnl_fpmath_mode_strict) OK(dnnl_graph_partition_set_fpmath_mode(parts[pi], mode, 0));
-        const lt_t *cin[MAXT], *cout[8];
-        dnnl_graph_tensor_t tin[MAXT], tout[8], tref[8];
-        for (size_t i = 0; i < nin; ++i) {
-            const lt_t *lt = &g->lt[lt_index(ip[i].id)];
-            cin[i] = lt;
-            if (lt->property == dnnl_graph_tensor_property_host_scalar)
-                OK(dnnl_graph_tensor_create_scalar(&tin[i], lt, data[lt_index(lt->id)]));
-            else
-                OK(dnnl_graph_tensor_create(&tin[i], lt, eng, data[lt_index(lt->id)]));
-        }
-        for (size_t i = 0; i < nout; ++i) {
-            const lt_t *lt = &g->lt[lt_index(opp[i].id)];
-            cout[i] = lt;
-            OK(dnnl_graph_tensor_create(&tout[i], lt, eng, data[lt_index(lt->id)]));
-            tref[i] = NULL;
-            if (ref) OK(dnnl_graph_tensor_create(&tref[i], lt, eng, ref[lt_index(lt->id)]));
-        }
-        dnnl_graph_compiled_partition_t cp = NULL;
-        OK(dnnl_graph_compiled_partition_create(&cp, parts[pi]));
-        dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
-        OK(st);
-        if (st == dnnl_success) {
-            bool fused = cp->c->has_fused;
-            info->nfused += fused;
-            double t0 = now_ms();
-            st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                       (const_dnnl_graph_tensor_t *)tout);
-            OK(st);
-            OK(dnnl_stream_wait(strm));
-            double t1 = now_ms();
-            if (fused) info->fused_ms = t1 - t0;
-            if (fused && ref && st == dnnl_success) {
-                /* The same compiled plan, op by op through the reference kernels. */
-                cp->c->has_fused = false;
-                st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                           (const_dnnl_graph_tensor_t *)tref);
-                OK(st);
-                OK(dnnl_stream_wait(strm));
-                info->opbyop_ms = now_ms() - t1;
-                cp->c->has_fused = true;
-            }
-        }
-        if (st != dnnl_success) ok = false;
-        for (size_t i = 0; i < nin; ++i) OK(dnnl_graph_tensor_destroy(tin[i]));
-        for (size_t i = 0; i < nout; ++i) {
-            OK(dnnl_graph_tensor_destroy(tout[i]));
-            if (tref[i]) OK(dnnl_graph_tensor_destroy(tref[i]));
-        }
-        OK(dnnl_graph_compiled_partition_destroy(cp));
-    }
-    OK(dnnl_stream_wait(strm));
-    for (size_t pi = 0; pi < np; ++pi) OK(dnnl_graph_partition_destroy(parts[pi]));
-    return ok;
-}
-
-/* Bit-identical comparison of one output (NaN matches NaN). */
-static void compare(const char *name, const lt_t *lt, const void *ref, const void *got) {
-    int64_t total = 1;
-    for (int d = 0; d < lt->ndims; ++d) total *= lt->dims[d];
-    int64_t bad = 0, first = -1;
-    for (int64_t e = 0; e < total; ++e) {
-        int64_t rem = e, off = 0;
-        for (int d = lt->ndims - 1; d >= 0; --d) {
-            off += (rem % lt->dims[d]) * lt->layout.strides[d];
-            rem /= lt->dims[d];
-        }
-        float a = pt_load_f32(ref, lt->data_type, off), b = pt_load_f32(got, lt->data_type, off);
-        if (a == b || (isnan(a) && isnan(b))) continue;
-        if (first < 0) first = e;
-        ++bad;
-    }
-    if (bad)
-        fprintf(stderr, "  %s: tensor %zu: %lld of %lld differ (first at %lld)\n", name, lt->id, (long long)bad,
-                (long long)total, (long long)first);
-    CHECK_EQ_INT(bad, 0);
-}
-
-typedef struct {
-    void *in[MAXT], *a[MAXT], *b[MAXT];
-} buffers;
-
-static void alloc_buffers(const gdesc *g, buffers *B) {
-    memset(B, 0, sizeof *B);
-    for (int t = 0; t < g->nt; ++t) {
-        size_t bytes = pt_dt_bytes(g->lt[t].data_type, span(&g->lt[t])) + 64;
-        if (!produced(g, (size_t)t + 1)) {
-            B->in[t] = malloc(bytes);
-            fill_input(g, t, B->in[t]);
-            B->a[t] = B->b[t] = B->in[t];
-        } else {
-            B->a[t] = calloc(1, bytes);
-            B->b[t] = calloc(1, bytes);
-        }
-    }
-}
-
-static void free_buffers(const gdesc *g, buffers *B) {
-    for (int t = 0; t < g->nt; ++t) {
-        if (B->in[t]) {
-            free(B->in[t]);
-        } else {
-            free(B->a[t]);
-            free(B->b[t]);
-        }
-    }
-}
-
-/* Positive graph: one partition, fused, identical to its op-by-op run. */
-static run_info check_fused(const char *name, const gdesc *g, dnnl_fpmath_mode_t mode) {
-    buffers B;
-    alloc_buffers(g, &B);
-    run_info fi;
-    bool ok = run_graph(g, dnnl_graph_partition_policy_fusion, mode, B.a, B.b, &fi);
+/* Positive graph: one partition, fused, identical to the same compiled plan
+ * run op by op through the reference kernels. */
+static tg_run_info check_fused(const char *name, const gdesc *g, dnnl_fpmath_mode_t mode) {
+    const tg_graph *sets[2] = {g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 2, fill_input);
+    tg_run_info fi;
+    tg_run_opts o = {.policy = dnnl_graph_partition_policy_fusion, .part_mode = mode, .part_mode_single = true,
+                     .skip_unsupported = true, .opbyop = B.set[1]};
+    bool ok = tg_run(g, &o, B.set[0], &fi);
     CHECK(ok);
     if (ok) {
+        int nfused = tg_count_fused(&fi, NULL);
         CHECK_EQ_INT(fi.nparts, 1);
-        CHECK_EQ_INT(fi.nfused, 1);
-        if (fi.nparts != 1 || fi.nfused != 1)
-            fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, fi.nfused);
+        CHECK_EQ_INT(nfused, 1);
+        if (fi.nparts != 1 || nfused != 1) fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, nfused);
         for (int r = 0; r < g->nres; ++r) {
-            const lt_t *lt = &g->lt[lt_index(g->result[r])];
-            compare(name, lt, B.b[lt_index(lt->id)], B.a[lt_index(lt->id)]);
+            size_t t = g->result[r] - 1;
+            tg_check_values(name, &g->lt[t], B.set[1][t], B.set[0][t], NULL);
         }
     }
-    free_buffers(g, &B);
+    tg_bufs_free(&B);
     return fi;
 }
 
 /* Negative graph: several partitions, none fused by the backward rows, and
  * the results of the debug policy. */
 static void check_unfused(const char *name, const gdesc *g) {
-    buffers B;
-    alloc_buffers(g, &B);
-    run_info ri, fi;
-    bool ok = run_graph(g, dnnl_graph_partition_policy_debug, dnnl_fpmath_mode_strict, B.b, NULL, &ri);
+    const tg_graph *sets[2] = {g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 2, fill_input);
+    tg_run_info ri, fi;
+    tg_run_opts o = {.policy = dnnl_graph_partition_policy_debug, .skip_unsupported = true};
+    bool ok = tg_run(g, &o, B.set[1], &ri);
     CHECK(ok);
-    ok = ok && run_graph(g, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_strict, B.a, NULL, &fi);
+    o.policy = dnnl_graph_partition_policy_fusion;
+    ok = ok && tg_run(g, &o, B.set[0], &fi);
     CHECK(ok);
     if (ok) {
         CHECK(fi.nparts > 1);
@@ -388,11 +117,11 @@ static void check_unfused(const char *name, const gdesc *g) {
         if (fi.nparts <= 1 || fi.maxops >= 10)
             fprintf(stderr, "  %s: %d partitions, largest %d ops\n", name, fi.nparts, fi.maxops);
         for (int r = 0; r < g->nres; ++r) {
-            const lt_t *lt = &g->lt[lt_index(g->result[r])];
-            compare(name, lt, B.b[lt_index(lt->id)], B.a[lt_index(lt->id)]);
+            size_t t = g->result[r] - 1;
+            tg_check_values(name, &g->lt[t], B.set[1][t], B.set[0][t], NULL);
         }
     }
-    free_buffers(g, &B);
+    tg_bufs_free(&B);
 }
 
 /* ---- backward graph builder ---------------------------------------------- */
@@ -454,6 +183,17 @@ static size_t operand(gdesc *g, const bwd_cfg *c, bool kv, int64_t rows, int64_t
     st[2] = swap ? 1 : h * cols;
     st[3] = swap ? h * cols : 1;
     return tensor(g, c->dt, 4, dims, st);
+}
+
+/* GQA: a K/V gradient [.., rep, S_kv, cols] summed over the rep axis. */
+static size_t reduce_rep(gdesc *g, const bwd_cfg *c, size_t x, int64_t cols) {
+    int64_t rd[5];
+    int nd = dims_of(c, true, c->skv, cols, rd);
+    size_t r = tensor(g, c->dt, nd, rd, NULL);
+    op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &x, 1, r);
+    attr1(ro, dnnl_graph_op_attr_axes, 2);
+    attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
+    return r;
 }
 
 static void build(gdesc *g, const bwd_cfg *c) {
@@ -550,15 +290,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
     dims_of(c, false, c->skv, c->dv, kvdv);
     size_t dv = tensor(g, c->dt, sr, kvdv, NULL);
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){pv, dout}, 1, dv), dnnl_graph_op_attr_transpose_a, 1);
-    if (c->reduce) {
-        int64_t rd[5];
-        dims_of(c, true, c->skv, c->dv, rd);
-        size_t r = tensor(g, c->dt, sr, rd, NULL);
-        op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &dv, 1, r);
-        attr1(ro, dnnl_graph_op_attr_axes, 2);
-        attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
-        dv = r;
-    }
+    if (c->reduce) dv = reduce_rep(g, c, dv, c->dv);
 
     /* dS0 = P ⊙ (dP → Dropout? − ReduceSum(O ⊙ dO)). */
     size_t dp = tensor(g, dnnl_f32, sr, sd, NULL);
@@ -602,15 +334,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
     size_t k2 = c->other_k ? operand(g, c, true, c->skv, c->d, c->k_dxs) : k;
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){ds, k2}, 1, dq), dnnl_graph_op_attr_transpose_b, c->k_dxs);
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){ds, q}, 1, dk), dnnl_graph_op_attr_transpose_a, 1);
-    if (c->reduce) {
-        int64_t rd[5];
-        dims_of(c, true, c->skv, c->d, rd);
-        size_t r = tensor(g, c->dt, sr, rd, NULL);
-        op_d *ro = add(g, dnnl_graph_op_reduce_sum, 1, &dk, 1, r);
-        attr1(ro, dnnl_graph_op_attr_axes, 2);
-        attr1(ro, dnnl_graph_op_attr_keep_dims, 1);
-        dk = r;
-    }
+    if (c->reduce) dk = reduce_rep(g, c, dk, c->d);
     g->result[g->nres++] = dq;
     g->result[g->nres++] = dk;
     g->result[g->nres++] = dv;
@@ -626,7 +350,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
 
 /* ---- cases ---------------------------------------------------------------- */
 
-static run_info check_cfg(const char *name, const bwd_cfg *c, dnnl_fpmath_mode_t mode) {
+static tg_run_info check_cfg(const char *name, const bwd_cfg *c, dnnl_fpmath_mode_t mode) {
     static gdesc g;
     build(&g, c);
     return check_fused(name, &g, mode);
@@ -638,17 +362,15 @@ static void test_shapes(void) {
     for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 4; ++b) {
             bwd_cfg c = base_cfg();
-            c.sq = seqs[a];
-            c.skv = seqs[(a + b + 1) % 4];
-            c.d = heads[b];
-            c.dv = heads[(b + 1) % 4];
+            c.dt = (a + b) % 3 == 0 ? dnnl_f32 : (a + b) % 3 == 1 ? dnnl_bf16 : dnnl_f16;
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "shapes dt=%d", (int)c.dt);
+            tg_attn_sizes z = tg_attn_grid(seqs, heads, a, b, 1, prefix, name, sizeof name);
+            c.sq = z.sq, c.skv = z.skv, c.d = z.d, c.dv = z.dv;
             c.n = 1 + (a & 1);
             c.hkv = 1 + (b & 1);
             c.fscale = (a + b) % 3 == 0 ? SC_NONE : (a + b) % 3 == 1 ? SC_DIV : SC_MUL;
             c.dscale = b == 3 ? SC_DIV : SC_MUL;
-            c.dt = (a + b) % 3 == 0 ? dnnl_f32 : (a + b) % 3 == 1 ? dnnl_bf16 : dnnl_f16;
-            snprintf(name, sizeof name, "shapes sq=%lld skv=%lld d=%lld dv=%lld dt=%d", (long long)c.sq,
-                     (long long)c.skv, (long long)c.d, (long long)c.dv, (int)c.dt);
             check_cfg(name, &c, dnnl_fpmath_mode_strict);
         }
 }
@@ -766,19 +488,17 @@ static void test_timing(void) {
     c.dt = dnnl_bf16;
     c.n = 1, c.hkv = 8, c.sq = c.skv = 256, c.d = c.dv = 64;
     c.mask = MK_ADD;
-    run_info ri = check_cfg("timing", &c, dnnl_fpmath_mode_strict);
+    tg_run_info ri = check_cfg("timing", &c, dnnl_fpmath_mode_strict);
     printf("sdpa backward bf16 [1,8,256,256] D=64: fused %.1f ms, op by op %.1f ms\n", ri.fused_ms, ri.opbyop_ms);
 }
 
 int main(void) {
-    OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    OK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    tg_setup();
     test_shapes();
     test_masks_and_layouts();
     test_variants();
     test_negative();
     test_timing();
-    OK(dnnl_stream_destroy(strm));
-    OK(dnnl_engine_destroy(eng));
+    tg_teardown();
     return pt_test_summary("test_int_sdpa_bwd");
 }

@@ -1,4 +1,4 @@
-/* Quantized and compressed SDPA forward (fusion-patterns.md §3.3, §3.6-§3.8):
+/* Quantized and compressed SDPA forward (docs/fusion.md, SDPA):
  * graphs built through the public API must form one partition of the
  * expected row that runs through the fused kernel, and give the results of
  * the debug-policy run (every op alone, reference kernels), bit for bit.
@@ -6,7 +6,7 @@
  * Where an int8 pattern casts a narrow value back to f32 right before a
  * Quantize (SoftMax(bf16) → TypeCast(f32) → Quantize, MatMul(bf16) → ... →
  * TypeCast(f32) → Quantize) the fused kernel quantizes the unrounded f32
- * value, as the reference does (§18 item 2); the debug run then uses the
+ * value, as the reference does (docs/numerics.md); the debug run then uses the
  * same graph with those narrow types widened to f32 (the casts become f32
  * Reorders), which is that arithmetic op by op.
  *
@@ -20,338 +20,125 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "oneapi/dnnl/dnnl_graph.h"
-#include "compile/compiled.h"
 #include "ir/dtype.h"
-#include "partition/partition.h"
-#include "partition/pattern_rows.h"
-#include "test_util.h"
+#include "test_graph_util.h"
 
-#define OK(expr) CHECK_EQ_INT((expr), dnnl_success)
-#define MAXT 64
-#define MAXO 32
-#define MAXP 32
-
-typedef dnnl_graph_logical_tensor_t lt_t;
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
+typedef tg_graph gdesc;
+typedef tg_op op_d;
+typedef tg_lt lt_t;
 
 /* ---- graph description ------------------------------------------------------ */
 
 enum { F_RAND, F_MASK, F_BOOL, F_CONST, F_INT, F_SCALE };
 
-typedef struct {
-    int name;
-    int type; /* 0: s64 list, 1: bool, 2: string, 3: f32 list */
-    int64_t v[8];
-    float f[8];
-    int n;
-    const char *s;
-} attr_d;
-
-typedef struct {
-    dnnl_graph_op_kind_t kind;
-    size_t in[4], out[2];
-    int nin, nout;
-    attr_d at[6];
-    int nat;
-} op_d;
-
-typedef struct {
-    lt_t lt[MAXT]; /* tensor id = index + 1 */
-    int fill[MAXT];
-    float lo[MAXT], hi[MAXT]; /* F_INT range, F_CONST value in lo */
-    int nt;
-    op_d op[MAXO];
-    int nop;
-    size_t result[2];
-    int nres;
-} gdesc;
-
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims) {
-    lt_t *lt = &g->lt[g->nt];
-    dnnl_dims_t d = {0};
-    for (int i = 0; i < nd; ++i) d[i] = dims[i];
-    size_t id = (size_t)g->nt + 1;
-    dnnl_graph_logical_tensor_init_with_dims(lt, id, dt, nd, d, dnnl_graph_layout_type_strided,
-                                             dnnl_graph_tensor_property_undef);
-    g->fill[g->nt] = F_RAND;
-    ++g->nt;
-    return id;
+    return tg_tensor(g, dt, nd, dims, NULL);
 }
 
+/* F_INT: integers in [lo, hi]; F_SCALE: floats in [lo, hi); F_CONST: lo. */
 static size_t tensor_fill(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, int fill, float lo, float hi) {
     size_t id = tensor(g, dt, nd, dims);
     g->fill[id - 1] = fill;
-    g->lo[id - 1] = lo;
-    g->hi[id - 1] = hi;
+    g->fv[id - 1] = lo;
+    g->fv2[id - 1] = hi;
     return id;
 }
 
-static op_d *add(gdesc *g, dnnl_graph_op_kind_t kind, int nin, const size_t *in, int nout, const size_t *out) {
-    op_d *o = &g->op[g->nop++];
-    memset(o, 0, sizeof *o);
-    o->kind = kind;
-    o->nin = nin;
-    o->nout = nout;
-    for (int i = 0; i < nin; ++i) o->in[i] = in[i];
-    for (int i = 0; i < nout; ++i) o->out[i] = out[i];
-    return o;
-}
-
-static void attr_s64(op_d *o, int name, const int64_t *v, int n) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 0, a->n = n;
-    for (int i = 0; i < n; ++i) a->v[i] = v[i];
-}
-
-static void attr_bool(op_d *o, int name, bool v) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 1, a->v[0] = v;
-}
-
-static void attr_str(op_d *o, int name, const char *s) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 2, a->s = s;
-}
-
-static void attr_f32(op_d *o, int name, const float *v, int n) {
-    attr_d *a = &o->at[o->nat++];
-    a->name = name, a->type = 3, a->n = n;
-    for (int i = 0; i < n; ++i) a->f[i] = v[i];
-}
-
-static bool produced(const gdesc *g, size_t id) {
-    for (int o = 0; o < g->nop; ++o)
-        for (int k = 0; k < g->op[o].nout; ++k)
-            if (g->op[o].out[k] == id) return true;
-    return false;
-}
-
-static int64_t nelems(const lt_t *lt) {
-    int64_t n = 1;
-    for (int d = 0; d < lt->ndims; ++d) n *= lt->dims[d];
-    return n;
-}
-
 static uint32_t rng = 2024u;
-static float frand(void) { /* [0, 1) */
-    rng = rng * 1664525u + 1013904223u;
-    return (float)((rng >> 8) & 0xffffff) / 16777216.f;
+static float frand(void) { return (float)(tg_lcg(&rng) & 0xffffff) / 16777216.f; } /* [0, 1) */
+
+typedef struct {
+    int fill;
+    float lo, hi;
+} fill_d;
+
+static float next_value(void *ctx) {
+    const fill_d *f = ctx;
+    switch (f->fill) {
+        case F_MASK: { /* additive mask: finite negatives, some -inf */
+            float r = frand();
+            return r < 0.1f ? -INFINITY : -4.f * r;
+        }
+        case F_BOOL: return frand() < 0.7f ? 1.f : 0.f;
+        case F_CONST: return f->lo;
+        case F_INT: return floorf(f->lo + frand() * (f->hi - f->lo + 1.f));
+        case F_SCALE: return f->lo + frand() * (f->hi - f->lo);
+        default: return 4.f * frand() - 2.f;
+    }
 }
 
 /* Inputs are dense; elements in row-major order. */
 static void fill_input(const gdesc *g, int t, void *buf) {
-    const lt_t *lt = &g->lt[t];
-    int64_t n = nelems(lt);
-    memset(buf, 0, pt_dt_bytes(lt->data_type, n) + 8);
-    for (int64_t e = 0; e < n; ++e) {
-        float v;
-        switch (g->fill[t]) {
-            case F_MASK: { /* additive mask: finite negatives, some -inf */
-                float r = frand();
-                v = r < 0.1f ? -INFINITY : -4.f * r;
-                break;
-            }
-            case F_BOOL: v = frand() < 0.7f ? 1.f : 0.f; break;
-            case F_CONST: v = g->lo[t]; break;
-            case F_INT: v = floorf(g->lo[t] + frand() * (g->hi[t] - g->lo[t] + 1.f)); break;
-            case F_SCALE: v = g->lo[t] + frand() * (g->hi[t] - g->lo[t]); break;
-            default: v = 4.f * frand() - 2.f; break;
-        }
-        pt_store_f32(buf, lt->data_type, e, v);
-    }
+    fill_d f = {g->fill[t], (float)g->fv[t], (float)g->fv2[t]};
+    tg_fill(&g->lt[t], buf, next_value, &f);
 }
 
 /* ---- running a graph -------------------------------------------------------- */
 
-typedef struct {
-    int nparts;
-    int nfused;
-    const char *row; /* row of the largest partition */
-    int maxops;
-} run_info;
-
-static int lt_index(size_t id) { return (int)id - 1; }
-
-static bool run_graph(const gdesc *g, dnnl_graph_partition_policy_t policy, dnnl_fpmath_mode_t part_mode,
-                      void **data, run_info *info) {
-    memset(info, 0, sizeof *info);
-    dnnl_graph_graph_t gr = NULL;
-    OK(dnnl_graph_graph_create(&gr, dnnl_cpu));
-    for (int o = 0; o < g->nop; ++o) {
-        const op_d *d = &g->op[o];
-        dnnl_graph_op_t op = NULL;
-        OK(dnnl_graph_op_create(&op, (size_t)o + 1, d->kind, ""));
-        for (int k = 0; k < d->nin; ++k) OK(dnnl_graph_op_add_input(op, &g->lt[lt_index(d->in[k])]));
-        for (int k = 0; k < d->nout; ++k) OK(dnnl_graph_op_add_output(op, &g->lt[lt_index(d->out[k])]));
-        for (int a = 0; a < d->nat; ++a) {
-            const attr_d *at = &d->at[a];
-            if (at->type == 0) {
-                OK(dnnl_graph_op_set_attr_s64(op, at->name, at->v, (size_t)at->n));
-            } else if (at->type == 1) {
-                uint8_t b = (uint8_t)at->v[0];
-                OK(dnnl_graph_op_set_attr_bool(op, at->name, &b, 1));
-            } else if (at->type == 2) {
-                OK(dnnl_graph_op_set_attr_str(op, at->name, at->s, strlen(at->s) + 1));
-            } else {
-                OK(dnnl_graph_op_set_attr_f32(op, at->name, at->f, (size_t)at->n));
-            }
-        }
-        OK(dnnl_graph_add_op(gr, op));
-        OK(dnnl_graph_op_destroy(op));
-    }
-    OK(dnnl_graph_graph_finalize(gr));
-    OK(dnnl_graph_graph_filter(gr, policy));
-    size_t np = 0;
-    OK(dnnl_graph_graph_get_partition_num(gr, &np));
-    dnnl_graph_partition_t parts[MAXP];
-    bool ok = np >= 1 && np <= MAXP;
-    CHECK(ok);
-    if (ok) OK(dnnl_graph_graph_get_partitions(gr, np, parts));
-    OK(dnnl_graph_graph_destroy(gr));
-    if (!ok) return false;
-    info->nparts = (int)np;
-
-    for (size_t pi = 0; pi < np && ok; ++pi) {
-        size_t nin = 0, nout = 0, nops = 0;
-        OK(dnnl_graph_partition_get_input_ports_num(parts[pi], &nin));
-        OK(dnnl_graph_partition_get_output_ports_num(parts[pi], &nout));
-        OK(dnnl_graph_partition_get_op_num(parts[pi], &nops));
-        if ((int)nops > info->maxops) {
-            info->maxops = (int)nops;
-            const struct pt_pattern_row *row = parts[pi]->impl->row;
-            info->row = row ? row->name : "single_op";
-        }
-        lt_t ip[MAXT], opp[8];
-        if (nin > MAXT || nout > 8) {
-            ok = false;
-            break;
-        }
-        OK(dnnl_graph_partition_get_input_ports(parts[pi], nin, ip));
-        OK(dnnl_graph_partition_get_output_ports(parts[pi], nout, opp));
-        if (nops > 1 && part_mode != dnnl_fpmath_mode_strict)
-            OK(dnnl_graph_partition_set_fpmath_mode(parts[pi], part_mode, 1));
-        const lt_t *cin[MAXT], *cout[8];
-        dnnl_graph_tensor_t tin[MAXT], tout[8];
-        for (size_t i = 0; i < nin; ++i) {
-            const lt_t *lt = &g->lt[lt_index(ip[i].id)];
-            cin[i] = lt;
-            OK(dnnl_graph_tensor_create(&tin[i], lt, eng, data[lt_index(lt->id)]));
-        }
-        for (size_t i = 0; i < nout; ++i) {
-            const lt_t *lt = &g->lt[lt_index(opp[i].id)];
-            cout[i] = lt;
-            OK(dnnl_graph_tensor_create(&tout[i], lt, eng, data[lt_index(lt->id)]));
-        }
-        dnnl_graph_compiled_partition_t cp = NULL;
-        OK(dnnl_graph_compiled_partition_create(&cp, parts[pi]));
-        dnnl_status_t st = dnnl_graph_partition_compile(parts[pi], cp, nin, cin, nout, cout, eng);
-        OK(st);
-        if (st == dnnl_success) {
-            if (cp->c->has_fused) ++info->nfused;
-            st = dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, nout,
-                                                       (const_dnnl_graph_tensor_t *)tout);
-            OK(st);
-        }
-        if (st != dnnl_success) ok = false;
-        for (size_t i = 0; i < nin; ++i) OK(dnnl_graph_tensor_destroy(tin[i]));
-        for (size_t i = 0; i < nout; ++i) OK(dnnl_graph_tensor_destroy(tout[i]));
-        OK(dnnl_graph_compiled_partition_destroy(cp));
-    }
-    OK(dnnl_stream_wait(strm));
-    for (size_t pi = 0; pi < np; ++pi) OK(dnnl_graph_partition_destroy(parts[pi]));
-    return ok;
+/* Graphs that run through other rows, whose kernels may quantize unrounded
+ * values as the reference does: at most one quantization step / two ulps of
+ * a narrow float. */
+static double near_tol(double a, const tg_lt *lt) {
+    const double ulp = lt->data_type == dnnl_bf16 ? 1.0 / 128 : lt->data_type == dnnl_f16 ? 1.0 / 1024 : 1e-6;
+    return pt_dt_is_int(lt->data_type) ? 1.0 : 2 * ulp * (1.0 + fabs(a));
 }
 
-/* Bit-identical outputs (NaN matches NaN), or with `near` (graphs that run
- * through other rows, whose kernels may quantize unrounded values as the
- * reference does) at most one quantization step / two ulps of a narrow float. */
 static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, bool near) {
-    int64_t total = nelems(lt), bad = 0, nonzero = 0;
-    double worst = 0;
-    const double ulp = lt->data_type == dnnl_bf16 ? 1.0 / 128 : lt->data_type == dnnl_f16 ? 1.0 / 1024 : 1e-6;
-    for (int64_t e = 0; e < total; ++e) {
-        float a = pt_load_f32(ref, lt->data_type, e), b = pt_load_f32(got, lt->data_type, e);
-        if (a != 0.f) ++nonzero;
-        if (a == b || (isnan(a) && isnan(b))) continue;
-        double diff = fabs((double)a - (double)b);
-        if (isnan(diff)) diff = INFINITY;
-        if (diff > worst) worst = diff;
-        bool ok = near && (pt_dt_is_int(lt->data_type) ? diff <= 1.0 : diff <= 2 * ulp * (1.0 + fabs((double)a)));
-        if (!ok) ++bad;
-    }
-    if (bad) fprintf(stderr, "  %s: %lld of %lld differ, worst %g\n", name, (long long)bad, (long long)total, worst);
-    CHECK_EQ_INT(bad, 0);
+    tg_diff d = tg_check_values(name, lt, ref, got, near ? near_tol : NULL);
     /* The data must exercise the kernel: not (almost) all zeros. */
-    if (total >= 16 && nonzero * 10 < total)
-        fprintf(stderr, "  %s: only %lld nonzero outputs\n", name, (long long)nonzero);
-    CHECK(total < 16 || nonzero * 10 >= total);
+    if (d.total >= 16 && d.nonzero * 10 < d.total)
+        fprintf(stderr, "  %s: only %lld nonzero outputs\n", name, (long long)d.nonzero);
+    CHECK(d.total < 16 || d.nonzero * 10 >= d.total);
 }
 
 /* Runs `ref` under the debug policy and `g` under the fusion policy (the
  * two share input ids and data), checks the partitioning and compares. */
 static void check_pair(const char *name, const gdesc *g, const gdesc *ref, const char *want_row, bool want_fused,
                        dnnl_fpmath_mode_t mode) {
-    void *in[MAXT] = {0}, *rbuf[MAXT] = {0}, *gbuf[MAXT] = {0};
     bool ok = g->nt == ref->nt;
     CHECK(ok);
-    for (int t = 0; ok && t < g->nt; ++t) {
-        size_t bytes = pt_dt_bytes(g->lt[t].data_type, nelems(&g->lt[t])) + 64;
-        size_t rbytes = pt_dt_bytes(ref->lt[t].data_type, nelems(&ref->lt[t])) + 64;
-        if (!produced(g, (size_t)t + 1)) {
-            in[t] = malloc(bytes);
-            fill_input(g, t, in[t]);
-            rbuf[t] = gbuf[t] = in[t];
-        } else {
-            rbuf[t] = calloc(1, rbytes);
-            gbuf[t] = calloc(1, bytes);
-        }
-    }
-    run_info ri, fi;
-    ok = ok && run_graph(ref, dnnl_graph_partition_policy_debug, dnnl_fpmath_mode_strict, rbuf, &ri);
+    if (!ok) return;
+    const tg_graph *sets[2] = {ref, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 2, fill_input);
+    void **rbuf = B.set[0], **gbuf = B.set[1];
+    tg_run_info ri, fi;
+    ok = tg_run(ref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, rbuf, &ri);
     CHECK(ok);
-    ok = ok && run_graph(g, dnnl_graph_partition_policy_fusion, mode, gbuf, &fi);
+    tg_run_opts o = {.policy = dnnl_graph_partition_policy_fusion, .part_mode = mode, .part_apply_to_int = 1};
+    ok = ok && tg_run(g, &o, gbuf, &fi);
     CHECK(ok);
     if (ok) {
+        int nfused = tg_count_fused(&fi, NULL);
         if (want_row) {
             CHECK_EQ_INT(fi.nparts, 1);
-            CHECK_EQ_INT(fi.nfused, want_fused ? 1 : 0);
-            CHECK(fi.row && strcmp(fi.row, want_row) == 0);
+            CHECK_EQ_INT(nfused, want_fused ? 1 : 0);
+            CHECK(fi.maxrow && strcmp(fi.maxrow, want_row) == 0);
         } else {
             CHECK(fi.nparts > 1);
         }
-        if ((want_row && (fi.nparts != 1 || fi.nfused != (want_fused ? 1 : 0) || strcmp(fi.row, want_row) != 0)) ||
+        if ((want_row && (fi.nparts != 1 || nfused != (want_fused ? 1 : 0) || strcmp(fi.maxrow, want_row) != 0)) ||
             (!want_row && fi.nparts == 1))
-            fprintf(stderr, "  %s: %d partitions, %d fused, largest %s\n", name, fi.nparts, fi.nfused,
-                    fi.row ? fi.row : "?");
+            fprintf(stderr, "  %s: %d partitions, %d fused, largest %s\n", name, fi.nparts, nfused,
+                    fi.maxrow ? fi.maxrow : "?");
         for (int r = 0; r < g->nres; ++r) {
-            const lt_t *lt = &g->lt[lt_index(g->result[r])];
-            compare(name, lt, rbuf[lt_index(lt->id)], gbuf[lt_index(lt->id)], want_row == NULL);
+            size_t t = g->result[r] - 1;
+            compare(name, &g->lt[t], rbuf[t], gbuf[t], want_row == NULL);
         }
     }
-    for (int t = 0; t < g->nt; ++t) {
-        if (in[t]) {
-            free(in[t]);
-        } else {
-            free(rbuf[t]);
-            free(gbuf[t]);
-        }
-    }
+    tg_bufs_free(&B);
 }
 
 /* ---- quantization ops ----------------------------------------------------------- */
 
 static op_d *quant_op(gdesc *g, dnnl_graph_op_kind_t kind, size_t in, size_t out, float scale, int64_t zp,
                       bool with_zp) {
-    op_d *o = add(g, kind, 1, &in, 1, &out);
-    attr_str(o, dnnl_graph_op_attr_qtype, "per_tensor");
-    attr_f32(o, dnnl_graph_op_attr_scales, &scale, 1);
-    if (with_zp) attr_s64(o, dnnl_graph_op_attr_zps, &zp, 1);
+    op_d *o = tg_add(g, kind, 1, &in, 1, &out);
+    tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_tensor");
+    tg_attr_f32(o, dnnl_graph_op_attr_scales, &scale, 1);
+    if (with_zp) tg_attr_s64(o, dnnl_graph_op_attr_zps, &zp, 1);
     return o;
 }
 
@@ -359,14 +146,13 @@ static bool is_int8(dnnl_data_type_t dt) { return dt == dnnl_u8 || dt == dnnl_s8
 
 /* Range of quantized test data of type dt. */
 static void int_range(dnnl_data_type_t dt, float *lo, float *hi) {
-    switch ((int)dt) {
-        case dnnl_u8: *lo = 100, *hi = 156; break;
-        case dnnl_s8: *lo = -30, *hi = 30; break;
-        case dnnl_u4: *lo = 0, *hi = 15; break;
-        case dnnl_s4: *lo = -8, *hi = 7; break;
-        case dnnl_s32: *lo = -5, *hi = 5; break;
-        default: *lo = -2, *hi = 2; break;
-    }
+    static const struct {
+        dnnl_data_type_t dt;
+        float lo, hi;
+    } ranges[] = {{dnnl_u8, 100, 156}, {dnnl_s8, -30, 30}, {dnnl_u4, 0, 15}, {dnnl_s4, -8, 7}, {dnnl_s32, -5, 5}};
+    *lo = -2, *hi = 2;
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
+        if (ranges[i].dt == dt) *lo = ranges[i].lo, *hi = ranges[i].hi;
 }
 
 /* A quantized input [dims] of type dt (f8: random floats). */
@@ -377,7 +163,7 @@ static size_t qinput(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims)
                               : tensor_fill(g, dt, nd, dims, F_INT, lo, hi);
 }
 
-/* ---- int8 / f8 forms (§3.3, §3.6, §3.7) ------------------------------------------ */
+/* ---- int8 / f8 forms ------------------------------------------------------------ */
 
 enum { FORM_X8, FORM_INT8_BF16, FORM_GPT_F32, FORM_GPT_BF16 };
 enum { SC_NONE, SC_MUL, SC_DIV };
@@ -445,13 +231,13 @@ static void build_q(gdesc *g, const qcfg *c, bool ref) {
         quant_op(g, dnnl_graph_op_dequantize, x, f, sc[i], dt == dnnl_u8 ? 128 : 0, is_int8(dt));
         if (bf) {
             size_t b = tensor(g, cdt, 4, dims[i]);
-            add(g, dnnl_graph_op_type_cast, 1, &f, 1, &b);
+            tg_add(g, dnnl_graph_op_type_cast, 1, &f, 1, &b);
             f = b;
         }
         mmin[i] = f;
     }
     size_t s = tensor(g, fdt, 4, sd);
-    attr_bool(add(g, dnnl_graph_op_matmul, 2, mmin, 1, &s), dnnl_graph_op_attr_transpose_b, !c->k_dxs);
+    tg_attr_bool(tg_add(g, dnnl_graph_op_matmul, 2, mmin, 1, &s), dnnl_graph_op_attr_transpose_b, !c->k_dxs);
 
     int64_t one[1] = {1};
     size_t cond = 0, fill = 0;
@@ -461,7 +247,7 @@ static void build_q(gdesc *g, const qcfg *c, bool ref) {
     }
     if (gpt) { /* Select(cond, S, fill) → Divide → Add */
         size_t s1 = tensor(g, fdt, 4, sd);
-        add(g, dnnl_graph_op_select, 3,
+        tg_add(g, dnnl_graph_op_select, 3,
             c->neg == NEG_GPT_SELECT_ELSE ? (size_t[]){cond, fill, s} : (size_t[]){cond, s, fill}, 1, &s1);
         s = s1;
     }
@@ -470,35 +256,35 @@ static void build_q(gdesc *g, const qcfg *c, bool ref) {
          * supported single op, so the debug run could not compute it. */
         size_t f = tensor_fill(g, fdt, 1, one, F_CONST, c->scale == SC_MUL && !gpt ? 0.25f : 4.f, 0);
         size_t s1 = tensor(g, fdt, 4, sd);
-        add(g, c->scale == SC_MUL && !gpt ? dnnl_graph_op_multiply : dnnl_graph_op_divide, 2, (size_t[]){s, f}, 1,
+        tg_add(g, c->scale == SC_MUL && !gpt ? dnnl_graph_op_multiply : dnnl_graph_op_divide, 2, (size_t[]){s, f}, 1,
             &s1);
         s = s1;
     }
     if (c->mask == MK_ADD || c->mask == MK_ADD_SELECT || gpt) {
         size_t m = tensor_fill(g, fdt, 4, (int64_t[]){c->n, 1, 1, c->skv}, F_MASK, 0, 0);
         size_t s1 = tensor(g, fdt, 4, sd);
-        add(g, dnnl_graph_op_add, 2, (size_t[]){m, s}, 1, &s1); /* commuted on purpose */
+        tg_add(g, dnnl_graph_op_add, 2, (size_t[]){m, s}, 1, &s1); /* commuted on purpose */
         s = s1;
     }
     if (!gpt && (c->mask == MK_SELECT || c->mask == MK_ADD_SELECT)) { /* running value at input 2 */
         size_t s1 = tensor(g, fdt, 4, sd);
-        add(g, dnnl_graph_op_select, 3, (size_t[]){cond, fill, s}, 1, &s1);
+        tg_add(g, dnnl_graph_op_select, 3, (size_t[]){cond, fill, s}, 1, &s1);
         s = s1;
     }
     if (c->neg == NEG_ESCAPE) { /* the masked scores also feed an outside op */
         size_t e = tensor(g, fdt, 4, sd);
-        add(g, dnnl_graph_op_abs, 1, &s, 1, &e);
+        tg_add(g, dnnl_graph_op_abs, 1, &s, 1, &e);
         g->result[g->nres++] = e;
     }
 
     /* SoftMax → (TypeCast) → Quantize → Dequantize (→ TypeCast). */
     size_t p = tensor(g, bf && !ref ? cdt : dnnl_f32, 4, sd);
-    op_d *sm = add(g, dnnl_graph_op_softmax, 1, &s, 1, &p);
-    attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){c->neg == NEG_SM_AXIS ? 2 : 3}, 1);
-    attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
+    op_d *sm = tg_add(g, dnnl_graph_op_softmax, 1, &s, 1, &p);
+    tg_attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){c->neg == NEG_SM_AXIS ? 2 : 3}, 1);
+    tg_attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
     if (bf) {
         size_t p1 = tensor(g, dnnl_f32, 4, sd);
-        add(g, ref ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &p, 1, &p1);
+        tg_add(g, ref ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &p, 1, &p1);
         p = p1;
     }
     const dnnl_data_type_t pq = c->qdt == dnnl_s8 ? dnnl_s8 : c->qdt;
@@ -508,30 +294,30 @@ static void build_q(gdesc *g, const qcfg *c, bool ref) {
     p = pdq;
     if (bf) {
         size_t p1 = tensor(g, cdt, 4, sd);
-        add(g, dnnl_graph_op_type_cast, 1, &p, 1, &p1);
+        tg_add(g, dnnl_graph_op_type_cast, 1, &p, 1, &p1);
         p = p1;
     }
     const bool final_quant = gpt ? c->gpt_quant : c->neg != NEG_NO_FINAL_QUANT;
     const dnnl_data_type_t odt = bf && !(ref && final_quant) ? cdt : dnnl_f32;
     size_t o = tensor(g, odt, 4, od);
-    add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, mmin[2]}, 1, &o);
+    tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, mmin[2]}, 1, &o);
 
     /* Output: OutReorder → (TypeCast) → Quantize. */
     bool reorder = c->form == FORM_X8 ? c->out_reorder : true;
     if (reorder) {
         size_t t = tensor(g, odt, 4, td);
-        attr_s64(add(g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
+        tg_attr_s64(tg_add(g, dnnl_graph_op_static_transpose, 1, &o, 1, &t), dnnl_graph_op_attr_order,
                  (int64_t[]){0, 2, 1, 3}, 4);
         if (c->out_reshape) {
             int64_t rd[3] = {c->n, c->sq, c->h * c->dv};
             size_t r = tensor(g, odt, 3, rd);
-            op_d *rs = add(g, dnnl_graph_op_static_reshape, 1, &t, 1, &r);
-            attr_s64(rs, dnnl_graph_op_attr_shape, rd, 3);
-            attr_bool(rs, dnnl_graph_op_attr_special_zero, false);
+            op_d *rs = tg_add(g, dnnl_graph_op_static_reshape, 1, &t, 1, &r);
+            tg_attr_s64(rs, dnnl_graph_op_attr_shape, rd, 3);
+            tg_attr_bool(rs, dnnl_graph_op_attr_special_zero, false);
             o = r;
         } else {
             size_t r = tensor(g, odt, 4, td);
-            add(g, dnnl_graph_op_reorder, 1, &t, 1, &r);
+            tg_add(g, dnnl_graph_op_reorder, 1, &t, 1, &r);
             o = r;
         }
     }
@@ -541,19 +327,19 @@ static void build_q(gdesc *g, const qcfg *c, bool ref) {
         memcpy(dq, olt->dims, sizeof dq);
         if (bf) {
             size_t o1 = tensor(g, dnnl_f32, olt->ndims, dq);
-            add(g, ref ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &o, 1, &o1);
+            tg_add(g, ref ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &o, 1, &o1);
             o = o1;
         }
         size_t oq = tensor(g, c->qdt, g->lt[o - 1].ndims, dq);
         if (c->neg == NEG_PER_CHANNEL_OUT) { /* per-channel over the heads: matched, not fused */
-            op_d *q = add(g, dnnl_graph_op_quantize, 1, &o, 1, &oq);
-            attr_str(q, dnnl_graph_op_attr_qtype, "per_channel");
-            attr_s64(q, dnnl_graph_op_attr_axis, (int64_t[]){2}, 1);
+            op_d *q = tg_add(g, dnnl_graph_op_quantize, 1, &o, 1, &oq);
+            tg_attr_str(q, dnnl_graph_op_attr_qtype, "per_channel");
+            tg_attr_s64(q, dnnl_graph_op_attr_axis, (int64_t[]){2}, 1);
             float scs[8];
             int64_t zps[8];
             for (int i = 0; i < c->h; ++i) scs[i] = 0.25f * (float)(i + 1), zps[i] = 10 * i;
-            attr_f32(q, dnnl_graph_op_attr_scales, scs, (int)c->h);
-            if (zp) attr_s64(q, dnnl_graph_op_attr_zps, zps, (int)c->h);
+            tg_attr_f32(q, dnnl_graph_op_attr_scales, scs, (int)c->h);
+            if (zp) tg_attr_s64(q, dnnl_graph_op_attr_zps, zps, (int)c->h);
         } else {
             quant_op(g, dnnl_graph_op_quantize, o, oq, 0.125f, c->qdt == dnnl_u8 ? 120 : 0, zp);
         }
@@ -599,27 +385,24 @@ static void test_int8_bf16(void) {
 }
 
 static void test_q_negative(void) {
-    qcfg c = qbase(FORM_X8);
-    c.neg = NEG_NO_FINAL_QUANT;
-    check_q("x8 without the final Quantize", &c, NULL);
-    c = qbase(FORM_X8);
-    c.neg = NEG_MIXED_TYPES;
-    check_q("x8 with u8 Q and s8 K", &c, NULL);
-    c = qbase(FORM_X8);
-    c.neg = NEG_ESCAPE;
-    check_q("x8 scores with an outside consumer", &c, NULL);
-    c = qbase(FORM_INT8_BF16);
-    c.neg = NEG_F16_CASTS;
-    check_q("int8 with f16 casts", &c, NULL);
-    c = qbase(FORM_INT8_BF16);
-    c.neg = NEG_SM_AXIS;
-    check_q("int8 bf16 SoftMax on axis 2", &c, NULL);
-    c = qbase(FORM_GPT_BF16);
-    c.neg = NEG_GPT_SELECT_ELSE;
-    check_q("int8 bf16 GPT, Select keeps the scores on false", &c, NULL);
-    c = qbase(FORM_GPT_F32);
-    c.neg = NEG_ESCAPE;
-    check_q("int8 f32 GPT, scores with an outside consumer", &c, NULL);
+    static const struct {
+        int form, neg;
+        const char *name;
+    } negs[] = {
+        {FORM_X8, NEG_NO_FINAL_QUANT, "x8 without the final Quantize"},
+        {FORM_X8, NEG_MIXED_TYPES, "x8 with u8 Q and s8 K"},
+        {FORM_X8, NEG_ESCAPE, "x8 scores with an outside consumer"},
+        {FORM_INT8_BF16, NEG_F16_CASTS, "int8 with f16 casts"},
+        {FORM_INT8_BF16, NEG_SM_AXIS, "int8 bf16 SoftMax on axis 2"},
+        {FORM_GPT_BF16, NEG_GPT_SELECT_ELSE, "int8 bf16 GPT, Select keeps the scores on false"},
+        {FORM_GPT_F32, NEG_ESCAPE, "int8 f32 GPT, scores with an outside consumer"},
+    };
+    qcfg c;
+    for (size_t i = 0; i < sizeof negs / sizeof negs[0]; ++i) {
+        c = qbase(negs[i].form);
+        c.neg = negs[i].neg;
+        check_q(negs[i].name, &c, NULL);
+    }
 
     /* Matched (one partition) but the output Quantize is per channel: the
      * kernel declines, the partition runs op by op. */
@@ -631,7 +414,7 @@ static void test_q_negative(void) {
     check_pair("x8 per-channel output Quantize", &g, &r, "x8_sdpa_fusion", false, dnnl_fpmath_mode_strict);
 }
 
-/* ---- compressed K / V (§3.8) --------------------------------------------------------- */
+/* ---- compressed K / V ---------------------------------------------------------------- */
 
 enum { CMP_NONE, CMP_TENSOR, CMP_CHANNEL, CMP_GROUP };
 enum { CM_NONE, CM_CAUSAL, CM_ADD, CM_CAUSAL_ADD };
@@ -693,14 +476,14 @@ static size_t compressed(gdesc *g, const ccfg *c, const int64_t *dims, int mode,
         nin = 3;
     }
     size_t out = tensor(g, c->fdt, 4, dims);
-    op_d *o = add(g, dnnl_graph_op_dynamic_dequantize, nin, in, 1, &out);
-    attr_str(o, dnnl_graph_op_attr_qtype,
+    op_d *o = tg_add(g, dnnl_graph_op_dynamic_dequantize, nin, in, 1, &out);
+    tg_attr_str(o, dnnl_graph_op_attr_qtype,
              mode == CMP_TENSOR ? "per_tensor" : mode == CMP_CHANNEL ? "per_channel" : "per_group");
-    attr_s64(o, dnnl_graph_op_attr_axis, (int64_t[]){qaxis}, 1);
+    tg_attr_s64(o, dnnl_graph_op_attr_axis, (int64_t[]){qaxis}, 1);
     if (mode == CMP_GROUP) {
         int64_t gsh[4] = {1, 1, 1, 1};
         gsh[qaxis] = gs;
-        attr_s64(o, dnnl_graph_op_attr_group_shape, gsh, 4);
+        tg_attr_s64(o, dnnl_graph_op_attr_group_shape, gsh, 4);
     }
     return out;
 }
@@ -717,45 +500,45 @@ static void build_c(gdesc *g, const ccfg *c) {
                                  : compressed(g, c, kd, c->ck, c->kdt, c->kzp, c->k_dxs ? 2 : 3, c->gk);
     if (c->k_escapes) {
         size_t e = tensor(g, c->fdt, 4, kd);
-        add(g, dnnl_graph_op_abs, 1, &k, 1, &e);
+        tg_add(g, dnnl_graph_op_abs, 1, &k, 1, &e);
         g->result[g->nres++] = e;
     }
     size_t s = tensor(g, c->sdt, 4, sd);
-    attr_bool(add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, !c->k_dxs);
+    tg_attr_bool(tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){q, k}, 1, &s), dnnl_graph_op_attr_transpose_b, !c->k_dxs);
     int64_t one[1] = {1};
     size_t f = tensor_fill(g, c->fdt, 0, one, F_CONST, 8.f, 0);
     size_t s1 = tensor(g, c->sdt, 4, sd);
-    add(g, dnnl_graph_op_divide, 2, (size_t[]){s, f}, 1, &s1);
+    tg_add(g, dnnl_graph_op_divide, 2, (size_t[]){s, f}, 1, &s1);
     s = s1;
     if (c->mask == CM_CAUSAL || c->mask == CM_CAUSAL_ADD) {
         size_t row = tensor(g, dnnl_s32, 4, sd), col = tensor(g, dnnl_s32, 4, sd);
-        attr_s64(add(g, dnnl_graph_op_gen_index, 1, &s, 1, &row), dnnl_graph_op_attr_axis, (int64_t[]){2}, 1);
-        attr_s64(add(g, dnnl_graph_op_gen_index, 1, &s, 1, &col), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
+        tg_attr_s64(tg_add(g, dnnl_graph_op_gen_index, 1, &s, 1, &row), dnnl_graph_op_attr_axis, (int64_t[]){2}, 1);
+        tg_attr_s64(tg_add(g, dnnl_graph_op_gen_index, 1, &s, 1, &col), dnnl_graph_op_attr_axis, (int64_t[]){3}, 1);
         size_t ge = tensor(g, dnnl_boolean, 4, sd);
-        add(g, dnnl_graph_op_greater_equal, 2, (size_t[]){row, col}, 1, &ge);
+        tg_add(g, dnnl_graph_op_greater_equal, 2, (size_t[]){row, col}, 1, &ge);
         size_t fill = tensor_fill(g, c->sdt, 1, one, F_CONST, -INFINITY, 0);
         size_t s2 = tensor(g, c->sdt, 4, sd);
-        add(g, dnnl_graph_op_select, 3, (size_t[]){ge, s, fill}, 1, &s2);
+        tg_add(g, dnnl_graph_op_select, 3, (size_t[]){ge, s, fill}, 1, &s2);
         s = s2;
     }
     if (c->mask == CM_ADD || c->mask == CM_CAUSAL_ADD) {
         size_t m = tensor_fill(g, c->fdt, 4, (int64_t[]){1, 1, c->sq, c->skv}, F_MASK, 0, 0);
         size_t s2 = tensor(g, c->sdt, 4, sd);
-        add(g, dnnl_graph_op_add, 2, (size_t[]){s, m}, 1, &s2);
+        tg_add(g, dnnl_graph_op_add, 2, (size_t[]){s, m}, 1, &s2);
         s = s2;
     }
     size_t p = tensor(g, c->fdt, 4, sd);
-    op_d *sm = add(g, dnnl_graph_op_softmax, 1, &s, 1, &p);
-    attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){c->sm_axis_bad ? 2 : 3}, 1);
-    attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
+    op_d *sm = tg_add(g, dnnl_graph_op_softmax, 1, &s, 1, &p);
+    tg_attr_s64(sm, dnnl_graph_op_attr_axis, (int64_t[]){c->sm_axis_bad ? 2 : 3}, 1);
+    tg_attr_str(sm, dnnl_graph_op_attr_mode, "inf_as_zero");
     size_t v = c->cv == CMP_NONE ? tensor(g, c->fdt, 4, vd) : compressed(g, c, vd, c->cv, c->vdt, c->vzp, 3, c->gv);
     if (c->v_escapes) {
         size_t e = tensor(g, c->fdt, 4, vd);
-        add(g, dnnl_graph_op_abs, 1, &v, 1, &e);
+        tg_add(g, dnnl_graph_op_abs, 1, &v, 1, &e);
         g->result[g->nres++] = e;
     }
     size_t o = tensor(g, c->fdt, 4, od);
-    add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
+    tg_add(g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
     g->result[g->nres++] = o;
 }
 
@@ -815,7 +598,7 @@ static void test_compressed(void) {
     check_c("compressed k, SoftMax on axis 2", &c, NULL, dnnl_fpmath_mode_strict);
 }
 
-/* int4 nibble order (graph-json.md §5.3), checked by hand rather than
+/* int4 nibble order (docs/graph-json.md, data), checked by hand rather than
  * against the reference: K = [[3, 5], [1, 7]] as u4 is the bytes 0x53 0x71
  * (even elements in the low nibble); Q = [1, 0] picks scores 3 and 1, V is
  * the identity, so O = softmax([3, 1]). */
@@ -828,36 +611,34 @@ static void test_int4_order(void) {
     size_t kf = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 1, 2, 2});
     size_t s = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 1, 1, 2}), p = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 1, 1, 2});
     size_t v = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 1, 2, 2}), o = tensor(&g, dnnl_f32, 4, (int64_t[]){1, 1, 1, 2});
-    attr_str(add(&g, dnnl_graph_op_dynamic_dequantize, 2, (size_t[]){kq, sc}, 1, &kf), dnnl_graph_op_attr_qtype,
+    tg_attr_str(tg_add(&g, dnnl_graph_op_dynamic_dequantize, 2, (size_t[]){kq, sc}, 1, &kf), dnnl_graph_op_attr_qtype,
              "per_tensor");
-    attr_bool(add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, kf}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
-    attr_s64(add(&g, dnnl_graph_op_softmax, 1, &s, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
-    add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
+    tg_attr_bool(tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){q, kf}, 1, &s), dnnl_graph_op_attr_transpose_b, true);
+    tg_attr_s64(tg_add(&g, dnnl_graph_op_softmax, 1, &s, 1, &p), dnnl_graph_op_attr_axis, (int64_t[]){-1}, 1);
+    tg_add(&g, dnnl_graph_op_matmul, 2, (size_t[]){p, v}, 1, &o);
     float qd[2] = {1.f, 0.f}, scd[1] = {1.f}, vd[4] = {1.f, 0.f, 0.f, 1.f}, od[2] = {0.f, 0.f};
     uint8_t kd[2] = {0x53, 0x71};
-    void *data[MAXT] = {0};
+    void *data[TG_MAXT] = {0};
     data[q - 1] = qd, data[kq - 1] = kd, data[sc - 1] = scd, data[v - 1] = vd, data[o - 1] = od;
     float scratch[3][8];
     data[kf - 1] = scratch[0], data[s - 1] = scratch[1], data[p - 1] = scratch[2];
-    run_info fi;
-    CHECK(run_graph(&g, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_strict, data, &fi));
+    tg_run_info fi;
+    CHECK(tg_run(&g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, data, &fi));
     CHECK_EQ_INT(fi.nparts, 1);
-    CHECK_EQ_INT(fi.nfused, 1);
-    CHECK(fi.row && strcmp(fi.row, "sdp_with_compressed_k_fusion") == 0);
+    CHECK_EQ_INT(tg_count_fused(&fi, NULL), 1);
+    CHECK(fi.maxrow && strcmp(fi.maxrow, "sdp_with_compressed_k_fusion") == 0);
     const double hi = 1.0 / (1.0 + exp(-2.0));
     CHECK_NEAR(od[0], hi, 1e-6);
     CHECK_NEAR(od[1], 1.0 - hi, 1e-6);
 }
 
 int main(void) {
-    OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    OK(dnnl_stream_create(&strm, eng, 0));
+    tg_setup();
     test_x8();
     test_int8_bf16();
     test_q_negative();
     test_compressed();
     test_int4_order();
-    OK(dnnl_stream_destroy(strm));
-    OK(dnnl_engine_destroy(eng));
+    tg_teardown();
     return pt_test_summary("test_int_sdpa_quant");
 }
