@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile/ref_bind.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
 #include "kernels/fused/compute_post_ops.h"
@@ -266,7 +267,7 @@ static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_
         pt_tview vin[8], vout[2];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){lt[op->in[k].id], buf[op->in[k].id]};
         for (size_t k = 0; k < op->nout; ++k) vout[k] = (pt_tview){lt[op->out[k].id], buf[op->out[k].id]};
-        pt_status st = pt_ref_kernel(op->kind)(op, vin, op->nin, vout, op->nout, ctx);
+        pt_status st = pt_ref_run(op, vin, op->nin, vout, op->nout, ctx);
         if (st != dnnl_success) {
             fprintf(stderr, "  %s: reference %s failed\n", name, pt_op_kind_name(op->kind));
             return false;
@@ -1000,7 +1001,7 @@ static void test_postops_standalone(void) {
         pt_tview vin[4], vout[1];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){g.lt[op->in[k].id], buf[op->in[k].id]};
         vout[0] = (pt_tview){g.lt[op->out[0].id], buf[op->out[0].id]};
-        CHECK_EQ_INT(pt_ref_kernel(op->kind)(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
+        CHECK_EQ_INT(pt_ref_run(op, vin, op->nin, vout, 1, &ctx), dnnl_success);
     }
     pt_lt ports[MAXT];
     size_t nin = in_ports(&g, ports);

@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 
+#include "ir/op.h" /* until the fused lowering moves to compile/ */
 #include "kernels/kernel.h"
 
 /* pt_pattern_row.prepare for the chain rows listed above. */

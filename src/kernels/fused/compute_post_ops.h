@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ir/op.h" /* until the fused lowering moves to compile/ */
 #include "kernels/kernel.h"
 
 /* pt_pattern_row.prepare for the compute rows. */

@@ -29,6 +29,7 @@
 #include "ir/dtype.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/ref_quant_groups.h"
+#include "compile/ref_decode.h" /* op decoding helpers, until this preparation moves to compile/ */
 #include "ops/op_schema.h"
 #include "partition/pattern_mlp.h"
 

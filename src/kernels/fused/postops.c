@@ -15,6 +15,7 @@
 
 #include "ir/dtype.h"
 #include "kernels/ref/ref_quant_groups.h"
+#include "compile/ref_decode.h" /* op decoding helpers, until this preparation moves to compile/ */
 #include "ops/op_schema.h"
 
 #define PO_MAXD DNNL_MAX_NDIMS

@@ -54,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/op.h" /* until the fused lowering moves to compile/ */
 #include "kernels/kernel.h"
 
 typedef struct pt_postops pt_postops;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/op.h" /* until the fused lowering moves to compile/ */
 #include "kernels/kernel.h"
 
 #define SD_MAX_BATCH DNNL_MAX_NDIMS

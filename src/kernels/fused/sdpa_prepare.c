@@ -25,6 +25,7 @@
 #include "ir/status.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/ref/ref_quant_groups.h"
+#include "compile/ref_decode.h" /* op decoding helpers, until this preparation moves to compile/ */
 #include "ops/op_schema.h"
 #include "partition/pattern_sdpa.h"
 
