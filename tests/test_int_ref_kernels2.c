@@ -121,23 +121,19 @@ static void x_first_map(int r, int *map) {
     map[r - 2] = 1;
     map[r - 1] = 0;
 }
-static pt_tview to_nxc(const pt_tview *ncx, const int *perm, int64_t gap) {
-    int r = ncx->lt.ndims, map[DNNL_MAX_NDIMS];
+/* `src` re-laid out: dst dim i is src dim map[i] (map from `mapf`). */
+static pt_tview to_layout(const pt_tview *src, void (*mapf)(int, int *), const int *perm, int64_t gap) {
+    int r = src->lt.ndims, map[DNNL_MAX_NDIMS];
     int64_t d[DNNL_MAX_NDIMS];
-    nxc_map(r, map);
-    for (int i = 0; i < r; ++i) d[i] = ncx->lt.dims[map[i]];
-    pt_tview t = mk(ncx->lt.data_type, r, d, perm, gap);
-    relayout(&t, ncx, map);
+    mapf(r, map);
+    for (int i = 0; i < r; ++i) d[i] = src->lt.dims[map[i]];
+    pt_tview t = mk(src->lt.data_type, r, d, perm, gap);
+    relayout(&t, src, map);
     return t;
 }
+static pt_tview to_nxc(const pt_tview *ncx, const int *perm, int64_t gap) { return to_layout(ncx, nxc_map, perm, gap); }
 static pt_tview to_x_first(const pt_tview *w, const int *perm, int64_t gap) {
-    int r = w->lt.ndims, map[DNNL_MAX_NDIMS];
-    int64_t d[DNNL_MAX_NDIMS];
-    x_first_map(r, map);
-    for (int i = 0; i < r; ++i) d[i] = w->lt.dims[map[i]];
-    pt_tview t = mk(w->lt.data_type, r, d, perm, gap);
-    relayout(&t, w, map);
-    return t;
+    return to_layout(w, x_first_map, perm, gap);
 }
 /* Inverse of to_nxc: NXC tensor values gathered into a NCX-ordered array. */
 static float *nxc_values_as_ncx(const pt_tview *nxc) {

@@ -22,31 +22,6 @@ pt_eltwise_params pt_eltwise_params_of(const pt_op *op) {
 
 /* ---- unary ---------------------------------------------------------------- */
 
-static bool fwd_supported(int kind) {
-    switch (kind) {
-        case dnnl_graph_op_abs:
-        case dnnl_graph_op_clamp:
-        case dnnl_graph_op_elu:
-        case dnnl_graph_op_exp:
-        case dnnl_graph_op_gelu:
-        case dnnl_graph_op_hard_sigmoid:
-        case dnnl_graph_op_hard_swish:
-        case dnnl_graph_op_leaky_relu:
-        case dnnl_graph_op_log:
-        case dnnl_graph_op_mish:
-        case dnnl_graph_op_pow:
-        case dnnl_graph_op_reciprocal:
-        case dnnl_graph_op_relu:
-        case dnnl_graph_op_round:
-        case dnnl_graph_op_sigmoid:
-        case dnnl_graph_op_softplus:
-        case dnnl_graph_op_sqrt:
-        case dnnl_graph_op_square:
-        case dnnl_graph_op_tanh: return true;
-        default: return false;
-    }
-}
-
 static bool bwd_supported(int kind) {
     switch (kind) {
         case dnnl_graph_op_abs_backward:
@@ -66,7 +41,7 @@ static bool bwd_supported(int kind) {
 }
 
 static pt_status decode_unary(const pt_op *op, pt_bound_kernel *out, bool bwd) {
-    if (!(bwd ? bwd_supported(op->kind) : fwd_supported(op->kind)))
+    if (!(bwd ? bwd_supported(op->kind) : pt_op_is_unary_eltwise(op->kind)))
         return pt_err(dnnl_unimplemented, bwd ? "eltwise_bwd: op kind %s is not a unary backward op"
                                               : "eltwise: op kind %s is not a unary op",
                       pt_op_kind_name(op->kind));
@@ -94,18 +69,9 @@ static pt_status decode_binary(const pt_op *op, pt_bound_kernel *out, pt_kernel_
 }
 
 PT_DECODE_DECL(binary) {
-    switch (op->kind) {
-        case dnnl_graph_op_add:
-        case dnnl_graph_op_subtract:
-        case dnnl_graph_op_multiply:
-        case dnnl_graph_op_divide:
-        case dnnl_graph_op_maximum:
-        case dnnl_graph_op_minimum:
-        case dnnl_graph_op_squared_difference:
-        case dnnl_graph_op_greater_equal: return decode_binary(op, out, pt_ref_binary);
-        default:
-            return pt_err(dnnl_unimplemented, "binary: op kind %s is not a binary op", pt_op_kind_name(op->kind));
-    }
+    if (!pt_op_is_binary_eltwise(op->kind))
+        return pt_err(dnnl_unimplemented, "binary: op kind %s is not a binary op", pt_op_kind_name(op->kind));
+    return decode_binary(op, out, pt_ref_binary);
 }
 
 PT_DECODE_DECL(select) {

@@ -39,6 +39,13 @@ bool pt_ref_same_dims(const pt_tview *a, const pt_tview *b) {
 }
 
 
+pt_status pt_ref_check_io(const char *name, const char *need, size_t min_in, const pt_tview *in, size_t nin,
+                          const pt_tview *out, size_t nout) {
+    if (nin < min_in || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs %s", name, need);
+    PT_CHECK(pt_ref_check_view(name, &in[0], "src"));
+    return pt_ref_check_view(name, &out[0], "dst");
+}
+
 pt_status pt_ref_same_rank(const char *name, const pt_tview *a, const pt_tview *b, const pt_tview *c) {
     if (b->lt.ndims != a->lt.ndims || (c && c->lt.ndims != a->lt.ndims))
         return pt_err(dnnl_invalid_arguments, "%s: tensor ranks differ", name);
@@ -78,4 +85,26 @@ void pt_v5_weights(const pt_lt *lt, bool x_first, pt_v5 *v) {
         v->d[2 + slot] = j >= 0 ? d[sp0 + j] : 1;
         v->s[2 + slot] = j >= 0 ? s[sp0 + j] : 0;
     }
+}
+
+void pt_v5_store(const pt_tview *t, const pt_v5 *v, const float *buf, const pt_exec_ctx *ctx) {
+    int64_t n = pt_v5_count(v);
+    int nt = pt_ref_threads_for(ctx, n);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t i = 0; i < n; ++i) pt_tv_setf(t, pt_v5_lin_off(v, i), buf[i]);
+}
+
+void pt_v5_scatter(const pt_tview *ds, const pt_v5 *vds, const pt_v5 *vdd, float *acc, int nt, pt_v5_scatter_fn fn,
+                   const void *arg, const pt_exec_ctx *ctx) {
+    const int64_t C = vds->d[1], plane = vds->d[2] * vds->d[3] * vds->d[4], nplanes = vds->d[0] * C;
+    memset(acc, 0, (size_t)(plane * nplanes) * sizeof(float));
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t p = 0; p < nplanes; ++p) {
+        int64_t n = p / C, c = p % C;
+        float *ap = acc + p * plane;
+        for (int64_t z = 0; z < vdd->d[2]; ++z)
+            for (int64_t y = 0; y < vdd->d[3]; ++y)
+                for (int64_t x = 0; x < vdd->d[4]; ++x) fn(arg, ap, n, c, z, y, x);
+    }
+    pt_v5_store(ds, vds, acc, ctx);
 }

@@ -22,15 +22,6 @@ typedef pt_ref_conv_params conv_geom; /* S, Dl, P per spatial slot */
 
 static int64_t cv5_count(const cv5 *v) { return pt_v5_count(v); }
 
-static int64_t cv5_off(const cv5 *v, int64_t lin) {
-    int64_t off = 0;
-    for (int i = 4; i >= 0; --i) {
-        off += (lin % v->d[i]) * v->s[i];
-        lin /= v->d[i];
-    }
-    return off;
-}
-
 /* Dense canonical f32 copy of a tensor (fpmath-rounded when it is f32). */
 static void cv5_load(const pt_tview *t, const cv5 *v, float *buf, const pt_exec_ctx *ctx) {
     int64_t n = cv5_count(v);
@@ -39,16 +30,9 @@ static void cv5_load(const pt_tview *t, const cv5 *v, float *buf, const pt_exec_
     int nt = pt_ref_threads_for(ctx, n);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t i = 0; i < n; ++i) {
-        float x = pt_tv_getf(t, cv5_off(v, i));
+        float x = pt_tv_getf(t, pt_v5_lin_off(v, i));
         buf[i] = round ? pt_round_fpmath(mode, x) : x;
     }
-}
-
-static void cv5_store(const pt_tview *t, const cv5 *v, const float *buf, const pt_exec_ctx *ctx) {
-    int64_t n = cv5_count(v);
-    int nt = pt_ref_threads_for(ctx, n);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t i = 0; i < n; ++i) pt_tv_setf(t, cv5_off(v, i), buf[i]);
 }
 
 /* dst[N, OC, O] = bias + sum src[N, IC, I] * w[OC, IC/G, K]. */
@@ -62,8 +46,9 @@ static void conv_fwd_core(const float *src, const int64_t *sd, const float *w, c
     int nt = pt_ref_threads_for(ctx, total * ICg * KD * KH * KW);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
-        int64_t oc = (lin / (OW * OH * OD)) % OC, n = lin / (OW * OH * OD * OC);
+        int64_t q[5];
+        pt_pos5(dd, lin, q);
+        const int64_t n = q[0], oc = q[1], od = q[2], oh = q[3], ow = q[4];
         int64_t grp = oc / OCg;
         double acc = bias ? (double)bias[oc] : 0.0;
         for (int64_t c = 0; c < ICg; ++c) {
@@ -106,8 +91,9 @@ static void conv_bwd_data_core(const float *ddst, const int64_t *ddd, const floa
     int nt = pt_ref_threads_for(ctx, total * OCg * KD * KH * KW);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID;
-        int64_t ic = (lin / (IW * IH * ID)) % IC, n = lin / (IW * IH * ID * IC);
+        int64_t q[5];
+        pt_pos5(sd, lin, q);
+        const int64_t n = q[0], ic = q[1], id = q[2], ih = q[3], iw = q[4];
         int64_t grp = ic / ICg, c = ic % ICg;
         double acc = bias ? (double)bias[ic] : 0.0;
         for (int64_t kd = 0; kd < KD; ++kd) {
@@ -143,8 +129,9 @@ static void conv_bwd_weights_core(const float *src, const int64_t *sd, const flo
     int nt = pt_ref_threads_for(ctx, total * N * OD * OH * OW);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t kw = lin % KW, kh = (lin / KW) % KH, kd = (lin / (KW * KH)) % KD;
-        int64_t c = (lin / (KW * KH * KD)) % ICg, oc = lin / (KW * KH * KD * ICg);
+        int64_t q[5];
+        pt_pos5(wd, lin, q);
+        const int64_t oc = q[0], c = q[1], kd = q[2], kh = q[3], kw = q[4];
         int64_t ic = (oc / OCg) * ICg + c;
         double acc = 0.0;
         for (int64_t n = 0; n < N; ++n) {
@@ -237,7 +224,7 @@ static pt_status conv_run(const conv_attrs *a, conv_role role, const pt_tview *t
         case CONV_BWD_DATA: conv_bwd_data_core(X, x->d, W, w->d, bias, Y, y->d, a->G, g, ctx); break;
         case CONV_BWD_WEIGHTS: conv_bwd_weights_core(X, x->d, W, w->d, Y, y->d, a->G, g, ctx); break;
     }
-    cv5_store(ty, y, Y, ctx);
+    pt_v5_store(ty, y, Y, ctx);
     return dnnl_success;
 }
 
@@ -257,55 +244,45 @@ static pt_status conv_views(const conv_attrs *a, const char *need, const pt_tvie
     return dnnl_success;
 }
 
-PT_REF_DECL(pt_ref_conv) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* x, w, y */
-    PT_CHECK(conv_views(a, "2-3 inputs, 1 output", in, nin, out, nout, 1, v));
-    PT_CHECK(conv_check(a, &v[0], &v[1], &v[2]));
-    const pt_tview *bias = nin > 2 ? &in[2] : NULL;
+/* How one op of the family maps onto a canonical routine.  Views v[0..2] are
+ * in[0], in[1], out[0]; v[wt] is a weights tensor.  conv_check sees
+ * (v[chk[0]], v[chk[1]], v[chk[2]]) as (data in, weights, data out) of the
+ * forward convolution; the routine reads v[x] / v[w] and writes v[2]. */
+typedef struct {
+    const char *need;
+    int wt, chk[3];
+    conv_role role;
+    int x, w;
+    bool bias; /* optional in[2] */
+} conv_form;
+
+static pt_status conv_exec(const conv_form *f, const conv_attrs *a, const pt_tview *in, size_t nin,
+                           const pt_tview *out, size_t nout, const pt_exec_ctx *ctx) {
+    cv5 v[3];
+    PT_CHECK(conv_views(a, f->need, in, nin, out, nout, f->wt, v));
+    PT_CHECK(conv_check(a, &v[f->chk[0]], &v[f->chk[1]], &v[f->chk[2]]));
+    const pt_tview *bias = f->bias && nin > 2 ? &in[2] : NULL;
     PT_CHECK(conv_bias_check(a, bias, v[2].d[1]));
-    return conv_run(a, CONV_FWD, &in[0], &v[0], &in[1], &v[1], &out[0], &v[2], bias, ctx);
+    return conv_run(a, f->role, &in[f->x], &v[f->x], &in[f->w], &v[f->w], &out[0], &v[2], bias, ctx);
 }
 
-PT_REF_DECL(pt_ref_conv_bwd_data) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* diff_dst, w, diff_src */
-    PT_CHECK(conv_views(a, "2-3 inputs, 1 output", in, nin, out, nout, 1, v));
-    PT_CHECK(conv_check(a, &v[2], &v[1], &v[0]));
-    return conv_run(a, CONV_BWD_DATA, &in[0], &v[0], &in[1], &v[1], &out[0], &v[2], NULL, ctx);
-}
+/* Convolution: y = conv(x, w). */
+static const conv_form fwd_form = {"2-3 inputs, 1 output", 1, {0, 1, 2}, CONV_FWD, 0, 1, true};
+/* ConvolutionBackwardData: diff_src from diff_dst and w. */
+static const conv_form bwd_data_form = {"2-3 inputs, 1 output", 1, {2, 1, 0}, CONV_BWD_DATA, 0, 1, false};
+/* ConvolutionBackwardWeights: diff_weights from src and diff_dst. */
+static const conv_form bwd_w_form = {"2-3 inputs, 1 output", 2, {0, 2, 1}, CONV_BWD_WEIGHTS, 0, 1, false};
+/* ConvTranspose: the backward data of the adjoint conv (canonical IOX = OIX). */
+static const conv_form t_form = {"2-3 inputs, 1 output", 1, {2, 1, 0}, CONV_BWD_DATA, 0, 1, true};
+/* ConvTransposeBackwardData: a forward conv. */
+static const conv_form t_bwd_data_form = {"2 inputs, 1 output", 1, {0, 1, 2}, CONV_FWD, 0, 1, false};
+/* ConvTransposeBackwardWeights: the adjoint conv's src is diff_dst, its
+ * diff_dst the ConvTranspose src. */
+static const conv_form t_bwd_w_form = {"2-3 inputs, 1 output", 2, {1, 2, 0}, CONV_BWD_WEIGHTS, 1, 0, false};
 
-PT_REF_DECL(pt_ref_conv_bwd_weights) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* src, diff_dst, diff_weights */
-    PT_CHECK(conv_views(a, "2-3 inputs, 1 output", in, nin, out, nout, 2, v));
-    PT_CHECK(conv_check(a, &v[0], &v[2], &v[1]));
-    return conv_run(a, CONV_BWD_WEIGHTS, &in[0], &v[0], &in[1], &v[1], &out[0], &v[2], NULL, ctx);
-}
-
-PT_REF_DECL(pt_ref_conv_transpose) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* x, w (canonical IOX = OIX of the adjoint conv), y */
-    PT_CHECK(conv_views(a, "2-3 inputs, 1 output", in, nin, out, nout, 1, v));
-    PT_CHECK(conv_check(a, &v[2], &v[1], &v[0]));
-    const pt_tview *bias = nin > 2 ? &in[2] : NULL;
-    PT_CHECK(conv_bias_check(a, bias, v[2].d[1]));
-    return conv_run(a, CONV_BWD_DATA, &in[0], &v[0], &in[1], &v[1], &out[0], &v[2], bias, ctx);
-}
-
-PT_REF_DECL(pt_ref_conv_transpose_bwd_data) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* diff_dst, w, diff_src */
-    PT_CHECK(conv_views(a, "2 inputs, 1 output", in, nin, out, nout, 1, v));
-    PT_CHECK(conv_check(a, &v[0], &v[1], &v[2]));
-    return conv_run(a, CONV_FWD, &in[0], &v[0], &in[1], &v[1], &out[0], &v[2], NULL, ctx);
-}
-
-PT_REF_DECL(pt_ref_conv_transpose_bwd_weights) {
-    const conv_attrs *a = params;
-    cv5 v[3]; /* src, diff_dst, diff_weights */
-    PT_CHECK(conv_views(a, "2-3 inputs, 1 output", in, nin, out, nout, 2, v));
-    /* Adjoint conv: its src is diff_dst, its diff_dst is the ConvTranspose src. */
-    PT_CHECK(conv_check(a, &v[1], &v[2], &v[0]));
-    return conv_run(a, CONV_BWD_WEIGHTS, &in[1], &v[1], &in[0], &v[0], &out[0], &v[2], NULL, ctx);
-}
+PT_REF_DECL(pt_ref_conv) { return conv_exec(&fwd_form, params, in, nin, out, nout, ctx); }
+PT_REF_DECL(pt_ref_conv_bwd_data) { return conv_exec(&bwd_data_form, params, in, nin, out, nout, ctx); }
+PT_REF_DECL(pt_ref_conv_bwd_weights) { return conv_exec(&bwd_w_form, params, in, nin, out, nout, ctx); }
+PT_REF_DECL(pt_ref_conv_transpose) { return conv_exec(&t_form, params, in, nin, out, nout, ctx); }
+PT_REF_DECL(pt_ref_conv_transpose_bwd_data) { return conv_exec(&t_bwd_data_form, params, in, nin, out, nout, ctx); }
+PT_REF_DECL(pt_ref_conv_transpose_bwd_weights) { return conv_exec(&t_bwd_w_form, params, in, nin, out, nout, ctx); }

@@ -64,8 +64,6 @@ static void *elem_ptr(void *base, dnnl_data_type_t dt, int64_t k) {
 /* Same-shape copy with optional type change (TypeCast, Reorder). */
 static pt_status copy_same_shape(const char *name, const pt_tview *src, const pt_tview *dst,
                                  const pt_exec_ctx *ctx) {
-    PT_CHECK(pt_ref_check_view(name, src, "src"));
-    PT_CHECK(pt_ref_check_view(name, dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: src and dst shapes differ", name);
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
@@ -91,7 +89,7 @@ static pt_status copy_same_shape(const char *name, const pt_tview *src, const pt
 /* TypeCast and Reorder: the same copy under two names. */
 PT_REF_DECL(pt_ref_typecast) {
     const char *name = ((const pt_ref_name_params *)params)->name;
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input, 1 output", name);
+    PT_CHECK(pt_ref_check_io(name, "1 input, 1 output", 1, in, nin, out, nout));
     return copy_same_shape(name, &in[0], &out[0], ctx);
 }
 
@@ -107,11 +105,8 @@ size_t pt_ref_static_reshape_scratch(const pt_lt *src, const pt_lt *dst) {
 
 PT_REF_DECL(pt_ref_static_reshape) {
     (void)params;
-    if (nin < 1 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "StaticReshape: needs 1 input, 1 output");
+    PT_CHECK(pt_ref_check_io("StaticReshape", "1 input, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view("StaticReshape", src, "src"));
-    PT_CHECK(pt_ref_check_view("StaticReshape", dst, "dst"));
     const int64_t n = pt_tv_nelems(dst);
     if (n != pt_tv_nelems(src))
         return pt_err(dnnl_invalid_shape, "StaticReshape: element counts differ (%lld vs %lld)",
@@ -154,11 +149,8 @@ PT_REF_DECL(pt_ref_static_reshape) {
 
 PT_REF_DECL(pt_ref_static_transpose) {
     const pt_ref_transpose_params *p = params;
-    if (nin < 1 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "StaticTranspose: needs 1 input, 1 output");
+    PT_CHECK(pt_ref_check_io("StaticTranspose", "1 input, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view("StaticTranspose", src, "src"));
-    PT_CHECK(pt_ref_check_view("StaticTranspose", dst, "dst"));
     const int r = src->lt.ndims;
     if (dst->lt.ndims != r || p->r != r)
         return pt_err(dnnl_invalid_shape, "StaticTranspose: src rank %d, dst rank %d", r, dst->lt.ndims);
@@ -255,11 +247,8 @@ static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
 
 PT_REF_DECL(pt_ref_dropout) {
     (void)params;
-    if (nin < 4 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "Dropout: needs 4 inputs and 1-2 outputs");
+    PT_CHECK(pt_ref_check_io("Dropout", "4 inputs and 1-2 outputs", 4, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0], *mask = nout > 1 ? &out[1] : NULL;
-    PT_CHECK(pt_ref_check_view("Dropout", src, "src"));
-    PT_CHECK(pt_ref_check_view("Dropout", dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "Dropout: dst shape differs from src");
     if (mask && mask->data == NULL) mask = NULL; /* an absent optional output */
     if (mask) {

@@ -111,14 +111,14 @@ PT_REF_DECL(pt_ref_interpolate) {
     char *cur;
     PT_CHECK(interp_prepare(&a, &in[0], &out[0], NULL, ctx, &vs, &vd, &cur, tab));
     const pt_tview *src = &in[0], *dst = &out[0];
-    int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
-    int64_t total = vd.d[0] * C * OD * OH * OW;
+    int64_t total = pt_v5_count(&vd);
     bool real_d = a.k >= 3, real_h = a.k >= 2;
     int nt = pt_ref_threads_for(ctx, total * 8);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
-        int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
+        int64_t q[5];
+        pt_pos5(vd.d, lin, q);
+        const int64_t n = q[0], c = q[1], od = q[2], oh = q[3], ow = q[4];
         const interp_tap *td = &tab[0][od], *th = &tab[1][oh], *tw = &tab[2][ow];
         float res;
         if (a.mode == PT_INTERP_NEAREST) {
@@ -142,6 +142,38 @@ PT_REF_DECL(pt_ref_interpolate) {
     return dnnl_success;
 }
 
+/* What the backward scatter reads for one diff_dst element. */
+typedef struct {
+    const interp_attrs *a;
+    const pt_tview *dd;
+    const iv5 *vdd;
+    interp_tap *const *tab;
+    int64_t IH, IW;
+} interp_scatter;
+
+/* Adds diff_dst (n, c, od, oh, ow) onto its taps with the forward weights;
+ * dims that do not exist have one tap of weight 1. */
+static void interp_scatter_one(const void *arg, float *ap, int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
+    const interp_scatter *s = arg;
+    const int64_t IH = s->IH, IW = s->IW;
+    const bool real_d = s->a->k >= 3, real_h = s->a->k >= 2;
+    const interp_tap *td = &s->tab[0][od], *th = &s->tab[1][oh], *tw = &s->tab[2][ow];
+    float g = pt_tv_getf(s->dd, pt_v5_off(s->vdd, n, c, od, oh, ow));
+    if (s->a->mode == PT_INTERP_NEAREST) {
+        ap[(td->i0 * IH + th->i0) * IW + tw->i0] += g;
+        return;
+    }
+    int64_t zi[2] = {td->i0, td->i1}, yi[2] = {th->i0, th->i1}, xi[2] = {tw->i0, tw->i1};
+    float wz[2] = {td->wl, 1.0f - td->wl}, wy[2] = {th->wl, 1.0f - th->wl};
+    float wx[2] = {tw->wl, 1.0f - tw->wl};
+    int nz = real_d ? 2 : 1, ny = real_h ? 2 : 1;
+    if (!real_d) wz[0] = 1.0f;
+    if (!real_h) wy[0] = 1.0f;
+    for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y)
+            for (int x = 0; x < 2; ++x) ap[(zi[z] * IH + yi[y]) * IW + xi[x]] += g * wz[z] * wy[y] * wx[x];
+}
+
 PT_REF_DECL(pt_ref_interpolate_bwd) {
     const interp_attrs *pa = params, a = *pa;
     if (nin < 2 || nout < 1)
@@ -150,47 +182,10 @@ PT_REF_DECL(pt_ref_interpolate_bwd) {
     interp_tap *tab[3];
     char *cur;
     PT_CHECK(interp_prepare(&a, &out[0], &in[1], &out[0], ctx, &vds, &vdd, &cur, tab));
-    const pt_tview *dd = &in[1], *ds = &out[0];
-    int64_t ID = vds.d[2], IH = vds.d[3], IW = vds.d[4], C = vds.d[1];
-    int64_t plane = ID * IH * IW, nplanes = vds.d[0] * C;
-    int64_t total = plane * nplanes;
-    if (total == 0) return dnnl_success;
-    float *acc = pt_scratch_take(&cur, (size_t)total * sizeof(float));
-    memset(acc, 0, (size_t)total * sizeof(float));
-    bool real_d = a.k >= 3, real_h = a.k >= 2;
-    /* Scatter every diff_dst element onto its taps with the forward weights;
-     * (n, c) planes are independent. */
+    if (pt_v5_count(&vds) == 0) return dnnl_success;
+    float *acc = pt_scratch_take(&cur, (size_t)pt_v5_count(&vds) * sizeof(float));
+    const interp_scatter s = {.a = &a, .dd = &in[1], .vdd = &vdd, .tab = tab, .IH = vds.d[3], .IW = vds.d[4]};
     int nt = pt_ref_threads_for(ctx, vdd.d[0] * vdd.d[1] * vdd.d[2] * vdd.d[3] * vdd.d[4] * 8);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t p = 0; p < nplanes; ++p) {
-        int64_t n = p / C, c = p % C;
-        float *ap = acc + p * plane;
-        for (int64_t od = 0; od < vdd.d[2]; ++od)
-            for (int64_t oh = 0; oh < vdd.d[3]; ++oh)
-                for (int64_t ow = 0; ow < vdd.d[4]; ++ow) {
-                    const interp_tap *td = &tab[0][od], *th = &tab[1][oh], *tw = &tab[2][ow];
-                    float g = pt_tv_getf(dd, pt_v5_off(&vdd, n, c, od, oh, ow));
-                    if (a.mode == PT_INTERP_NEAREST) {
-                        ap[(td->i0 * IH + th->i0) * IW + tw->i0] += g;
-                        continue;
-                    }
-                    int64_t zi[2] = {td->i0, td->i1}, yi[2] = {th->i0, th->i1}, xi[2] = {tw->i0, tw->i1};
-                    float wz[2] = {td->wl, 1.0f - td->wl}, wy[2] = {th->wl, 1.0f - th->wl};
-                    float wx[2] = {tw->wl, 1.0f - tw->wl};
-                    int nz = real_d ? 2 : 1, ny = real_h ? 2 : 1;
-                    if (!real_d) wz[0] = 1.0f;
-                    if (!real_h) wy[0] = 1.0f;
-                    for (int z = 0; z < nz; ++z)
-                        for (int y = 0; y < ny; ++y)
-                            for (int x = 0; x < 2; ++x)
-                                ap[(zi[z] * IH + yi[y]) * IW + xi[x]] += g * wz[z] * wy[y] * wx[x];
-                }
-    }
-    int nt2 = pt_ref_threads_for(ctx, total);
-#pragma omp parallel for schedule(static) num_threads(nt2) if (nt2 > 1)
-    for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID, p = lin / plane;
-        pt_tv_setf(ds, pt_v5_off(&vds, p / C, p % C, id, ih, iw), acc[lin]);
-    }
+    pt_v5_scatter(&out[0], &vds, &vdd, acc, nt, interp_scatter_one, &s, ctx);
     return dnnl_success;
 }

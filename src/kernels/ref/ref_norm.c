@@ -43,6 +43,12 @@ static int64_t flat_off(const pt_tview *t, int64_t lin) {
     return pt_tv_off(t, idx);
 }
 
+/* Stores element `lin` of an optional aux tensor (statistics, gradients of
+ * per-channel parameters); nothing when the tensor is absent. */
+static void aux_set(const pt_tview *t, int64_t lin, double v) {
+    if (t) pt_tv_setf(t, flat_off(t, lin), (float)v);
+}
+
 /* Strides of `t` broadcast (right-aligned, unidirectionally) to a rank-r
  * shape `dims`: 0 for missing or stretched dims.  False if not broadcastable. */
 static bool bcast_strides(const pt_tview *t, int r, const int64_t *dims, int64_t *es) {
@@ -164,8 +170,8 @@ PT_REF_DECL(pt_ref_layer_norm) {
             if (gamma) y = y * pt_tv_getf(gamma, gi[i]) + pt_tv_getf(beta, bi[i]);
             pt_tv_setf(dst, dof + di[i], (float)y);
         }
-        if (mean) pt_tv_setf(mean, flat_off(mean, t), (float)mu);
-        if (var) pt_tv_setf(var, flat_off(var, t), (float)s2);
+        aux_set(mean, t, mu);
+        aux_set(var, t, s2);
     }
     return dnnl_success;
 }
@@ -219,8 +225,8 @@ PT_REF_DECL(pt_ref_layer_norm_bwd) {
                 sg += d * xh;
                 sb += d;
             }
-            if (dg) pt_tv_setf(dg, flat_off(dg, i), (float)sg);
-            if (db) pt_tv_setf(db, flat_off(db, i), (float)sb);
+            aux_set(dg, i, sg);
+            aux_set(db, i, sb);
         }
     }
     int nt_ = pt_ref_threads_for(ctx, T * M * 4);
@@ -362,8 +368,8 @@ PT_REF_DECL(pt_ref_group_norm) {
             for (int64_t s = 0; s < SP; ++s)
                 pt_tv_setf(dst, dbase + dsp[s], (float)(gm * (pt_tv_getf(src, base + ss[s]) - mu) * inv + bt));
         }
-        if (mean) pt_tv_setf(mean, flat_off(mean, ng), (float)mu);
-        if (var) pt_tv_setf(var, flat_off(var, ng), (float)s2);
+        aux_set(mean, ng, mu);
+        aux_set(var, ng, s2);
     }
     return dnnl_success;
 }
@@ -487,10 +493,10 @@ PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
             double x = pt_tv_getf(src, c * sc + b.tab[0][i]);
             pt_tv_setf(dst, c * dc + b.tab[1][i], (float)(g * (x - mu) * inv + bt));
         }
-        if (rmean) pt_tv_setf(rmean, flat_off(rmean, c), (float)(m * old_mean + (1.0 - m) * mu));
-        if (rvar) pt_tv_setf(rvar, flat_off(rvar, c), (float)(m * old_var + (1.0 - m) * s2));
-        if (bmean) pt_tv_setf(bmean, flat_off(bmean, c), (float)mu);
-        if (bvar) pt_tv_setf(bvar, flat_off(bvar, c), (float)s2);
+        aux_set(rmean, c, m * old_mean + (1.0 - m) * mu);
+        aux_set(rvar, c, m * old_var + (1.0 - m) * s2);
+        aux_set(bmean, c, mu);
+        aux_set(bvar, c, s2);
     }
     return dnnl_success;
 }
@@ -539,8 +545,8 @@ PT_REF_DECL(pt_ref_batch_norm_bwd) {
             double v = b.M > 0 ? g * inv * (d - sb / Md - xh * sg / Md) : 0.0;
             pt_tv_setf(ds, c * dsc + b.tab[2][i], (float)v);
         }
-        if (dg) pt_tv_setf(dg, flat_off(dg, c), (float)sg);
-        if (db) pt_tv_setf(db, flat_off(db, c), (float)sb);
+        aux_set(dg, c, sg);
+        aux_set(db, c, sb);
     }
     return dnnl_success;
 }

@@ -66,21 +66,33 @@ static pt_status pool_views(const pool_attrs *a, const char *need, size_t min_in
     return dnnl_success;
 }
 
+/* AvgPool and its backward: views of in[0] / out[0] (vi / vo), batch and
+ * channel check between the input-side data (forward src, backward
+ * diff_src) and the output side, valid-tap tables over the output positions
+ * (forward dst, backward diff_dst); the thread count for the main loop. */
+static pt_status avg_prepare(const pool_attrs *a, bool fwd, const pt_tview *in, size_t nin, const pt_tview *out,
+                             size_t nout, pv5 *vi, pv5 *vo, const pt_exec_ctx *ctx, int64_t *tab[3], int *nt) {
+    PT_CHECK(pool_views(a, fwd ? "1 input, 1 output" : "1-2 inputs, 1 output", 1, in, nin, out, nout, vi, vo));
+    const pt_tview *x = fwd ? &in[0] : &out[0], *y = fwd ? &out[0] : &in[0];
+    const pv5 *vx = fwd ? vi : vo, *vy = fwd ? vo : vi;
+    PT_CHECK(pool_check_nc(a, x, y, vx, vy));
+    *nt = pt_ref_threads_for(ctx, pt_v5_count(vo) * a->K[0] * a->K[1] * a->K[2]);
+    return avg_count_tables(a, vx, y, vy, ctx, tab);
+}
+
 PT_REF_DECL(pt_ref_avg_pool) {
     const pool_attrs *pa = params, a = *pa;
     pv5 vs, vd;
-    PT_CHECK(pool_views(&a, "1 input, 1 output", 1, in, nin, out, nout, &vs, &vd));
-    PT_CHECK(pool_check_nc(&a, &in[0], &out[0], &vs, &vd));
     int64_t *tab[3];
-    PT_CHECK(avg_count_tables(&a, &vs, &out[0], &vd, ctx, tab));
+    int nt;
+    PT_CHECK(avg_prepare(&a, true, in, nin, out, nout, &vs, &vd, ctx, tab, &nt));
     const pt_tview *src = &in[0], *dst = &out[0];
-    int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
     int64_t total = pt_v5_count(&vd);
-    int nt = pt_ref_threads_for(ctx, total * a.K[0] * a.K[1] * a.K[2]);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
-        int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
+        int64_t q[5];
+        pt_pos5(vd.d, lin, q);
+        const int64_t n = q[0], c = q[1], od = q[2], oh = q[3], ow = q[4];
         double sum = 0.0;
         for (int64_t kd = 0; kd < a.K[0]; ++kd) {
             int64_t id = od * a.S[0] - a.P[0] + kd;
@@ -116,18 +128,16 @@ static void out_range(const pool_attrs *a, int slot, int64_t i, int64_t O, int64
 PT_REF_DECL(pt_ref_avg_pool_bwd) {
     const pool_attrs *pa = params, a = *pa;
     pv5 vdd, vds;
-    PT_CHECK(pool_views(&a, "1-2 inputs, 1 output", 1, in, nin, out, nout, &vdd, &vds));
-    PT_CHECK(pool_check_nc(&a, &out[0], &in[0], &vds, &vdd));
     int64_t *tab[3];
-    PT_CHECK(avg_count_tables(&a, &vds, &in[0], &vdd, ctx, tab));
+    int nt;
+    PT_CHECK(avg_prepare(&a, false, in, nin, out, nout, &vdd, &vds, ctx, tab, &nt));
     const pt_tview *dd = &in[0], *ds = &out[0];
-    int64_t ID = vds.d[2], IH = vds.d[3], IW = vds.d[4], C = vds.d[1];
     int64_t total = pt_v5_count(&vds);
-    int nt = pt_ref_threads_for(ctx, total * a.K[0] * a.K[1] * a.K[2]);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID;
-        int64_t c = (lin / (IW * IH * ID)) % C, n = lin / (IW * IH * ID * C);
+        int64_t q[5];
+        pt_pos5(vds.d, lin, q);
+        const int64_t n = q[0], c = q[1], id = q[2], ih = q[3], iw = q[4];
         int64_t lo[3], hi[3];
         out_range(&a, 0, id, vdd.d[2], &lo[0], &hi[0]);
         out_range(&a, 1, ih, vdd.d[3], &lo[1], &hi[1]);
@@ -187,13 +197,13 @@ PT_REF_DECL(pt_ref_max_pool) {
     PT_CHECK(pool_check_nc(&a, &in[0], &out[0], &vs, &vd));
     const pt_tview *src = &in[0], *dst = &out[0];
     float lowest = lowest_of(dst->lt.data_type);
-    int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
     int64_t total = pt_v5_count(&vd);
     int nt = pt_ref_threads_for(ctx, total * a.K[0] * a.K[1] * a.K[2]);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
-        int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
+        int64_t q[5];
+        pt_pos5(vd.d, lin, q);
+        const int64_t n = q[0], c = q[1], od = q[2], oh = q[3], ow = q[4];
         float best = lowest; /* kept when no tap is inside the input */
         int64_t pos[3];
         max_window(&a, src, &vs, n, c, od, oh, ow, &best, pos);
@@ -204,6 +214,22 @@ PT_REF_DECL(pt_ref_max_pool) {
 
 size_t pt_ref_max_pool_bwd_scratch(const pt_lt *src) { return pt_scratch_round(pt_lt_count(src) * sizeof(float)); }
 
+/* What the backward scatter reads for one diff_dst element. */
+typedef struct {
+    const pool_attrs *a;
+    const pt_tview *src, *dd;
+    const pv5 *vs, *vdd;
+} max_scatter;
+
+/* Adds diff_dst (n, c, od, oh, ow) onto the arg-max tap of its window. */
+static void max_scatter_one(const void *arg, float *ap, int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
+    const max_scatter *s = arg;
+    float best = 0.0f;
+    int64_t pos[3];
+    if (!max_window(s->a, s->src, s->vs, n, c, od, oh, ow, &best, pos)) return;
+    ap[(pos[0] * s->vs->d[3] + pos[1]) * s->vs->d[4] + pos[2]] += pt_tv_getf(s->dd, pt_v5_off(s->vdd, n, c, od, oh, ow));
+}
+
 PT_REF_DECL(pt_ref_max_pool_bwd) {
     const pool_attrs *pa = params, a = *pa;
     pv5 vs, vdd, vds;
@@ -212,36 +238,11 @@ PT_REF_DECL(pt_ref_max_pool_bwd) {
     PT_CHECK(pool_check_nc(&a, &in[0], &in[1], &vs, &vdd));
     for (int i = 0; i < 5; ++i)
         if (vs.d[i] != vds.d[i]) return pt_err(dnnl_invalid_arguments, "MaxPoolBackward: diff_src shape != src shape");
-    const pt_tview *src = &in[0], *dd = &in[1], *ds = &out[0];
-    int64_t plane = vs.d[2] * vs.d[3] * vs.d[4], nplanes = vs.d[0] * vs.d[1];
-    int64_t total = plane * nplanes;
-    if (total == 0) return dnnl_success;
-    /* Scatter into a dense canonical accumulator; planes are independent. */
-    PT_CHECK(pt_ref_need_scratch(a.name, ctx, pt_ref_max_pool_bwd_scratch(&src->lt)));
-    float *acc = ctx->scratch;
-    memset(acc, 0, (size_t)total * sizeof(float));
-    int64_t C = vs.d[1];
+    if (pt_v5_count(&vs) == 0) return dnnl_success;
+    /* Scatter into a dense canonical accumulator. */
+    PT_CHECK(pt_ref_need_scratch(a.name, ctx, pt_ref_max_pool_bwd_scratch(&in[0].lt)));
+    const max_scatter s = {.a = &a, .src = &in[0], .dd = &in[1], .vs = &vs, .vdd = &vdd};
     int nt = pt_ref_threads_for(ctx, pt_v5_count(&vdd) * a.K[0] * a.K[1] * a.K[2]);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t p = 0; p < nplanes; ++p) {
-        int64_t n = p / C, c = p % C;
-        float *ap = acc + p * plane;
-        for (int64_t od = 0; od < vdd.d[2]; ++od)
-            for (int64_t oh = 0; oh < vdd.d[3]; ++oh)
-                for (int64_t ow = 0; ow < vdd.d[4]; ++ow) {
-                    float best = 0.0f;
-                    int64_t pos[3];
-                    if (!max_window(&a, src, &vs, n, c, od, oh, ow, &best, pos)) continue;
-                    ap[(pos[0] * vs.d[3] + pos[1]) * vs.d[4] + pos[2]] +=
-                            pt_tv_getf(dd, pt_v5_off(&vdd, n, c, od, oh, ow));
-                }
-    }
-    int nt2 = pt_ref_threads_for(ctx, total);
-#pragma omp parallel for schedule(static) num_threads(nt2) if (nt2 > 1)
-    for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t iw = lin % vs.d[4], ih = (lin / vs.d[4]) % vs.d[3], id = (lin / (vs.d[4] * vs.d[3])) % vs.d[2];
-        int64_t p = lin / plane;
-        pt_tv_setf(ds, pt_v5_off(&vds, p / C, p % C, id, ih, iw), acc[lin]);
-    }
+    pt_v5_scatter(&out[0], &vds, &vdd, ctx->scratch, nt, max_scatter_one, &s, ctx);
     return dnnl_success;
 }

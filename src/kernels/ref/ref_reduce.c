@@ -94,10 +94,8 @@ PT_REF_DECL(pt_ref_reduce) {
     const pt_ref_reduce_params *p = params;
     const int kind = p->kind;
     const char *name = p->name;
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1-2 inputs, 1 output", name);
+    PT_CHECK(pt_ref_check_io(name, "1-2 inputs, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(name, src, "src"));
-    PT_CHECK(pt_ref_check_view(name, dst, "dst"));
     const int r = src->lt.ndims;
     bool red[DNNL_MAX_NDIMS];
     pt_status st = dnnl_success;

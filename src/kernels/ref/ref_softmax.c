@@ -28,11 +28,9 @@ PT_REF_DECL(pt_ref_softmax) {
     const pt_ref_softmax_params *p = params;
     const bool is_log = p->is_log;
     const char *name = p->name;
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input, 1-2 outputs", name);
+    PT_CHECK(pt_ref_check_io(name, "1 input, 1-2 outputs", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
     const pt_tview *stats = (!is_log && nout > 1 && out[1].data) ? &out[1] : NULL;
-    PT_CHECK(pt_ref_check_view(name, src, "src"));
-    PT_CHECK(pt_ref_check_view(name, dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
     const int r = src->lt.ndims, a = p->axis;
     PT_CHECK(softmax_axis_check(p, r));
