@@ -744,6 +744,19 @@ static pt_op *pool_op(dnnl_graph_op_kind_t kind, const char *df) {
     return op;
 }
 
+/* A 1-D (NCX) pooling op with kernel k, stride s, zero pads, exclude_pad
+ * false and an optional auto_pad. */
+static pt_op *pool_1d(dnnl_graph_op_kind_t kind, int64_t k, int64_t s, const char *auto_pad) {
+    pt_op *op = pool_op(kind, "NCX");
+    SETL(op, dnnl_graph_op_attr_kernel, k);
+    SETL(op, dnnl_graph_op_attr_strides, s);
+    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
+    SETL(op, dnnl_graph_op_attr_pads_end, 0);
+    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
+    if (auto_pad) pt_op_set_str(op, dnnl_graph_op_attr_auto_pad, auto_pad);
+    return op;
+}
+
 static void test_avg_pool(void) {
     /* 2 channels: channel 1 holds twice channel 0 (values 1..16). */
     pt_tview src = MK(dnnl_f32, 1, 2, 4, 4);
@@ -801,49 +814,26 @@ static void test_avg_pool_ceil(void) {
     run_avg1d(3, 2, 1, 1, true, "floor", 3, (const float[]){1.5f, 3.0f, 4.5f}, "avg pad exclude");
     run_avg1d(3, 2, 1, 1, false, "ceil", 3, (const float[]){1.5f, 3.0f, 4.5f}, "avg pad ceil");
     /* auto_pad SAME_UPPER with k 2, s 1: pads [0]/[1]. */
-    pt_op *op = pool_op(dnnl_graph_op_avg_pool, "NCX");
-    SETL(op, dnnl_graph_op_attr_kernel, 2);
-    SETL(op, dnnl_graph_op_attr_strides, 1);
-    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(op, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *op = pool_1d(dnnl_graph_op_avg_pool, 2, 1, "SAME_UPPER");
     pt_tview src = MK(dnnl_f32, 1, 1, 5), dst = MK(dnnl_f32, 1, 1, 5);
     setv(&src, (const float[]){1, 2, 3, 4, 5});
     CHECK_EQ_INT(RUN(pt_decode_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv("avg SAME_UPPER", &dst, (const float[]){1.5f, 2.5f, 3.5f, 4.5f, 2.5f}, 1e-6);
     /* Stride 2, I 5, k 3: T = 3 - 5 % 2 = 2 -> pads [1]/[1]. */
-    pt_op *op2 = pool_op(dnnl_graph_op_avg_pool, "NCX");
-    SETL(op2, dnnl_graph_op_attr_kernel, 3);
-    SETL(op2, dnnl_graph_op_attr_strides, 2);
-    SETL(op2, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op2, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op2, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(op2, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *op2 = pool_1d(dnnl_graph_op_avg_pool, 3, 2, "SAME_UPPER");
     pt_tview d3 = MK(dnnl_f32, 1, 1, 3);
     CHECK_EQ_INT(RUN(pt_decode_avg_pool, op2, &src, 1, &d3, 1), dnnl_success);
     check_tv("avg SAME_UPPER stride 2", &d3, (const float[]){1, 3, 3}, 1e-6);
 }
 
 static void test_avg_pool_bwd(void) {
-    pt_op *op = pool_op(dnnl_graph_op_avg_pool_backward, "NCX");
-    SETL(op, dnnl_graph_op_attr_kernel, 2);
-    SETL(op, dnnl_graph_op_attr_strides, 1);
-    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
+    pt_op *op = pool_1d(dnnl_graph_op_avg_pool_backward, 2, 1, NULL);
     pt_tview dd = MK(dnnl_f32, 1, 1, 3), ds = MK(dnnl_f32, 1, 1, 4);
     setv(&dd, (const float[]){1, 1, 1});
     CHECK_EQ_INT(RUN(pt_decode_avg_pool_bwd, op, &dd, 1, &ds, 1), dnnl_success);
     check_tv("avg bwd 1d", &ds, (const float[]){0.5f, 1, 1, 0.5f}, 1e-6);
     /* auto_pad uses the diff_src extent: I 6, k 3, s 2 -> T = 1 -> pads [0]/[1]. */
-    pt_op *opa = pool_op(dnnl_graph_op_avg_pool_backward, "NCX");
-    SETL(opa, dnnl_graph_op_attr_kernel, 3);
-    SETL(opa, dnnl_graph_op_attr_strides, 2);
-    SETL(opa, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(opa, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(opa, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(opa, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *opa = pool_1d(dnnl_graph_op_avg_pool_backward, 3, 2, "SAME_UPPER");
     pt_tview dd3 = MK(dnnl_f32, 1, 1, 3), ds6 = MK(dnnl_f32, 1, 1, 6);
     setv(&dd3, (const float[]){1, 2, 3});
     CHECK_EQ_INT(RUN(pt_decode_avg_pool_bwd, opa, &dd3, 1, &ds6, 1), dnnl_success);

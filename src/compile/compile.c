@@ -374,7 +374,8 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
             if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = p->roles[o];
         pt_fused f = {0};
-        /* Execute hands a fused kernel its ports in a bounded array. */
+        /* Execute hands a fused kernel its ports in a bounded array; a
+         * partition with more ports (none of the patterns has) runs op by op. */
         bool fits = c->nin + c->nout <= 2 * PT_EXEC_MAX_PORTS;
         if (ops && roles && fits &&
             lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
