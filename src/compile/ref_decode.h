@@ -69,10 +69,12 @@ pt_eltwise_params pt_eltwise_params_of(const pt_op *op);
  * kernels/ref/ref_quant_groups.h). */
 pt_status pt_quant_group_sizes(const pt_op *op, int r, const int64_t *src_dims, int64_t *G);
 
-/* ref_decode_common.c: shared by the decoders.  Allocates zeroed params of
- * `size` bytes into `out` (run = fn, release = free); NULL when out of
- * memory. */
-void *pt_decode_params(pt_bound_kernel *out, pt_kernel_fn fn, size_t size);
+/* ref_decode_common.c: shared by the decoders.  Binds `fn` in `out` with a
+ * heap copy of the `size`-byte parameter struct `init` followed by `extra`
+ * zeroed bytes (release = free); returns the copy, NULL when out of memory. */
+void *pt_decode_params(pt_bound_kernel *out, pt_kernel_fn fn, const void *init, size_t size, size_t extra);
+/* The same as a status. */
+pt_status pt_decode_bind(pt_bound_kernel *out, pt_kernel_fn fn, const void *init, size_t size);
 /* An s64 list attribute of k entries into outv: absent or empty gives
  * `dflt` everywhere; dnnl_invalid_arguments for another length or an entry
  * below `minv`. */

@@ -5,14 +5,19 @@
 #include "compile/ref_decode.h"
 #include "ops/op_schema.h"
 
-void *pt_decode_params(pt_bound_kernel *out, pt_kernel_fn fn, size_t size) {
-    void *p = calloc(1, size);
+void *pt_decode_params(pt_bound_kernel *out, pt_kernel_fn fn, const void *init, size_t size, size_t extra) {
+    void *p = calloc(1, size + extra);
     if (!p) return NULL;
+    memcpy(p, init, size);
     out->run = fn;
     out->params = p;
     out->release = free;
     out->scratch_bytes = 0;
     return p;
+}
+
+pt_status pt_decode_bind(pt_bound_kernel *out, pt_kernel_fn fn, const void *init, size_t size) {
+    return pt_decode_params(out, fn, init, size, 0) ? dnnl_success : dnnl_out_of_memory;
 }
 
 pt_status pt_decode_list(const pt_op *op, int attr, int k, int64_t dflt, int64_t minv, const char *what,

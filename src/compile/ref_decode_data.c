@@ -10,21 +10,20 @@ static const pt_lt *in_lt(const pt_op *op, size_t k) { return k < op->nin ? &op-
 static const pt_lt *out_lt(const pt_op *op, size_t k) { return k < op->nout ? &op->out[k] : NULL; }
 
 static pt_status decode_named(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn fn) {
-    pt_ref_name_params *p = pt_decode_params(out, fn, sizeof(pt_ref_name_params));
-    if (!p) return dnnl_out_of_memory;
-    p->name = pt_op_kind_name(op->kind);
+    pt_ref_name_params n = {.name = pt_op_kind_name(op->kind)};
+    return pt_decode_bind(out, fn, &n, sizeof n);
+}
+
+/* A dense copy of src only for an in-place run between layouts. */
+PT_DECODE_DECL(static_reshape) {
+    PT_CHECK(decode_named(op, out, pt_ref_static_reshape));
+    if (op->nin && op->nout) out->scratch_bytes = pt_ref_static_reshape_scratch(&op->in[0], &op->out[0]);
     return dnnl_success;
 }
 
 PT_DECODE_DECL(typecast) { return decode_named(op, out, pt_ref_typecast); }
 PT_DECODE_DECL(reorder) { return decode_named(op, out, pt_ref_reorder); }
 PT_DECODE_DECL(dropout) { return decode_named(op, out, pt_ref_dropout); }
-
-PT_DECODE_DECL(static_reshape) {
-    PT_CHECK(decode_named(op, out, pt_ref_static_reshape));
-    if (op->nin && op->nout) out->scratch_bytes = pt_ref_static_reshape_scratch(&op->in[0], &op->out[0]);
-    return dnnl_success;
-}
 
 PT_DECODE_DECL(static_transpose) {
     const int r = op->nin ? op->in[0].ndims : 0;
@@ -42,10 +41,7 @@ PT_DECODE_DECL(static_transpose) {
         seen[q] = true;
         t.perm[k] = (int)q;
     }
-    pt_ref_transpose_params *p = pt_decode_params(out, pt_ref_static_transpose, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    *p = t;
-    return dnnl_success;
+    return pt_decode_bind(out, pt_ref_static_transpose, &t, sizeof t);
 }
 
 /* Concat and GenIndex: `axis` resolved for the rank of output 0. */
@@ -55,10 +51,8 @@ static pt_status decode_axis(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn
     if (r == 0 || a < 0 || a >= r)
         return pt_err(dnnl_invalid_arguments, "%s: axis %lld out of range for rank %d", pt_op_kind_name(op->kind),
                       (long long)a0, r);
-    pt_ref_axis_params *p = pt_decode_params(out, fn, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    p->axis = (int)a;
-    return dnnl_success;
+    pt_ref_axis_params ap = {.axis = (int)a};
+    return pt_decode_bind(out, fn, &ap, sizeof ap);
 }
 
 PT_DECODE_DECL(concat) { return decode_axis(op, out, pt_ref_concat); }
@@ -172,9 +166,8 @@ static pt_status decode_static_quant(const pt_op *op, pt_bound_kernel *out, pt_k
     pt_ref_quant_params q = {.name = name, .quantize = quantize, .ns = ns, .nz = nz};
     pt_lt sv = list_lt(dnnl_f32, ns), zv = list_lt(dnnl_s64, nz);
     PT_CHECK(build_qparams(op, src, &sv, nz ? &zv : NULL, false, &q));
-    pt_ref_quant_params *p = pt_decode_params(out, fn, sizeof q + nz * sizeof(int64_t) + ns * sizeof(float));
+    pt_ref_quant_params *p = pt_decode_params(out, fn, &q, sizeof q, nz * sizeof(int64_t) + ns * sizeof(float));
     if (!p) return dnnl_out_of_memory;
-    *p = q;
     p->zps = (int64_t *)(p + 1);
     p->scales = (float *)(p->zps + nz);
     if (nz) memcpy(p->zps, zps, nz * sizeof(int64_t));
@@ -193,10 +186,7 @@ static pt_status decode_dynamic_quant(const pt_op *op, pt_bound_kernel *out, pt_
     if (!sc || !out_lt(op, 0)) return pt_err(dnnl_invalid_arguments, "%s: needs 2-3 inputs, 1 output", name);
     pt_ref_quant_params q = {.name = name, .quantize = quantize, .has_zp = zp != NULL};
     PT_CHECK(build_qparams(op, src, sc, zp, true, &q));
-    pt_ref_quant_params *p = pt_decode_params(out, fn, sizeof q);
-    if (!p) return dnnl_out_of_memory;
-    *p = q;
-    return dnnl_success;
+    return pt_decode_bind(out, fn, &q, sizeof q);
 }
 
 PT_DECODE_DECL(dynamic_quantize) { return decode_dynamic_quant(op, out, pt_ref_dynamic_quantize, true); }

@@ -45,12 +45,8 @@ static pt_status decode_unary(const pt_op *op, pt_bound_kernel *out, bool bwd) {
         return pt_err(dnnl_unimplemented, bwd ? "eltwise_bwd: op kind %s is not a unary backward op"
                                               : "eltwise: op kind %s is not a unary op",
                       pt_op_kind_name(op->kind));
-    pt_ref_eltwise_params *p =
-            pt_decode_params(out, bwd ? pt_ref_eltwise_bwd : pt_ref_eltwise, sizeof(pt_ref_eltwise_params));
-    if (!p) return dnnl_out_of_memory;
-    p->name = pt_op_kind_name(op->kind);
-    p->p = pt_eltwise_params_of(op);
-    return dnnl_success;
+    pt_ref_eltwise_params e = {.name = pt_op_kind_name(op->kind), .p = pt_eltwise_params_of(op)};
+    return pt_decode_bind(out, bwd ? pt_ref_eltwise_bwd : pt_ref_eltwise, &e, sizeof e);
 }
 
 PT_DECODE_DECL(eltwise) { return decode_unary(op, out, false); }
@@ -58,39 +54,29 @@ PT_DECODE_DECL(eltwise_bwd) { return decode_unary(op, out, true); }
 
 /* ---- binary and Select ------------------------------------------------------ */
 
-static pt_status decode_binary(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn fn) {
-    pt_ref_binary_params *p = pt_decode_params(out, fn, sizeof(pt_ref_binary_params));
-    if (!p) return dnnl_out_of_memory;
-    p->name = pt_op_kind_name(op->kind);
-    p->kind = op->kind;
+static pt_status decode_binary(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn fn, const char *name) {
     const char *ab = pt_op_str(op, dnnl_graph_op_attr_auto_broadcast, "numpy");
-    p->bcast_none = ab && strcmp(ab, "none") == 0;
-    return dnnl_success;
+    pt_ref_binary_params b = {.name = name, .kind = op->kind, .bcast_none = ab && strcmp(ab, "none") == 0};
+    return pt_decode_bind(out, fn, &b, sizeof b);
 }
 
 PT_DECODE_DECL(binary) {
     if (!pt_op_is_binary_eltwise(op->kind))
         return pt_err(dnnl_unimplemented, "binary: op kind %s is not a binary op", pt_op_kind_name(op->kind));
-    return decode_binary(op, out, pt_ref_binary);
+    return decode_binary(op, out, pt_ref_binary, pt_op_kind_name(op->kind));
 }
 
-PT_DECODE_DECL(select) {
-    PT_CHECK(decode_binary(op, out, pt_ref_select));
-    ((pt_ref_binary_params *)out->params)->name = "Select";
-    return dnnl_success;
-}
+PT_DECODE_DECL(select) { return decode_binary(op, out, pt_ref_select, "Select"); }
 
 /* ---- BiasAdd and PReLU: channel dim per data_format for the rank of input 0
  * (1 for NCX, the last dim for NXC, 0 below rank 2). */
 
 static pt_status decode_chan(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn fn) {
-    pt_ref_chan_params *p = pt_decode_params(out, fn, sizeof(pt_ref_chan_params));
-    if (!p) return dnnl_out_of_memory;
     const char *df = pt_op_str(op, dnnl_graph_op_attr_data_format, "NXC");
     int r = op->nin ? op->in[0].ndims : 0;
-    p->cdim = r <= 1 ? 0 : ((df && strcmp(df, "NCX") == 0) ? 1 : r - 1);
-    p->per_channel = pt_op_bool(op, dnnl_graph_op_attr_per_channel_broadcast, true);
-    return dnnl_success;
+    pt_ref_chan_params c = {.cdim = r <= 1 ? 0 : ((df && strcmp(df, "NCX") == 0) ? 1 : r - 1),
+                            .per_channel = pt_op_bool(op, dnnl_graph_op_attr_per_channel_broadcast, true)};
+    return pt_decode_bind(out, fn, &c, sizeof c);
 }
 
 PT_DECODE_DECL(bias_add) { return decode_chan(op, out, pt_ref_bias_add); }
@@ -117,14 +103,10 @@ static pt_status decode_softmax(const pt_op *op, pt_bound_kernel *out, pt_kernel
     int64_t a0 = pt_op_s64(op, dnnl_graph_op_attr_axis, is_log ? -1 : 1), a = a0 < 0 ? a0 + r : a0;
     if (a < 0 || a >= r)
         return pt_err(dnnl_invalid_arguments, "%s: axis %lld out of range for rank %d", name, (long long)a0, r);
-    pt_ref_softmax_params *p = pt_decode_params(out, fn, sizeof(pt_ref_softmax_params));
-    if (!p) return dnnl_out_of_memory;
-    p->name = name;
-    p->is_log = is_log;
-    p->axis = (int)a;
     const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "none");
-    p->inf_as_zero = !is_log && mode && strcmp(mode, "inf_as_zero") == 0;
-    return dnnl_success;
+    pt_ref_softmax_params sm = {.name = name, .is_log = is_log, .axis = (int)a,
+                                .inf_as_zero = !is_log && mode && strcmp(mode, "inf_as_zero") == 0};
+    return pt_decode_bind(out, fn, &sm, sizeof sm);
 }
 
 PT_DECODE_DECL(softmax) {
@@ -150,18 +132,12 @@ PT_DECODE_DECL(reduce) {
         default:
             return pt_err(dnnl_unimplemented, "reduce: op kind %s is not a reduction", pt_op_kind_name(op->kind));
     }
-    const char *name = pt_op_kind_name(op->kind);
+    pt_ref_reduce_params rp = {.name = pt_op_kind_name(op->kind), .kind = op->kind};
     size_t na = 0;
     const int64_t *axes = pt_op_s64s(op, dnnl_graph_op_attr_axes, &na);
-    bool red[DNNL_MAX_NDIMS] = {false};
     int r = op->nin ? op->in[0].ndims : 0;
     if (!axes) na = 0;
-    for (size_t i = 0; i < na; ++i) PT_CHECK(pt_ref_reduce_mark_axis(name, axes[i], r, red));
-    pt_ref_reduce_params *p = pt_decode_params(out, pt_ref_reduce, sizeof(pt_ref_reduce_params));
-    if (!p) return dnnl_out_of_memory;
-    p->name = name;
-    p->kind = op->kind;
-    p->nattr_axes = (int)na;
-    memcpy(p->red, red, sizeof red);
-    return dnnl_success;
+    for (size_t i = 0; i < na; ++i) PT_CHECK(pt_ref_reduce_mark_axis(rp.name, axes[i], r, rp.red));
+    rp.nattr_axes = (int)na;
+    return pt_decode_bind(out, pt_ref_reduce, &rp, sizeof rp);
 }

@@ -23,11 +23,8 @@ static pt_status decode_norm(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn
     a.groups = pt_op_s64(op, dnnl_graph_op_attr_groups, 1);
     a.eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     a.momentum = pt_op_f32(op, dnnl_graph_op_attr_momentum, 0.5f);
-    pt_ref_norm_params *p = pt_decode_params(out, fn, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    *p = a;
-    *pp = p;
-    return dnnl_success;
+    *pp = pt_decode_params(out, fn, &a, sizeof a, 0);
+    return *pp ? dnnl_success : dnnl_out_of_memory;
 }
 
 PT_DECODE_DECL(layer_norm) {

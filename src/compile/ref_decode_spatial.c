@@ -12,11 +12,10 @@
 /* ---- MatMul -------------------------------------------------------------- */
 
 PT_DECODE_DECL(matmul) {
-    pt_ref_matmul_params *p = pt_decode_params(out, pt_ref_matmul, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    p->ta = pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false);
-    p->tb = pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false);
-    if (op->nin >= 2) out->scratch_bytes = pt_ref_matmul_scratch(p, &op->in[0], &op->in[1]);
+    pt_ref_matmul_params m = {.ta = pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false),
+                              .tb = pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false)};
+    PT_CHECK(pt_decode_bind(out, pt_ref_matmul, &m, sizeof m));
+    if (op->nin >= 2) out->scratch_bytes = pt_ref_matmul_scratch(&m, &op->in[0], &op->in[1]);
     return dnnl_success;
 }
 
@@ -81,16 +80,17 @@ static pt_status decode_conv(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn
     PT_CHECK(pt_decode_list(op, dnnl_graph_op_attr_pads_begin, k, 0, 0, "pads_begin", pb));
     PT_CHECK(pt_decode_list(op, dnnl_graph_op_attr_pads_end, k, 0, 0, "pads_end", pe));
     const char *auto_pad = pt_op_str(op, dnnl_graph_op_attr_auto_pad, "None");
-    pt_ref_conv_params *p = pt_decode_params(out, fn, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    *p = c;
-    if (!ranks_ok(op, 2)) return dnnl_success; /* the kernel rejects the call */
-    pt_v5 x, w;
-    pt_v5_data(port(op, pad_port), c.nxc, &x);
-    pt_v5_weights(port(op, w_port), c.x_first, &w);
-    resolve_geom(auto_pad, transpose_rule, k, strides, dils, pb, pe, x.d, w.d, p->S, p->Dl, p->P);
-    out->scratch_bytes = pt_ref_conv_scratch(&op->in[0], &op->in[1], &op->out[0],
-                                             has_bias && op->nin > 2 ? &op->in[2] : NULL);
+    const bool ok = ranks_ok(op, 2); /* otherwise the kernel rejects the call */
+    if (ok) {
+        pt_v5 x, w;
+        pt_v5_data(port(op, pad_port), c.nxc, &x);
+        pt_v5_weights(port(op, w_port), c.x_first, &w);
+        resolve_geom(auto_pad, transpose_rule, k, strides, dils, pb, pe, x.d, w.d, c.S, c.Dl, c.P);
+    }
+    PT_CHECK(pt_decode_bind(out, fn, &c, sizeof c));
+    if (ok)
+        out->scratch_bytes = pt_ref_conv_scratch(&op->in[0], &op->in[1], &op->out[0],
+                                                 has_bias && op->nin > 2 ? &op->in[2] : NULL);
     return dnnl_success;
 }
 
@@ -141,11 +141,8 @@ static pt_status decode_pool(const pt_op *op, pt_bound_kernel *out, pt_kernel_fn
         kd[2 + slot] = a.K[slot];
     }
     resolve_geom(auto_pad, false, k, strides, dils, pb, pe, v.d, kd, a.S, a.Dl, a.P);
-    pt_ref_pool_params *p = pt_decode_params(out, fn, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    *p = a;
-    *pp = p;
-    return dnnl_success;
+    *pp = pt_decode_params(out, fn, &a, sizeof a, 0);
+    return *pp ? dnnl_success : dnnl_out_of_memory;
 }
 
 /* Ceil rounding switches the forward divisor to the valid taps. */
@@ -198,11 +195,8 @@ static pt_status decode_interp(const pt_op *op, pt_bound_kernel *out, pt_kernel_
     if (strcmp(ctm, "half_pixel") == 0) a.align_corners = false;
     else if (strcmp(ctm, "align_corners") == 0) a.align_corners = true;
     else return pt_err(dnnl_invalid_arguments, "%s: bad coordinate_transformation_mode '%s'", name, ctm);
-    pt_ref_interp_params *p = pt_decode_params(out, fn, sizeof *p);
-    if (!p) return dnnl_out_of_memory;
-    *p = a;
-    *pp = p;
-    return dnnl_success;
+    *pp = pt_decode_params(out, fn, &a, sizeof a, 0);
+    return *pp ? dnnl_success : dnnl_out_of_memory;
 }
 
 PT_DECODE_DECL(interpolate) {

@@ -49,6 +49,13 @@ static void aux_set(const pt_tview *t, int64_t lin, double v) {
     if (t) pt_tv_setf(t, flat_off(t, lin), (float)v);
 }
 
+/* Two of them at the same position (mean and variance, or the two
+ * gradients), `a` first. */
+static void aux_set2(const pt_tview *a, const pt_tview *b, int64_t lin, double va, double vb) {
+    aux_set(a, lin, va);
+    aux_set(b, lin, vb);
+}
+
 /* Strides of `t` broadcast (right-aligned, unidirectionally) to a rank-r
  * shape `dims`: 0 for missing or stretched dims.  False if not broadcastable. */
 static bool bcast_strides(const pt_tview *t, int r, const int64_t *dims, int64_t *es) {
@@ -170,8 +177,7 @@ PT_REF_DECL(pt_ref_layer_norm) {
             if (gamma) y = y * pt_tv_getf(gamma, gi[i]) + pt_tv_getf(beta, bi[i]);
             pt_tv_setf(dst, dof + di[i], (float)y);
         }
-        aux_set(mean, t, mu);
-        aux_set(var, t, s2);
+        aux_set2(mean, var, t, mu, s2);
     }
     return dnnl_success;
 }
@@ -225,8 +231,7 @@ PT_REF_DECL(pt_ref_layer_norm_bwd) {
                 sg += d * xh;
                 sb += d;
             }
-            aux_set(dg, i, sg);
-            aux_set(db, i, sb);
+            aux_set2(dg, db, i, sg, sb);
         }
     }
     int nt_ = pt_ref_threads_for(ctx, T * M * 4);
@@ -368,8 +373,7 @@ PT_REF_DECL(pt_ref_group_norm) {
             for (int64_t s = 0; s < SP; ++s)
                 pt_tv_setf(dst, dbase + dsp[s], (float)(gm * (pt_tv_getf(src, base + ss[s]) - mu) * inv + bt));
         }
-        aux_set(mean, ng, mu);
-        aux_set(var, ng, s2);
+        aux_set2(mean, var, ng, mu, s2);
     }
     return dnnl_success;
 }
@@ -493,10 +497,8 @@ PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
             double x = pt_tv_getf(src, c * sc + b.tab[0][i]);
             pt_tv_setf(dst, c * dc + b.tab[1][i], (float)(g * (x - mu) * inv + bt));
         }
-        aux_set(rmean, c, m * old_mean + (1.0 - m) * mu);
-        aux_set(rvar, c, m * old_var + (1.0 - m) * s2);
-        aux_set(bmean, c, mu);
-        aux_set(bvar, c, s2);
+        aux_set2(rmean, rvar, c, m * old_mean + (1.0 - m) * mu, m * old_var + (1.0 - m) * s2);
+        aux_set2(bmean, bvar, c, mu, s2);
     }
     return dnnl_success;
 }
@@ -545,8 +547,7 @@ PT_REF_DECL(pt_ref_batch_norm_bwd) {
             double v = b.M > 0 ? g * inv * (d - sb / Md - xh * sg / Md) : 0.0;
             pt_tv_setf(ds, c * dsc + b.tab[2][i], (float)v);
         }
-        aux_set(dg, c, sg);
-        aux_set(db, c, sb);
+        aux_set2(dg, db, c, sg, sb);
     }
     return dnnl_success;
 }
