@@ -225,7 +225,7 @@ static void run_case(int m, int k, int n) {
 
     size_t np_fused = run_mlp(dnnl_graph_partition_policy_fusion, m, k, n, src, w, bias, fused);
     size_t np_debug = run_mlp(dnnl_graph_partition_policy_debug, m, k, n, src, w, bias, debug);
-    /* MatMul + Add + ReLU fuse (fusion-patterns §6.1); SoftMax stands alone. */
+    /* MatMul + Add + ReLU fuse (docs/fusion.md); SoftMax stands alone. */
     CHECK_EQ_INT(np_fused, 2);
     CHECK_EQ_INT(np_debug, 4);
 

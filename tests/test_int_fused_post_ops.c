@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile/ref_bind.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
 #include "compile/ref_bind.h"

@@ -9,7 +9,8 @@
 
 #include "ir/dtype.h"
 #include "ir/op.h"
-#include "kernels/ref/ref_kernels.h"
+#include "compile/ref_bind.h"
+#include "kernels/ref/ref_common.h"
 #include "test_util.h"
 
 #define DIMS(...) ((const int64_t[]){__VA_ARGS__})
@@ -31,10 +32,11 @@ static pt_tview view(dnnl_data_type_t dt, int nd, const int64_t *dims, const int
     return t;
 }
 
-static pt_status run(pt_kernel_fn fn, const pt_op *op, pt_tview *in, size_t nin, pt_tview *out,
+/* Decodes `op` with the given decoder, runs its kernel once, releases. */
+static pt_status run(pt_ref_decoder decode, const pt_op *op, pt_tview *in, size_t nin, pt_tview *out,
                      size_t nout) {
     pt_exec_ctx ctx = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 0};
-    return fn(op, in, nin, out, nout, &ctx);
+    return pt_ref_run_with(decode, op, in, nin, out, nout, &ctx);
 }
 
 static pt_op *mkop(dnnl_graph_op_kind_t kind) { return pt_op_new(1, kind, "t"); }
@@ -55,7 +57,7 @@ static void check_fwd(pt_op *op, const float *x, const float *expect) {
     float sbuf[14], dbuf[7];
     for (int i = 0; i < 7; ++i) sbuf[2 * i] = x[i], sbuf[2 * i + 1] = 1234.f;
     pt_tview s = view(dnnl_f32, 1, DIMS(7), DIMS(2), sbuf), d = view(dnnl_f32, 1, DIMS(7), NULL, dbuf);
-    CHECK_EQ_INT(run(pt_ref_eltwise, op, &s, 1, &d, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_eltwise, op, &s, 1, &d, 1), dnnl_success);
     for (int i = 0; i < 7; ++i) {
         if (isnan(expect[i])) CHECK(isnan(dbuf[i]));
         else CHECK_NEAR(dbuf[i], expect[i], TOL(expect[i]));
@@ -129,7 +131,7 @@ static void test_eltwise_fwd(void) {
         set_f(op, dnnl_graph_op_attr_min, 3.f);
         set_f(op, dnnl_graph_op_attr_max, 1.f);
         pt_tview s = view(dnnl_f32, 1, DIMS(2), NULL, x), d = view(dnnl_f32, 1, DIMS(2), NULL, y);
-        CHECK_EQ_INT(run(pt_ref_eltwise, op, &s, 1, &d, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_eltwise, op, &s, 1, &d, 1), dnnl_success);
         CHECK(y[0] == 1.f && y[1] == 1.f);
         pt_op_free(op);
     }
@@ -142,7 +144,7 @@ static void test_eltwise_fwd(void) {
             for (int j = 0; j < 3; ++j) b[i * st[0] + j * st[1]] = pt_f32_to_bf16(lv[i * 3 + j]);
         pt_tview s = view(dnnl_bf16, 2, DIMS(2, 3), st, b);
         op = mkop(dnnl_graph_op_exp);
-        CHECK_EQ_INT(run(pt_ref_eltwise, op, &s, 1, &s, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_eltwise, op, &s, 1, &s, 1), dnnl_success);
         CHECK_EQ_INT(b[0], 0x3F80);                  /* (0,0): exp(0) */
         CHECK_EQ_INT(b[2], pt_f32_to_bf16(expf(1)));  /* (0,1) */
         CHECK_EQ_INT(b[2], 0x402E);                  /* 2.71875 */
@@ -154,10 +156,10 @@ static void test_eltwise_fwd(void) {
         float x[2] = {0}, y[3];
         pt_tview s = view(dnnl_f32, 1, DIMS(2), NULL, x), d = view(dnnl_f32, 1, DIMS(3), NULL, y);
         op = mkop(dnnl_graph_op_relu);
-        CHECK_EQ_INT(run(pt_ref_eltwise, op, &s, 1, &d, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_eltwise, op, &s, 1, &d, 1), dnnl_invalid_arguments);
         pt_op_free(op);
         op = mkop(dnnl_graph_op_matmul);
-        CHECK_EQ_INT(run(pt_ref_eltwise, op, &s, 1, &s, 1), dnnl_unimplemented);
+        CHECK_EQ_INT(run(pt_decode_eltwise, op, &s, 1, &s, 1), dnnl_unimplemented);
         pt_op_free(op);
     }
 }
@@ -169,7 +171,7 @@ static void check_bwd(pt_op *op, const float *x, const float *expect) {
     for (int i = 0; i < 7; ++i) xb[i] = x[i], db[2 * i] = D7[i], db[2 * i + 1] = 99.f;
     pt_tview in[2] = {view(dnnl_f32, 1, DIMS(7), NULL, xb), view(dnnl_f32, 1, DIMS(7), DIMS(2), db)};
     pt_tview o = view(dnnl_f32, 1, DIMS(7), NULL, out);
-    CHECK_EQ_INT(run(pt_ref_eltwise_bwd, op, in, 2, &o, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_eltwise_bwd, op, in, 2, &o, 1), dnnl_success);
     for (int i = 0; i < 7; ++i) CHECK_NEAR(out[i], expect[i], TOL(expect[i]));
     pt_op_free(op);
 }
@@ -241,19 +243,19 @@ static void test_binary(void) {
         float a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {10, 20, 30}, d[6];
         pt_tview in[2] = {view(dnnl_f32, 2, DIMS(2, 3), NULL, a), view(dnnl_f32, 1, DIMS(3), NULL, b)};
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         const float e[6] = {11, 22, 33, 14, 25, 36};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(d[i], e[i]);
         /* dst that is not the broadcast shape */
         float big[12];
         pt_tview o2 = view(dnnl_f32, 2, DIMS(4, 3), NULL, big);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o2, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o2, 1), dnnl_invalid_shape);
     }
     {   /* different ranks [2,1,3] + [4,1] -> [2,4,3], dst permuted (strides 4,1,8) */
         float a[6] = {1, 2, 3, 4, 5, 6}, b[4] = {10, 20, 30, 40}, d[24];
         pt_tview in[2] = {view(dnnl_f32, 3, DIMS(2, 1, 3), NULL, a), view(dnnl_f32, 2, DIMS(4, 1), NULL, b)};
         pt_tview o = view(dnnl_f32, 3, DIMS(2, 4, 3), DIMS(4, 1, 8), d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[1 * 4 + 2 * 1 + 0 * 8], 34); /* (1,2,0) = 4 + 30 */
         CHECK_EQ_INT(d[0 * 4 + 3 * 1 + 2 * 8], 43); /* (0,3,2) = 3 + 40 */
         CHECK_EQ_INT(d[1 * 4 + 0 * 1 + 1 * 8], 15); /* (1,0,1) = 5 + 10 */
@@ -262,7 +264,7 @@ static void test_binary(void) {
         int32_t a[3] = {16777217, 2147483647, -5}, b[3] = {0, 1000, 3}, d[3];
         pt_tview in[2] = {view(dnnl_s32, 1, DIMS(3), NULL, a), view(dnnl_s32, 1, DIMS(3), NULL, b)};
         pt_tview o = view(dnnl_s32, 1, DIMS(3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[0], 16777216);
         CHECK_EQ_INT(d[1], 2147483520);
         CHECK_EQ_INT(d[2], -2);
@@ -272,7 +274,7 @@ static void test_binary(void) {
         pt_op_set_str(op, dnnl_graph_op_attr_auto_broadcast, "none");
         pt_tview in[2] = {view(dnnl_f32, 2, DIMS(2, 3), NULL, a), view(dnnl_f32, 1, DIMS(3), NULL, b)};
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
 
@@ -282,12 +284,12 @@ static void test_binary(void) {
         op = mkop(dnnl_graph_op_greater_equal);
         pt_tview in[2] = {view(dnnl_f32, 1, DIMS(4), NULL, a), view(dnnl_f32, 1, DIMS(4), NULL, b)};
         pt_tview o = view(dnnl_boolean, 1, DIMS(4), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK(d[0] == 1 && d[1] == 0 && d[2] == 0 && d[3] == 1);
         int32_t ia[2] = {16777216, 3}, ib[2] = {16777217, 4};
         pt_tview in2[2] = {view(dnnl_s32, 1, DIMS(2), NULL, ia), view(dnnl_s32, 1, DIMS(2), NULL, ib)};
         pt_tview o2 = view(dnnl_boolean, 1, DIMS(2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in2, 2, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in2, 2, &o2, 1), dnnl_success);
         CHECK(d[0] == 1 && d[1] == 0);
         pt_op_free(op);
     }
@@ -296,24 +298,24 @@ static void test_binary(void) {
         pt_tview in[2] = {view(dnnl_f32, 1, DIMS(3), NULL, a), view(dnnl_f32, 1, DIMS(3), NULL, b)};
         pt_tview o = view(dnnl_f32, 1, DIMS(3), NULL, d);
         op = mkop(dnnl_graph_op_maximum);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK(d[0] == 1 && isnan(d[1]) && d[2] == 1);
         pt_op_free(op);
         op = mkop(dnnl_graph_op_minimum);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK(d[0] == 1 && isnan(d[1]) && d[2] == 0);
         pt_op_free(op);
         float p[3] = {1, -1, 0}, z[3] = {0, 0, 0};
         pt_tview in2[2] = {view(dnnl_f32, 1, DIMS(3), NULL, p), view(dnnl_f32, 1, DIMS(3), NULL, z)};
         op = mkop(dnnl_graph_op_divide);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in2, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in2, 2, &o, 1), dnnl_success);
         CHECK(isinf(d[0]) && d[0] > 0 && isinf(d[1]) && d[1] < 0 && isnan(d[2]));
         pt_op_free(op);
         float s0[2] = {1, 5}, s1[2] = {4, 2};
         pt_tview in3[2] = {view(dnnl_f32, 1, DIMS(2), NULL, s0), view(dnnl_f32, 1, DIMS(2), NULL, s1)};
         pt_tview o3 = view(dnnl_f32, 1, DIMS(2), NULL, d);
         op = mkop(dnnl_graph_op_squared_difference);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in3, 2, &o3, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in3, 2, &o3, 1), dnnl_success);
         CHECK(d[0] == 9 && d[1] == 9);
         pt_op_free(op);
     }
@@ -323,14 +325,14 @@ static void test_binary(void) {
         pt_tview in[2] = {view(dnnl_f32, 1, DIMS(2), NULL, a), view(dnnl_bf16, 1, DIMS(2), NULL, b)};
         pt_tview o = view(dnnl_f32, 1, DIMS(2), NULL, d);
         op = mkop(dnnl_graph_op_subtract);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
         CHECK(d[0] == 0.5f && d[1] == 0.f);
         pt_op_free(op);
         uint16_t h[3] = {0x3C00, 0x4000, 0xC200}, s = 0x4200 /* 3 */, hd[3];
         pt_tview in2[2] = {view(dnnl_f16, 1, DIMS(3), NULL, h), view(dnnl_f16, 0, NULL, NULL, &s)};
         pt_tview o2 = view(dnnl_f16, 1, DIMS(3), NULL, hd);
         op = mkop(dnnl_graph_op_multiply);
-        CHECK_EQ_INT(run(pt_ref_binary, op, in2, 2, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_binary, op, in2, 2, &o2, 1), dnnl_success);
         CHECK_EQ_INT(hd[0], 0x4200); /* 3 */
         CHECK_EQ_INT(hd[1], 0x4600); /* 6 */
         CHECK_EQ_INT(hd[2], 0xC880); /* -9 */
@@ -346,7 +348,7 @@ static void test_select(void) {
         pt_tview in[3] = {view(dnnl_boolean, 1, DIMS(3), NULL, c), view(dnnl_f32, 2, DIMS(2, 3), NULL, t),
                           view(dnnl_f32, 1, DIMS(1), NULL, e)};
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_select, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_select, op, in, 3, &o, 1), dnnl_success);
         const float x[6] = {1, -1, 3, 4, -1, 6};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(d[i], x[i]);
     }
@@ -359,7 +361,7 @@ static void test_select(void) {
         pt_tview in[3] = {view(dnnl_boolean, 2, DIMS(2, 1), NULL, c), view(dnnl_bf16, 2, DIMS(1, 3), NULL, t),
                           view(dnnl_bf16, 2, DIMS(2, 3), DIMS(1, 2), e)};
         pt_tview o = view(dnnl_bf16, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_select, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_select, op, in, 3, &o, 1), dnnl_success);
         const float x[6] = {1, 2, 3, 10, 20, 30};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(pt_bf16_to_f32(d[i]), x[i]);
     }
@@ -369,14 +371,14 @@ static void test_select(void) {
         pt_tview in[3] = {view(dnnl_boolean, 2, DIMS(2, 3), NULL, c), view(dnnl_f32, 1, DIMS(3), NULL, t),
                           view(dnnl_f32, 1, DIMS(3), NULL, e)};
         pt_tview o = view(dnnl_f32, 1, DIMS(3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_select, op, in, 3, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_select, op, in, 3, &o, 1), dnnl_invalid_shape);
         pt_tview o2 = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_select, op, in, 3, &o2, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_select, op, in, 3, &o2, 1), dnnl_invalid_shape);
         /* cond [2] into [2,3]: trailing dims 2 vs 3 */
         float t2[6] = {0};
         pt_tview in2[3] = {view(dnnl_boolean, 1, DIMS(2), NULL, c), view(dnnl_f32, 2, DIMS(2, 3), NULL, t2),
                            view(dnnl_f32, 1, DIMS(3), NULL, e)};
-        CHECK_EQ_INT(run(pt_ref_select, op, in2, 3, &o2, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_select, op, in2, 3, &o2, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
 }
@@ -390,20 +392,20 @@ static void test_bias_prelu(void) {
     {
         pt_tview in[2] = {view(dnnl_f32, 3, DIMS(2, 3, 2), NULL, src), view(dnnl_f32, 1, DIMS(3), NULL, bias)};
         pt_tview o = view(dnnl_f32, 3, DIMS(2, 3, 2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_bias_add, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_bias_add, op, in, 2, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[1], 101);  /* (0,0,1) */
         CHECK_EQ_INT(d[10], 310); /* (1,2,0) */
         CHECK_EQ_INT(d[3], 203);  /* (0,1,1) */
         pt_tview bad = view(dnnl_f32, 1, DIMS(2), NULL, bias);
         pt_tview in2[2] = {in[0], bad};
-        CHECK_EQ_INT(run(pt_ref_bias_add, op, in2, 2, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_bias_add, op, in2, 2, &o, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
     op = mkop(dnnl_graph_op_bias_add); /* default NXC */
     {
         pt_tview in[2] = {view(dnnl_f32, 3, DIMS(2, 2, 3), NULL, src), view(dnnl_f32, 1, DIMS(3), NULL, bias)};
         pt_tview o = view(dnnl_f32, 3, DIMS(2, 2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_bias_add, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_bias_add, op, in, 2, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[11], 311);
         CHECK_EQ_INT(d[3], 103);
     }
@@ -414,11 +416,11 @@ static void test_bias_prelu(void) {
         float db[3];
         pt_op_set_str(op, dnnl_graph_op_attr_data_format, "NCX");
         pt_tview in = view(dnnl_f32, 3, DIMS(2, 3, 2), NULL, src), o = view(dnnl_f32, 1, DIMS(3), NULL, db);
-        CHECK_EQ_INT(run(pt_ref_bias_add_bwd, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_bias_add_bwd, op, &in, 1, &o, 1), dnnl_success);
         CHECK(db[0] == 14 && db[1] == 22 && db[2] == 30);
         pt_op_set_str(op, dnnl_graph_op_attr_data_format, "NXC");
         in = view(dnnl_f32, 3, DIMS(2, 2, 3), NULL, src);
-        CHECK_EQ_INT(run(pt_ref_bias_add_bwd, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_bias_add_bwd, op, &in, 1, &o, 1), dnnl_success);
         CHECK(db[0] == 18 && db[1] == 22 && db[2] == 26);
     }
     pt_op_free(op);
@@ -429,7 +431,7 @@ static void test_bias_prelu(void) {
         pt_op_set_str(op, dnnl_graph_op_attr_data_format, "NCX");
         pt_tview in[2] = {view(dnnl_f32, 3, DIMS(1, 2, 3), NULL, s), view(dnnl_f32, 1, DIMS(2), NULL, sl)};
         pt_tview o = view(dnnl_f32, 3, DIMS(1, 2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_prelu, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_prelu, op, in, 2, &o, 1), dnnl_success);
         const float e[6] = {-0.1f, 2, -0.3f, 4, -1.f, 6};
         for (int i = 0; i < 6; ++i) CHECK_NEAR(d[i], e[i], 1e-6);
     }
@@ -438,7 +440,7 @@ static void test_bias_prelu(void) {
         pt_op_set_bool(op, dnnl_graph_op_attr_per_channel_broadcast, false);
         pt_tview in[2] = {view(dnnl_f32, 2, DIMS(2, 3), NULL, s), view(dnnl_f32, 1, DIMS(3), NULL, sl)};
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_prelu, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_prelu, op, in, 2, &o, 1), dnnl_success);
         const float e[6] = {-1, -2, -3, 1, -4, -6};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(d[i], e[i]);
     }
@@ -446,12 +448,12 @@ static void test_bias_prelu(void) {
         float s[6] = {-2, -2, 2, -2, -2, 2}, sl[2] = {0.5f, 2};
         pt_tview in[2] = {view(dnnl_f32, 2, DIMS(2, 3), NULL, s), view(dnnl_f32, 2, DIMS(2, 1), NULL, sl)};
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_prelu, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_prelu, op, in, 2, &o, 1), dnnl_success);
         const float e[6] = {-1, -1, 2, -4, -4, 2};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(d[i], e[i]);
         pt_tview bad = view(dnnl_f32, 2, DIMS(3, 1), NULL, sl);
         pt_tview in2[2] = {in[0], bad};
-        CHECK_EQ_INT(run(pt_ref_prelu, op, in2, 2, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_prelu, op, in2, 2, &o, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
 
@@ -463,7 +465,7 @@ static void test_bias_prelu(void) {
         pt_tview in[3] = {view(dnnl_f32, 3, DIMS(1, 2, 3), NULL, s), view(dnnl_f32, 1, DIMS(2), NULL, sl),
                           view(dnnl_f32, 3, DIMS(1, 2, 3), NULL, dd)};
         pt_tview o[2] = {view(dnnl_f32, 3, DIMS(1, 2, 3), NULL, ds), view(dnnl_f32, 1, DIMS(2), NULL, dsl)};
-        CHECK_EQ_INT(run(pt_ref_prelu_bwd, op, in, 3, o, 2), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_prelu_bwd, op, in, 3, o, 2), dnnl_success);
         const float e[6] = {0.1f, 2, 0.3f, 4, 1.f, 6};
         for (int i = 0; i < 6; ++i) CHECK_NEAR(ds[i], e[i], 1e-6);
         CHECK_NEAR(dsl[0], -10, 1e-6);
@@ -483,7 +485,7 @@ static void test_data(void) {
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 3; ++j) s[i + 2 * j] = lv[3 * i + j];
         pt_tview in = view(dnnl_f32, 2, DIMS(2, 3), DIMS(1, 2), s), o = view(dnnl_bf16, 2, DIMS(2, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_typecast, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_typecast, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[0], 0x3F80);
         CHECK_EQ_INT(d[1], 0x3F80); /* tie -> even */
         CHECK_EQ_INT(d[2], 0x3F82); /* tie -> even */
@@ -494,7 +496,7 @@ static void test_data(void) {
         uint16_t h[3] = {0x3C00, 0x0001, 0xFC00};
         float f[3];
         pt_tview in2 = view(dnnl_f16, 1, DIMS(3), NULL, h), o2 = view(dnnl_f32, 1, DIMS(3), NULL, f);
-        CHECK_EQ_INT(run(pt_ref_typecast, op, &in2, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_typecast, op, &in2, 1, &o2, 1), dnnl_success);
         CHECK(f[0] == 1.f && f[1] == 0x1p-24f && isinf(f[2]) && f[2] < 0);
     }
     pt_op_free(op);
@@ -504,7 +506,7 @@ static void test_data(void) {
         float s[24], d[24];
         for (int i = 0; i < 24; ++i) s[i] = (float)i;
         pt_tview in = view(dnnl_f32, 3, DIMS(2, 3, 4), NULL, s), o = view(dnnl_f32, 3, DIMS(2, 3, 4), DIMS(1, 2, 6), d);
-        CHECK_EQ_INT(run(pt_ref_reorder, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reorder, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[1 + 0 + 12], 14); /* (1,0,2) */
         CHECK_EQ_INT(d[0 + 4 + 6], 9);   /* (0,2,1) */
         CHECK_EQ_INT(d[1 + 4 + 18], 23); /* (1,2,3) */
@@ -512,7 +514,7 @@ static void test_data(void) {
     {   /* u4 [3,3] stored transposed -> dense; the spare high nibble is kept */
         uint8_t s[5] = {0x30, 0x16, 0x74, 0x52, 0x08}, d[5] = {0, 0, 0, 0, 0xF0};
         pt_tview in = view(dnnl_u4, 2, DIMS(3, 3), DIMS(1, 3), s), o = view(dnnl_u4, 2, DIMS(3, 3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_reorder, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reorder, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[0], 0x10);
         CHECK_EQ_INT(d[1], 0x32);
         CHECK_EQ_INT(d[2], 0x54);
@@ -522,7 +524,7 @@ static void test_data(void) {
         uint8_t d2[2] = {0xAA, 0xAA};
         uint8_t s2[2] = {0x21, 0x03};
         pt_tview in2 = view(dnnl_u4, 1, DIMS(3), NULL, s2), o2 = view(dnnl_u4, 1, DIMS(3), NULL, d2);
-        CHECK_EQ_INT(run(pt_ref_reorder, op, &in2, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reorder, op, &in2, 1, &o2, 1), dnnl_success);
         CHECK_EQ_INT(d2[0], 0x21);
         CHECK_EQ_INT(d2[1], 0xA3);
     }
@@ -532,13 +534,13 @@ static void test_data(void) {
     {   /* [2,3] stored transposed -> [3,2] dense, then in place */
         float s[6] = {0, 3, 1, 4, 2, 5}, d[6];
         pt_tview in = view(dnnl_f32, 2, DIMS(2, 3), DIMS(1, 2), s), o = view(dnnl_f32, 2, DIMS(3, 2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_static_reshape, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_static_reshape, op, &in, 1, &o, 1), dnnl_success);
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(d[i], i);
         pt_tview o2 = view(dnnl_f32, 2, DIMS(3, 2), NULL, s);
-        CHECK_EQ_INT(run(pt_ref_static_reshape, op, &in, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_static_reshape, op, &in, 1, &o2, 1), dnnl_success);
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(s[i], i);
         pt_tview o3 = view(dnnl_f32, 1, DIMS(5), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_static_reshape, op, &in, 1, &o3, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_static_reshape, op, &in, 1, &o3, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
 
@@ -549,20 +551,20 @@ static void test_data(void) {
         pt_tview o = view(dnnl_f32, 3, DIMS(4, 2, 3), NULL, d);
         op = mkop(dnnl_graph_op_static_transpose);
         set_is(op, dnnl_graph_op_attr_order, DIMS(2, 0, 1), 3);
-        CHECK_EQ_INT(run(pt_ref_static_transpose, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_static_transpose, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[3 * 6 + 1 * 3 + 2], 23); /* (3,1,2) */
         CHECK_EQ_INT(d[1 * 6 + 0 * 3 + 2], 9);  /* (1,0,2) */
         memset(d, 0, sizeof d);
         set_is(op, dnnl_graph_op_attr_order, DIMS(-1, 0, 1), 3);
-        CHECK_EQ_INT(run(pt_ref_static_transpose, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_static_transpose, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(d[3 * 6 + 1 * 3 + 2], 23);
         set_is(op, dnnl_graph_op_attr_order, NULL, 0);
         pt_tview o2 = view(dnnl_f32, 3, DIMS(4, 3, 2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_static_transpose, op, &in, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_static_transpose, op, &in, 1, &o2, 1), dnnl_success);
         CHECK_EQ_INT(d[3 * 6 + 2 * 2 + 1], 23); /* (3,2,1) */
         CHECK_EQ_INT(d[2 * 6 + 1 * 2 + 0], 6);  /* (2,1,0) */
         set_is(op, dnnl_graph_op_attr_order, DIMS(0, 0, 1), 3);
-        CHECK_EQ_INT(run(pt_ref_static_transpose, op, &in, 1, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_static_transpose, op, &in, 1, &o, 1), dnnl_invalid_shape);
         pt_op_free(op);
     }
 
@@ -573,16 +575,16 @@ static void test_data(void) {
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 4), NULL, d);
         const float e[8] = {1, 3, 4, 5, 2, 6, 7, 8};
         set_i(op, dnnl_graph_op_attr_axis, 1);
-        CHECK_EQ_INT(run(pt_ref_concat, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_concat, op, in, 2, &o, 1), dnnl_success);
         for (int i = 0; i < 8; ++i) CHECK_EQ_INT(d[i], e[i]);
         memset(d, 0, sizeof d);
         set_i(op, dnnl_graph_op_attr_axis, -1);
-        CHECK_EQ_INT(run(pt_ref_concat, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_concat, op, in, 2, &o, 1), dnnl_success);
         for (int i = 0; i < 8; ++i) CHECK_EQ_INT(d[i], e[i]);
         set_i(op, dnnl_graph_op_attr_axis, 0);
-        CHECK_EQ_INT(run(pt_ref_concat, op, in, 2, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_concat, op, in, 2, &o, 1), dnnl_invalid_shape);
         set_i(op, dnnl_graph_op_attr_axis, 2);
-        CHECK_EQ_INT(run(pt_ref_concat, op, in, 2, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_concat, op, in, 2, &o, 1), dnnl_invalid_arguments);
     }
     pt_op_free(op);
 
@@ -592,13 +594,13 @@ static void test_data(void) {
         int32_t d[6];
         pt_tview in = view(dnnl_f32, 2, DIMS(2, 3), NULL, s), o = view(dnnl_s32, 2, DIMS(2, 3), NULL, d);
         set_i(op, dnnl_graph_op_attr_axis, 1);
-        CHECK_EQ_INT(run(pt_ref_gen_index, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_gen_index, op, &in, 1, &o, 1), dnnl_success);
         CHECK(d[0] == 0 && d[1] == 1 && d[2] == 2 && d[3] == 0 && d[4] == 1 && d[5] == 2);
         set_i(op, dnnl_graph_op_attr_axis, -2);
-        CHECK_EQ_INT(run(pt_ref_gen_index, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_gen_index, op, &in, 1, &o, 1), dnnl_success);
         CHECK(d[0] == 0 && d[1] == 0 && d[2] == 0 && d[3] == 1 && d[4] == 1 && d[5] == 1);
         set_i(op, dnnl_graph_op_attr_axis, 2);
-        CHECK_EQ_INT(run(pt_ref_gen_index, op, &in, 1, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_gen_index, op, &in, 1, &o, 1), dnnl_invalid_arguments);
     }
     pt_op_free(op);
 }
@@ -617,7 +619,7 @@ static void test_dropout(void) {
     in[1].lt.property = in[2].lt.property = in[3].lt.property = dnnl_graph_tensor_property_host_scalar;
     /* dst stored transposed; element (i,j) at i + 2j */
     pt_tview o[2] = {view(dnnl_f32, 2, DIMS(2, 5), DIMS(1, 2), d), view(dnnl_u8, 2, DIMS(2, 5), NULL, m)};
-    CHECK_EQ_INT(run(pt_ref_dropout, op, in, 4, o, 2), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_dropout, op, in, 4, o, 2), dnnl_success);
     {
         const float e[10] = {2, 0, 0, 8, 0, 0, 0, 16, 0, 20};
         const uint8_t em[10] = {1, 0, 0, 1, 0, 0, 0, 1, 0, 1};
@@ -629,7 +631,7 @@ static void test_dropout(void) {
     }
     /* legacy path (offset 0): four consecutive indices share one word */
     seed = -3, offset = 0;
-    CHECK_EQ_INT(run(pt_ref_dropout, op, in, 4, o, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_dropout, op, in, 4, o, 1), dnnl_success);
     {
         const float e[10] = {0, 0, 0, 0, 10, 12, 14, 16, 18, 20};
         for (int k = 0; k < 10; ++k) CHECK_EQ_INT(d[(k / 5) + 2 * (k % 5)], e[k]);
@@ -639,7 +641,7 @@ static void test_dropout(void) {
     in[1] = view(dnnl_s64, 1, DIMS(1), NULL, &seed);
     in[3] = view(dnnl_f32, 1, DIMS(1), NULL, &p);
     pt_tview dense = view(dnnl_f32, 2, DIMS(2, 5), NULL, d);
-    CHECK_EQ_INT(run(pt_ref_dropout, op, in, 4, &dense, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_dropout, op, in, 4, &dense, 1), dnnl_success);
     {
         const float e[10] = {1.4285714626312256f, 0, 4.285714149475098f, 5.714285850524902f,
                              7.142857551574707f, 8.571428298950195f, 0, 0, 12.85714340209961f,
@@ -648,7 +650,7 @@ static void test_dropout(void) {
     }
     /* p = 1 drops everything (inv_q = 0 and no word exceeds 2^32 - 1) */
     p = 1.f;
-    CHECK_EQ_INT(run(pt_ref_dropout, op, in, 4, &dense, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_dropout, op, in, 4, &dense, 1), dnnl_success);
     for (int k = 0; k < 10; ++k) CHECK(d[k] == 0.f);
     pt_op_free(op);
 }
@@ -664,13 +666,13 @@ static void test_quant_static(void) {
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, &sc, 1, true);
         set_is(op, dnnl_graph_op_attr_zps, DIMS(10), 1);
         pt_tview in = view(dnnl_f32, 1, DIMS(5), NULL, x), o = view(dnnl_u8, 1, DIMS(5), NULL, q);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o, 1), dnnl_success);
         /* x*2 + 10 = 10, 12.5, -0.5, 410, 8.5 -> RNE, saturate */
         CHECK(q[0] == 10 && q[1] == 12 && q[2] == 0 && q[3] == 255 && q[4] == 8);
         int8_t s8[5];
         set_is(op, dnnl_graph_op_attr_zps, DIMS(-3), 1);
         pt_tview o2 = view(dnnl_s8, 1, DIMS(5), NULL, s8);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o2, 1), dnnl_success);
         /* -3, -0.5, -13.5, 397, -4.5 */
         CHECK(s8[0] == -3 && s8[1] == 0 && s8[2] == -14 && s8[3] == 127 && s8[4] == -4);
     }
@@ -682,15 +684,15 @@ static void test_quant_static(void) {
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, scs, 2, true);
         set_is(op, dnnl_graph_op_attr_zps, DIMS(0, 1), 2);
         pt_tview in = view(dnnl_f32, 2, DIMS(2, 2), NULL, xs), o = view(dnnl_s8, 2, DIMS(2, 2), NULL, q);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o, 1), dnnl_success);
         CHECK(q[0] == 2 && q[1] == 7 && q[2] == -2 && q[3] == 127);
         scs[1] = 0;
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, scs, 2, true);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o, 1), dnnl_invalid_arguments);
         set_i(op, dnnl_graph_op_attr_axis, 0);
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, scs, 1, true);
         set_is(op, dnnl_graph_op_attr_zps, DIMS(0), 1);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
     {   /* f8_e4m3 target: x * f32(1/3), not saturating */
@@ -699,7 +701,7 @@ static void test_quant_static(void) {
         uint8_t q[4];
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, &s3, 1, true);
         pt_tview in = view(dnnl_f32, 1, DIMS(4), NULL, xs), o = view(dnnl_f8_e4m3, 1, DIMS(4), NULL, q);
-        CHECK_EQ_INT(run(pt_ref_quantize, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_quantize, op, &in, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(q[0], 0x38); /* 1.0 */
         CHECK_EQ_INT(q[1], 0x7F); /* 500 > 464 -> NaN */
         CHECK_EQ_INT(q[2], 0x80); /* tiny -> -0 */
@@ -715,7 +717,7 @@ static void test_quant_static(void) {
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, scs, 2, true);
         set_is(op, dnnl_graph_op_attr_zps, DIMS(128, 0), 2);
         pt_tview in = view(dnnl_u8, 2, DIMS(2, 2), NULL, q), o = view(dnnl_f32, 2, DIMS(2, 2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_dequantize, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dequantize, op, &in, 1, &o, 1), dnnl_success);
         CHECK(d[0] == 1 && d[1] == -64 && d[2] == 510 && d[3] == 14);
         pt_op_free(op);
         op = mkop(dnnl_graph_op_dequantize);
@@ -723,7 +725,7 @@ static void test_quant_static(void) {
         float two = 2;
         pt_op_set_f32(op, dnnl_graph_op_attr_scales, &two, 1, true);
         pt_tview in2 = view(dnnl_f8_e5m2, 1, DIMS(3), NULL, f8), o2 = view(dnnl_f32, 1, DIMS(3), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_dequantize, op, &in2, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dequantize, op, &in2, 1, &o2, 1), dnnl_success);
         CHECK(d[0] == 2 && isinf(d[1]) && d[1] > 0 && d[2] == -3);
         pt_op_free(op);
     }
@@ -738,7 +740,7 @@ static void test_quant_dynamic(void) {
         pt_tview in[3] = {view(dnnl_f32, 1, DIMS(3), NULL, x), view(dnnl_f32, 1, DIMS(1), NULL, &sc),
                           view(dnnl_s32, 1, DIMS(1), NULL, &zp)};
         pt_tview o = view(dnnl_u8, 1, DIMS(3), NULL, q);
-        CHECK_EQ_INT(run(pt_ref_dynamic_quantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_quantize, op, in, 3, &o, 1), dnnl_success);
         CHECK(q[0] == 5 && q[1] == 0 && q[2] == 4);
     }
     {   /* per_group via group_shape [1,2] -> u4, u4 zero points packed */
@@ -749,7 +751,7 @@ static void test_quant_dynamic(void) {
         pt_tview in[3] = {view(dnnl_f32, 2, DIMS(2, 4), NULL, x), view(dnnl_f32, 2, DIMS(2, 2), NULL, sc),
                           view(dnnl_u4, 2, DIMS(2, 2), NULL, zp)};
         pt_tview o = view(dnnl_u4, 2, DIMS(2, 4), NULL, q);
-        CHECK_EQ_INT(run(pt_ref_dynamic_quantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_quantize, op, in, 3, &o, 1), dnnl_success);
         /* {1,2,3,4, 11,13,6,6} */
         CHECK_EQ_INT(q[0], 0x21);
         CHECK_EQ_INT(q[1], 0x43);
@@ -761,7 +763,7 @@ static void test_quant_dynamic(void) {
         set_is(op, dnnl_graph_op_attr_groups, DIMS(2), 1);
         uint8_t s4[4] = {0};
         pt_tview o2 = view(dnnl_s4, 2, DIMS(2, 4), NULL, s4);
-        CHECK_EQ_INT(run(pt_ref_dynamic_quantize, op, in, 2, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_quantize, op, in, 2, &o2, 1), dnnl_success);
         /* row0: 0,1, 1,1.5->2 ; row1: 8->7, 10->7, 1.5->2, 1.75->2 */
         CHECK_EQ_INT(s4[0], 0x10);
         CHECK_EQ_INT(s4[1], 0x21);
@@ -769,7 +771,7 @@ static void test_quant_dynamic(void) {
         CHECK_EQ_INT(s4[3], 0x22);
         /* scales of the wrong shape */
         pt_tview bad[2] = {in[0], view(dnnl_f32, 2, DIMS(2, 1), NULL, sc)};
-        CHECK_EQ_INT(run(pt_ref_dynamic_quantize, op, bad, 2, &o2, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_dynamic_quantize, op, bad, 2, &o2, 1), dnnl_invalid_shape);
     }
     pt_op_free(op);
 
@@ -785,23 +787,23 @@ static void test_quant_dynamic(void) {
                           view(dnnl_s4, 2, DIMS(2, 1), NULL, zp)};
         pt_tview o = view(dnnl_f32, 2, DIMS(4, 2), NULL, d);
         const float e[8] = {-3.5f, 4, 0.5f, 0, 2, 0, -8, 6};
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
         for (int i = 0; i < 8; ++i) CHECK_EQ_INT(d[i], e[i]);
         /* both forms, agreeing */
         set_is(op, dnnl_graph_op_attr_group_shape, DIMS(2, 2), 2);
         memset(d, 0, sizeof d);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
         for (int i = 0; i < 8; ++i) CHECK_EQ_INT(d[i], e[i]);
         /* both forms, disagreeing */
         set_is(op, dnnl_graph_op_attr_group_shape, DIMS(1, 2), 2);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
         /* neither form */
         pt_op_del_attr(op, dnnl_graph_op_attr_group_shape);
         pt_op_del_attr(op, dnnl_graph_op_attr_groups);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
         /* groups that do not divide the dim */
         set_is(op, dnnl_graph_op_attr_groups, DIMS(3, 1), 2);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
     }
     pt_op_free(op);
     op = mkop(dnnl_graph_op_dynamic_dequantize);
@@ -816,7 +818,7 @@ static void test_quant_dynamic(void) {
         pt_tview in[3] = {view(dnnl_u4, 2, DIMS(2, 4), NULL, src), view(dnnl_f16, 2, DIMS(2, 2), DIMS(1, 2), sc),
                           view(dnnl_u4, 2, DIMS(2, 2), NULL, zp)};
         pt_tview o = view(dnnl_f16, 2, DIMS(2, 4), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
         /* (q - z) * s: 0,1, 2,4, 4,5, 8,8 */
         const float e[8] = {0, 1, 2, 4, 4, 5, 8, 8};
         for (int i = 0; i < 8; ++i) CHECK_EQ_INT(pt_f16_to_f32(d[i]), e[i]);
@@ -831,12 +833,12 @@ static void test_quant_dynamic(void) {
         pt_tview in[3] = {view(dnnl_s8, 2, DIMS(2, 2), NULL, src), view(dnnl_bf16, 1, DIMS(2), NULL, sc),
                           view(dnnl_s8, 1, DIMS(1), NULL, &zp)};
         pt_tview o = view(dnnl_bf16, 2, DIMS(2, 2), NULL, d);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_success);
         CHECK(pt_bf16_to_f32(d[0]) == 0 && pt_bf16_to_f32(d[1]) == 5 && pt_bf16_to_f32(d[2]) == 2.5f &&
               pt_bf16_to_f32(d[3]) == 15);
         /* several axes without per_group */
         set_is(op, dnnl_graph_op_attr_axis, DIMS(0, 1), 2);
-        CHECK_EQ_INT(run(pt_ref_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_dynamic_dequantize, op, in, 3, &o, 1), dnnl_invalid_arguments);
     }
     pt_op_free(op);
 }
@@ -865,7 +867,7 @@ static void test_reduce(void) {
         set_is(op, dnnl_graph_op_attr_axes, &cases[c].axis, 1);
         int64_t n = (cases[c].axis == 0) ? 3 : 2;
         pt_tview o = view(dnnl_f32, 1, &n, NULL, d);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &o, 1), dnnl_success);
         for (int i = 0; i < n; ++i) CHECK_NEAR(d[i], cases[c].e[i], TOL(cases[c].e[i]));
         pt_op_free(op);
     }
@@ -875,14 +877,14 @@ static void test_reduce(void) {
         set_is(op, dnnl_graph_op_attr_axes, DIMS(1), 1);
         pt_op_set_bool(op, dnnl_graph_op_attr_keep_dims, true);
         pt_tview o = view(dnnl_f32, 2, DIMS(2, 1), DIMS(2, 1), kd);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &o, 1), dnnl_success);
         CHECK(kd[0] == 2 && kd[2] == -5 && kd[1] == 0);
         pt_tview wrong = view(dnnl_f32, 1, DIMS(3), NULL, kd);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &wrong, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &wrong, 1), dnnl_invalid_shape);
         set_is(op, dnnl_graph_op_attr_axes, DIMS(2), 1);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &o, 1), dnnl_invalid_shape);
         set_is(op, dnnl_graph_op_attr_axes, DIMS(1, -1), 2);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &o, 1), dnnl_invalid_shape);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &o, 1), dnnl_invalid_shape);
         pt_op_free(op);
     }
     {   /* all axes -> 0-D; axes from an s32 input; no axes -> identity */
@@ -890,7 +892,7 @@ static void test_reduce(void) {
         pt_op *op = mkop(dnnl_graph_op_reduce_prod);
         set_is(op, dnnl_graph_op_attr_axes, DIMS(0, 1), 2);
         pt_tview o = view(dnnl_f32, 0, NULL, NULL, &r0);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &src, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &src, 1, &o, 1), dnnl_success);
         CHECK_EQ_INT(r0, -720);
         pt_op_free(op);
 
@@ -898,12 +900,12 @@ static void test_reduce(void) {
         set_is(op, dnnl_graph_op_attr_axes, NULL, 0); /* the schema's empty default */
         int32_t ax[2] = {-1, 0};
         pt_tview in[2] = {src, view(dnnl_s32, 1, DIMS(2), NULL, ax)};
-        CHECK_EQ_INT(run(pt_ref_reduce, op, in, 2, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, in, 2, &o, 1), dnnl_success);
         CHECK_EQ_INT(r0, 5);
         float id[6];
         pt_tview oi = view(dnnl_f32, 2, DIMS(2, 3), NULL, id);
         pt_op *l1 = mkop(dnnl_graph_op_reduce_l1);
-        CHECK_EQ_INT(run(pt_ref_reduce, l1, &src, 1, &oi, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, l1, &src, 1, &oi, 1), dnnl_success);
         const float e[6] = {1, -2, 3, -4, 5, -6};
         for (int i = 0; i < 6; ++i) CHECK_EQ_INT(id[i], e[i]);
         pt_op_free(l1);
@@ -915,7 +917,7 @@ static void test_reduce(void) {
         pt_op *op = mkop(dnnl_graph_op_reduce_mean);
         set_is(op, dnnl_graph_op_attr_axes, DIMS(1), 1);
         pt_tview in = view(dnnl_bf16, 3, DIMS(2, 3, 2), NULL, b), o = view(dnnl_bf16, 2, DIMS(2, 2), NULL, r);
-        CHECK_EQ_INT(run(pt_ref_reduce, op, &in, 1, &o, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_reduce, op, &in, 1, &o, 1), dnnl_success);
         /* (0+2+4)/3 = 2, (1+3+5)/3 = 3, (6+8+10)/3 = 8, 9 */
         CHECK(pt_bf16_to_f32(r[0]) == 2 && pt_bf16_to_f32(r[1]) == 3 && pt_bf16_to_f32(r[2]) == 8 &&
               pt_bf16_to_f32(r[3]) == 9);
@@ -932,18 +934,18 @@ static void test_softmax(void) {
     set_i(op, dnnl_graph_op_attr_axis, 1);
     pt_op_set_str(op, dnnl_graph_op_attr_mode, "inf_as_zero");
     pt_tview o[2] = {view(dnnl_f32, 2, DIMS(2, 3), NULL, d), view(dnnl_f32, 2, DIMS(2, 1), NULL, st)};
-    CHECK_EQ_INT(run(pt_ref_softmax, op, &in, 1, o, 2), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_softmax, op, &in, 1, o, 2), dnnl_success);
     CHECK_NEAR(d[0], 0.0900305732, 1e-6);
     CHECK_NEAR(d[1], 0.244728471, 1e-6);
     CHECK_NEAR(d[2], 0.665240956, 1e-6);
     CHECK(d[3] == 0 && d[4] == 0 && d[5] == 0);
     CHECK_NEAR(st[0], 3.40760596, 1e-5);
-    CHECK(st[1] == 0.f); /* fully masked row: stats 0 (fusion-patterns.md §18 item 5) */
+    CHECK(st[1] == 0.f); /* fully masked row: stats 0, as the fused SDPA kernel */
     pt_op_set_str(op, dnnl_graph_op_attr_mode, "none");
-    CHECK_EQ_INT(run(pt_ref_softmax, op, &in, 1, o, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_softmax, op, &in, 1, o, 1), dnnl_success);
     CHECK(isnan(d[3]));
     pt_tview bad_stats[2] = {o[0], view(dnnl_f32, 2, DIMS(1, 3), NULL, st)};
-    CHECK_EQ_INT(run(pt_ref_softmax, op, &in, 1, bad_stats, 2), dnnl_invalid_shape);
+    CHECK_EQ_INT(run(pt_decode_softmax, op, &in, 1, bad_stats, 2), dnnl_invalid_shape);
     pt_op_free(op);
 
     {   /* default axis 1 on [2,2] stored transposed, bf16 dst */
@@ -951,21 +953,21 @@ static void test_softmax(void) {
         uint16_t b[4];
         pt_tview in2 = view(dnnl_f32, 2, DIMS(2, 2), DIMS(1, 2), s2), o2 = view(dnnl_bf16, 2, DIMS(2, 2), NULL, b);
         op = mkop(dnnl_graph_op_softmax);
-        CHECK_EQ_INT(run(pt_ref_softmax, op, &in2, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_softmax, op, &in2, 1, &o2, 1), dnnl_success);
         CHECK_EQ_INT(b[0], pt_f32_to_bf16(0.268941421f));
         CHECK_EQ_INT(b[3], pt_f32_to_bf16(0.731058579f));
         set_i(op, dnnl_graph_op_attr_axis, 0); /* columns are constant -> 0.5 */
-        CHECK_EQ_INT(run(pt_ref_softmax, op, &in2, 1, &o2, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_softmax, op, &in2, 1, &o2, 1), dnnl_success);
         for (int i = 0; i < 4; ++i) CHECK_EQ_INT(b[i], 0x3F00);
         set_i(op, dnnl_graph_op_attr_axis, 2);
-        CHECK_EQ_INT(run(pt_ref_softmax, op, &in2, 1, &o2, 1), dnnl_invalid_arguments);
+        CHECK_EQ_INT(run(pt_decode_softmax, op, &in2, 1, &o2, 1), dnnl_invalid_arguments);
         pt_op_free(op);
     }
     {   /* LogSoftmax (default axis -1) */
         float l[3];
         pt_tview in3 = view(dnnl_f32, 1, DIMS(3), NULL, s), o3 = view(dnnl_f32, 1, DIMS(3), NULL, l);
         op = mkop(dnnl_graph_op_log_softmax);
-        CHECK_EQ_INT(run(pt_ref_softmax, op, &in3, 1, &o3, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_softmax, op, &in3, 1, &o3, 1), dnnl_success);
         CHECK_NEAR(l[0], -2.40760596, 1e-5);
         CHECK_NEAR(l[1], -1.40760596, 1e-5);
         CHECK_NEAR(l[2], -0.407605964, 1e-5);
@@ -976,7 +978,7 @@ static void test_softmax(void) {
         pt_tview in4[2] = {view(dnnl_f32, 2, DIMS(1, 3), NULL, dd), view(dnnl_f32, 2, DIMS(1, 3), NULL, y)};
         pt_tview o4 = view(dnnl_f32, 2, DIMS(1, 3), NULL, ds);
         op = mkop(dnnl_graph_op_softmax_backward);
-        CHECK_EQ_INT(run(pt_ref_softmax_bwd, op, in4, 2, &o4, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_softmax_bwd, op, in4, 2, &o4, 1), dnnl_success);
         CHECK_NEAR(ds[0], -0.26, 1e-6);
         CHECK_NEAR(ds[1], -0.09, 1e-6);
         CHECK_NEAR(ds[2], 0.35, 1e-6);
@@ -984,7 +986,7 @@ static void test_softmax(void) {
         float ly[3] = {logf(0.2f), logf(0.3f), logf(0.5f)};
         in4[1] = view(dnnl_f32, 2, DIMS(1, 3), NULL, ly);
         op = mkop(dnnl_graph_op_log_softmax_backward);
-        CHECK_EQ_INT(run(pt_ref_softmax_bwd, op, in4, 2, &o4, 1), dnnl_success);
+        CHECK_EQ_INT(run(pt_decode_softmax_bwd, op, in4, 2, &o4, 1), dnnl_success);
         CHECK_NEAR(ds[0], -0.2, 1e-5);
         CHECK_NEAR(ds[1], 0.2, 1e-5);
         CHECK_NEAR(ds[2], 0.0, 1e-5);
@@ -1005,7 +1007,7 @@ static void test_large_strided(void) {
     pt_op *op = mkop(dnnl_graph_op_add);
     pt_tview in[2] = {view(dnnl_f32, 3, DIMS(A, B, C), st, a), view(dnnl_f32, 2, DIMS(B, 1), NULL, b)};
     pt_tview o = view(dnnl_f32, 3, DIMS(A, B, C), NULL, d);
-    CHECK_EQ_INT(run(pt_ref_binary, op, in, 2, &o, 1), dnnl_success);
+    CHECK_EQ_INT(run(pt_decode_binary, op, in, 2, &o, 1), dnnl_success);
     int bad = 0;
     for (int i = 0; i < A; ++i)
         for (int j = 0; j < B; ++j)

@@ -12,7 +12,7 @@
 #include "ir/dtype.h"
 #include "ir/op.h"
 #include "kernels/ref/ref_common.h"
-#include "kernels/ref/ref_kernels.h"
+#include "compile/ref_bind.h"
 #include "test_util.h"
 
 /* ---- tensors --------------------------------------------------------------- */
@@ -121,23 +121,19 @@ static void x_first_map(int r, int *map) {
     map[r - 2] = 1;
     map[r - 1] = 0;
 }
-static pt_tview to_nxc(const pt_tview *ncx, const int *perm, int64_t gap) {
-    int r = ncx->lt.ndims, map[DNNL_MAX_NDIMS];
+/* `src` re-laid out: dst dim i is src dim map[i] (map from `mapf`). */
+static pt_tview to_layout(const pt_tview *src, void (*mapf)(int, int *), const int *perm, int64_t gap) {
+    int r = src->lt.ndims, map[DNNL_MAX_NDIMS];
     int64_t d[DNNL_MAX_NDIMS];
-    nxc_map(r, map);
-    for (int i = 0; i < r; ++i) d[i] = ncx->lt.dims[map[i]];
-    pt_tview t = mk(ncx->lt.data_type, r, d, perm, gap);
-    relayout(&t, ncx, map);
+    mapf(r, map);
+    for (int i = 0; i < r; ++i) d[i] = src->lt.dims[map[i]];
+    pt_tview t = mk(src->lt.data_type, r, d, perm, gap);
+    relayout(&t, src, map);
     return t;
 }
+static pt_tview to_nxc(const pt_tview *ncx, const int *perm, int64_t gap) { return to_layout(ncx, nxc_map, perm, gap); }
 static pt_tview to_x_first(const pt_tview *w, const int *perm, int64_t gap) {
-    int r = w->lt.ndims, map[DNNL_MAX_NDIMS];
-    int64_t d[DNNL_MAX_NDIMS];
-    x_first_map(r, map);
-    for (int i = 0; i < r; ++i) d[i] = w->lt.dims[map[i]];
-    pt_tview t = mk(w->lt.data_type, r, d, perm, gap);
-    relayout(&t, w, map);
-    return t;
+    return to_layout(w, x_first_map, perm, gap);
 }
 /* Inverse of to_nxc: NXC tensor values gathered into a NCX-ordered array. */
 static float *nxc_values_as_ncx(const pt_tview *nxc) {
@@ -195,7 +191,8 @@ static void set_f(pt_op *op, int name, float v) { pt_op_set_f32(op, name, &v, 1,
 
 static pt_exec_ctx g_ctx = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1};
 
-#define RUN(fn, op, ins, nin, outs, nout) fn(op, ins, nin, outs, nout, &g_ctx)
+/* Decodes `op` with decoder `dec`, runs its kernel once, releases. */
+#define RUN(dec, op, ins, nin, outs, nout) pt_ref_run_with(dec, op, ins, nin, outs, nout, &g_ctx)
 
 /* ======================================================================== */
 /* MatMul                                                                     */
@@ -221,9 +218,9 @@ static void test_matmul_2d(void) {
     pt_op *op = mkop(dnnl_graph_op_matmul);
     pt_tview in[3] = {MK(dnnl_f32, M, K), MK(dnnl_f32, K, N), MK(dnnl_f32, N)}, out = MK(dnnl_f32, M, N);
     setv(&in[0], av), setv(&in[1], bv), setv(&in[2], biasv);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 2, &out, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 2, &out, 1), dnnl_success);
     check_tv("mm 3x5x7", &out, MM1, 0);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 3, &out, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 3, &out, 1), dnnl_success);
     check_tv("mm 3x5x7 bias[N]", &out, MM1_BIAS, 0);
 
     /* Transposed operands give the same product. */
@@ -232,7 +229,7 @@ static void test_matmul_2d(void) {
     pt_op_set_bool(opt, dnnl_graph_op_attr_transpose_b, true);
     pt_tview tin[2] = {MK(dnnl_f32, K, M), MK(dnnl_f32, N, K)}, tout = MK(dnnl_f32, M, N);
     setv(&tin[0], atv), setv(&tin[1], btv);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, opt, tin, 2, &tout, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, opt, tin, 2, &tout, 1), dnnl_success);
     check_tv("mm transpose_a/b", &tout, MM1, 0);
 
     /* Non-dense: column-major src with a gap, permuted dst with a gap. */
@@ -240,14 +237,14 @@ static void test_matmul_2d(void) {
                        MKP(dnnl_f32, PERM(1, 0), 1, 1, N)};
     pt_tview pout = MKP(dnnl_f32, PERM(1, 0), 2, M, N);
     setv(&pin[0], av), setv(&pin[1], bv), setv(&pin[2], biasv);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, pin, 3, &pout, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, pin, 3, &pout, 1), dnnl_success);
     check_tv("mm strided + bias[1,N]", &pout, MM1_BIAS, 0);
 
     /* Bias [M, 1] broadcast along N. */
     pt_tview bcol = MK(dnnl_f32, M, 1);
     setv(&bcol, (const float[]){0.0f, 1.0f, 2.0f});
     pt_tview bin[3] = {in[0], in[1], bcol};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, bin, 3, &out, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, bin, 3, &out, 1), dnnl_success);
     float exp[M * N];
     for (int i = 0; i < M * N; ++i) exp[i] = MM1[i] + (float)(i / N);
     check_tv("mm bias[M,1]", &out, exp, 0);
@@ -255,12 +252,12 @@ static void test_matmul_2d(void) {
     /* Shape errors are reported, not crashed on. */
     pt_tview bad_b = MK(dnnl_f32, 4, N);
     pt_tview ein[2] = {in[0], bad_b};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, ein, 2, &out, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, ein, 2, &out, 1), dnnl_invalid_arguments);
     pt_tview bad_out = MK(dnnl_f32, M, N + 1);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 2, &bad_out, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 2, &bad_out, 1), dnnl_invalid_arguments);
     pt_tview bad_bias = MK(dnnl_f32, 2, N);
     pt_tview bbin[3] = {in[0], in[1], bad_bias};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, bbin, 3, &out, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, bbin, 3, &out, 1), dnnl_invalid_arguments);
 }
 
 static const float MM_BATCH[] = {0.875f, 0.5f, -0.875f, -0.75f, -0.5f, 0.875f, -0.125f, -0.875f,
@@ -279,19 +276,19 @@ static void test_matmul_batch(void) {
     pt_op *op = mkop(dnnl_graph_op_matmul);
     pt_tview in[2] = {MK(dnnl_f32, 2, 1, 2, 3), MK(dnnl_f32, 3, 3, 2)}, out = MK(dnnl_f32, 2, 3, 2, 2);
     setv(&in[0], av), setv(&in[1], bv);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 2, &out, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 2, &out, 1), dnnl_success);
     check_tv("mm batch broadcast", &out, MM_BATCH, 0);
     /* Same with permuted, padded layouts everywhere. */
     pt_tview pin[2] = {MKP(dnnl_f32, PERM(3, 1, 2, 0), 1, 2, 1, 2, 3), MKP(dnnl_f32, PERM(2, 0, 1), 2, 3, 3, 2)};
     pt_tview pout = MKP(dnnl_f32, PERM(2, 3, 0, 1), 1, 2, 3, 2, 2);
     setv(&pin[0], av), setv(&pin[1], bv);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, pin, 2, &pout, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, pin, 2, &pout, 1), dnnl_success);
     check_tv("mm batch broadcast strided", &pout, MM_BATCH, 0);
     /* Incompatible batch dims. */
     pt_tview bad = MK(dnnl_f32, 3, 3, 2), bad_a = MK(dnnl_f32, 2, 2, 3);
     pt_tview ein[2] = {bad_a, bad};
     pt_tview eout = MK(dnnl_f32, 3, 2, 2);
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, ein, 2, &eout, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, ein, 2, &eout, 1), dnnl_invalid_arguments);
 }
 
 static void test_matmul_1d(void) {
@@ -301,14 +298,14 @@ static void test_matmul_1d(void) {
     setv(&a, (const float[]){1, 2, 3});
     setv(&b, (const float[]){1, 0, 0, 1, 1, 1});
     pt_tview in1[2] = {a, b};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in1, 2, &d, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in1, 2, &d, 1), dnnl_success);
     check_tv("mm [K]x[K,N]", &d, (const float[]){4, 5}, 0);
     /* [2,3] x [3] -> [2] */
     pt_tview a2 = MK(dnnl_f32, 2, 3), b2 = MK(dnnl_f32, 3);
     setv(&a2, (const float[]){1, 2, 3, 4, 5, 6});
     setv(&b2, (const float[]){1, 0, -1});
     pt_tview in2[2] = {a2, b2};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in2, 2, &d, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in2, 2, &d, 1), dnnl_success);
     check_tv("mm [M,K]x[K]", &d, (const float[]){-2, -2}, 0);
     /* [3] x [3] -> scalar; transposes ignored on 1-D operands. */
     pt_op *opt = mkop(dnnl_graph_op_matmul);
@@ -317,13 +314,13 @@ static void test_matmul_1d(void) {
     pt_tview b3 = MK(dnnl_f32, 3), s = mk(dnnl_f32, 0, NULL, NULL, 0);
     setv(&b3, (const float[]){4, 5, 6});
     pt_tview in3[2] = {a, b3};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, opt, in3, 2, &s, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, opt, in3, 2, &s, 1), dnnl_success);
     CHECK_NEAR(pt_tv_getf(&s, 0), 32.0, 0);
     /* [3] x [2,3,2] -> [2,2] (batched weights). */
     pt_tview b4 = MK(dnnl_f32, 2, 3, 2), d4 = MK(dnnl_f32, 2, 2);
     setv(&b4, (const float[]){1, 0, 0, 1, 1, 1, 2, 0, 0, 2, 0, 0});
     pt_tview in4[2] = {a, b4};
-    CHECK_EQ_INT(RUN(pt_ref_matmul, op, in4, 2, &d4, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_matmul, op, in4, 2, &d4, 1), dnnl_success);
     check_tv("mm [K]x[B,K,N]", &d4, (const float[]){4, 5, 2, 4}, 0);
 }
 
@@ -337,8 +334,8 @@ static void test_matmul_lowp(void) {
         setv(&in[1], (const float[]){0.25f, 1, 2, 0.5f});
         setv(&in[2], (const float[]){0.5f, -0.25f});
         pt_tview o_same = MK(dt, 2, 2), o_f32 = MKP(dnnl_f32, PERM(1, 0), 1, 2, 2);
-        CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 3, &o_same, 1), dnnl_success);
-        CHECK_EQ_INT(RUN(pt_ref_matmul, op, in, 3, &o_f32, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 3, &o_same, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_matmul, op, in, 3, &o_f32, 1), dnnl_success);
         const float exp[4] = {4.875f, 2.25f, -0.75f, 2.25f};
         check_tv("mm lowp -> same", &o_same, exp, 0);
         check_tv("mm lowp -> f32", &o_f32, exp, 0);
@@ -349,8 +346,8 @@ static void test_matmul_lowp(void) {
         setv(&a, (const float[]){1, 1});
         setv(&b, (const float[]){1, tiny});
         pt_tview in2[2] = {a, b};
-        CHECK_EQ_INT(RUN(pt_ref_matmul, op, in2, 2, &d_same, 1), dnnl_success);
-        CHECK_EQ_INT(RUN(pt_ref_matmul, op, in2, 2, &d_f32, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_matmul, op, in2, 2, &d_same, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_matmul, op, in2, 2, &d_f32, 1), dnnl_success);
         CHECK_NEAR(pt_tv_getf(&d_same, 0), 1.0, 0);
         CHECK_NEAR(pt_tv_getf(&d_f32, 0), 1.0 + tiny, 0);
     }
@@ -361,7 +358,7 @@ static float run_mm_scalar(float a, float b, dnnl_fpmath_mode_t mode, dnnl_data_
     pt_tview in[2] = {MK(dt, 1, 1), MK(dt, 1, 1)}, out = MK(dnnl_f32, 1, 1);
     setv(&in[0], &a), setv(&in[1], &b);
     pt_exec_ctx ctx = {.fpmath = mode, .apply_to_int = 0, .nthreads = 1};
-    CHECK_EQ_INT(pt_ref_matmul(op, in, 2, &out, 1, &ctx), dnnl_success);
+    CHECK_EQ_INT(pt_ref_run_with(pt_decode_matmul, op, in, 2, &out, 1, &ctx), dnnl_success);
     return pt_tv_getf(&out, 0);
 }
 
@@ -432,7 +429,7 @@ static void test_conv_fwd(void) {
     pt_op *op = conv_op(dnnl_graph_op_convolution, "NCX", "OIX");
     conv_geom2(op, 1, 1, 1, 1, 0, 0, 0, 0);
     pt_tview in[2] = {src, w};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in, 2, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in, 2, &dst, 1), dnnl_success);
     check_tv("conv NCX/OIX", &dst, CONV1, 0);
 
     /* NXC / XIO (the defaults) give the same numbers. */
@@ -440,7 +437,7 @@ static void test_conv_fwd(void) {
     conv_geom2(op2, 1, 1, 1, 1, 0, 0, 0, 0);
     pt_tview in2[2] = {to_nxc(&src, NULL, 0), to_x_first(&w, NULL, 0)};
     pt_tview dst2 = MK(dnnl_f32, 1, 2, 4, 3);
-    CHECK_EQ_INT(RUN(pt_ref_conv, op2, in2, 2, &dst2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op2, in2, 2, &dst2, 1), dnnl_success);
     check_close("conv NXC/XIO", nxc_values_as_ncx(&dst2), CONV1, 24, 0);
 
     /* Non-dense: NCX logical tensors stored channels-last with gaps, OIX
@@ -449,7 +446,7 @@ static void test_conv_fwd(void) {
     pt_tview pd = MKP(dnnl_f32, PERM(1, 0, 3, 2), 2, 1, 3, 2, 4);
     copyv(&ps, &src), copyv(&pw, &w);
     pt_tview in3[2] = {ps, pw};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in3, 2, &pd, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in3, 2, &pd, 1), dnnl_success);
     check_tv("conv strided", &pd, CONV1, 0);
 }
 
@@ -465,7 +462,7 @@ static void test_conv_groups(void) {
     conv_geom2(op, 2, 1, 2, 2, 1, 0, 1, 1);
     set_i(op, dnnl_graph_op_attr_groups, 2);
     pt_tview in[3] = {src, w, b}, dst = MK(dnnl_f32, 2, 4, 3, 5);
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in, 3, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in, 3, &dst, 1), dnnl_success);
     check_tv("conv groups/dilation/stride/pad/bias", &dst, CONV3, 0);
 
     pt_op *op2 = conv_op(dnnl_graph_op_convolution, "NXC", "XIO");
@@ -473,16 +470,16 @@ static void test_conv_groups(void) {
     set_i(op2, dnnl_graph_op_attr_groups, 2);
     pt_tview in2[3] = {to_nxc(&src, PERM(3, 0, 1, 2), 1), to_x_first(&w, PERM(3, 2, 1, 0), 2), b};
     pt_tview dst2 = MKP(dnnl_f32, PERM(0, 3, 2, 1), 1, 2, 3, 5, 4);
-    CHECK_EQ_INT(RUN(pt_ref_conv, op2, in2, 3, &dst2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op2, in2, 3, &dst2, 1), dnnl_success);
     check_close("conv groups NXC/XIO strided", nxc_values_as_ncx(&dst2), CONV3, 120, 0);
 
     /* Inconsistent channel counts are rejected. */
     pt_tview wbad = MK(dnnl_f32, 4, 3, 2, 2);
     pt_tview in3[2] = {src, wbad};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in3, 2, &dst, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in3, 2, &dst, 1), dnnl_invalid_arguments);
     pt_tview bbad = MK(dnnl_f32, 3);
     pt_tview in4[3] = {src, w, bbad};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in4, 3, &dst, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in4, 3, &dst, 1), dnnl_invalid_arguments);
 }
 
 static void run_conv1d(const char *auto_pad, int64_t k, int64_t s, int64_t out_w, const float *exp) {
@@ -494,7 +491,7 @@ static void run_conv1d(const char *auto_pad, int64_t k, int64_t s, int64_t out_w
     setv(&src, (const float[]){1, 2, 3, 4, 5});
     setv(&w, (const float[]){1, 1, 1, 1});
     pt_tview in[2] = {src, w};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in, 2, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in, 2, &dst, 1), dnnl_success);
     check_tv(auto_pad, &dst, exp, 0);
 }
 
@@ -517,13 +514,13 @@ static void test_conv_3d(void) {
     SETL(op, dnnl_graph_op_attr_pads_begin, 0, 0, 0);
     SETL(op, dnnl_graph_op_attr_pads_end, 0, 0, 0);
     pt_tview in[2] = {src, w};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in, 2, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in, 2, &dst, 1), dnnl_success);
     /* each output = 8 * corner + (9 + 3 + 1) * 4 */
     check_tv("conv 3d", &dst, (const float[]){52, 60, 76, 84, 124, 132, 148, 156}, 0);
     /* Rank 6 is unsupported (reported, not crashed). */
     pt_tview s6 = MK(dnnl_f32, 1, 1, 2, 2, 2, 2);
     pt_tview in6[2] = {s6, s6};
-    CHECK_EQ_INT(RUN(pt_ref_conv, op, in6, 2, &s6, 1), dnnl_unimplemented);
+    CHECK_EQ_INT(RUN(pt_decode_conv, op, in6, 2, &s6, 1), dnnl_unimplemented);
 }
 
 static void test_conv_fpmath(void) {
@@ -533,9 +530,9 @@ static void test_conv_fpmath(void) {
     setv(&in[0], (const float[]){1.0009765625f});
     setv(&in[1], (const float[]){1.0f});
     pt_exec_ctx bf = {.fpmath = dnnl_fpmath_mode_bf16, .apply_to_int = 0, .nthreads = 1}, st = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1};
-    CHECK_EQ_INT(pt_ref_conv(op, in, 2, &dst, 1, &bf), dnnl_success);
+    CHECK_EQ_INT(pt_ref_run_with(pt_decode_conv, op, in, 2, &dst, 1, &bf), dnnl_success);
     CHECK_NEAR(pt_tv_getf(&dst, 0), 1.0, 0);
-    CHECK_EQ_INT(pt_ref_conv(op, in, 2, &dst, 1, &st), dnnl_success);
+    CHECK_EQ_INT(pt_ref_run_with(pt_decode_conv, op, in, 2, &dst, 1, &st), dnnl_success);
     CHECK_NEAR(pt_tv_getf(&dst, 0), 1.0009765625, 0);
 }
 
@@ -547,7 +544,7 @@ static void test_conv_bwd_hand(void) {
     pt_tview in[2] = {MK(dnnl_f32, 1, 1, 3), MK(dnnl_f32, 1, 1, 2)}, ds = MK(dnnl_f32, 1, 1, 4);
     setv(&in[0], (const float[]){1, 2, 3});
     setv(&in[1], (const float[]){1, 10});
-    CHECK_EQ_INT(RUN(pt_ref_conv_bwd_data, op, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_bwd_data, op, in, 2, &ds, 1), dnnl_success);
     check_tv("conv bwd data 1d", &ds, (const float[]){1, 12, 23, 30}, 0);
     /* 1-D: src [1,2,3,4], diff_dst [1,1,1] -> diff_weights [6, 9]. */
     pt_op *opw = conv_op(dnnl_graph_op_convolution_backward_weights, "NCX", "OIX");
@@ -555,7 +552,7 @@ static void test_conv_bwd_hand(void) {
     pt_tview inw[2] = {MK(dnnl_f32, 1, 1, 4), MK(dnnl_f32, 1, 1, 3)}, dw = MK(dnnl_f32, 1, 1, 2);
     setv(&inw[0], (const float[]){1, 2, 3, 4});
     setv(&inw[1], (const float[]){1, 1, 1});
-    CHECK_EQ_INT(RUN(pt_ref_conv_bwd_weights, opw, inw, 2, &dw, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_bwd_weights, opw, inw, 2, &dw, 1), dnnl_success);
     check_tv("conv bwd weights 1d", &dw, (const float[]){6, 9}, 0);
 }
 
@@ -583,9 +580,9 @@ static void conv_adjoint_case(bool nxc, const char *auto_pad) {
         y = to_nxc(&y, NULL, 0), dx = to_nxc(&dx, PERM(1, 0, 2, 3), 1), dw = to_x_first(&dw, NULL, 3);
     }
     pt_tview fin[2] = {x, w}, din[2] = {dy, w}, win[2] = {x, dy};
-    CHECK_EQ_INT(RUN(pt_ref_conv, ops[0], fin, 2, &y, 1), dnnl_success);
-    CHECK_EQ_INT(RUN(pt_ref_conv_bwd_data, ops[1], din, 2, &dx, 1), dnnl_success);
-    CHECK_EQ_INT(RUN(pt_ref_conv_bwd_weights, ops[2], win, 2, &dw, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv, ops[0], fin, 2, &y, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_bwd_data, ops[1], din, 2, &dx, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_bwd_weights, ops[2], win, 2, &dw, 1), dnnl_success);
     double a = dotv(&y, &dy), b = dotv(&x, &dx), c = dotv(&w, &dw);
     check_rel("conv adjoint data", a, b, 1e-6);
     check_rel("conv adjoint weights", a, c, 1e-6);
@@ -609,14 +606,14 @@ static void test_conv_transpose(void) {
     setv(&in[1], (const float[]){1, 1, 1});
     setv(&in[2], (const float[]){0.5f});
     pt_tview d5 = MK(dnnl_f32, 1, 1, 5);
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose, op, in, 3, &d5, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose, op, in, 3, &d5, 1), dnnl_success);
     check_tv("convT 1d", &d5, (const float[]){1.5f, 1.5f, 3.5f, 2.5f, 2.5f}, 0);
     /* output_padding 1: one more column that only gets the bias. */
     pt_op *opp = conv_op(dnnl_graph_op_conv_transpose, "NCX", "IOX");
     conv_geom1(opp, 2, 1, 0, 0);
     SETL(opp, dnnl_graph_op_attr_output_padding, 1);
     pt_tview d6 = MK(dnnl_f32, 1, 1, 6);
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose, opp, in, 3, &d6, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose, opp, in, 3, &d6, 1), dnnl_success);
     check_tv("convT output_padding", &d6, (const float[]){1.5f, 1.5f, 3.5f, 2.5f, 2.5f, 0.5f}, 0);
     /* auto_pad: T = E - S = 1; SAME_UPPER pads [0]/[1], SAME_LOWER [1]/[0]. */
     pt_tview d4 = MK(dnnl_f32, 1, 1, 4);
@@ -626,14 +623,14 @@ static void test_conv_transpose(void) {
         pt_op *opa = conv_op(dnnl_graph_op_conv_transpose, "NCX", "IOX");
         conv_geom1(opa, 2, 1, 0, 0);
         pt_op_set_str(opa, dnnl_graph_op_attr_auto_pad, modes[i]);
-        CHECK_EQ_INT(RUN(pt_ref_conv_transpose, opa, in, 2, &d4, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv_transpose, opa, in, 2, &d4, 1), dnnl_success);
         check_tv(modes[i], &d4, exps[i], 0);
         /* I = 3 (I % S != 0): still T = E - S = 1 (forward ops would use 2).
          * Unpadded result would be [1,1,3,2,5,3,3]. */
         pt_tview s3 = MK(dnnl_f32, 1, 1, 3), d6b = MK(dnnl_f32, 1, 1, 6);
         setv(&s3, (const float[]){1, 2, 3});
         pt_tview in3[2] = {s3, in[1]};
-        CHECK_EQ_INT(RUN(pt_ref_conv_transpose, opa, in3, 2, &d6b, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv_transpose, opa, in3, 2, &d6b, 1), dnnl_success);
         check_tv(modes[i], &d6b, i == 0 ? (const float[]){1, 1, 3, 2, 5, 3} : (const float[]){1, 3, 2, 5, 3, 3}, 0);
     }
 
@@ -652,14 +649,14 @@ static void test_conv_transpose(void) {
     /* O = S(I-1) + E - P: [2*2 + 2 - 1, 3*1 + 5 - 2] = [5, 6] */
     pt_tview y1 = MK(dnnl_f32, 2, 6, 5, 6), y2 = MK(dnnl_f32, 2, 6, 5, 6);
     pt_tview cin[3] = {x, w, b}, bin[2] = {x, w};
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose, ct, cin, 3, &y1, 1), dnnl_success);
-    CHECK_EQ_INT(RUN(pt_ref_conv_bwd_data, bd, bin, 2, &y2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose, ct, cin, 3, &y1, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_bwd_data, bd, bin, 2, &y2, 1), dnnl_success);
     float *v1 = getva(&y1), *v2 = getva(&y2), *bb = getva(&b);
     for (int64_t i = 0; i < nel(&y2); ++i) v2[i] += bb[(i / 30) % 6];
     check_close("convT == conv bwd data (groups)", v1, v2, nel(&y1), 1e-6);
     pt_tview xin[3] = {to_nxc(&x, PERM(3, 2, 1, 0), 1), to_x_first(&w, PERM(1, 0, 3, 2), 2), b};
     pt_tview y3 = MKP(dnnl_f32, PERM(3, 0, 1, 2), 1, 2, 5, 6, 6);
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose, ctx, xin, 3, &y3, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose, ctx, xin, 3, &y3, 1), dnnl_success);
     check_close("convT NXC/XOI strided", nxc_values_as_ncx(&y3), v1, nel(&y1), 1e-6);
 }
 
@@ -670,14 +667,14 @@ static void test_conv_transpose_bwd(void) {
     pt_tview in[2] = {MK(dnnl_f32, 1, 1, 5), MK(dnnl_f32, 1, 1, 3)}, ds = MK(dnnl_f32, 1, 1, 2);
     setv(&in[0], (const float[]){1, 2, 3, 4, 5});
     setv(&in[1], (const float[]){1, 1, 1});
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose_bwd_data, op, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose_bwd_data, op, in, 2, &ds, 1), dnnl_success);
     check_tv("convT bwd data 1d", &ds, (const float[]){6, 12}, 0);
     /* Hand: bwd weights: src [1,2], diff_dst [1..5], S 2: dw[t] = 1*dd[t] + 2*dd[2+t] = [7, 10, 13]. */
     pt_op *opw = conv_op(dnnl_graph_op_conv_transpose_backward_weights, "NCX", "IOX");
     conv_geom1(opw, 2, 1, 0, 0);
     pt_tview inw[2] = {MK(dnnl_f32, 1, 1, 2), in[0]}, dw = MK(dnnl_f32, 1, 1, 3);
     setv(&inw[0], (const float[]){1, 2});
-    CHECK_EQ_INT(RUN(pt_ref_conv_transpose_bwd_weights, opw, inw, 2, &dw, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_conv_transpose_bwd_weights, opw, inw, 2, &dw, 1), dnnl_success);
     check_tv("convT bwd weights 1d", &dw, (const float[]){7, 10, 13}, 0);
 
     /* Adjoint identities with groups, 3-D, both layouts. */
@@ -705,9 +702,9 @@ static void test_conv_transpose_bwd(void) {
             y = to_nxc(&y, NULL, 0), dx = to_nxc(&dx, NULL, 0), dw = to_x_first(&dw, PERM(0, 1, 2, 4, 3), 1);
         }
         pt_tview fin[2] = {x, w}, din[2] = {dy, w}, win[2] = {x, dy};
-        CHECK_EQ_INT(RUN(pt_ref_conv_transpose, ops[0], fin, 2, &y, 1), dnnl_success);
-        CHECK_EQ_INT(RUN(pt_ref_conv_transpose_bwd_data, ops[1], din, 2, &dx, 1), dnnl_success);
-        CHECK_EQ_INT(RUN(pt_ref_conv_transpose_bwd_weights, ops[2], win, 2, &dw, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv_transpose, ops[0], fin, 2, &y, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv_transpose_bwd_data, ops[1], din, 2, &dx, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv_transpose_bwd_weights, ops[2], win, 2, &dw, 1), dnnl_success);
         double a = dotv(&y, &dy), b = dotv(&x, &dx), c = dotv(&w, &dw);
         check_rel("convT adjoint data", a, b, 1e-6);
         check_rel("convT adjoint weights", a, c, 1e-6);
@@ -725,7 +722,7 @@ static void test_conv_lowp(void) {
         setv(&in[0], (const float[]){1, 2, 3});
         setv(&in[1], (const float[]){0.5f, 1, -1});
         setv(&in[2], (const float[]){0.25f});
-        CHECK_EQ_INT(RUN(pt_ref_conv, op, in, 3, &dst, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_conv, op, in, 3, &dst, 1), dnnl_success);
         /* o0: 0*.5 + 1*1 + 2*-1; o1: .5 + 2 - 3; o2: 1 + 3 + 0 */
         check_tv("conv lowp", &dst, (const float[]){-0.75f, -0.25f, 4.25f}, 0);
     }
@@ -747,6 +744,19 @@ static pt_op *pool_op(dnnl_graph_op_kind_t kind, const char *df) {
     return op;
 }
 
+/* A 1-D (NCX) pooling op with kernel k, stride s, zero pads, exclude_pad
+ * false and an optional auto_pad. */
+static pt_op *pool_1d(dnnl_graph_op_kind_t kind, int64_t k, int64_t s, const char *auto_pad) {
+    pt_op *op = pool_op(kind, "NCX");
+    SETL(op, dnnl_graph_op_attr_kernel, k);
+    SETL(op, dnnl_graph_op_attr_strides, s);
+    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
+    SETL(op, dnnl_graph_op_attr_pads_end, 0);
+    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
+    if (auto_pad) pt_op_set_str(op, dnnl_graph_op_attr_auto_pad, auto_pad);
+    return op;
+}
+
 static void test_avg_pool(void) {
     /* 2 channels: channel 1 holds twice channel 0 (values 1..16). */
     pt_tview src = MK(dnnl_f32, 1, 2, 4, 4);
@@ -764,7 +774,7 @@ static void test_avg_pool(void) {
         SETL(op, dnnl_graph_op_attr_pads_end, 1, 1);
         pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, excl);
         pt_tview dst = MK(dnnl_f32, 1, 2, 4, 4);
-        CHECK_EQ_INT(RUN(pt_ref_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
         check_tv(excl ? "avgpool exclude" : "avgpool include", &dst, exp, 1e-6);
         /* NXC with non-dense strides. */
         pt_op *op2 = pool_op(dnnl_graph_op_avg_pool, NULL);
@@ -774,7 +784,7 @@ static void test_avg_pool(void) {
         SETL(op2, dnnl_graph_op_attr_pads_end, 1, 1);
         pt_op_set_bool(op2, dnnl_graph_op_attr_exclude_pad, excl);
         pt_tview s2 = to_nxc(&src, PERM(3, 0, 2, 1), 2), d2 = MKP(dnnl_f32, PERM(0, 3, 1, 2), 1, 1, 4, 4, 2);
-        CHECK_EQ_INT(RUN(pt_ref_avg_pool, op2, &s2, 1, &d2, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_avg_pool, op2, &s2, 1, &d2, 1), dnnl_success);
         check_close("avgpool NXC strided", nxc_values_as_ncx(&d2), exp, 32, 1e-6);
     }
 }
@@ -790,7 +800,7 @@ static void run_avg1d(int64_t k, int64_t s, int64_t pb, int64_t pe, bool excl, c
     if (rounding) pt_op_set_str(op, dnnl_graph_op_attr_rounding_type, rounding);
     pt_tview src = MK(dnnl_f32, 1, 1, 5), dst = mk(dnnl_f32, 3, DIMS(1, 1, ow), NULL, 0);
     setv(&src, (const float[]){1, 2, 3, 4, 5});
-    CHECK_EQ_INT(RUN(pt_ref_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv(what, &dst, exp, 1e-6);
 }
 
@@ -804,52 +814,29 @@ static void test_avg_pool_ceil(void) {
     run_avg1d(3, 2, 1, 1, true, "floor", 3, (const float[]){1.5f, 3.0f, 4.5f}, "avg pad exclude");
     run_avg1d(3, 2, 1, 1, false, "ceil", 3, (const float[]){1.5f, 3.0f, 4.5f}, "avg pad ceil");
     /* auto_pad SAME_UPPER with k 2, s 1: pads [0]/[1]. */
-    pt_op *op = pool_op(dnnl_graph_op_avg_pool, "NCX");
-    SETL(op, dnnl_graph_op_attr_kernel, 2);
-    SETL(op, dnnl_graph_op_attr_strides, 1);
-    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(op, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *op = pool_1d(dnnl_graph_op_avg_pool, 2, 1, "SAME_UPPER");
     pt_tview src = MK(dnnl_f32, 1, 1, 5), dst = MK(dnnl_f32, 1, 1, 5);
     setv(&src, (const float[]){1, 2, 3, 4, 5});
-    CHECK_EQ_INT(RUN(pt_ref_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_avg_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv("avg SAME_UPPER", &dst, (const float[]){1.5f, 2.5f, 3.5f, 4.5f, 2.5f}, 1e-6);
     /* Stride 2, I 5, k 3: T = 3 - 5 % 2 = 2 -> pads [1]/[1]. */
-    pt_op *op2 = pool_op(dnnl_graph_op_avg_pool, "NCX");
-    SETL(op2, dnnl_graph_op_attr_kernel, 3);
-    SETL(op2, dnnl_graph_op_attr_strides, 2);
-    SETL(op2, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op2, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op2, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(op2, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *op2 = pool_1d(dnnl_graph_op_avg_pool, 3, 2, "SAME_UPPER");
     pt_tview d3 = MK(dnnl_f32, 1, 1, 3);
-    CHECK_EQ_INT(RUN(pt_ref_avg_pool, op2, &src, 1, &d3, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_avg_pool, op2, &src, 1, &d3, 1), dnnl_success);
     check_tv("avg SAME_UPPER stride 2", &d3, (const float[]){1, 3, 3}, 1e-6);
 }
 
 static void test_avg_pool_bwd(void) {
-    pt_op *op = pool_op(dnnl_graph_op_avg_pool_backward, "NCX");
-    SETL(op, dnnl_graph_op_attr_kernel, 2);
-    SETL(op, dnnl_graph_op_attr_strides, 1);
-    SETL(op, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(op, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(op, dnnl_graph_op_attr_exclude_pad, false);
+    pt_op *op = pool_1d(dnnl_graph_op_avg_pool_backward, 2, 1, NULL);
     pt_tview dd = MK(dnnl_f32, 1, 1, 3), ds = MK(dnnl_f32, 1, 1, 4);
     setv(&dd, (const float[]){1, 1, 1});
-    CHECK_EQ_INT(RUN(pt_ref_avg_pool_bwd, op, &dd, 1, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_avg_pool_bwd, op, &dd, 1, &ds, 1), dnnl_success);
     check_tv("avg bwd 1d", &ds, (const float[]){0.5f, 1, 1, 0.5f}, 1e-6);
     /* auto_pad uses the diff_src extent: I 6, k 3, s 2 -> T = 1 -> pads [0]/[1]. */
-    pt_op *opa = pool_op(dnnl_graph_op_avg_pool_backward, "NCX");
-    SETL(opa, dnnl_graph_op_attr_kernel, 3);
-    SETL(opa, dnnl_graph_op_attr_strides, 2);
-    SETL(opa, dnnl_graph_op_attr_pads_begin, 0);
-    SETL(opa, dnnl_graph_op_attr_pads_end, 0);
-    pt_op_set_bool(opa, dnnl_graph_op_attr_exclude_pad, false);
-    pt_op_set_str(opa, dnnl_graph_op_attr_auto_pad, "SAME_UPPER");
+    pt_op *opa = pool_1d(dnnl_graph_op_avg_pool_backward, 3, 2, "SAME_UPPER");
     pt_tview dd3 = MK(dnnl_f32, 1, 1, 3), ds6 = MK(dnnl_f32, 1, 1, 6);
     setv(&dd3, (const float[]){1, 2, 3});
-    CHECK_EQ_INT(RUN(pt_ref_avg_pool_bwd, opa, &dd3, 1, &ds6, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_avg_pool_bwd, opa, &dd3, 1, &ds6, 1), dnnl_success);
     check_tv("avg bwd SAME_UPPER", &ds6, (const float[]){1 / 3.0f, 1 / 3.0f, 1, 2 / 3.0f, 5 / 3.0f, 1}, 1e-6);
 
     /* Adjoint: <avg(x), y> == <x, avg_bwd(y)>, 2-D, strides, pads, both divisors, NXC strided. */
@@ -872,8 +859,8 @@ static void test_avg_pool_bwd(void) {
                 x = to_nxc(&x, PERM(3, 1, 2, 0), 1), dy = to_nxc(&dy, NULL, 1);
                 y = to_nxc(&y, NULL, 0), dx = to_nxc(&dx, PERM(0, 2, 1, 3), 2);
             }
-            CHECK_EQ_INT(RUN(pt_ref_avg_pool, ops[0], &x, 1, &y, 1), dnnl_success);
-            CHECK_EQ_INT(RUN(pt_ref_avg_pool_bwd, ops[1], &dy, 1, &dx, 1), dnnl_success);
+            CHECK_EQ_INT(RUN(pt_decode_avg_pool, ops[0], &x, 1, &y, 1), dnnl_success);
+            CHECK_EQ_INT(RUN(pt_decode_avg_pool_bwd, ops[1], &dy, 1, &dx, 1), dnnl_success);
             check_rel("avgpool adjoint", dotv(&y, &dy), dotv(&x, &dx), 1e-6);
         }
 }
@@ -888,10 +875,10 @@ static void test_max_pool(void) {
     SETL(op, dnnl_graph_op_attr_dilations, 2);
     pt_tview src = MK(dnnl_f32, 1, 1, 6), dst = MK(dnnl_f32, 1, 1, 6);
     setv(&src, (const float[]){1, 5, 2, 4, 3, 0});
-    CHECK_EQ_INT(RUN(pt_ref_max_pool, op, &src, 1, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool, op, &src, 1, &dst, 1), dnnl_success);
     check_tv("maxpool dilated", &dst, (const float[]){5, 2, 5, 3, 4, 3}, 0);
     pt_tview bad = MK(dnnl_f32, 6);
-    CHECK_EQ_INT(RUN(pt_ref_max_pool, op, &src, 1, &bad, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool, op, &src, 1, &bad, 1), dnnl_invalid_arguments);
 
     /* Ceil rounding: I 5, k 2, s 2 -> 3 outputs, the last sees only src[4]. */
     pt_op *opc = pool_op(dnnl_graph_op_max_pool, "NCX");
@@ -902,7 +889,7 @@ static void test_max_pool(void) {
     pt_op_set_str(opc, dnnl_graph_op_attr_rounding_type, "ceil");
     pt_tview s5 = MK(dnnl_f32, 1, 1, 5), d3 = MK(dnnl_f32, 1, 1, 3);
     setv(&s5, (const float[]){1, -2, 3, 4, -5});
-    CHECK_EQ_INT(RUN(pt_ref_max_pool, opc, &s5, 1, &d3, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool, opc, &s5, 1, &d3, 1), dnnl_success);
     check_tv("maxpool ceil", &d3, (const float[]){1, 4, -5}, 0);
 
     /* Windows entirely in padding give the lowest finite value of the type. */
@@ -916,7 +903,7 @@ static void test_max_pool(void) {
         SETL(opl, dnnl_graph_op_attr_pads_end, 1);
         pt_tview s2 = MK(dts[t], 1, 1, 2), d4 = MK(dts[t], 1, 1, 4);
         setv(&s2, (const float[]){-1, 2});
-        CHECK_EQ_INT(RUN(pt_ref_max_pool, opl, &s2, 1, &d4, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_max_pool, opl, &s2, 1, &d4, 1), dnnl_success);
         check_tv("maxpool lowest", &d4, (const float[]){lowest[t], -1, 2, lowest[t]}, 0);
     }
 
@@ -934,9 +921,9 @@ static void test_max_pool(void) {
     /* I [5, 6]: H: T = 3 - 1 = 2 -> O 3; W: E 3, T = 3 - 2 = 1 -> O 3 */
     pt_tview x = MK(dnnl_f32, 2, 3, 5, 6), y = MK(dnnl_f32, 2, 3, 3, 3);
     fill_rand(&x, 41);
-    CHECK_EQ_INT(RUN(pt_ref_max_pool, o1, &x, 1, &y, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool, o1, &x, 1, &y, 1), dnnl_success);
     pt_tview xn = to_nxc(&x, PERM(2, 1, 3, 0), 3), yn = MKP(dnnl_f32, PERM(3, 0, 2, 1), 1, 2, 3, 3, 3);
-    CHECK_EQ_INT(RUN(pt_ref_max_pool, o2, &xn, 1, &yn, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool, o2, &xn, 1, &yn, 1), dnnl_success);
     check_close("maxpool NCX == NXC", nxc_values_as_ncx(&yn), getva(&y), nel(&y), 0);
     /* Spot-check output (0,0,0,0): SAME_LOWER pads H [1], W [1] -> rows -1..1, cols -1 and 1. */
     float *xv = getva(&x);
@@ -953,12 +940,12 @@ static void test_max_pool_bwd(void) {
     pt_tview in[2] = {MK(dnnl_f32, 1, 1, 3), MK(dnnl_f32, 1, 1, 2)}, ds = MK(dnnl_f32, 1, 1, 3);
     setv(&in[0], (const float[]){3, 3, 1});
     setv(&in[1], (const float[]){1, 10});
-    CHECK_EQ_INT(RUN(pt_ref_max_pool_bwd, op, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool_bwd, op, in, 2, &ds, 1), dnnl_success);
     check_tv("maxpool bwd ties", &ds, (const float[]){1, 10, 0}, 0);
     /* Overlapping windows with the same arg-max accumulate. */
     setv(&in[0], (const float[]){1, 5, 2});
     setv(&in[1], (const float[]){1, 2});
-    CHECK_EQ_INT(RUN(pt_ref_max_pool_bwd, op, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool_bwd, op, in, 2, &ds, 1), dnnl_success);
     check_tv("maxpool bwd accumulate", &ds, (const float[]){0, 3, 0}, 0);
 
     /* 2-D dilated/padded NXC strided vs NCX: same gradient; total preserved. */
@@ -975,10 +962,10 @@ static void test_max_pool_bwd(void) {
     pt_tview x = MK(dnnl_f32, 1, 2, 4, 5), dy = MK(dnnl_f32, 1, 2, 3, 3), dx = MK(dnnl_f32, 1, 2, 4, 5);
     fill_rand(&x, 51), fill_rand(&dy, 52);
     pt_tview bin[2] = {x, dy};
-    CHECK_EQ_INT(RUN(pt_ref_max_pool_bwd, o1, bin, 2, &dx, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool_bwd, o1, bin, 2, &dx, 1), dnnl_success);
     pt_tview bn[2] = {to_nxc(&x, PERM(3, 2, 1, 0), 1), to_nxc(&dy, NULL, 2)};
     pt_tview dxn = to_nxc(&dx, PERM(1, 3, 0, 2), 1);
-    CHECK_EQ_INT(RUN(pt_ref_max_pool_bwd, o2, bn, 2, &dxn, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_max_pool_bwd, o2, bn, 2, &dxn, 1), dnnl_success);
     check_close("maxpool bwd NCX == NXC", nxc_values_as_ncx(&dxn), getva(&dx), nel(&dx), 0);
     float *g = getva(&dx), *d = getva(&dy);
     double sg = 0, sd = 0;
@@ -1004,31 +991,31 @@ static void test_interp_fwd(void) {
     setv(&s2, (const float[]){10, 20});
     pt_op *nn = interp_op(dnnl_graph_op_interpolate, "nearest", NULL, "NCX");
     SETL(nn, dnnl_graph_op_attr_sizes, 4);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, nn, &s2, 1, &d4, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, nn, &s2, 1, &d4, 1), dnnl_success);
     check_tv("nearest 1d", &d4, (const float[]){10, 10, 20, 20}, 0);
     pt_op *li = interp_op(dnnl_graph_op_interpolate, "linear", "half_pixel", "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, li, &s2, 1, &d4, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, li, &s2, 1, &d4, 1), dnnl_success);
     check_tv("linear 1d", &d4, (const float[]){10, 12.5f, 17.5f, 20}, 0);
     pt_tview bad = MK(dnnl_f32, 4);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, li, &s2, 1, &bad, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, li, &s2, 1, &bad, 1), dnnl_invalid_arguments);
     pt_tview s3 = MK(dnnl_f32, 1, 1, 3), d5 = MK(dnnl_f32, 1, 1, 5);
     setv(&s3, (const float[]){0, 4, 8});
     pt_op *ac = interp_op(dnnl_graph_op_interpolate, "linear", "align_corners", "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, ac, &s3, 1, &d5, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, ac, &s3, 1, &d5, 1), dnnl_success);
     check_tv("linear align_corners", &d5, (const float[]){0, 2, 4, 6, 8}, 0);
     /* nearest downsample 5 -> 2: c = 2.5o + 0.75 -> round -> [1, 3] */
     pt_tview s5 = MK(dnnl_f32, 1, 1, 5), d2 = MK(dnnl_f32, 1, 1, 2);
     setv(&s5, (const float[]){0, 1, 2, 3, 4});
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, nn, &s5, 1, &d2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, nn, &s5, 1, &d2, 1), dnnl_success);
     check_tv("nearest down", &d2, (const float[]){1, 3}, 0);
     /* Ties round away from zero: 4 -> 2 half_pixel gives c = 0.5, 2.5. */
     pt_tview s4 = MK(dnnl_f32, 1, 1, 4);
     setv(&s4, (const float[]){0, 1, 2, 3});
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, nn, &s4, 1, &d2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, nn, &s4, 1, &d2, 1), dnnl_success);
     check_tv("nearest ties", &d2, (const float[]){1, 3}, 0);
     pt_op *nac = interp_op(dnnl_graph_op_interpolate, "nearest", "align_corners", "NCX");
     pt_tview d3 = MK(dnnl_f32, 1, 1, 3);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, nac, &s2, 1, &d3, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, nac, &s2, 1, &d3, 1), dnnl_success);
     check_tv("nearest align_corners", &d3, (const float[]){10, 20, 20}, 0);
 
     /* Bilinear 2x2 -> 4x4 (half_pixel), channel 1 = 2 x channel 0; NCX and NXC strided. */
@@ -1041,11 +1028,11 @@ static void test_interp_fwd(void) {
     pt_op *bl = interp_op(dnnl_graph_op_interpolate, "bilinear", NULL, "NCX");
     float scales[2] = {2.0f, 2.0f};
     pt_op_set_f32(bl, dnnl_graph_op_attr_scales, scales, 2, true);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, bl, &sb, 1, &db, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, bl, &sb, 1, &db, 1), dnnl_success);
     check_tv("bilinear", &db, exp, 0);
     pt_op *bl2 = interp_op(dnnl_graph_op_interpolate, "linear", NULL, NULL);
     pt_tview sbn = to_nxc(&sb, PERM(3, 1, 0, 2), 1), dbn = MKP(dnnl_f32, PERM(3, 2, 1, 0), 2, 1, 4, 4, 2);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, bl2, &sbn, 1, &dbn, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, bl2, &sbn, 1, &dbn, 1), dnnl_success);
     check_close("bilinear NXC strided", nxc_values_as_ncx(&dbn), exp, 32, 0);
 
     /* Bilinear align_corners 2x3 -> 3x5. */
@@ -1054,7 +1041,7 @@ static void test_interp_fwd(void) {
     pt_tview sa = MK(dnnl_f32, 1, 1, 2, 3), da = MK(dnnl_f32, 1, 1, 3, 5);
     setv(&sa, (const float[]){1, 2, 4, 3, 5, 9});
     pt_op *bac = interp_op(dnnl_graph_op_interpolate, "bilinear", "align_corners", "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, bac, &sa, 1, &da, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, bac, &sa, 1, &da, 1), dnnl_success);
     check_tv("bilinear align_corners", &da, BAC, 1e-6);
 
     /* Trilinear reproduces a linear function: src = 4d + 2h + w on 2x2x2. */
@@ -1064,7 +1051,7 @@ static void test_interp_fwd(void) {
     setv(&st, stv);
     pt_op *tac = interp_op(dnnl_graph_op_interpolate, "trilinear", "align_corners", "NCX");
     pt_tview dt3 = MK(dnnl_f32, 1, 1, 3, 3, 3);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, tac, &st, 1, &dt3, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, tac, &st, 1, &dt3, 1), dnnl_success);
     float e3[27];
     for (int d = 0; d < 3; ++d)
         for (int h = 0; h < 3; ++h)
@@ -1073,7 +1060,7 @@ static void test_interp_fwd(void) {
     /* half_pixel 2 -> 4 per dim: coordinates clamp to [0, 0.25, 0.75, 1]. */
     pt_op *thp = interp_op(dnnl_graph_op_interpolate, "trilinear", "half_pixel", "NCX");
     pt_tview dt4 = MKP(dnnl_f32, PERM(4, 3, 2, 1, 0), 1, 1, 1, 4, 4, 4);
-    CHECK_EQ_INT(RUN(pt_ref_interpolate, thp, &st, 1, &dt4, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate, thp, &st, 1, &dt4, 1), dnnl_success);
     const float cc[4] = {0, 0.25f, 0.75f, 1};
     float e4[64];
     for (int d = 0; d < 4; ++d)
@@ -1087,10 +1074,10 @@ static void test_interp_bwd(void) {
     setv(&dd, (const float[]){1, 2, 3, 4});
     pt_tview in[2] = {src, dd};
     pt_op *nn = interp_op(dnnl_graph_op_interpolate_backward, "nearest", NULL, "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_interpolate_bwd, nn, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate_bwd, nn, in, 2, &ds, 1), dnnl_success);
     check_tv("nearest bwd", &ds, (const float[]){3, 7}, 0);
     pt_op *li = interp_op(dnnl_graph_op_interpolate_backward, "linear", NULL, "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_interpolate_bwd, li, in, 2, &ds, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_interpolate_bwd, li, in, 2, &ds, 1), dnnl_success);
     check_tv("linear bwd", &ds, (const float[]){3.25f, 6.75f}, 1e-6);
 
     /* Adjoint identities, 2-D, up- and down-sampling, both modes and
@@ -1109,8 +1096,8 @@ static void test_interp_bwd(void) {
                     y = to_nxc(&y, NULL, 0), dx = to_nxc(&dx, PERM(1, 2, 3, 0), 2);
                 }
                 pt_tview bin[2] = {x, dy};
-                CHECK_EQ_INT(RUN(pt_ref_interpolate, f, &x, 1, &y, 1), dnnl_success);
-                CHECK_EQ_INT(RUN(pt_ref_interpolate_bwd, b, bin, 2, &dx, 1), dnnl_success);
+                CHECK_EQ_INT(RUN(pt_decode_interpolate, f, &x, 1, &y, 1), dnnl_success);
+                CHECK_EQ_INT(RUN(pt_decode_interpolate_bwd, b, bin, 2, &dx, 1), dnnl_success);
                 check_rel("interp adjoint", dotv(&y, &dy), dotv(&x, &dx), 1e-6);
             }
 }
@@ -1127,12 +1114,12 @@ static void test_layer_norm(void) {
     setv(&in[0], (const float[]){1, 2, 3, 4, 6, 8});
     setv(&in[1], (const float[]){1, 2, 0.5f});
     setv(&in[2], (const float[]){0, 1, -1});
-    CHECK_EQ_INT(RUN(pt_ref_layer_norm, op, in, 3, out, 3), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_layer_norm, op, in, 3, out, 3), dnnl_success);
     check_tv("layernorm", &out[0], LN, 1e-6);
     check_tv("layernorm mean", &out[1], (const float[]){2, 6}, 1e-6);
     check_tv("layernorm var", &out[2], (const float[]){0.666666667f, 2.66666667f}, 1e-6);
     /* Missing gamma/beta with use_affine is an error. */
-    CHECK_EQ_INT(RUN(pt_ref_layer_norm, op, in, 1, out, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_layer_norm, op, in, 1, out, 1), dnnl_invalid_arguments);
 
     /* begin_norm_axis 1 on [2,2,3], no affine, f32 mean/var. */
     static const float LN1[12] = {-1.35224507f, -0.845153168f, -0.338061267f, 0.169030634f,
@@ -1144,7 +1131,7 @@ static void test_layer_norm(void) {
     pt_tview x = MKP(dnnl_f32, PERM(2, 0, 1), 1, 2, 2, 3);
     pt_tview o1[3] = {MK(dnnl_f32, 2, 2, 3), MK(dnnl_f32, 2), MK(dnnl_f32, 2)};
     setv(&x, (const float[]){1, 2, 3, 4, 5, 7, 0, -1, 2, 2, 2, 5});
-    CHECK_EQ_INT(RUN(pt_ref_layer_norm, op1, &x, 1, o1, 3), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_layer_norm, op1, &x, 1, o1, 3), dnnl_success);
     check_tv("layernorm axis 1", &o1[0], LN1, 1e-6);
     check_tv("layernorm axis 1 mean", &o1[1], (const float[]){3.66666667f, 1.66666667f}, 1e-6);
     check_tv("layernorm axis 1 var", &o1[2], (const float[]){3.88888889f, 3.55555556f}, 1e-6);
@@ -1157,7 +1144,7 @@ static void test_layer_norm(void) {
         setv(&bi[0], (const float[]){1, 2, 3, 4, 6, 8});
         setv(&bi[1], (const float[]){1, 2, 0.5f});
         setv(&bi[2], (const float[]){0, 1, -1});
-        CHECK_EQ_INT(RUN(pt_ref_layer_norm, op, bi, 3, bo, 3), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_layer_norm, op, bi, 3, bo, 3), dnnl_success);
         check_tv("layernorm bf16", &bo[0], LN, 8e-3);
         check_tv("layernorm bf16 mean", &bo[1], (const float[]){2, 6}, 0);
     }
@@ -1165,7 +1152,7 @@ static void test_layer_norm(void) {
 
 /* Loss = sum dd * LayerNorm(x; gamma, beta) evaluated through the kernel. */
 static double ln_loss(pt_op *op, const pt_tview *in, size_t nin, const pt_tview *dst, const float *dd) {
-    CHECK_EQ_INT(RUN(pt_ref_layer_norm, op, in, nin, dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_layer_norm, op, in, nin, dst, 1), dnnl_success);
     float *y = getva(dst);
     double l = 0;
     for (int64_t i = 0; i < nel(dst); ++i) l += (double)y[i] * dd[i];
@@ -1211,14 +1198,14 @@ static void test_layer_norm_bwd(void) {
         fill_rand(&fin[0], 71), fill_rand(&fin[1], 72), fill_rand(&fin[2], 73);
         pt_tview fout[3] = {MK(dnnl_f32, 3, 5), MK(dnnl_f32, 3), MK(dnnl_f32, 3)};
         size_t nfin = affine ? 3 : 1;
-        CHECK_EQ_INT(RUN(pt_ref_layer_norm, fop, fin, nfin, fout, 3), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_layer_norm, fop, fin, nfin, fout, 3), dnnl_success);
         pt_tview dd = MKP(dnnl_f32, NULL, 1, 3, 5);
         fill_rand(&dd, 74);
         float *ddv = getva(&dd);
         pt_tview bin[6] = {fin[0], dd, fout[1], fout[2], fin[1], fin[2]};
         pt_tview bout[3] = {MKP(dnnl_f32, PERM(1, 0), 2, 3, 5), MK(dnnl_f32, 5), MK(dnnl_f32, 5)};
         size_t nbin = affine ? 6 : 4, nbout = affine ? 3 : 1;
-        CHECK_EQ_INT(RUN(pt_ref_layer_norm_bwd, bop, bin, nbin, bout, nbout), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_layer_norm_bwd, bop, bin, nbin, bout, nbout), dnnl_success);
         pt_tview dst = MK(dnnl_f32, 3, 5);
         ln_ctx c = {fop, fin, nfin, &dst, ddv};
         float *ds = getva(&bout[0]);
@@ -1255,7 +1242,7 @@ static void test_group_norm(void) {
     pt_op_set_str(op, dnnl_graph_op_attr_data_format, "NCX");
     pt_tview in[3] = {x, g, b};
     pt_tview out[3] = {MK(dnnl_f32, 2, 4, 3), MK(dnnl_f32, 2, 2), MK(dnnl_f32, 2, 2)};
-    CHECK_EQ_INT(RUN(pt_ref_group_norm, op, in, 3, out, 3), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_group_norm, op, in, 3, out, 3), dnnl_success);
     check_tv("groupnorm NCX", &out[0], GN, 1e-5);
     check_tv("groupnorm mean", &out[1], (const float[]){-0.333333333f, 0, 0.333333333f, -1}, 1e-6);
     check_tv("groupnorm var", &out[2], (const float[]){8.47222222f, 9.58333333f, 8.47222222f, 6.25f}, 1e-6);
@@ -1264,13 +1251,13 @@ static void test_group_norm(void) {
     set_i(op2, dnnl_graph_op_attr_groups, 2);
     pt_tview in2[3] = {to_nxc(&x, PERM(2, 0, 1), 1), g, b};
     pt_tview out2 = MKP(dnnl_f32, PERM(1, 2, 0), 2, 2, 3, 4);
-    CHECK_EQ_INT(RUN(pt_ref_group_norm, op2, in2, 3, &out2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_group_norm, op2, in2, 3, &out2, 1), dnnl_success);
     check_close("groupnorm NXC strided", nxc_values_as_ncx(&out2), GN, 24, 1e-5);
     /* Channels not divisible by groups. */
     pt_op *op3 = mkop(dnnl_graph_op_group_norm);
     set_i(op3, dnnl_graph_op_attr_groups, 3);
     pt_op_set_str(op3, dnnl_graph_op_attr_data_format, "NCX");
-    CHECK_EQ_INT(RUN(pt_ref_group_norm, op3, in, 3, out, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_group_norm, op3, in, 3, out, 1), dnnl_invalid_arguments);
 }
 
 static void test_rms_norm(void) {
@@ -1280,33 +1267,33 @@ static void test_rms_norm(void) {
     setv(&g, (const float[]){1, 0.5f, 2});
     pt_op *op = mkop(dnnl_graph_op_rms_norm);
     pt_tview in[2] = {x, g};
-    CHECK_EQ_INT(RUN(pt_ref_rms_norm, op, in, 2, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_rms_norm, op, in, 2, &dst, 1), dnnl_success);
     check_tv("rmsnorm", &dst,
              (const float[]){0.462909554f, 0.462909554f, 2.77745732f, -0.774596088f, 0.0f, 3.09838435f}, 1e-6);
     /* gamma [2,1] broadcast over the rows. */
     pt_tview gb = MK(dnnl_f32, 2, 1);
     setv(&gb, (const float[]){3, -1});
     pt_tview in2[2] = {x, gb};
-    CHECK_EQ_INT(RUN(pt_ref_rms_norm, op, in2, 2, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_rms_norm, op, in2, 2, &dst, 1), dnnl_success);
     check_tv("rmsnorm gamma bcast", &dst,
              (const float[]){1.38872866f, 2.77745732f, 4.16618599f, 0.774596088f, 0.0f, -1.54919218f}, 1e-6);
     /* No gamma, begin_norm_axis -2 (whole tensor). */
     pt_op *op2 = mkop(dnnl_graph_op_rms_norm);
     set_i(op2, dnnl_graph_op_attr_begin_norm_axis, -2);
-    CHECK_EQ_INT(RUN(pt_ref_rms_norm, op2, &x, 1, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_rms_norm, op2, &x, 1, &dst, 1), dnnl_success);
     check_tv("rmsnorm axis 0", &dst,
              (const float[]){0.420083655f, 0.840167309f, 1.26025096f, -0.840167309f, 0.0f, 1.68033462f}, 1e-6);
     /* f16 src with f16 gamma. */
     pt_tview xh = MK(dnnl_f16, 2, 3), dh = MK(dnnl_f16, 2, 3), gh = MK(dnnl_f16, 3);
     copyv(&xh, &x), copyv(&gh, &g);
     pt_tview in3[2] = {xh, gh};
-    CHECK_EQ_INT(RUN(pt_ref_rms_norm, op, in3, 2, &dh, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_rms_norm, op, in3, 2, &dh, 1), dnnl_success);
     check_tv("rmsnorm f16", &dh,
              (const float[]){0.462909554f, 0.462909554f, 2.77745732f, -0.774596088f, 0.0f, 3.09838435f}, 1e-3);
     /* Gamma that cannot broadcast. */
     pt_tview gbad = MK(dnnl_f32, 2);
     pt_tview in4[2] = {x, gbad};
-    CHECK_EQ_INT(RUN(pt_ref_rms_norm, op, in4, 2, &dst, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_rms_norm, op, in4, 2, &dst, 1), dnnl_invalid_arguments);
 }
 
 static const float BN_X[8] = {1, 3, 2, -2, 5, 7, 0, 4}; /* NCX [2,2,2] */
@@ -1325,13 +1312,13 @@ static void test_batch_norm_inference(void) {
     set_f(op, dnnl_graph_op_attr_epsilon, 1e-5f);
     pt_op_set_str(op, dnnl_graph_op_attr_data_format, "NCX");
     pt_tview in[5] = {x, aux[0], aux[1], aux[2], aux[3]}, dst = MKP(dnnl_f32, PERM(2, 1, 0), 1, 2, 2, 2);
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_inference, op, in, 5, &dst, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_inference, op, in, 5, &dst, 1), dnnl_success);
     check_tv("bn inference NCX", &dst, BN_INF, 1e-6);
     pt_op *op2 = mkop(dnnl_graph_op_batch_norm_inference);
     set_f(op2, dnnl_graph_op_attr_epsilon, 1e-5f);
     pt_tview in2[5] = {to_nxc(&x, PERM(1, 2, 0), 1), aux[0], aux[1], aux[2], aux[3]};
     pt_tview dst2 = MK(dnnl_f32, 2, 2, 2);
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_inference, op2, in2, 5, &dst2, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_inference, op2, in2, 5, &dst2, 1), dnnl_success);
     check_close("bn inference NXC", nxc_values_as_ncx(&dst2), BN_INF, 8, 1e-6);
     /* bf16 src with bf16 statistics. */
     pt_tview xb = MK(dnnl_bf16, 2, 2, 2), db = MK(dnnl_bf16, 2, 2, 2);
@@ -1339,12 +1326,12 @@ static void test_batch_norm_inference(void) {
     pt_tview ab[4];
     for (int i = 0; i < 4; ++i) ab[i] = MK(dnnl_bf16, 2), copyv(&ab[i], &aux[i]);
     pt_tview in3[5] = {xb, ab[0], ab[1], ab[2], ab[3]};
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_inference, op, in3, 5, &db, 1), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_inference, op, in3, 5, &db, 1), dnnl_success);
     check_tv("bn inference bf16", &db, BN_INF, 8e-3);
     /* Aux of the wrong length. */
     pt_tview bad = MK(dnnl_f32, 3);
     pt_tview in4[5] = {x, aux[0], bad, aux[2], aux[3]};
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_inference, op, in4, 5, &dst, 1), dnnl_invalid_arguments);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_inference, op, in4, 5, &dst, 1), dnnl_invalid_arguments);
 }
 
 static void test_batch_norm_training(void) {
@@ -1363,7 +1350,7 @@ static void test_batch_norm_training(void) {
         setv(&in[3], (const float[]){2, 0.5f});
         setv(&in[4], (const float[]){1, -1});
         pt_tview out[5] = {MK(dnnl_f32, 2, 2, 2), MK(dnnl_f32, 2), MK(dnnl_f32, 2), MK(dnnl_f32, 2), MK(dnnl_f32, 2)};
-        CHECK_EQ_INT(RUN(pt_ref_batch_norm_fwd_training, op, in, 5, out, 5), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_batch_norm_fwd_training, op, in, 5, out, 5), dnnl_success);
         check_tv("bn training dst", &out[0], BN_TR, 1e-6);
         if (with_m) {
             check_tv("bn running mean", &out[1], (const float[]){3.75f, 0.95f}, 1e-6);
@@ -1386,7 +1373,7 @@ static void test_batch_norm_training(void) {
     setv(&rv, (const float[]){4, 1});
     pt_tview in[3] = {xn, rm, rv};
     pt_tview out[5] = {MK(dnnl_f32, 2, 2, 2), rm, rv, MK(dnnl_f32, 2), MK(dnnl_f32, 2)};
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_fwd_training, op, in, 3, out, 5), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_fwd_training, op, in, 3, out, 5), dnnl_success);
     const float inv = 1.0f / sqrtf(5.0f + 1e-5f);
     check_tv("bn training no affine NXC", &out[0],
              (const float[]){-3 * inv, inv, -1 * inv, -3 * inv, inv, -inv, 3 * inv, 3 * inv}, 1e-6);
@@ -1402,7 +1389,7 @@ typedef struct {
 } bn_ctx;
 static double bn_loss_cb(void *c) {
     bn_ctx *b = c;
-    CHECK_EQ_INT(RUN(pt_ref_batch_norm_fwd_training, b->op, b->in, 5, b->out, 5), dnnl_success);
+    CHECK_EQ_INT(RUN(pt_decode_batch_norm_fwd_training, b->op, b->in, 5, b->out, 5), dnnl_success);
     float *y = getva(&b->out[0]);
     double l = 0;
     for (int64_t i = 0; i < nel(&b->out[0]); ++i) l += (double)y[i] * b->dd[i];
@@ -1427,13 +1414,13 @@ static void test_batch_norm_bwd(void) {
         setv(&in[2], (const float[]){1, 1, 1});
         pt_tview out[5] = {mk(dnnl_f32, 4, x.lt.dims, NULL, 0), MK(dnnl_f32, 3), MK(dnnl_f32, 3), MK(dnnl_f32, 3),
                            MK(dnnl_f32, 3)};
-        CHECK_EQ_INT(RUN(pt_ref_batch_norm_fwd_training, fop, in, 5, out, 5), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_batch_norm_fwd_training, fop, in, 5, out, 5), dnnl_success);
         pt_tview dd = mk(dnnl_f32, 4, x.lt.dims, PERM(2, 3, 1, 0), 1);
         fill_rand(&dd, 84);
         float *ddv = getva(&dd);
         pt_tview bin[5] = {x, dd, out[3], out[4], in[3]};
         pt_tview bout[3] = {mk(dnnl_f32, 4, x.lt.dims, PERM(3, 2, 1, 0), 2), MK(dnnl_f32, 3), MK(dnnl_f32, 3)};
-        CHECK_EQ_INT(RUN(pt_ref_batch_norm_bwd, bop, bin, 5, bout, 3), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_batch_norm_bwd, bop, bin, 5, bout, 3), dnnl_success);
         pt_tview fo[5] = {mk(dnnl_f32, 4, x.lt.dims, NULL, 0), MK(dnnl_f32, 3), MK(dnnl_f32, 3), MK(dnnl_f32, 3),
                           MK(dnnl_f32, 3)};
         bn_ctx c = {fop, in, fo, ddv};
@@ -1449,7 +1436,7 @@ static void test_batch_norm_bwd(void) {
 
         /* One output: statistics treated as constants, gamma ignored: ds = dd * inv. */
         pt_tview ds1 = mk(dnnl_f32, 4, x.lt.dims, NULL, 0);
-        CHECK_EQ_INT(RUN(pt_ref_batch_norm_bwd, bop1, bin, 5, &ds1, 1), dnnl_success);
+        CHECK_EQ_INT(RUN(pt_decode_batch_norm_bwd, bop1, bin, 5, &ds1, 1), dnnl_success);
         float *var = getva(&out[4]), exp[24];
         int cdim = nxc ? 3 : 1;
         int64_t idx[4];
@@ -1465,11 +1452,11 @@ static void test_batch_norm_bwd(void) {
 /* Threading: results with several threads equal the single-thread ones.      */
 /* ======================================================================== */
 
-static void same_with_threads(const char *what, pt_kernel_fn fn, pt_op *op, const pt_tview *in, size_t nin,
+static void same_with_threads(const char *what, pt_ref_decoder fn, pt_op *op, const pt_tview *in, size_t nin,
                               const pt_tview *o1, const pt_tview *o4, size_t nout) {
     pt_exec_ctx c1 = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 1}, c4 = {.fpmath = dnnl_fpmath_mode_strict, .apply_to_int = 0, .nthreads = 4};
-    CHECK_EQ_INT(fn(op, in, nin, o1, nout, &c1), dnnl_success);
-    CHECK_EQ_INT(fn(op, in, nin, o4, nout, &c4), dnnl_success);
+    CHECK_EQ_INT(pt_ref_run_with(fn, op, in, nin, o1, nout, &c1), dnnl_success);
+    CHECK_EQ_INT(pt_ref_run_with(fn, op, in, nin, o4, nout, &c4), dnnl_success);
     for (size_t i = 0; i < nout; ++i) check_close(what, getva(&o4[i]), getva(&o1[i]), nel(&o1[i]), 0);
 }
 
@@ -1479,12 +1466,12 @@ static void test_threads(void) {
         pt_tview in[2] = {MK(dnnl_f32, 4, 40, 50), MK(dnnl_f32, 50, 60)};
         fill_rand(&in[0], 91), fill_rand(&in[1], 92);
         pt_tview o1 = MK(dnnl_f32, 4, 40, 60), o4 = MK(dnnl_f32, 4, 40, 60);
-        same_with_threads("threads matmul", pt_ref_matmul, op, in, 2, &o1, &o4, 1);
+        same_with_threads("threads matmul", pt_decode_matmul, op, in, 2, &o1, &o4, 1);
     }
     {
         dnnl_graph_op_kind_t kinds[3] = {dnnl_graph_op_convolution, dnnl_graph_op_convolution_backward_data,
                                          dnnl_graph_op_convolution_backward_weights};
-        pt_kernel_fn fns[3] = {pt_ref_conv, pt_ref_conv_bwd_data, pt_ref_conv_bwd_weights};
+        pt_ref_decoder fns[3] = {pt_decode_conv, pt_decode_conv_bwd_data, pt_decode_conv_bwd_weights};
         pt_tview x = MK(dnnl_f32, 2, 20, 20, 8), w = MK(dnnl_f32, 3, 3, 4, 8), y = MK(dnnl_f32, 2, 20, 20, 8);
         fill_rand(&x, 93), fill_rand(&w, 94), fill_rand(&y, 95);
         pt_tview ins[3][2] = {{x, w}, {y, w}, {x, y}};
@@ -1510,15 +1497,15 @@ static void test_threads(void) {
             pt_op_set_bool(ops[i], dnnl_graph_op_attr_exclude_pad, true);
         }
         pt_tview o1 = MK(dnnl_f32, 2, 8, 32, 32), o4 = MK(dnnl_f32, 2, 8, 32, 32);
-        same_with_threads("threads avgpool bwd", pt_ref_avg_pool_bwd, ap, &dy, 1, &o1, &o4, 1);
+        same_with_threads("threads avgpool bwd", pt_decode_avg_pool_bwd, ap, &dy, 1, &o1, &o4, 1);
         pt_tview in[2] = {x, dy};
-        same_with_threads("threads maxpool bwd", pt_ref_max_pool_bwd, mp, in, 2, &o1, &o4, 1);
+        same_with_threads("threads maxpool bwd", pt_decode_max_pool_bwd, mp, in, 2, &o1, &o4, 1);
         pt_op *ib = interp_op(dnnl_graph_op_interpolate_backward, "bilinear", NULL, "NCX");
         pt_tview dz = MK(dnnl_f32, 2, 8, 40, 40);
         fill_rand(&dz, 98);
         pt_tview iin[2] = {dy, dz};
         pt_tview i1 = MK(dnnl_f32, 2, 8, 16, 16), i4 = MK(dnnl_f32, 2, 8, 16, 16);
-        same_with_threads("threads interp bwd", pt_ref_interpolate_bwd, ib, iin, 2, &i1, &i4, 1);
+        same_with_threads("threads interp bwd", pt_decode_interpolate_bwd, ib, iin, 2, &i1, &i4, 1);
     }
     {
         pt_op *ln = mkop(dnnl_graph_op_layer_norm);
@@ -1527,7 +1514,7 @@ static void test_threads(void) {
         fill_rand(&x, 99);
         pt_tview o1[3] = {MK(dnnl_f32, 256, 200), MK(dnnl_f32, 256), MK(dnnl_f32, 256)};
         pt_tview o4[3] = {MK(dnnl_f32, 256, 200), MK(dnnl_f32, 256), MK(dnnl_f32, 256)};
-        same_with_threads("threads layernorm", pt_ref_layer_norm, ln, &x, 1, o1, o4, 3);
+        same_with_threads("threads layernorm", pt_decode_layer_norm, ln, &x, 1, o1, o4, 3);
         pt_op *bn = mkop(dnnl_graph_op_batch_norm_backward);
         set_f(bn, dnnl_graph_op_attr_epsilon, 1e-5f);
         pt_tview bx = MK(dnnl_f32, 4, 16, 16, 16), bd = MK(dnnl_f32, 4, 16, 16, 16);
@@ -1539,7 +1526,7 @@ static void test_threads(void) {
         pt_tview bin[5] = {bx, bd, aux[0], aux[1], aux[2]};
         pt_tview b1[3] = {MK(dnnl_f32, 4, 16, 16, 16), MK(dnnl_f32, 16), MK(dnnl_f32, 16)};
         pt_tview b4[3] = {MK(dnnl_f32, 4, 16, 16, 16), MK(dnnl_f32, 16), MK(dnnl_f32, 16)};
-        same_with_threads("threads bn bwd", pt_ref_batch_norm_bwd, bn, bin, 5, b1, b4, 3);
+        same_with_threads("threads bn bwd", pt_decode_batch_norm_bwd, bn, bin, 5, b1, b4, 3);
     }
 }
 

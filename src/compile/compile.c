@@ -115,8 +115,8 @@ static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *
     for (size_t o = 0; o < p->nops; ++o) {
         const pt_op *op = p->ops[o];
         if (op->kind == dnnl_graph_op_end) continue;
-        pt_lt in[64], out[64];
-        if (op->nin > 64 || op->nout > 64)
+        pt_lt in[PT_EXEC_MAX_PORTS], out[PT_EXEC_MAX_PORTS];
+        if (op->nin > PT_EXEC_MAX_PORTS || op->nout > PT_EXEC_MAX_PORTS)
             return pt_err(dnnl_unimplemented, "op %s#%zu has too many ports", pt_op_kind_name(op->kind), op->id);
         for (size_t k = 0; k < op->nin; ++k) {
             const pt_lt *lt = map_find(map, op->in[k].id);
@@ -226,16 +226,16 @@ static pt_status add_slot(pt_compiled *c, size_t *cap, const pt_slot *s) {
     return dnnl_success;
 }
 
-/* Ops whose output may overwrite their first input (opset §1.9). */
+/* Ops whose output may overwrite their first input (docs/ops.md). */
 static bool inplace_capable(int kind) {
     return pt_op_is_unary_eltwise(kind) || pt_op_is_binary_eltwise(kind) ||
            kind == dnnl_graph_op_bias_add;
 }
 
 /* Post-op chain partitions keep their bf16/f16 intermediates in f32, as a
- * fused kernel does (fusion-patterns.md §18.2): only the partition's outputs
- * are rounded to their declared types.  Attention and MLP rows are excluded:
- * their declared intermediate types are rounding points (§18.2 crops). */
+ * fused kernel does (docs/numerics.md): only the partition's outputs are
+ * rounded to their declared types.  Attention and MLP rows are excluded:
+ * their declared intermediate types are rounding points. */
 static void widen_intermediates(const pt_partition_impl *p, const pt_compiled *c, lt_map *map) {
     for (size_t o = 0; o < p->nops; ++o) {
         const pt_op *op = p->ops[o];
@@ -298,6 +298,9 @@ static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled
         /* Decoded once here; execute only runs. */
         PT_CHECK(pt_ref_bind(st->op, &st->kernel));
     }
+    if (c->nslots > PT_EXEC_MAX_SLOTS)
+        return pt_err(dnnl_unimplemented, "compile: partition %zu has %zu tensors, at most %d supported", p->id,
+                      c->nslots, PT_EXEC_MAX_SLOTS);
     /* Steps run one after another: one region, as large as the largest
      * kernel scratch, serves them all. */
     size_t kernel_scratch = 0;
@@ -371,7 +374,11 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
             if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = p->roles[o];
         pt_fused f = {0};
-        if (ops && roles && lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
+        /* Execute hands a fused kernel its ports in a bounded array; a
+         * partition with more ports (none of the patterns has) runs op by op. */
+        bool fits = c->nin + c->nout <= 2 * PT_EXEC_MAX_PORTS;
+        if (ops && roles && fits &&
+            lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
             c->fused = f;
             c->has_fused = true;
             if (f.has_inplace && f.inplace_in < c->nin && f.inplace_out < c->nout && !c->inplace) {

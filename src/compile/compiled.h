@@ -10,6 +10,14 @@
 #include "runtime/engine.h"
 #include "runtime/tensor.h"
 
+/* Execute keeps its per-call tables on the stack (it allocates nothing but
+ * a scratchpad the caller did not pass): compile rejects plans beyond these
+ * bounds.  An op has at most PT_EXEC_MAX_PORTS inputs and as many outputs
+ * (shape inference has the same limit); a fused kernel's ports share the
+ * same 2 * PT_EXEC_MAX_PORTS views. */
+#define PT_EXEC_MAX_SLOTS 1024
+#define PT_EXEC_MAX_PORTS 64
+
 typedef enum { PT_SLOT_INPUT, PT_SLOT_OUTPUT, PT_SLOT_SCRATCH } pt_slot_kind;
 
 /* One distinct tensor of the plan. */

@@ -1,7 +1,6 @@
 /* Executes a plan: bind the caller's tensors to slots, provide the
  * scratchpad, run each step's kernel. */
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "compile/compiled.h"
@@ -50,8 +49,9 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
     if (stream->engine->kind != c->ekind)
         return pt_err(dnnl_invalid_arguments, "execute: stream engine kind differs from the compile engine");
-    void **data = calloc(c->nslots ? c->nslots : 1, sizeof(void *));
-    if (!data) return dnnl_out_of_memory;
+    /* Bounds checked at compile time (compiled.h). */
+    void *data[PT_EXEC_MAX_SLOTS] = {0};
+    pt_tview views[2 * PT_EXEC_MAX_PORTS];
     pt_status st = dnnl_success;
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s) {
         const pt_slot *sl = &c->slots[s];
@@ -89,23 +89,20 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
 
     if (st == dnnl_success && c->has_fused) {
         /* Ports in compiled order; a repeated id binds the same buffer. */
-        pt_tview *fin = malloc((c->nin + c->nout + 1) * sizeof *fin);
-        if (!fin) st = dnnl_out_of_memory;
-        for (size_t i = 0; fin && i < c->nin + c->nout; ++i) {
+        pt_tview *fin = views;
+        for (size_t i = 0; i < c->nin + c->nout; ++i) {
             const pt_lt *lt = i < c->nin ? &c->inputs[i] : &c->outputs[i - c->nin];
             fin[i].lt = *lt;
             fin[i].data = data[slot_index(c, lt->id)];
         }
         pt_exec_ctx fctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
-        if (fin) st = c->fused.run(&c->fused, fin, c->nin, fin + c->nin, c->nout, scratch, &fctx);
-        free(fin);
+        st = c->fused.run(&c->fused, fin, c->nin, fin + c->nin, c->nout, scratch, &fctx);
         if (own_scratch) pt_engine_free(stream->engine, scratch);
-        free(data);
         return st;
     }
 
     pt_exec_ctx ctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
-    pt_tview vin[64], vout[64];
+    pt_tview *vin = views, *vout = views + PT_EXEC_MAX_PORTS;
     for (size_t i = 0; i < c->nsteps && st == dnnl_success; ++i) {
         const pt_step *step = &c->steps[i];
         const pt_op *op = step->op;
@@ -124,6 +121,5 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
             pt_err(st, "execute: kernel for op %s#%zu failed", pt_op_kind_name(op->kind), op->id);
     }
     if (own_scratch) pt_engine_free(stream->engine, scratch);
-    free(data);
     return st;
 }

@@ -8,6 +8,7 @@
 
 #include "compile/lower_fused.h"
 #include "compile/ref_bind.h"
+#include "compile/ref_decode.h"
 #include "kernels/fused/gated_mlp.h"
 #include "kernels/ref/ref_quant_groups.h"
 #include "ops/op_schema.h"

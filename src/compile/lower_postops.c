@@ -5,6 +5,7 @@
  * group divisors) per iteration dim, and registers are assigned by
  * liveness. */
 #include "compile/lower_postops.h"
+#include "compile/ref_decode.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,6 +23,7 @@
 #endif
 
 #include "compile/lower_sdpa.h"
+#include "compile/ref_decode.h"
 #include "ir/dtype.h"
 #include "ir/status.h"
 #include "kernels/fused/sdpa_plan.h"

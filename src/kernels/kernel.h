@@ -1,6 +1,6 @@
 /* The contract between the execution plan and every kernel (reference or
- * optimized): an op, concrete tensor views for its inputs and outputs, and an
- * execution context. */
+ * optimized): decoded parameters, concrete tensor views for its inputs and
+ * outputs, and an execution context with planned scratch. */
 #ifndef PARTITA_KERNELS_KERNEL_H
 #define PARTITA_KERNELS_KERNEL_H
 
@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/op.h"
+#include "ir/logical_tensor.h"
+#include "ir/status.h"
 
 /* A concrete tensor: known dims, strided layout (strides in elements, also for
  * 4-bit types), data pointer.  Host-scalar tensors have ndims == 0 and point to
@@ -56,7 +57,7 @@ typedef struct pt_fused {
     void (*release)(struct pt_fused *f); /* frees `state`; may be NULL */
     void *state;
     size_t scratch_bytes;
-    /* An in-place pair the kernel supports (abi.md, get_inplace_ports): output
+    /* An in-place pair the kernel supports (the in-place port query of the API): output
      * port `inplace_out` may be given the buffer of input port `inplace_in`.
      * Only meaningful when has_inplace. */
     bool has_inplace;

@@ -1,4 +1,4 @@
-/* The forward formulas of the unary element-wise ops (opset.md), shared by the
+/* The forward formulas of the unary element-wise ops (docs/ops.md), shared by the
  * reference kernel (ref_eltwise.c) and the fused chain programs
  * (kernels/fused/postops.c), so fused results stay bit-identical to the
  * op-by-op path. */
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "ir/op.h"
+#include "oneapi/dnnl/dnnl_graph_types.h"
 
 /* exp(88.72283172607421875) is the largest argument before expf overflows. */
 #define PT_EXP_OVF 88.72283172607421875f
@@ -17,27 +17,13 @@
 #define PT_SQRT1_2 0.70710678118654752440f
 
 typedef struct {
-    int kind;
+    int kind; /* dnnl_graph_op_kind_t */
     float alpha, beta, lo, hi;
     bool use_dst, gelu_tanh;
 } pt_eltwise_params;
 
-/* The attributes of a unary op (forward or backward) with the spec defaults. */
-static inline pt_eltwise_params pt_eltwise_params_of(const pt_op *op) {
-    pt_eltwise_params p;
-    p.kind = op->kind;
-    p.alpha = pt_op_f32(op, dnnl_graph_op_attr_alpha, 0.f);
-    p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 0.f);
-    p.lo = pt_op_f32(op, dnnl_graph_op_attr_min, 0.f);
-    p.hi = pt_op_f32(op, dnnl_graph_op_attr_max, 0.f);
-    p.use_dst = pt_op_bool(op, dnnl_graph_op_attr_use_dst, true);
-    const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "gelu_erf");
-    p.gelu_tanh = mode && strcmp(mode, "gelu_tanh") == 0;
-    if (op->kind == dnnl_graph_op_softplus || op->kind == dnnl_graph_op_softplus_backward)
-        p.beta = pt_op_f32(op, dnnl_graph_op_attr_beta, 1.f);
-    return p;
-}
-
+/* Filled from an op's attributes at compile time by pt_eltwise_params_of
+ * (compile/ref_decode.h). */
 static inline float pt_sigmoidf(float s) { return -s >= PT_EXP_OVF ? 0.f : 1.f / (1.f + expf(-s)); }
 static inline float pt_soft_plus_logf(float u) { return u < PT_EXP_OVF ? log1pf(expf(u)) : u; }
 

@@ -1,6 +1,6 @@
-/* Philox-4x32-10 random words of the Dropout op (opset.md "Dropout",
- * fusion-patterns.md §18 item 8), shared by the reference Dropout kernel and
- * the fused SDPA kernel so both drop exactly the same elements. */
+/* Philox-4x32-10 random words of the Dropout op (docs/ops.md, docs/fusion.md),
+ * shared by the reference Dropout kernel and the fused SDPA kernel so both
+ * drop exactly the same elements. */
 #ifndef PARTITA_KERNELS_REF_PHILOX_H
 #define PARTITA_KERNELS_REF_PHILOX_H
 

@@ -1,21 +1,14 @@
-/* Reference binary element-wise ops with NumPy broadcasting (opset §1.3,
- * §1.9), Select with its two-step broadcast (seed 000), BiasAdd, PReLU and
- * their backward ops.  Inputs are converted to f32, computed in f32, stored
- * once in the destination type (s32 Add/Subtract included, §1.2). */
+/* Reference binary element-wise ops with NumPy broadcasting, Select with its
+ * two-step broadcast, BiasAdd, PReLU and their backward ops (docs/ops.md).
+ * Inputs are converted to f32, computed in f32, stored once in the
+ * destination type (s32 Add/Subtract included). */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/status.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
-#include "ops/op_schema.h"
-
-
-
-
-
-/* `t` broadcasts one-way into `out` (§1.3.2): rank not larger, right-aligned
+/* `t` broadcasts one-way into `out`: rank not larger, right-aligned
  * dims equal or 1. */
 static bool bcast_into(const pt_tview *t, const pt_tview *out) {
     int shift = out->lt.ndims - t->lt.ndims;
@@ -25,7 +18,7 @@ static bool bcast_into(const pt_tview *t, const pt_tview *out) {
     return true;
 }
 
-/* `out` is exactly the NumPy broadcast of `a` and `b` (§1.3.1). */
+/* `out` is exactly the NumPy broadcast of `a` and `b`. */
 static bool is_bcast_of(const pt_tview *a, const pt_tview *b, const pt_tview *out) {
     if (!bcast_into(a, out) || !bcast_into(b, out)) return false;
     int r = out->lt.ndims;
@@ -44,11 +37,6 @@ static int64_t inner_stride(const pt_tview *t, int r) {
     int tr = t->lt.ndims;
     if (tr == 0 || r == 0 || t->lt.dims[tr - 1] == 1) return 0;
     return t->lt.layout.strides[tr - 1];
-}
-
-static bool auto_broadcast_none(const pt_op *op) {
-    const char *ab = pt_op_str(op, dnnl_graph_op_attr_auto_broadcast, "numpy");
-    return ab && strcmp(ab, "none") == 0;
 }
 
 /* ---- binary element-wise ------------------------------------------------- */
@@ -70,110 +58,86 @@ static float binary_apply(int kind, float a, float b) {
     }
 }
 
-PT_REF_OP_KERNEL(pt_ref_binary) {
-    switch (op->kind) {
-        case dnnl_graph_op_add:
-        case dnnl_graph_op_subtract:
-        case dnnl_graph_op_multiply:
-        case dnnl_graph_op_divide:
-        case dnnl_graph_op_maximum:
-        case dnnl_graph_op_minimum:
-        case dnnl_graph_op_squared_difference:
-        case dnnl_graph_op_greater_equal: break;
-        default:
-            return pt_err(dnnl_unimplemented, "binary: op kind %s is not a binary op",
-                          pt_op_kind_name(op->kind));
-    }
-    const char *name = pt_op_kind_name(op->kind);
-    if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs, 1 output", name);
-    const pt_tview *a = &in[0], *b = &in[1], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, a, "src_0"));
-    PT_CHECK(pt_ref_check_view(op, b, "src_1"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
-    if (auto_broadcast_none(op)) {
-        if (!pt_ref_same_dims(a, dst) || !pt_ref_same_dims(b, dst))
+/* Checks the views of a binary op or Select (cond NULL for binary ops) and
+ * the broadcast of its inputs into dst. */
+static pt_status bcast_check(const pt_ref_binary_params *p, const pt_tview *c, const pt_tview *a,
+                             const pt_tview *b, const pt_tview *dst) {
+    const char *name = p->name;
+    if (c) PT_CHECK(pt_ref_check_view(name, c, "cond"));
+    PT_CHECK(pt_ref_check_view(name, a, "src_0"));
+    PT_CHECK(pt_ref_check_view(name, b, "src_1"));
+    PT_CHECK(pt_ref_check_view(name, dst, "dst"));
+    if (p->bcast_none) {
+        if ((c && !pt_ref_same_dims(c, dst)) || !pt_ref_same_dims(a, dst) || !pt_ref_same_dims(b, dst))
             return pt_err(dnnl_invalid_shape, "%s: auto_broadcast=none needs identical shapes", name);
-    } else if (!is_bcast_of(a, b, dst)) {
-        return pt_err(dnnl_invalid_shape, "%s: dst shape is not the broadcast of the inputs", name);
+        return dnnl_success;
     }
-    const int kind = op->kind, r = dst->lt.ndims;
+    /* Select: step 1 dst = broadcast(src_0, src_1); step 2 cond one-way into it. */
+    if (!is_bcast_of(a, b, dst))
+        return pt_err(dnnl_invalid_shape, c ? "%s: dst shape is not the broadcast of src_0 and src_1"
+                                            : "%s: dst shape is not the broadcast of the inputs",
+                      name);
+    if (c && !bcast_into(c, dst))
+        return pt_err(dnnl_invalid_shape, "%s: cond does not broadcast one-way into dst", name);
+    return dnnl_success;
+}
+
+/* dst = kind(a, b), or cond ? a : b when `c` is given (Select). */
+static pt_status binary_run(const pt_ref_binary_params *p, const pt_tview *c, const pt_tview *a,
+                            const pt_tview *b, const pt_tview *dst, const pt_exec_ctx *ctx) {
+    PT_CHECK(bcast_check(p, c, a, b, dst));
+    const int kind = p->kind, r = dst->lt.ndims;
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
     const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
-    const int64_t as = inner_stride(a, r), bs = inner_stride(b, r);
+    const int64_t cs = c ? inner_stride(c, r) : 0, as = inner_stride(a, r), bs = inner_stride(b, r);
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
 #pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
-        int64_t ao = pt_tv_off_bcast(a, r, idx), bo = pt_tv_off_bcast(b, r, idx);
-        int64_t dof = pt_tv_off(dst, idx);
+        int64_t co = c ? pt_tv_off_bcast(c, r, idx) : 0, ao = pt_tv_off_bcast(a, r, idx);
+        int64_t bo = pt_tv_off_bcast(b, r, idx), dof = pt_tv_off(dst, idx);
         for (int64_t i = 0; i < inner; ++i) {
-            float v = binary_apply(kind, pt_tv_getf(a, ao + i * as), pt_tv_getf(b, bo + i * bs));
+            float v;
+            if (c) {
+                bool take = pt_tv_getf(c, co + i * cs) != 0.f; /* any non-zero byte is true */
+                v = take ? pt_tv_getf(a, ao + i * as) : pt_tv_getf(b, bo + i * bs);
+            } else {
+                v = binary_apply(kind, pt_tv_getf(a, ao + i * as), pt_tv_getf(b, bo + i * bs));
+            }
             pt_tv_setf(dst, dof + i * ds, v);
         }
     }
     return dnnl_success;
+}
+
+PT_REF_DECL(pt_ref_binary) {
+    const pt_ref_binary_params *p = params;
+    if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs, 1 output", p->name);
+    return binary_run(p, NULL, &in[0], &in[1], &out[0], ctx);
 }
 
 /* ---- Select -------------------------------------------------------------- */
 
-PT_REF_OP_KERNEL(pt_ref_select) {
+PT_REF_DECL(pt_ref_select) {
+    const pt_ref_binary_params *p = params;
     if (nin < 3 || nout < 1) return pt_err(dnnl_invalid_arguments, "Select: needs 3 inputs, 1 output");
-    const pt_tview *c = &in[0], *a = &in[1], *b = &in[2], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, c, "cond"));
-    PT_CHECK(pt_ref_check_view(op, a, "src_0"));
-    PT_CHECK(pt_ref_check_view(op, b, "src_1"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
-    if (auto_broadcast_none(op)) {
-        if (!pt_ref_same_dims(c, dst) || !pt_ref_same_dims(a, dst) || !pt_ref_same_dims(b, dst))
-            return pt_err(dnnl_invalid_shape, "Select: auto_broadcast=none needs identical shapes");
-    } else {
-        /* Step 1: dst = broadcast(src_0, src_1); step 2: cond one-way into it. */
-        if (!is_bcast_of(a, b, dst))
-            return pt_err(dnnl_invalid_shape, "Select: dst shape is not the broadcast of src_0 and src_1");
-        if (!bcast_into(c, dst))
-            return pt_err(dnnl_invalid_shape, "Select: cond does not broadcast one-way into dst");
-    }
-    const int r = dst->lt.ndims;
-    const int64_t n = pt_tv_nelems(dst);
-    if (n == 0) return dnnl_success;
-    const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
-    const int64_t cs = inner_stride(c, r), as = inner_stride(a, r), bs = inner_stride(b, r);
-    const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
-    for (int64_t o = 0; o < outer; ++o) {
-        int64_t idx[DNNL_MAX_NDIMS] = {0};
-        if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
-        int64_t co = pt_tv_off_bcast(c, r, idx), ao = pt_tv_off_bcast(a, r, idx);
-        int64_t bo = pt_tv_off_bcast(b, r, idx), dof = pt_tv_off(dst, idx);
-        for (int64_t i = 0; i < inner; ++i) {
-            bool take = pt_tv_getf(c, co + i * cs) != 0.f; /* any non-zero byte is true */
-            float v = take ? pt_tv_getf(a, ao + i * as) : pt_tv_getf(b, bo + i * bs);
-            pt_tv_setf(dst, dof + i * ds, v);
-        }
-    }
-    return dnnl_success;
+    return binary_run(p, &in[0], &in[1], &in[2], &out[0], ctx);
 }
 
 /* ---- BiasAdd ------------------------------------------------------------- */
 
-/* Channel dim per data_format (§1.8.1): 1 for NCX, last for NXC. */
-static int channel_dim(const pt_op *op, int r) {
-    const char *df = pt_op_str(op, dnnl_graph_op_attr_data_format, "NXC");
-    if (r <= 1) return 0;
-    return (df && strcmp(df, "NCX") == 0) ? 1 : r - 1;
-}
-
-PT_REF_OP_KERNEL(pt_ref_bias_add) {
+PT_REF_DECL(pt_ref_bias_add) {
+    const pt_ref_chan_params *p = params;
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "BiasAdd: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *bias = &in[1], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, bias, "bias"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view("BiasAdd", src, "src"));
+    PT_CHECK(pt_ref_check_view("BiasAdd", bias, "bias"));
+    PT_CHECK(pt_ref_check_view("BiasAdd", dst, "dst"));
     const int r = src->lt.ndims;
     if (r < 2) return pt_err(dnnl_invalid_shape, "BiasAdd: src rank %d < 2", r);
-    const int ca = channel_dim(op, r);
+    const int ca = p->cdim;
     if (bias->lt.ndims != 1 || bias->lt.dims[0] != src->lt.dims[ca])
         return pt_err(dnnl_invalid_shape, "BiasAdd: bias must be 1-D of length %lld",
                       (long long)src->lt.dims[ca]);
@@ -198,15 +162,16 @@ PT_REF_OP_KERNEL(pt_ref_bias_add) {
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_bias_add_bwd) {
+PT_REF_DECL(pt_ref_bias_add_bwd) {
+    const pt_ref_chan_params *p = params;
     if (nin < 1 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "BiasAddBackward: needs 1 input, 1 output");
     const pt_tview *dd = &in[0], *db = &out[0];
-    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
-    PT_CHECK(pt_ref_check_view(op, db, "diff_bias"));
+    PT_CHECK(pt_ref_check_view("BiasAddBackward", dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view("BiasAddBackward", db, "diff_bias"));
     const int r = dd->lt.ndims;
     if (r < 2) return pt_err(dnnl_invalid_shape, "BiasAddBackward: diff_dst rank %d < 2", r);
-    const int ca = channel_dim(op, r);
+    const int ca = p->cdim;
     const int64_t C = dd->lt.dims[ca];
     if (db->lt.ndims != 1 || db->lt.dims[0] != C)
         return pt_err(dnnl_invalid_shape, "BiasAddBackward: diff_bias must be [%lld]", (long long)C);
@@ -266,17 +231,17 @@ static bool slope_map(const pt_tview *src, const pt_tview *slope, bool per_chann
     return true;
 }
 
-PT_REF_OP_KERNEL(pt_ref_prelu) {
+PT_REF_DECL(pt_ref_prelu) {
+    const pt_ref_chan_params *p = params;
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "PReLU: needs 2 inputs, 1 output");
     const pt_tview *src = &in[0], *slope = &in[1], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, slope, "slope"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view("PReLU", src, "src"));
+    PT_CHECK(pt_ref_check_view("PReLU", slope, "slope"));
+    PT_CHECK(pt_ref_check_view("PReLU", dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "PReLU: dst shape differs from src");
     const int r = src->lt.ndims;
-    const bool pcb = pt_op_bool(op, dnnl_graph_op_attr_per_channel_broadcast, true);
     int64_t vs[DNNL_MAX_NDIMS], dn[DNNL_MAX_NDIMS];
-    if (!slope_map(src, slope, pcb, channel_dim(op, r), vs, dn))
+    if (!slope_map(src, slope, p->per_channel, p->cdim, vs, dn))
         return pt_err(dnnl_invalid_shape, "PReLU: slope is not broadcastable to src");
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
@@ -299,27 +264,30 @@ PT_REF_OP_KERNEL(pt_ref_prelu) {
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_prelu_bwd) {
+PT_REF_DECL(pt_ref_prelu_bwd) {
+    const pt_ref_chan_params *p = params;
     if (nin < 3 || nout < 2)
         return pt_err(dnnl_invalid_arguments, "PReLUBackward: needs 3 inputs, 2 outputs");
     const pt_tview *src = &in[0], *slope = &in[1], *dd = &in[2];
     const pt_tview *ds = &out[0], *dslope = &out[1];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, slope, "slope"));
-    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
-    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
-    PT_CHECK(pt_ref_check_view(op, dslope, "diff_slope"));
+    PT_CHECK(pt_ref_check_view("PReLUBackward", src, "src"));
+    PT_CHECK(pt_ref_check_view("PReLUBackward", slope, "slope"));
+    PT_CHECK(pt_ref_check_view("PReLUBackward", dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view("PReLUBackward", ds, "diff_src"));
+    PT_CHECK(pt_ref_check_view("PReLUBackward", dslope, "diff_slope"));
     if (!pt_ref_same_dims(src, dd) || !pt_ref_same_dims(src, ds))
         return pt_err(dnnl_invalid_shape, "PReLUBackward: src, diff_dst and diff_src shapes differ");
     if (!pt_ref_same_dims(slope, dslope))
         return pt_err(dnnl_invalid_shape, "PReLUBackward: diff_slope shape differs from slope");
     const int r = src->lt.ndims;
     int64_t vs[DNNL_MAX_NDIMS], dn[DNNL_MAX_NDIMS];
-    if (!slope_map(src, slope, true, channel_dim(op, r), vs, dn))
+    if (!slope_map(src, slope, true, p->cdim, vs, dn))
         return pt_err(dnnl_invalid_shape, "PReLUBackward: slope is not broadcastable to src");
     const int64_t n = pt_tv_nelems(src), ns = pt_tv_nelems(slope);
-    float *acc = calloc((size_t)(ns > 0 ? ns : 1), sizeof(float));
-    if (!acc) return pt_err(dnnl_out_of_memory, "PReLUBackward: cannot allocate %lld floats", (long long)ns);
+    PT_CHECK(pt_ref_need_scratch("PReLUBackward", ctx, pt_ref_prelu_bwd_scratch(&slope->lt)));
+    char *cur = ctx->scratch;
+    float *acc = pt_scratch_take(&cur, (size_t)ns * sizeof(float));
+    if (ns > 0) memset(acc, 0, (size_t)ns * sizeof(float));
     const int64_t inner = r ? src->lt.dims[r - 1] : 1, outer = n > 0 ? n / inner : 0;
     const int64_t ss = r ? src->lt.layout.strides[r - 1] : 0;
     const int64_t dds = r ? dd->lt.layout.strides[r - 1] : 0;
@@ -344,6 +312,9 @@ PT_REF_OP_KERNEL(pt_ref_prelu_bwd) {
         pt_unravel(k, slope->lt.ndims, slope->lt.dims, idx);
         pt_tv_setf(dslope, pt_tv_off(dslope, idx), acc[k]);
     }
-    free(acc);
     return dnnl_success;
+}
+
+size_t pt_ref_prelu_bwd_scratch(const pt_lt *slope) {
+    return pt_scratch_round(pt_lt_count(slope) * sizeof(float));
 }

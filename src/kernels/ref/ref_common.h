@@ -54,10 +54,76 @@ static inline void pt_unravel(int64_t lin, int ndims, const int64_t *dims, int64
     }
 }
 
-/* ref_common.c: threads a kernel may use (the context's budget); checks
- * that a view has a known shape, a data type and data; equal dims. */
+/* Canonical 5-D view of a spatial tensor: data [N, C, D, H, W] or weights
+ * [A, B, KD, KH, KW]; missing leading spatial dims have extent 1, stride 0. */
+typedef struct {
+    int64_t d[5]; /* extents */
+    int64_t s[5]; /* element strides in the tensor */
+} pt_v5;
+
+static inline int64_t pt_v5_count(const pt_v5 *v) { return v->d[0] * v->d[1] * v->d[2] * v->d[3] * v->d[4]; }
+static inline int64_t pt_v5_off(const pt_v5 *v, int64_t n, int64_t c, int64_t z, int64_t y, int64_t x) {
+    return n * v->s[0] + c * v->s[1] + z * v->s[2] + y * v->s[3] + x * v->s[4];
+}
+/* The 5-index q of row-major position `lin` in extents d[0..4]. */
+static inline void pt_pos5(const int64_t *d, int64_t lin, int64_t *q) {
+    for (int i = 4; i >= 0; --i) {
+        q[i] = lin % d[i];
+        lin /= d[i];
+    }
+}
+/* Offset of the element at row-major position `lin` of the canonical order. */
+static inline int64_t pt_v5_lin_off(const pt_v5 *v, int64_t lin) {
+    int64_t off = 0;
+    for (int i = 4; i >= 0; --i) {
+        off += (lin % v->d[i]) * v->s[i];
+        lin /= v->d[i];
+    }
+    return off;
+}
+
+/* Elements of a logical tensor, 0 when the shape is not known. */
+static inline size_t pt_lt_count(const pt_lt *lt) {
+    int64_t n = pt_lt_nelems(lt);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* Scratch from ctx->scratch, carved in 64-byte aligned pieces: a kernel's
+ * sizing function adds pt_scratch_round of each piece, the kernel takes the
+ * pieces in the same order. */
+static inline size_t pt_scratch_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
+static inline void *pt_scratch_take(char **cur, size_t bytes) {
+    void *p = *cur;
+    *cur += pt_scratch_round(bytes);
+    return p;
+}
+
+/* ref_common.c: threads a kernel may use (the context's budget); the same
+ * for a loop of about `work` scalar operations (1 where a parallel region
+ * would cost more than it saves); checks that a view has a known shape, a
+ * data type and data; equal dims; the common start of a kernel (at least
+ * min_in inputs and one output, `need` completing "<name>: needs ...", then
+ * in[0] "src" and out[0] "dst" checked); equal ranks of two or three views; the
+ * context holds `need` bytes of scratch; canonical 5-D views. */
 int pt_ref_threads(const pt_exec_ctx *ctx);
-pt_status pt_ref_check_view(const pt_op *op, const pt_tview *t, const char *what);
+int pt_ref_threads_for(const pt_exec_ctx *ctx, int64_t work);
+pt_status pt_ref_check_view(const char *name, const pt_tview *t, const char *what);
 bool pt_ref_same_dims(const pt_tview *a, const pt_tview *b);
+pt_status pt_ref_check_io(const char *name, const char *need, size_t min_in, const pt_tview *in, size_t nin,
+                          const pt_tview *out, size_t nout);
+pt_status pt_ref_same_rank(const char *name, const pt_tview *a, const pt_tview *b, const pt_tview *c);
+pt_status pt_ref_need_scratch(const char *name, const pt_exec_ctx *ctx, size_t need);
+void pt_v5_data(const pt_lt *lt, bool nxc, pt_v5 *v);
+void pt_v5_weights(const pt_lt *lt, bool x_first, pt_v5 *v);
+/* Stores a dense buffer in canonical order into tensor `t` seen as `v`. */
+void pt_v5_store(const pt_tview *t, const pt_v5 *v, const float *buf, const pt_exec_ctx *ctx);
+/* Backward ops that scatter into their output: `acc` (dense, the canonical
+ * shape `vds`) is zeroed, then for each (n, c) plane (planes are independent
+ * and split over nt threads) fn(arg, plane of acc, n, c, z, y, x) is called
+ * for every position (z, y, x) of `vdd` in row-major order; acc is finally
+ * stored into `ds`. */
+typedef void (*pt_v5_scatter_fn)(const void *arg, float *ap, int64_t n, int64_t c, int64_t z, int64_t y, int64_t x);
+void pt_v5_scatter(const pt_tview *ds, const pt_v5 *vds, const pt_v5 *vdd, float *acc, int nt, pt_v5_scatter_fn fn,
+                   const void *arg, const pt_exec_ctx *ctx);
 
 #endif

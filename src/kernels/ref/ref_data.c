@@ -1,28 +1,22 @@
 /* Reference data-movement ops: TypeCast, Reorder, StaticReshape,
- * StaticTranspose, Concat, GenIndex, and Dropout (Philox RNG, opset
- * "Dropout").  Copies between views of the same type move bits unchanged;
- * type changes follow §1.2. */
-#include <stdlib.h>
+ * StaticTranspose, Concat, GenIndex, and Dropout (Philox RNG).  Copies
+ * between views of the same type move bits unchanged; type changes follow
+ * the conversion rules of docs/numerics.md. */
 #include <string.h>
 
 #include "ir/status.h"
 #include "kernels/ref/philox.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
-#include "ops/op_schema.h"
-
-
-
-
-
-static bool is_dense(const pt_tview *t) {
+static bool lt_dense(const pt_lt *lt) {
     int64_t s = 1;
-    for (int d = t->lt.ndims - 1; d >= 0; --d) {
-        if (t->lt.dims[d] != 1 && t->lt.layout.strides[d] != s) return false;
-        s *= t->lt.dims[d] > 1 ? t->lt.dims[d] : 1;
+    for (int d = lt->ndims - 1; d >= 0; --d) {
+        if (lt->dims[d] != 1 && lt->layout.strides[d] != s) return false;
+        s *= lt->dims[d] > 1 ? lt->dims[d] : 1;
     }
     return true;
 }
+static bool is_dense(const pt_tview *t) { return lt_dense(&t->lt); }
 
 static bool wide_type(dnnl_data_type_t dt) {
     return dt == dnnl_s32 || dt == dnnl_s64 || dt == dnnl_f64;
@@ -68,12 +62,9 @@ static void *elem_ptr(void *base, dnnl_data_type_t dt, int64_t k) {
 }
 
 /* Same-shape copy with optional type change (TypeCast, Reorder). */
-static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_tview *dst,
+static pt_status copy_same_shape(const char *name, const pt_tview *src, const pt_tview *dst,
                                  const pt_exec_ctx *ctx) {
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
-    if (!pt_ref_same_dims(src, dst))
-        return pt_err(dnnl_invalid_shape, "%s: src and dst shapes differ", pt_op_kind_name(op->kind));
+    if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: src and dst shapes differ", name);
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
     if (src->data == dst->data && src->lt.data_type == dst->lt.data_type && is_dense(src) &&
@@ -95,24 +86,27 @@ static pt_status copy_same_shape(const pt_op *op, const pt_tview *src, const pt_
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_typecast) {
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "TypeCast: needs 1 input, 1 output");
-    return copy_same_shape(op, &in[0], &out[0], ctx);
+/* TypeCast and Reorder: the same copy under two names. */
+PT_REF_DECL(pt_ref_typecast) {
+    const char *name = ((const pt_ref_name_params *)params)->name;
+    PT_CHECK(pt_ref_check_io(name, "1 input, 1 output", 1, in, nin, out, nout));
+    return copy_same_shape(name, &in[0], &out[0], ctx);
 }
 
-PT_REF_OP_KERNEL(pt_ref_reorder) {
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Reorder: needs 1 input, 1 output");
-    return copy_same_shape(op, &in[0], &out[0], ctx);
-}
+PT_REF_DECL(pt_ref_reorder) { return pt_ref_typecast(params, in, nin, out, nout, ctx); }
 
 /* ---- StaticReshape ------------------------------------------------------- */
 
-PT_REF_OP_KERNEL(pt_ref_static_reshape) {
-    if (nin < 1 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "StaticReshape: needs 1 input, 1 output");
+size_t pt_ref_static_reshape_scratch(const pt_lt *src, const pt_lt *dst) {
+    /* Only an in-place run between different layouts needs a dense copy. */
+    if (lt_dense(src) && lt_dense(dst) && src->data_type == dst->data_type) return 0;
+    return pt_scratch_round(pt_dt_bytes(src->data_type, (int64_t)pt_lt_count(src)));
+}
+
+PT_REF_DECL(pt_ref_static_reshape) {
+    (void)params;
+    PT_CHECK(pt_ref_check_io("StaticReshape", "1 input, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int64_t n = pt_tv_nelems(dst);
     if (n != pt_tv_nelems(src))
         return pt_err(dnnl_invalid_shape, "StaticReshape: element counts differ (%lld vs %lld)",
@@ -126,12 +120,10 @@ PT_REF_OP_KERNEL(pt_ref_static_reshape) {
     }
     /* In place with different layouts: go through a dense copy of src. */
     pt_tview s = *src;
-    void *tmp = NULL;
     if (src->data == dst->data) {
-        tmp = malloc(pt_dt_bytes(src->lt.data_type, n));
-        if (!tmp) return pt_err(dnnl_out_of_memory, "StaticReshape: cannot allocate a temporary");
+        PT_CHECK(pt_ref_need_scratch("StaticReshape", ctx, pt_ref_static_reshape_scratch(&src->lt, &dst->lt)));
         pt_dense_strides(s.lt.ndims, s.lt.dims, s.lt.layout.strides);
-        s.data = tmp;
+        s.data = ctx->scratch;
         copy_block(src, 0, src->lt.layout.strides, &s, 0, s.lt.layout.strides, s.lt.ndims,
                    s.lt.dims, pt_ref_threads(ctx));
     }
@@ -150,37 +142,25 @@ PT_REF_OP_KERNEL(pt_ref_static_reshape) {
             pt_next_index(rs, s.lt.dims, sidx);
         }
     }
-    free(tmp);
     return dnnl_success;
 }
 
 /* ---- StaticTranspose ----------------------------------------------------- */
 
-PT_REF_OP_KERNEL(pt_ref_static_transpose) {
-    if (nin < 1 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "StaticTranspose: needs 1 input, 1 output");
+PT_REF_DECL(pt_ref_static_transpose) {
+    const pt_ref_transpose_params *p = params;
+    PT_CHECK(pt_ref_check_io("StaticTranspose", "1 input, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = src->lt.ndims;
-    if (dst->lt.ndims != r)
+    if (dst->lt.ndims != r || p->r != r)
         return pt_err(dnnl_invalid_shape, "StaticTranspose: src rank %d, dst rank %d", r, dst->lt.ndims);
-    size_t no = 0;
-    const int64_t *order = pt_op_s64s(op, dnnl_graph_op_attr_order, &no);
-    if (no != 0 && no != (size_t)r)
-        return pt_err(dnnl_invalid_shape, "StaticTranspose: order has %zu entries for rank %d", no, r);
     int64_t sstr[DNNL_MAX_NDIMS];
-    bool seen[DNNL_MAX_NDIMS] = {false};
     for (int k = 0; k < r; ++k) {
-        int64_t p = no ? order[k] : r - 1 - k; /* empty order = reverse */
-        if (p < 0) p += r;
-        if (p < 0 || p >= r || seen[p])
-            return pt_err(dnnl_invalid_shape, "StaticTranspose: order is not a permutation");
-        seen[p] = true;
-        if (dst->lt.dims[k] != src->lt.dims[p])
+        int q = p->perm[k];
+        if (dst->lt.dims[k] != src->lt.dims[q])
             return pt_err(dnnl_invalid_shape, "StaticTranspose: dst dim %d is %lld, expected %lld", k,
-                          (long long)dst->lt.dims[k], (long long)src->lt.dims[p]);
-        sstr[k] = src->lt.layout.strides[p];
+                          (long long)dst->lt.dims[k], (long long)src->lt.dims[q]);
+        sstr[k] = src->lt.layout.strides[q];
     }
     copy_block(src, 0, sstr, dst, 0, dst->lt.layout.strides, r, dst->lt.dims, pt_ref_threads(ctx));
     return dnnl_success;
@@ -188,20 +168,16 @@ PT_REF_OP_KERNEL(pt_ref_static_transpose) {
 
 /* ---- Concat -------------------------------------------------------------- */
 
-PT_REF_OP_KERNEL(pt_ref_concat) {
+PT_REF_DECL(pt_ref_concat) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Concat: needs inputs and 1 output");
     const pt_tview *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
-    const int r = dst->lt.ndims;
-    int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
-    if (a < 0) a += r;
-    if (r == 0 || a < 0 || a >= r)
-        return pt_err(dnnl_invalid_arguments, "Concat: axis %lld out of range for rank %d",
-                      (long long)pt_op_s64(op, dnnl_graph_op_attr_axis, 0), r);
+    PT_CHECK(pt_ref_check_view("Concat", dst, "dst"));
+    const int r = dst->lt.ndims, a = ((const pt_ref_axis_params *)params)->axis;
+    if (a >= r) return pt_err(dnnl_invalid_arguments, "Concat: axis %d out of range for rank %d", a, r);
     int64_t total = 0;
     for (size_t i = 0; i < nin; ++i) {
         const pt_tview *s = &in[i];
-        PT_CHECK(pt_ref_check_view(op, s, "src"));
+        PT_CHECK(pt_ref_check_view("Concat", s, "src"));
         if (s->lt.ndims != r) return pt_err(dnnl_invalid_shape, "Concat: input %zu rank differs", i);
         for (int d = 0; d < r; ++d)
             if (d != a && s->lt.dims[d] != dst->lt.dims[d])
@@ -223,18 +199,14 @@ PT_REF_OP_KERNEL(pt_ref_concat) {
 
 /* ---- GenIndex ------------------------------------------------------------ */
 
-PT_REF_OP_KERNEL(pt_ref_gen_index) {
+PT_REF_DECL(pt_ref_gen_index) {
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "GenIndex: needs 1 input, 1 output");
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
+    PT_CHECK(pt_ref_check_view("GenIndex", dst, "dst"));
     if (src->lt.ndims != dst->lt.ndims || !pt_ref_same_dims(src, dst))
         return pt_err(dnnl_invalid_shape, "GenIndex: src and dst shapes differ");
-    const int r = dst->lt.ndims;
-    int64_t a = pt_op_s64(op, dnnl_graph_op_attr_axis, 0);
-    if (a < 0) a += r;
-    if (a < 0 || a >= r)
-        return pt_err(dnnl_invalid_arguments, "GenIndex: axis %lld out of range for rank %d",
-                      (long long)pt_op_s64(op, dnnl_graph_op_attr_axis, 0), r);
+    const int r = dst->lt.ndims, a = ((const pt_ref_axis_params *)params)->axis;
+    if (a >= r) return pt_err(dnnl_invalid_arguments, "GenIndex: axis %d out of range for rank %d", a, r);
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
     const int64_t inner = dst->lt.dims[r - 1], outer = n / inner;
@@ -273,16 +245,14 @@ static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
     }
 }
 
-PT_REF_OP_KERNEL(pt_ref_dropout) {
-    if (nin < 4 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "Dropout: needs 4 inputs and 1-2 outputs");
+PT_REF_DECL(pt_ref_dropout) {
+    (void)params;
+    PT_CHECK(pt_ref_check_io("Dropout", "4 inputs and 1-2 outputs", 4, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0], *mask = nout > 1 ? &out[1] : NULL;
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "Dropout: dst shape differs from src");
     if (mask && mask->data == NULL) mask = NULL; /* an absent optional output */
     if (mask) {
-        PT_CHECK(pt_ref_check_view(op, mask, "mask"));
+        PT_CHECK(pt_ref_check_view("Dropout", mask, "mask"));
         if (!pt_ref_same_dims(src, mask)) return pt_err(dnnl_invalid_shape, "Dropout: mask shape differs from src");
     }
     int64_t seed, offset;

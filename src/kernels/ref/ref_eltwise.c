@@ -1,6 +1,6 @@
-/* Reference unary element-wise ops and their backward ops (opset §1.9 and the
- * per-op sections).  Every element is loaded to f32, computed in f32 and
- * stored once in the destination type; any strided layouts. */
+/* Reference unary element-wise ops and their backward ops (docs/ops.md).
+ * Every element is loaded to f32, computed in f32 and stored once in the
+ * destination type; any strided layouts. */
 #include <math.h>
 #include <string.h>
 
@@ -8,59 +8,13 @@
 #include "kernels/ref/eltwise_math.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
-#include "ops/op_schema.h"
-
 
 #define PT_INV_SQRT_2PI 0.39894228040143267794f
 
 typedef pt_eltwise_params eltwise_params;
 
-static eltwise_params read_params(const pt_op *op) { return pt_eltwise_params_of(op); }
 static float sigmoid(float s) { return pt_sigmoidf(s); }
 static float soft_plus_log(float u) { return pt_soft_plus_logf(u); }
-
-static bool fwd_supported(int kind) {
-    switch (kind) {
-        case dnnl_graph_op_abs:
-        case dnnl_graph_op_clamp:
-        case dnnl_graph_op_elu:
-        case dnnl_graph_op_exp:
-        case dnnl_graph_op_gelu:
-        case dnnl_graph_op_hard_sigmoid:
-        case dnnl_graph_op_hard_swish:
-        case dnnl_graph_op_leaky_relu:
-        case dnnl_graph_op_log:
-        case dnnl_graph_op_mish:
-        case dnnl_graph_op_pow:
-        case dnnl_graph_op_reciprocal:
-        case dnnl_graph_op_relu:
-        case dnnl_graph_op_round:
-        case dnnl_graph_op_sigmoid:
-        case dnnl_graph_op_softplus:
-        case dnnl_graph_op_sqrt:
-        case dnnl_graph_op_square:
-        case dnnl_graph_op_tanh: return true;
-        default: return false;
-    }
-}
-
-static bool bwd_supported(int kind) {
-    switch (kind) {
-        case dnnl_graph_op_abs_backward:
-        case dnnl_graph_op_clamp_backward:
-        case dnnl_graph_op_elu_backward:
-        case dnnl_graph_op_gelu_backward:
-        case dnnl_graph_op_hard_sigmoid_backward:
-        case dnnl_graph_op_hard_swish_backward:
-        case dnnl_graph_op_mish_backward:
-        case dnnl_graph_op_relu_backward:
-        case dnnl_graph_op_sigmoid_backward:
-        case dnnl_graph_op_softplus_backward:
-        case dnnl_graph_op_sqrt_backward:
-        case dnnl_graph_op_tanh_backward: return true;
-        default: return false;
-    }
-}
 
 /* `x` is input 0: the forward dst when the op has use_dst = true, else src. */
 static float eltwise_bwd(const eltwise_params *p, float x, float dd) {
@@ -109,71 +63,47 @@ static float eltwise_bwd(const eltwise_params *p, float x, float dd) {
     }
 }
 
-/* Valid rank and dims, data present when there are elements. */
-
-
-PT_REF_OP_KERNEL(pt_ref_eltwise) {
-    if (!fwd_supported(op->kind))
-        return pt_err(dnnl_unimplemented, "eltwise: op kind %s is not a unary op",
-                      pt_op_kind_name(op->kind));
-    if (nin < 1 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "%s: needs 1 input and 1 output",
-                      pt_op_kind_name(op->kind));
-    const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
-    if (!pt_ref_same_dims(src, dst))
-        return pt_err(dnnl_invalid_arguments, "%s: src and dst shapes differ",
-                      pt_op_kind_name(op->kind));
-    const eltwise_params p = read_params(op);
+/* The shared loop of the forward and backward kernels: dst = f(x[, dd]) over
+ * rows of the innermost dim. */
+static pt_status eltwise_run(const pt_ref_eltwise_params *ep, const pt_tview *x, const pt_tview *dd,
+                             const pt_tview *dst, const pt_exec_ctx *ctx) {
+    const char *name = ep->name;
+    PT_CHECK(pt_ref_check_view(name, x, dd ? "src/dst" : "src"));
+    if (dd) PT_CHECK(pt_ref_check_view(name, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(name, dst, dd ? "diff_src" : "dst"));
+    if (!pt_ref_same_dims(x, dst) || (dd && !pt_ref_same_dims(dd, dst)))
+        return pt_err(dnnl_invalid_arguments, dd ? "%s: input and diff_src shapes differ" : "%s: src and dst shapes differ",
+                      name);
+    const eltwise_params *p = &ep->p;
     const int r = dst->lt.ndims;
     const int64_t n = pt_tv_nelems(dst);
     if (n == 0) return dnnl_success;
     const int64_t inner = r ? dst->lt.dims[r - 1] : 1, outer = n / inner;
-    const int64_t ss = r ? src->lt.layout.strides[r - 1] : 0;
+    const int64_t xs = r ? x->lt.layout.strides[r - 1] : 0;
+    const int64_t dds = (dd && r) ? dd->lt.layout.strides[r - 1] : 0;
     const int64_t ds = r ? dst->lt.layout.strides[r - 1] : 0;
 #pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t o = 0; o < outer; ++o) {
         int64_t idx[DNNL_MAX_NDIMS] = {0};
         if (r > 1) pt_unravel(o, r - 1, dst->lt.dims, idx);
-        int64_t so = pt_tv_off(src, idx), dof = pt_tv_off(dst, idx);
-        for (int64_t i = 0; i < inner; ++i)
-            pt_tv_setf(dst, dof + i * ds, pt_eltwise_fwd(&p, pt_tv_getf(src, so + i * ss)));
+        int64_t xo = pt_tv_off(x, idx), ddo = dd ? pt_tv_off(dd, idx) : 0, dof = pt_tv_off(dst, idx);
+        for (int64_t i = 0; i < inner; ++i) {
+            float xv = pt_tv_getf(x, xo + i * xs);
+            float v = dd ? eltwise_bwd(p, xv, pt_tv_getf(dd, ddo + i * dds)) : pt_eltwise_fwd(p, xv);
+            pt_tv_setf(dst, dof + i * ds, v);
+        }
     }
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_eltwise_bwd) {
-    if (!bwd_supported(op->kind))
-        return pt_err(dnnl_unimplemented, "eltwise_bwd: op kind %s is not a unary backward op",
-                      pt_op_kind_name(op->kind));
-    if (nin < 2 || nout < 1)
-        return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs and 1 output",
-                      pt_op_kind_name(op->kind));
-    const pt_tview *x = &in[0], *dd = &in[1], *ds = &out[0];
-    PT_CHECK(pt_ref_check_view(op, x, "src/dst"));
-    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
-    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
-    if (!pt_ref_same_dims(x, ds) || !pt_ref_same_dims(dd, ds))
-        return pt_err(dnnl_invalid_arguments, "%s: input and diff_src shapes differ",
-                      pt_op_kind_name(op->kind));
-    const eltwise_params p = read_params(op);
-    const int r = ds->lt.ndims;
-    const int64_t n = pt_tv_nelems(ds);
-    if (n == 0) return dnnl_success;
-    const int64_t inner = r ? ds->lt.dims[r - 1] : 1, outer = n / inner;
-    const int64_t xs = r ? x->lt.layout.strides[r - 1] : 0;
-    const int64_t dds = r ? dd->lt.layout.strides[r - 1] : 0;
-    const int64_t dss = r ? ds->lt.layout.strides[r - 1] : 0;
-#pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
-    for (int64_t o = 0; o < outer; ++o) {
-        int64_t idx[DNNL_MAX_NDIMS] = {0};
-        if (r > 1) pt_unravel(o, r - 1, ds->lt.dims, idx);
-        int64_t xo = pt_tv_off(x, idx), ddo = pt_tv_off(dd, idx), dso = pt_tv_off(ds, idx);
-        for (int64_t i = 0; i < inner; ++i) {
-            float v = eltwise_bwd(&p, pt_tv_getf(x, xo + i * xs), pt_tv_getf(dd, ddo + i * dds));
-            pt_tv_setf(ds, dso + i * dss, v);
-        }
-    }
-    return dnnl_success;
+PT_REF_DECL(pt_ref_eltwise) {
+    const pt_ref_eltwise_params *ep = params;
+    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input and 1 output", ep->name);
+    return eltwise_run(ep, &in[0], NULL, &out[0], ctx);
+}
+
+PT_REF_DECL(pt_ref_eltwise_bwd) {
+    const pt_ref_eltwise_params *ep = params;
+    if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs and 1 output", ep->name);
+    return eltwise_run(ep, &in[0], &in[1], &out[0], ctx);
 }

@@ -1,24 +1,18 @@
-/* Reference Interpolate / InterpolateBackward (opset.md Interpolate).
+/* Reference Interpolate / InterpolateBackward (docs/ops.md).
  * Output extents come from the dst (diff_dst) tensor itself: the coordinate
  * ratio always uses the actual extents, so the sizes/scales attributes and
  * the optional sizes input need not be read here.  Tensors are addressed
  * through a canonical 5-D view [N, C, D, H, W]; missing leading spatial dims
  * have extent 1 and take a single tap. */
 #include <math.h>
-#include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/status.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
 
-typedef struct {
-    int64_t d[5];
-    int64_t s[5];
-} iv5;
-
-typedef enum { INTERP_NEAREST, INTERP_LINEAR } interp_mode;
+typedef pt_v5 iv5;
+typedef pt_ref_interp_params interp_attrs;
 
 /* Per output position along one spatial slot: the two source taps and the
  * weight of the left tap.  Nearest mode uses only tap 0. */
@@ -26,65 +20,6 @@ typedef struct {
     int64_t i0, i1;
     float wl;
 } interp_tap;
-
-typedef struct {
-    const char *name;
-    bool nxc, align_corners;
-    interp_mode mode;
-    int k;
-} interp_attrs;
-
-/* Threads for a loop of about `work` scalar operations: the context's
- * budget, or 1 where a parallel region would cost more than it saves. */
-static int interp_threads(const pt_exec_ctx *ctx, int64_t work) {
-    if (work < 32768) return 1;
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-}
-
-/* Every tensor of an op must share the rank of the first one. */
-static pt_status interp_same_rank(const char *name, const pt_tview *a, const pt_tview *b, const pt_tview *c) {
-    if (b->lt.ndims != a->lt.ndims || (c && c->lt.ndims != a->lt.ndims))
-        return pt_err(dnnl_invalid_arguments, "%s: tensor ranks differ", name);
-    return dnnl_success;
-}
-
-static void iv5_make(const pt_tview *t, bool nxc, iv5 *v) {
-    const int64_t *d = t->lt.dims, *s = t->lt.layout.strides;
-    int r = t->lt.ndims, k = r - 2, cdim = nxc ? r - 1 : 1;
-    v->d[0] = d[0], v->s[0] = s[0];
-    v->d[1] = d[cdim], v->s[1] = s[cdim];
-    for (int slot = 0; slot < 3; ++slot) {
-        int j = slot - (3 - k);
-        int ax = nxc ? 1 + j : 2 + j;
-        v->d[2 + slot] = j >= 0 ? d[ax] : 1;
-        v->s[2 + slot] = j >= 0 ? s[ax] : 0;
-    }
-}
-
-static inline int64_t iv5_off(const iv5 *v, int64_t n, int64_t c, int64_t z, int64_t y, int64_t x) {
-    return n * v->s[0] + c * v->s[1] + z * v->s[2] + y * v->s[3] + x * v->s[4];
-}
-
-static pt_status interp_read(const pt_op *op, const char *name, int rank, interp_attrs *a) {
-    memset(a, 0, sizeof *a);
-    a->name = name;
-    if (rank < 3 || rank > 5) return pt_err(dnnl_unimplemented, "%s: rank %d not in [3, 5]", name, rank);
-    a->k = rank - 2;
-    const char *df = pt_op_str(op, dnnl_graph_op_attr_data_format, "NXC");
-    if (strcmp(df, "NXC") == 0) a->nxc = true;
-    else if (strcmp(df, "NCX") == 0) a->nxc = false;
-    else return pt_err(dnnl_invalid_arguments, "%s: bad data_format '%s'", name, df);
-    const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "");
-    if (strcmp(mode, "nearest") == 0) a->mode = INTERP_NEAREST;
-    else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0 || strcmp(mode, "trilinear") == 0)
-        a->mode = INTERP_LINEAR;
-    else return pt_err(dnnl_invalid_arguments, "%s: bad mode '%s'", name, mode);
-    const char *ctm = pt_op_str(op, dnnl_graph_op_attr_coordinate_transformation_mode, "half_pixel");
-    if (strcmp(ctm, "half_pixel") == 0) a->align_corners = false;
-    else if (strcmp(ctm, "align_corners") == 0) a->align_corners = true;
-    else return pt_err(dnnl_invalid_arguments, "%s: bad coordinate_transformation_mode '%s'", name, ctm);
-    return dnnl_success;
-}
 
 /* Source coordinate of output index o (f32, evaluation order per the spec). */
 static float interp_coord(const interp_attrs *a, int64_t o, int64_t I, int64_t O) {
@@ -95,7 +30,7 @@ static float interp_coord(const interp_attrs *a, int64_t o, int64_t I, int64_t O
 static interp_tap interp_tap_of(const interp_attrs *a, int64_t o, int64_t I, int64_t O) {
     interp_tap t;
     float c = interp_coord(a, o, I, O);
-    if (a->mode == INTERP_NEAREST) {
+    if (a->mode == PT_INTERP_NEAREST) {
         int64_t i = (int64_t)roundf(c);
         if (i < 0) i = 0;
         if (i > I - 1) i = I - 1;
@@ -114,11 +49,17 @@ static interp_tap interp_tap_of(const interp_attrs *a, int64_t o, int64_t I, int
     return t;
 }
 
-/* Tap tables for the three slots of an output view `vo` over input view `vi`. */
-static interp_tap *interp_tables(const interp_attrs *a, const iv5 *vi, const iv5 *vo, interp_tap *tab[3]) {
-    int64_t total = vo->d[2] + vo->d[3] + vo->d[4];
-    interp_tap *buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(interp_tap));
-    if (!buf) return NULL;
+size_t pt_ref_interp_scratch(const pt_ref_interp_params *p, const pt_lt *dst, const pt_lt *acc) {
+    iv5 v;
+    pt_v5_data(dst, p->nxc, &v);
+    size_t n = pt_scratch_round((size_t)(v.d[2] + v.d[3] + v.d[4]) * sizeof(interp_tap));
+    return n + (acc ? pt_scratch_round(pt_lt_count(acc) * sizeof(float)) : 0);
+}
+
+/* Tap tables for the three slots of an output view `vo` over input view `vi`,
+ * taken from scratch at *cur. */
+static interp_tap *interp_tables(const interp_attrs *a, const iv5 *vi, const iv5 *vo, char **cur, interp_tap *tab[3]) {
+    interp_tap *buf = pt_scratch_take(cur, (size_t)(vo->d[2] + vo->d[3] + vo->d[4]) * sizeof(interp_tap));
     interp_tap *p = buf;
     for (int slot = 0; slot < 3; ++slot) {
         tab[slot] = p;
@@ -147,37 +88,47 @@ static pt_status interp_check(const interp_attrs *a, const pt_tview *x, const pt
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_interpolate) {
+/* Equal ranks of the data views x (input side) and y (output side), their
+ * canonical views and consistent extents; `acc` is the scratch accumulator
+ * tensor of the backward op (NULL forward).  Takes the tap tables. */
+static pt_status interp_prepare(const interp_attrs *a, const pt_tview *x, const pt_tview *y, const pt_tview *acc,
+                                const pt_exec_ctx *ctx, iv5 *vx, iv5 *vy, char **cur, interp_tap *tab[3]) {
+    PT_CHECK(pt_ref_same_rank(a->name, x, y, NULL));
+    pt_v5_data(&x->lt, a->nxc, vx);
+    pt_v5_data(&y->lt, a->nxc, vy);
+    PT_CHECK(interp_check(a, x, y, vx, vy));
+    PT_CHECK(pt_ref_need_scratch(a->name, ctx, pt_ref_interp_scratch(a, &y->lt, acc ? &acc->lt : NULL)));
+    *cur = ctx->scratch;
+    interp_tables(a, vx, vy, cur, tab);
+    return dnnl_success;
+}
+
+PT_REF_DECL(pt_ref_interpolate) {
+    const interp_attrs *pa = params, a = *pa;
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "Interpolate: needs 1-2 inputs, 1 output");
-    interp_attrs a;
-    PT_CHECK(interp_read(op, "Interpolate", in[0].lt.ndims, &a));
-    PT_CHECK(interp_same_rank("Interpolate", &in[0], &out[0], NULL));
     iv5 vs, vd;
-    iv5_make(&in[0], a.nxc, &vs);
-    iv5_make(&out[0], a.nxc, &vd);
-    PT_CHECK(interp_check(&a, &in[0], &out[0], &vs, &vd));
     interp_tap *tab[3];
-    interp_tap *tbuf = interp_tables(&a, &vs, &vd, tab);
-    if (!tbuf) return pt_err(dnnl_out_of_memory, "Interpolate: scratch allocation failed");
+    char *cur;
+    PT_CHECK(interp_prepare(&a, &in[0], &out[0], NULL, ctx, &vs, &vd, &cur, tab));
     const pt_tview *src = &in[0], *dst = &out[0];
-    int64_t OD = vd.d[2], OH = vd.d[3], OW = vd.d[4], C = vd.d[1];
-    int64_t total = vd.d[0] * C * OD * OH * OW;
+    int64_t total = pt_v5_count(&vd);
     bool real_d = a.k >= 3, real_h = a.k >= 2;
-    int nt = interp_threads(ctx, total * 8);
+    int nt = pt_ref_threads_for(ctx, total * 8);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t ow = lin % OW, oh = (lin / OW) % OH, od = (lin / (OW * OH)) % OD;
-        int64_t c = (lin / (OW * OH * OD)) % C, n = lin / (OW * OH * OD * C);
+        int64_t q[5];
+        pt_pos5(vd.d, lin, q);
+        const int64_t n = q[0], c = q[1], od = q[2], oh = q[3], ow = q[4];
         const interp_tap *td = &tab[0][od], *th = &tab[1][oh], *tw = &tab[2][ow];
         float res;
-        if (a.mode == INTERP_NEAREST) {
-            res = pt_tv_getf(src, iv5_off(&vs, n, c, td->i0, th->i0, tw->i0));
+        if (a.mode == PT_INTERP_NEAREST) {
+            res = pt_tv_getf(src, pt_v5_off(&vs, n, c, td->i0, th->i0, tw->i0));
         } else {
             int64_t zi[2] = {td->i0, td->i1}, yi[2] = {th->i0, th->i1}, xi[2] = {tw->i0, tw->i1};
             float v[2][2][2]; /* [depth tap][height tap][width tap] */
             for (int z = 0; z < 2; ++z)
                 for (int y = 0; y < 2; ++y)
-                    for (int x = 0; x < 2; ++x) v[z][y][x] = pt_tv_getf(src, iv5_off(&vs, n, c, zi[z], yi[y], xi[x]));
+                    for (int x = 0; x < 2; ++x) v[z][y][x] = pt_tv_getf(src, pt_v5_off(&vs, n, c, zi[z], yi[y], xi[x]));
             /* Depth first, then height, then width; dims that do not exist
              * have one tap and are not combined. */
             float e[2][2], f[2];
@@ -186,74 +137,55 @@ PT_REF_OP_KERNEL(pt_ref_interpolate) {
             for (int x = 0; x < 2; ++x) f[x] = real_h ? lerp_l(e[0][x], e[1][x], th->wl) : e[0][x];
             res = lerp_l(f[0], f[1], tw->wl);
         }
-        pt_tv_setf(dst, iv5_off(&vd, n, c, od, oh, ow), res);
+        pt_tv_setf(dst, pt_v5_off(&vd, n, c, od, oh, ow), res);
     }
-    free(tbuf);
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_interpolate_bwd) {
+/* What the backward scatter reads for one diff_dst element. */
+typedef struct {
+    const interp_attrs *a;
+    const pt_tview *dd;
+    const iv5 *vdd;
+    interp_tap *const *tab;
+    int64_t IH, IW;
+} interp_scatter;
+
+/* Adds diff_dst (n, c, od, oh, ow) onto its taps with the forward weights;
+ * dims that do not exist have one tap of weight 1. */
+static void interp_scatter_one(const void *arg, float *ap, int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
+    const interp_scatter *s = arg;
+    const int64_t IH = s->IH, IW = s->IW;
+    const bool real_d = s->a->k >= 3, real_h = s->a->k >= 2;
+    const interp_tap *td = &s->tab[0][od], *th = &s->tab[1][oh], *tw = &s->tab[2][ow];
+    float g = pt_tv_getf(s->dd, pt_v5_off(s->vdd, n, c, od, oh, ow));
+    if (s->a->mode == PT_INTERP_NEAREST) {
+        ap[(td->i0 * IH + th->i0) * IW + tw->i0] += g;
+        return;
+    }
+    int64_t zi[2] = {td->i0, td->i1}, yi[2] = {th->i0, th->i1}, xi[2] = {tw->i0, tw->i1};
+    float wz[2] = {td->wl, 1.0f - td->wl}, wy[2] = {th->wl, 1.0f - th->wl};
+    float wx[2] = {tw->wl, 1.0f - tw->wl};
+    int nz = real_d ? 2 : 1, ny = real_h ? 2 : 1;
+    if (!real_d) wz[0] = 1.0f;
+    if (!real_h) wy[0] = 1.0f;
+    for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y)
+            for (int x = 0; x < 2; ++x) ap[(zi[z] * IH + yi[y]) * IW + xi[x]] += g * wz[z] * wy[y] * wx[x];
+}
+
+PT_REF_DECL(pt_ref_interpolate_bwd) {
+    const interp_attrs *pa = params, a = *pa;
     if (nin < 2 || nout < 1)
         return pt_err(dnnl_invalid_arguments, "InterpolateBackward: needs 2-3 inputs, 1 output");
-    interp_attrs a;
-    PT_CHECK(interp_read(op, "InterpolateBackward", out[0].lt.ndims, &a));
-    PT_CHECK(interp_same_rank("InterpolateBackward", &out[0], &in[1], NULL));
     iv5 vdd, vds;
-    iv5_make(&in[1], a.nxc, &vdd);
-    iv5_make(&out[0], a.nxc, &vds);
-    PT_CHECK(interp_check(&a, &out[0], &in[1], &vds, &vdd));
     interp_tap *tab[3];
-    interp_tap *tbuf = interp_tables(&a, &vds, &vdd, tab);
-    if (!tbuf) return pt_err(dnnl_out_of_memory, "InterpolateBackward: scratch allocation failed");
-    const pt_tview *dd = &in[1], *ds = &out[0];
-    int64_t ID = vds.d[2], IH = vds.d[3], IW = vds.d[4], C = vds.d[1];
-    int64_t plane = ID * IH * IW, nplanes = vds.d[0] * C;
-    int64_t total = plane * nplanes;
-    if (total == 0) {
-        free(tbuf);
-        return dnnl_success;
-    }
-    float *acc = calloc((size_t)total, sizeof(float));
-    if (!acc) {
-        free(tbuf);
-        return pt_err(dnnl_out_of_memory, "InterpolateBackward: scratch allocation failed");
-    }
-    bool real_d = a.k >= 3, real_h = a.k >= 2;
-    /* Scatter every diff_dst element onto its taps with the forward weights;
-     * (n, c) planes are independent. */
-    int nt = interp_threads(ctx, vdd.d[0] * vdd.d[1] * vdd.d[2] * vdd.d[3] * vdd.d[4] * 8);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-    for (int64_t p = 0; p < nplanes; ++p) {
-        int64_t n = p / C, c = p % C;
-        float *ap = acc + p * plane;
-        for (int64_t od = 0; od < vdd.d[2]; ++od)
-            for (int64_t oh = 0; oh < vdd.d[3]; ++oh)
-                for (int64_t ow = 0; ow < vdd.d[4]; ++ow) {
-                    const interp_tap *td = &tab[0][od], *th = &tab[1][oh], *tw = &tab[2][ow];
-                    float g = pt_tv_getf(dd, iv5_off(&vdd, n, c, od, oh, ow));
-                    if (a.mode == INTERP_NEAREST) {
-                        ap[(td->i0 * IH + th->i0) * IW + tw->i0] += g;
-                        continue;
-                    }
-                    int64_t zi[2] = {td->i0, td->i1}, yi[2] = {th->i0, th->i1}, xi[2] = {tw->i0, tw->i1};
-                    float wz[2] = {td->wl, 1.0f - td->wl}, wy[2] = {th->wl, 1.0f - th->wl};
-                    float wx[2] = {tw->wl, 1.0f - tw->wl};
-                    int nz = real_d ? 2 : 1, ny = real_h ? 2 : 1;
-                    if (!real_d) wz[0] = 1.0f;
-                    if (!real_h) wy[0] = 1.0f;
-                    for (int z = 0; z < nz; ++z)
-                        for (int y = 0; y < ny; ++y)
-                            for (int x = 0; x < 2; ++x)
-                                ap[(zi[z] * IH + yi[y]) * IW + xi[x]] += g * wz[z] * wy[y] * wx[x];
-                }
-    }
-    int nt2 = interp_threads(ctx, total);
-#pragma omp parallel for schedule(static) num_threads(nt2) if (nt2 > 1)
-    for (int64_t lin = 0; lin < total; ++lin) {
-        int64_t iw = lin % IW, ih = (lin / IW) % IH, id = (lin / (IW * IH)) % ID, p = lin / plane;
-        pt_tv_setf(ds, iv5_off(&vds, p / C, p % C, id, ih, iw), acc[lin]);
-    }
-    free(acc);
-    free(tbuf);
+    char *cur;
+    PT_CHECK(interp_prepare(&a, &out[0], &in[1], &out[0], ctx, &vds, &vdd, &cur, tab));
+    if (pt_v5_count(&vds) == 0) return dnnl_success;
+    float *acc = pt_scratch_take(&cur, (size_t)pt_v5_count(&vds) * sizeof(float));
+    const interp_scatter s = {.a = &a, .dd = &in[1], .vdd = &vdd, .tab = tab, .IH = vds.d[3], .IW = vds.d[4]};
+    int nt = pt_ref_threads_for(ctx, vdd.d[0] * vdd.d[1] * vdd.d[2] * vdd.d[3] * vdd.d[4] * 8);
+    pt_v5_scatter(&out[0], &vds, &vdd, acc, nt, interp_scatter_one, &s, ctx);
     return dnnl_success;
 }

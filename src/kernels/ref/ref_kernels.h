@@ -1,25 +1,18 @@
-/* Every reference kernel (plain C, every data type of opset.md §3, any strided
- * layout).  The kind -> function table lives in ref_registry.c. */
+/* Every reference kernel (plain C, every data type, any strided layout).
+ * `params` is the kernel's struct from ref_params.h, filled by its decoder
+ * pt_decode_<stem> (compile/ref_decode.h).  The kind -> function table lives
+ * in ref_registry.c. */
 #ifndef PARTITA_KERNELS_REF_KERNELS_H
 #define PARTITA_KERNELS_REF_KERNELS_H
 
-#include "ir/op.h"
 #include "kernels/kernel.h"
+#include "kernels/ref/ref_params.h"
 
 #define PT_REF_DECL(fn) \
     pt_status fn(const void *params, const pt_tview *in, size_t nin, const pt_tview *out, \
                  size_t nout, const pt_exec_ctx *ctx)
 
-/* Transitional: a kernel whose parameters are still the op itself (the
- * decoder hands the op over as `params`). */
-#define PT_REF_OP_KERNEL(fn)                                                                      \
-    static pt_status fn##_op(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, \
-                             size_t nout, const pt_exec_ctx *ctx);                                \
-    PT_REF_DECL(fn) { return fn##_op((const pt_op *)params, in, nin, out, nout, ctx); }           \
-    static pt_status fn##_op(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, \
-                             size_t nout, const pt_exec_ctx *ctx)
-
-/* ref_eltwise.c: unary forward ops (dispatch on op->kind) and their backward ops */
+/* ref_eltwise.c: unary forward ops (dispatch on the decoded kind) and their backward ops */
 PT_REF_DECL(pt_ref_eltwise);
 PT_REF_DECL(pt_ref_eltwise_bwd);
 /* ref_binary.c: Add Divide Maximum Minimum Multiply SquaredDifference Subtract GreaterEqual; Select; BiasAdd; PReLU */
@@ -72,5 +65,23 @@ PT_REF_DECL(pt_ref_rms_norm);
 PT_REF_DECL(pt_ref_batch_norm_inference);
 PT_REF_DECL(pt_ref_batch_norm_fwd_training);
 PT_REF_DECL(pt_ref_batch_norm_bwd);
+
+/* Marks axis `a` (negative: from the back) of a rank-r tensor in `red`;
+ * dnnl_invalid_shape when out of range or already marked. */
+pt_status pt_ref_reduce_mark_axis(const char *name, int64_t a, int r, bool *red);
+
+/* Scratch bytes of the kernels that need any, from the logical tensors they
+ * will run on (decoders size ctx->scratch with them; kernels check it). */
+size_t pt_ref_prelu_bwd_scratch(const pt_lt *slope);
+size_t pt_ref_static_reshape_scratch(const pt_lt *src, const pt_lt *dst);
+size_t pt_ref_matmul_scratch(const pt_ref_matmul_params *p, const pt_lt *a, const pt_lt *b);
+size_t pt_ref_conv_scratch(const pt_lt *x, const pt_lt *w, const pt_lt *y, const pt_lt *bias);
+size_t pt_ref_avg_pool_scratch(const pt_ref_pool_params *p, const pt_lt *diff_or_dst);
+size_t pt_ref_max_pool_bwd_scratch(const pt_lt *src);
+size_t pt_ref_interp_scratch(const pt_ref_interp_params *p, const pt_lt *dst, const pt_lt *acc);
+size_t pt_ref_layer_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src, bool bwd);
+size_t pt_ref_rms_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src);
+size_t pt_ref_group_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src);
+size_t pt_ref_batch_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src, int ntensors);
 
 #endif

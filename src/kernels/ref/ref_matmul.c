@@ -1,57 +1,27 @@
-/* Reference MatMul (opset.md "MatMul"): transposes, 1-D promotion, batch
+/* Reference MatMul (docs/ops.md): transposes, 1-D promotion, batch
  * broadcast, optional bias broadcast unidirectionally to dst, fpmath
- * down-conversion emulation for f32 operands (§1.5). */
-#include <omp.h>
-#include <stdlib.h>
+ * down-conversion emulation for f32 operands (docs/numerics.md). */
 #include <string.h>
 
+#include "ir/dtype_round.h"
 #include "ir/status.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
 
 #define MM_MAX_BATCH (DNNL_MAX_NDIMS)
 
-/* Threads for a loop of about `work` scalar operations: the context's
- * budget, or 1 where a parallel region would cost more than it saves. */
-static int mm_threads(const pt_exec_ctx *ctx, int64_t work) {
-    if (work < 32768) return 1;
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-}
-
-/* Rounds an f32 operand value to the precision the fpmath mode permits, so the
- * reference reproduces what a down-converting implementation computes. */
-static float mm_fpmath_round(float v, dnnl_fpmath_mode_t mode) {
-    switch (mode) {
-        case dnnl_fpmath_mode_bf16:
-        case dnnl_fpmath_mode_any: return pt_bf16_to_f32(pt_f32_to_bf16(v));
-        case dnnl_fpmath_mode_f16: return pt_f16_to_f32(pt_f32_to_f16(v));
-        case dnnl_fpmath_mode_tf32: {
-            uint32_t u;
-            memcpy(&u, &v, sizeof u);
-            if ((u & 0x7f800000u) == 0x7f800000u) return v; /* inf / NaN unchanged */
-            u += 0xfffu + ((u >> 13) & 1u);                 /* RNE to 10 mantissa bits */
-            u &= ~0x1fffu;
-            memcpy(&v, &u, sizeof v);
-            return v;
-        }
-        default: return v;
-    }
-}
-
 /* Packs an operand as [own batch dims (row-major)][rows][K] f32 with k
  * contiguous, rounded per fpmath when the operand is f32.  `srow` / `sk` are
  * the tensor strides of the row index and of k; the leading `nbd` dims are
- * batch dims.  Returns NULL when out of memory. */
-static float *mm_pack(const pt_tview *t, int nbd, int64_t rows, int64_t K, int64_t srow, int64_t sk,
-                      const pt_exec_ctx *ctx) {
+ * batch dims.  `buf` receives the packed operand (scratch). */
+static void mm_pack(const pt_tview *t, int nbd, int64_t rows, int64_t K, int64_t srow, int64_t sk,
+                      float *buf, const pt_exec_ctx *ctx) {
     int64_t nb = 1;
     for (int i = 0; i < nbd; ++i) nb *= t->lt.dims[i];
     int64_t total = nb * rows * K;
-    float *buf = malloc((size_t)(total > 0 ? total : 1) * sizeof(float));
-    if (!buf) return NULL;
     dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
     bool round = t->lt.data_type == dnnl_f32 && mode != dnnl_fpmath_mode_strict;
-    int nt = mm_threads(ctx, total);
+    int nt = pt_ref_threads_for(ctx, total);
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t k = lin % K, r = (lin / K) % rows, bl = lin / (K * rows);
@@ -61,40 +31,57 @@ static float *mm_pack(const pt_tview *t, int nbd, int64_t rows, int64_t K, int64
             bl /= t->lt.dims[i];
         }
         float v = pt_tv_getf(t, off);
-        buf[lin] = round ? mm_fpmath_round(v, mode) : v;
+        buf[lin] = round ? pt_round_fpmath(mode, v) : v;
     }
-    return buf;
 }
 
-PT_REF_OP_KERNEL(pt_ref_matmul) {
+/* One operand viewed as [batch.., rows, K] with k contiguous after packing:
+ * `rows` is M of the src (N of the weights), `srow` / `sk` the tensor strides
+ * of the row index and of k, `nb` the product of its own batch dims. */
+typedef struct {
+    int64_t rows, K, srow, sk, nb;
+} mm_operand;
+
+static mm_operand mm_view(const pt_lt *t, bool trans, bool is_weights) {
+    mm_operand o;
+    const int r = t->ndims;
+    const int64_t *st = t->layout.strides;
+    if (r == 1) {
+        /* src: one row of K; weights: K rows of one column. */
+        o.rows = 1, o.K = t->dims[0], o.srow = 0, o.sk = st[0];
+    } else {
+        /* src [.., M, K] (transposed [.., K, M]); weights [.., K, N] ([.., N, K]). */
+        bool k_last = is_weights ? trans : !trans;
+        int64_t d0 = t->dims[r - 2], d1 = t->dims[r - 1];
+        o.rows = k_last ? d0 : d1, o.K = k_last ? d1 : d0;
+        o.srow = k_last ? st[r - 2] : st[r - 1];
+        o.sk = k_last ? st[r - 1] : st[r - 2];
+    }
+    o.nb = 1;
+    for (int i = 0; i + 2 < r; ++i) o.nb *= t->dims[i];
+    return o;
+}
+
+size_t pt_ref_matmul_scratch(const pt_ref_matmul_params *p, const pt_lt *a, const pt_lt *b) {
+    if (a->ndims < 1 || b->ndims < 1 || a->ndims > DNNL_MAX_NDIMS || b->ndims > DNNL_MAX_NDIMS) return 0;
+    mm_operand va = mm_view(a, p->ta, false), vb = mm_view(b, p->tb, true);
+    int64_t na = va.nb * va.rows * va.K, nb = vb.nb * vb.rows * vb.K;
+    return pt_scratch_round((size_t)(na > 0 ? na : 0) * sizeof(float)) +
+           pt_scratch_round((size_t)(nb > 0 ? nb : 0) * sizeof(float));
+}
+
+PT_REF_DECL(pt_ref_matmul) {
+    const pt_ref_matmul_params *p = params;
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "MatMul: needs 2-3 inputs, 1 output");
     const pt_tview *a = &in[0], *b = &in[1], *bias = nin > 2 ? &in[2] : NULL, *dst = &out[0];
     int ra = a->lt.ndims, rb = b->lt.ndims;
     if (ra < 1 || rb < 1 || ra > DNNL_MAX_NDIMS || rb > DNNL_MAX_NDIMS)
         return pt_err(dnnl_invalid_arguments, "MatMul: src rank %d / weights rank %d unsupported", ra, rb);
-    bool ta = pt_op_bool(op, dnnl_graph_op_attr_transpose_a, false) && ra >= 2;
-    bool tb = pt_op_bool(op, dnnl_graph_op_attr_transpose_b, false) && rb >= 2;
-
-    const int64_t *as = a->lt.layout.strides, *bs = b->lt.layout.strides;
 
     /* A viewed as [batch.., M, K], B as [batch.., K, N] (tensor strides). */
-    int64_t M, K, N, Kb, sam, sak, sbk, sbn;
-    if (ra == 1) {
-        M = 1, K = a->lt.dims[0], sam = 0, sak = as[0];
-    } else {
-        int64_t d0 = a->lt.dims[ra - 2], d1 = a->lt.dims[ra - 1];
-        M = ta ? d1 : d0, K = ta ? d0 : d1;
-        sam = ta ? as[ra - 1] : as[ra - 2];
-        sak = ta ? as[ra - 2] : as[ra - 1];
-    }
-    if (rb == 1) {
-        Kb = b->lt.dims[0], N = 1, sbk = bs[0], sbn = 0;
-    } else {
-        int64_t d0 = b->lt.dims[rb - 2], d1 = b->lt.dims[rb - 1];
-        Kb = tb ? d1 : d0, N = tb ? d0 : d1;
-        sbk = tb ? bs[rb - 1] : bs[rb - 2];
-        sbn = tb ? bs[rb - 2] : bs[rb - 1];
-    }
+    const mm_operand va = mm_view(&a->lt, p->ta, false), vb = mm_view(&b->lt, p->tb, true);
+    const int64_t M = va.rows, K = va.K, N = vb.rows, Kb = vb.K;
+    const int64_t sam = va.srow, sak = va.sk, sbn = vb.srow, sbk = vb.sk;
     if (K != Kb) return pt_err(dnnl_invalid_arguments, "MatMul: K mismatch (%lld vs %lld)", (long long)K, (long long)Kb);
 
     /* Broadcast batch dims; bsa / bsb are batch strides in the packed
@@ -156,14 +143,14 @@ PT_REF_OP_KERNEL(pt_ref_matmul) {
     int64_t total = nbatch * M * N;
     if (total == 0) return dnnl_success;
 
-    float *A = mm_pack(a, nba, M, K, sam, sak, ctx);
-    float *B = mm_pack(b, nbb, N, K, sbn, sbk, ctx);
-    if (!A || !B) {
-        free(A), free(B);
-        return pt_err(dnnl_out_of_memory, "MatMul: scratch allocation failed");
-    }
+    PT_CHECK(pt_ref_need_scratch("MatMul", ctx, pt_ref_matmul_scratch(p, &a->lt, &b->lt)));
+    char *cur = ctx->scratch;
+    float *A = pt_scratch_take(&cur, (size_t)(va.nb * M * K) * sizeof(float));
+    float *B = pt_scratch_take(&cur, (size_t)(vb.nb * N * K) * sizeof(float));
+    mm_pack(a, nba, M, K, sam, sak, A, ctx);
+    mm_pack(b, nbb, N, K, sbn, sbk, B, ctx);
 
-    int nt = mm_threads(ctx, total * (K + 1));
+    int nt = pt_ref_threads_for(ctx, total * (K + 1));
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (int64_t lin = 0; lin < total; ++lin) {
         int64_t n = lin % N, m = (lin / N) % M, bl = lin / (N * M);
@@ -179,7 +166,5 @@ PT_REF_OP_KERNEL(pt_ref_matmul) {
         if (bias) acc += (double)pt_tv_getf(bias, offc);
         pt_tv_setf(dst, offd, (float)acc);
     }
-    free(A);
-    free(B);
     return dnnl_success;
 }

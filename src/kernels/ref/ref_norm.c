@@ -1,10 +1,8 @@
-/* Reference normalisation ops (opset.md LayerNorm, LayerNormBackward,
+/* Reference normalisation ops (docs/ops.md: LayerNorm, LayerNormBackward,
  * GroupNorm, RMSNorm, BatchNormInference, BatchNormForwardTraining,
  * BatchNormTrainingBackward).  Statistics are accumulated in f64 with two
  * passes; every tensor is addressed through its own strides. */
 #include <math.h>
-#include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/status.h"
@@ -12,13 +10,6 @@
 #include "kernels/ref/ref_kernels.h"
 
 /* ---- addressing helpers -------------------------------------------------- */
-
-/* Threads for a loop of about `work` scalar operations: the context's
- * budget, or 1 where a parallel region would cost more than it saves. */
-static int norm_threads(const pt_exec_ctx *ctx, int64_t work) {
-    if (work < 32768) return 1;
-    return ctx && ctx->nthreads > 0 ? ctx->nthreads : omp_get_max_threads();
-}
 
 /* Offset of the row-major linear index `lin` over the listed axes of a tensor
  * with extents `dims` and strides `st`. */
@@ -33,12 +24,12 @@ static int64_t axes_off(int64_t lin, const int64_t *dims, const int64_t *st, con
     return off;
 }
 
-/* Offsets of all `count` positions over the listed axes (row-major order). */
-static int64_t *axes_table(const int64_t *dims, const int64_t *st, const int *axes, int naxes, int64_t count,
-                           const pt_exec_ctx *ctx) {
-    int64_t *tab = malloc((size_t)(count > 0 ? count : 1) * sizeof(int64_t));
-    if (!tab) return NULL;
-    int nt_ = norm_threads(ctx, count * naxes);
+/* Offsets of all `count` positions over the listed axes (row-major order),
+ * into the next piece of scratch. */
+static int64_t *axes_table(char **cur, const int64_t *dims, const int64_t *st, const int *axes, int naxes,
+                           int64_t count, const pt_exec_ctx *ctx) {
+    int64_t *tab = pt_scratch_take(cur, (size_t)count * sizeof(int64_t));
+    int nt_ = pt_ref_threads_for(ctx, count * naxes);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t i = 0; i < count; ++i) tab[i] = axes_off(i, dims, st, axes, naxes);
     return tab;
@@ -50,6 +41,19 @@ static int64_t flat_off(const pt_tview *t, int64_t lin) {
     int64_t idx[DNNL_MAX_NDIMS];
     pt_unravel(lin, t->lt.ndims, t->lt.dims, idx);
     return pt_tv_off(t, idx);
+}
+
+/* Stores element `lin` of an optional aux tensor (statistics, gradients of
+ * per-channel parameters); nothing when the tensor is absent. */
+static void aux_set(const pt_tview *t, int64_t lin, double v) {
+    if (t) pt_tv_setf(t, flat_off(t, lin), (float)v);
+}
+
+/* Two of them at the same position (mean and variance, or the two
+ * gradients), `a` first. */
+static void aux_set2(const pt_tview *a, const pt_tview *b, int64_t lin, double va, double vb) {
+    aux_set(a, lin, va);
+    aux_set(b, lin, vb);
 }
 
 /* Strides of `t` broadcast (right-aligned, unidirectionally) to a rank-r
@@ -81,11 +85,11 @@ static pt_status need_count(const char *opname, const char *what, const pt_tview
     return dnnl_success;
 }
 
-/* Flat offsets of the first n elements of an aux tensor (NULL tensor -> NULL). */
-static int64_t *flat_table(const pt_tview *t, int64_t n) {
+/* Flat offsets of the first n elements of an aux tensor, into the next piece
+ * of scratch (NULL tensor -> NULL, no scratch taken). */
+static int64_t *flat_table(char **cur, const pt_tview *t, int64_t n) {
     if (!t) return NULL;
-    int64_t *tab = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    if (!tab) return NULL;
+    int64_t *tab = pt_scratch_take(cur, (size_t)n * sizeof(int64_t));
     for (int64_t i = 0; i < n; ++i) tab[i] = flat_off(t, i);
     return tab;
 }
@@ -93,33 +97,51 @@ static int64_t *flat_table(const pt_tview *t, int64_t n) {
 /* ---- LayerNorm / LayerNormBackward / RMSNorm ------------------------------ */
 
 /* Normalised begin_norm_axis; outer = dims before it, inner = dims from it. */
-static pt_status norm_split(const pt_op *op, const char *name, const pt_tview *src, int *axis, int64_t *outer,
+static pt_status norm_split(const pt_ref_norm_params *p, const pt_lt *src, int *axis, int64_t *outer,
                             int64_t *inner) {
-    int r = src->lt.ndims;
-    if (r < 1) return pt_err(dnnl_invalid_arguments, "%s: src must have rank >= 1", name);
-    int64_t a = pt_op_s64(op, dnnl_graph_op_attr_begin_norm_axis, -1);
-    if (a < 0) a += r;
-    if (a < 0 || a >= r)
-        return pt_err(dnnl_invalid_arguments, "%s: begin_norm_axis out of range for rank %d", name, r);
-    *axis = (int)a;
+    int r = src->ndims, a = p->axis;
+    if (r < 1) return pt_err(dnnl_invalid_arguments, "%s: src must have rank >= 1", p->name);
+    if (a >= r) return pt_err(dnnl_invalid_arguments, "%s: begin_norm_axis out of range for rank %d", p->name, r);
+    *axis = a;
     *outer = 1, *inner = 1;
-    for (int d = 0; d < r; ++d) *(d < a ? outer : inner) *= src->lt.dims[d];
+    for (int d = 0; d < r; ++d) *(d < a ? outer : inner) *= src->dims[d];
     return dnnl_success;
+}
+
+/* Scratch of LayerNorm (offset tables of src, dst and affine params) and
+ * LayerNormBackward (src, diff_dst, diff_src, gamma tables, per-row mean and
+ * 1/sigma). */
+size_t pt_ref_layer_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src, bool bwd) {
+    int a = 0;
+    int64_t T = 0, M = 0;
+    if (norm_split(p, src, &a, &T, &M) != dnnl_success) return 0;
+    size_t tab = pt_scratch_round((size_t)M * sizeof(int64_t));
+    if (!bwd) return tab * (p->affine ? 4 : 2);
+    return tab * (p->affine ? 4 : 3) + 2 * pt_scratch_round((size_t)T * sizeof(double));
+}
+
+/* Scratch of RMSNorm: offset tables of src, dst and gamma. */
+size_t pt_ref_rms_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src) {
+    int a = 0;
+    int64_t T = 0, M = 0;
+    if (norm_split(p, src, &a, &T, &M) != dnnl_success) return 0;
+    return 3 * pt_scratch_round((size_t)M * sizeof(int64_t));
 }
 
 static void axis_range(int from, int to, int *axes) {
     for (int i = from; i < to; ++i) axes[i - from] = i;
 }
 
-PT_REF_OP_KERNEL(pt_ref_layer_norm) {
-    static const char *nm = "LayerNorm";
+PT_REF_DECL(pt_ref_layer_norm) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs an input and an output", nm);
     const pt_tview *src = &in[0], *dst = &out[0];
     int a;
     int64_t T, M;
-    PT_CHECK(norm_split(op, nm, src, &a, &T, &M));
+    PT_CHECK(norm_split(p, &src->lt, &a, &T, &M));
     if (!same_shape(src, dst)) return pt_err(dnnl_invalid_arguments, "%s: dst shape differs from src", nm);
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    bool affine = p->affine;
     if (affine && nin < 3) return pt_err(dnnl_invalid_arguments, "%s: use_affine needs gamma and beta", nm);
     const pt_tview *gamma = affine ? &in[1] : NULL, *beta = affine ? &in[2] : NULL;
     const pt_tview *mean = nout > 1 ? &out[1] : NULL, *var = nout > 2 ? &out[2] : NULL;
@@ -127,19 +149,16 @@ PT_REF_OP_KERNEL(pt_ref_layer_norm) {
     if (beta) PT_CHECK(need_count(nm, "beta", beta, M));
     if (mean) PT_CHECK(need_count(nm, "mean", mean, T));
     if (var) PT_CHECK(need_count(nm, "variance", var, T));
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    double eps = p->eps;
     int r = src->lt.ndims, inner_axes[DNNL_MAX_NDIMS], outer_axes[DNNL_MAX_NDIMS];
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
-    int64_t *si = axes_table(src->lt.dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *di = axes_table(dst->lt.dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *gi = flat_table(gamma, M), *bi = flat_table(beta, M);
-    pt_status st = dnnl_success;
-    if (!si || !di || (gamma && !gi) || (beta && !bi)) {
-        st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
-        goto done;
-    }
-    int nt_ = norm_threads(ctx, T * M * 3);
+    PT_CHECK(pt_ref_need_scratch(nm, ctx, pt_ref_layer_norm_scratch(p, &src->lt, false)));
+    char *cur = ctx->scratch;
+    int64_t *si = axes_table(&cur, src->lt.dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *di = axes_table(&cur, dst->lt.dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *gi = flat_table(&cur, gamma, M), *bi = flat_table(&cur, beta, M);
+    int nt_ = pt_ref_threads_for(ctx, T * M * 3);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, src->lt.dims, src->lt.layout.strides, outer_axes, a);
@@ -158,24 +177,22 @@ PT_REF_OP_KERNEL(pt_ref_layer_norm) {
             if (gamma) y = y * pt_tv_getf(gamma, gi[i]) + pt_tv_getf(beta, bi[i]);
             pt_tv_setf(dst, dof + di[i], (float)y);
         }
-        if (mean) pt_tv_setf(mean, flat_off(mean, t), (float)mu);
-        if (var) pt_tv_setf(var, flat_off(var, t), (float)s2);
+        aux_set2(mean, var, t, mu, s2);
     }
-done:
-    free(si), free(di), free(gi), free(bi);
-    return st;
+    return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_layer_norm_bwd) {
-    static const char *nm = "LayerNormBackward";
+PT_REF_DECL(pt_ref_layer_norm_bwd) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 4 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 4-6 inputs, 1-3 outputs", nm);
     const pt_tview *src = &in[0], *dd = &in[1], *mean = &in[2], *var = &in[3], *ds = &out[0];
     int a;
     int64_t T, M;
-    PT_CHECK(norm_split(op, nm, src, &a, &T, &M));
+    PT_CHECK(norm_split(p, &src->lt, &a, &T, &M));
     if (!same_shape(src, dd) || !same_shape(src, ds))
         return pt_err(dnnl_invalid_arguments, "%s: src/diff_dst/diff_src shapes differ", nm);
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    bool affine = p->affine;
     if (affine && nin < 5) return pt_err(dnnl_invalid_arguments, "%s: use_affine needs gamma", nm);
     const pt_tview *gamma = affine ? &in[4] : NULL;
     const pt_tview *dg = nout > 1 ? &out[1] : NULL, *db = nout > 2 ? &out[2] : NULL;
@@ -184,29 +201,26 @@ PT_REF_OP_KERNEL(pt_ref_layer_norm_bwd) {
     if (gamma) PT_CHECK(need_count(nm, "gamma", gamma, M));
     if (dg) PT_CHECK(need_count(nm, "diff_gamma", dg, M));
     if (db) PT_CHECK(need_count(nm, "diff_beta", db, M));
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    double eps = p->eps;
     int r = src->lt.ndims, inner_axes[DNNL_MAX_NDIMS], outer_axes[DNNL_MAX_NDIMS];
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
     const int64_t *dims = src->lt.dims;
-    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *ddi = axes_table(dims, dd->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *dsi = axes_table(dims, ds->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *gi = flat_table(gamma, M);
-    double *mu = malloc((size_t)(T > 0 ? T : 1) * sizeof(double));
-    double *inv = malloc((size_t)(T > 0 ? T : 1) * sizeof(double));
-    pt_status st = dnnl_success;
-    if (!si || !ddi || !dsi || (gamma && !gi) || !mu || !inv) {
-        st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
-        goto done;
-    }
+    PT_CHECK(pt_ref_need_scratch(nm, ctx, pt_ref_layer_norm_scratch(p, &src->lt, true)));
+    char *cur = ctx->scratch;
+    int64_t *si = axes_table(&cur, dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *ddi = axes_table(&cur, dims, dd->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *dsi = axes_table(&cur, dims, ds->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *gi = flat_table(&cur, gamma, M);
+    double *mu = pt_scratch_take(&cur, (size_t)T * sizeof(double));
+    double *inv = pt_scratch_take(&cur, (size_t)T * sizeof(double));
     for (int64_t t = 0; t < T; ++t) {
         mu[t] = pt_tv_getf(mean, flat_off(mean, t));
         inv[t] = 1.0 / sqrt((double)pt_tv_getf(var, flat_off(var, t)) + eps);
     }
     /* Gradients of gamma / beta first: diff_src may alias diff_dst. */
     if (dg || db) {
-        int nt_ = norm_threads(ctx, M * T * 2);
+        int nt_ = pt_ref_threads_for(ctx, M * T * 2);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
         for (int64_t i = 0; i < M; ++i) {
             double sg = 0.0, sb = 0.0;
@@ -217,11 +231,10 @@ PT_REF_OP_KERNEL(pt_ref_layer_norm_bwd) {
                 sg += d * xh;
                 sb += d;
             }
-            if (dg) pt_tv_setf(dg, flat_off(dg, i), (float)sg);
-            if (db) pt_tv_setf(db, flat_off(db, i), (float)sb);
+            aux_set2(dg, db, i, sg, sb);
         }
     }
-    int nt_ = norm_threads(ctx, T * M * 4);
+    int nt_ = pt_ref_threads_for(ctx, T * M * 4);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, dims, src->lt.layout.strides, outer_axes, a);
@@ -243,37 +256,33 @@ PT_REF_OP_KERNEL(pt_ref_layer_norm_bwd) {
             pt_tv_setf(ds, dso + dsi[i], (float)(inv[t] * (g - mg - xh * mgx)));
         }
     }
-done:
-    free(si), free(ddi), free(dsi), free(gi), free(mu), free(inv);
-    return st;
+    return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_rms_norm) {
-    static const char *nm = "RMSNorm";
+PT_REF_DECL(pt_ref_rms_norm) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1-2 inputs, 1 output", nm);
     const pt_tview *src = &in[0], *dst = &out[0], *gamma = nin > 1 ? &in[1] : NULL;
     int a;
     int64_t T, M;
-    PT_CHECK(norm_split(op, nm, src, &a, &T, &M));
+    PT_CHECK(norm_split(p, &src->lt, &a, &T, &M));
     if (!same_shape(src, dst)) return pt_err(dnnl_invalid_arguments, "%s: dst shape differs from src", nm);
     int r = src->lt.ndims;
     int64_t gs[DNNL_MAX_NDIMS];
     if (gamma && !bcast_strides(gamma, r, src->lt.dims, gs))
         return pt_err(dnnl_invalid_arguments, "%s: gamma not broadcastable to src", nm);
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    double eps = p->eps;
     int inner_axes[DNNL_MAX_NDIMS], outer_axes[DNNL_MAX_NDIMS];
     axis_range(a, r, inner_axes);
     axis_range(0, a, outer_axes);
     const int64_t *dims = src->lt.dims;
-    int64_t *si = axes_table(dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *di = axes_table(dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
-    int64_t *gi = gamma ? axes_table(dims, gs, inner_axes, r - a, M, ctx) : NULL;
-    pt_status st = dnnl_success;
-    if (!si || !di || (gamma && !gi)) {
-        st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
-        goto done;
-    }
-    int nt_ = norm_threads(ctx, T * M * 2);
+    PT_CHECK(pt_ref_need_scratch(nm, ctx, pt_ref_rms_norm_scratch(p, &src->lt)));
+    char *cur = ctx->scratch;
+    int64_t *si = axes_table(&cur, dims, src->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *di = axes_table(&cur, dims, dst->lt.layout.strides, inner_axes, r - a, M, ctx);
+    int64_t *gi = gamma ? axes_table(&cur, dims, gs, inner_axes, r - a, M, ctx) : NULL;
+    int nt_ = pt_ref_threads_for(ctx, T * M * 2);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t t = 0; t < T; ++t) {
         int64_t so = axes_off(t, dims, src->lt.layout.strides, outer_axes, a);
@@ -291,42 +300,38 @@ PT_REF_OP_KERNEL(pt_ref_rms_norm) {
             pt_tv_setf(dst, dof + di[i], (float)y);
         }
     }
-done:
-    free(si), free(di), free(gi);
-    return st;
+    return dnnl_success;
 }
 
 /* ---- channel-based ops (GroupNorm, BatchNorm*) ---------------------------- */
 
 /* Channel dim per data_format; `others` receives every other non-batch axis
  * (with_batch == false) or every non-channel axis (with_batch == true). */
-static pt_status chan_layout(const pt_op *op, const char *name, const pt_tview *src, bool with_batch, int *cdim,
+static pt_status chan_layout(const pt_ref_norm_params *p, const pt_lt *src, bool with_batch, int *cdim,
                              int *others, int *nothers) {
-    int r = src->lt.ndims;
-    if (r < 2) return pt_err(dnnl_invalid_arguments, "%s: src rank %d < 2", name, r);
-    const char *df = pt_op_str(op, dnnl_graph_op_attr_data_format, "NXC");
-    if (strcmp(df, "NXC") == 0) *cdim = r - 1;
-    else if (strcmp(df, "NCX") == 0) *cdim = 1;
-    else return pt_err(dnnl_invalid_arguments, "%s: bad data_format '%s'", name, df);
+    int r = src->ndims;
+    if (r < 2) return pt_err(dnnl_invalid_arguments, "%s: src rank %d < 2", p->name, r);
+    *cdim = p->nxc ? r - 1 : 1;
     *nothers = 0;
     for (int d = with_batch ? 0 : 1; d < r; ++d)
         if (d != *cdim) others[(*nothers)++] = d;
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_group_norm) {
-    static const char *nm = "GroupNorm";
+PT_REF_DECL(pt_ref_group_norm) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs an input and an output", nm);
     const pt_tview *src = &in[0], *dst = &out[0];
     int cdim = 1, sp_axes[DNNL_MAX_NDIMS], nsp = 0;
-    PT_CHECK(chan_layout(op, nm, src, false, &cdim, sp_axes, &nsp));
+    PT_CHECK(chan_layout(p, &src->lt, false, &cdim, sp_axes, &nsp));
     if (!same_shape(src, dst)) return pt_err(dnnl_invalid_arguments, "%s: dst shape differs from src", nm);
     const int64_t *dims = src->lt.dims;
-    int64_t N = dims[0], C = dims[cdim], G = pt_op_s64(op, dnnl_graph_op_attr_groups, 1);
+    int64_t N = dims[0], C = dims[cdim], G = p->groups;
     if (G < 1 || G > C || C % G != 0)
         return pt_err(dnnl_invalid_arguments, "%s: groups %lld incompatible with %lld channels", nm, (long long)G,
                       (long long)C);
-    bool affine = pt_op_bool(op, dnnl_graph_op_attr_use_affine, true);
+    bool affine = p->affine;
     if (affine && nin < 3) return pt_err(dnnl_invalid_arguments, "%s: use_affine needs gamma and beta", nm);
     const pt_tview *gamma = affine ? &in[1] : NULL, *beta = affine ? &in[2] : NULL;
     const pt_tview *mean = nout > 1 ? &out[1] : NULL, *var = nout > 2 ? &out[2] : NULL;
@@ -334,19 +339,16 @@ PT_REF_OP_KERNEL(pt_ref_group_norm) {
     if (beta) PT_CHECK(need_count(nm, "beta", beta, C));
     if (mean) PT_CHECK(need_count(nm, "mean", mean, N * G));
     if (var) PT_CHECK(need_count(nm, "variance", var, N * G));
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    double eps = p->eps;
     int64_t SP = 1;
     for (int i = 0; i < nsp; ++i) SP *= dims[sp_axes[i]];
-    int64_t *ss = axes_table(dims, src->lt.layout.strides, sp_axes, nsp, SP, ctx);
-    int64_t *dsp = axes_table(dims, dst->lt.layout.strides, sp_axes, nsp, SP, ctx);
-    pt_status st = dnnl_success;
-    if (!ss || !dsp) {
-        st = pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
-        goto done;
-    }
+    PT_CHECK(pt_ref_need_scratch(nm, ctx, pt_ref_group_norm_scratch(p, &src->lt)));
+    char *cur = ctx->scratch;
+    int64_t *ss = axes_table(&cur, dims, src->lt.layout.strides, sp_axes, nsp, SP, ctx);
+    int64_t *dsp = axes_table(&cur, dims, dst->lt.layout.strides, sp_axes, nsp, SP, ctx);
     int64_t Cg = C / G, cnt = Cg * SP;
     const int64_t *sst = src->lt.layout.strides, *dst_st = dst->lt.layout.strides;
-    int nt_ = norm_threads(ctx, N * G * cnt * 3);
+    int nt_ = pt_ref_threads_for(ctx, N * G * cnt * 3);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t ng = 0; ng < N * G; ++ng) {
         int64_t n = ng / G, g = ng % G;
@@ -371,12 +373,9 @@ PT_REF_OP_KERNEL(pt_ref_group_norm) {
             for (int64_t s = 0; s < SP; ++s)
                 pt_tv_setf(dst, dbase + dsp[s], (float)(gm * (pt_tv_getf(src, base + ss[s]) - mu) * inv + bt));
         }
-        if (mean) pt_tv_setf(mean, flat_off(mean, ng), (float)mu);
-        if (var) pt_tv_setf(var, flat_off(var, ng), (float)s2);
+        aux_set2(mean, var, ng, mu, s2);
     }
-done:
-    free(ss), free(dsp);
-    return st;
+    return dnnl_success;
 }
 
 /* Shared setup of the BatchNorm ops: channel axis, per-channel position
@@ -387,52 +386,65 @@ typedef struct {
     int64_t *tab[3];
 } bn_setup;
 
-static pt_status bn_prepare(const pt_op *op, const char *nm, const pt_tview *const *ts, int nt, bn_setup *b,
+/* Positions per channel of a rank >= 2 tensor (every non-channel axis). */
+static int64_t bn_per_channel(const pt_ref_norm_params *p, const pt_lt *src, int *axes, int *naxes, int *cdim) {
+    if (chan_layout(p, src, true, cdim, axes, naxes) != dnnl_success) return 0;
+    int64_t M = 1;
+    for (int i = 0; i < *naxes; ++i) M *= src->dims[axes[i]];
+    return M;
+}
+
+size_t pt_ref_batch_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src, int ntensors) {
+    int axes[DNNL_MAX_NDIMS], naxes = 0, cdim;
+    return (size_t)ntensors * pt_scratch_round((size_t)bn_per_channel(p, src, axes, &naxes, &cdim) * sizeof(int64_t));
+}
+
+/* Scratch of GroupNorm: offset tables of src and dst over the spatial axes. */
+size_t pt_ref_group_norm_scratch(const pt_ref_norm_params *p, const pt_lt *src) {
+    int axes[DNNL_MAX_NDIMS], naxes = 0, cdim;
+    if (chan_layout(p, src, false, &cdim, axes, &naxes) != dnnl_success) return 0;
+    int64_t SP = 1;
+    for (int i = 0; i < naxes; ++i) SP *= src->dims[axes[i]];
+    return 2 * pt_scratch_round((size_t)SP * sizeof(int64_t));
+}
+
+static pt_status bn_prepare(const pt_ref_norm_params *p, const pt_tview *const *ts, int nt, bn_setup *b,
                             const pt_exec_ctx *ctx) {
+    const char *nm = p->name;
     int axes[DNNL_MAX_NDIMS], naxes = 0;
     memset(b, 0, sizeof *b);
-    PT_CHECK(chan_layout(op, nm, ts[0], true, &b->cdim, axes, &naxes));
+    PT_CHECK(chan_layout(p, &ts[0]->lt, true, &b->cdim, axes, &naxes));
     for (int i = 1; i < nt; ++i)
         if (!same_shape(ts[0], ts[i])) return pt_err(dnnl_invalid_arguments, "%s: data tensor shapes differ", nm);
     const int64_t *dims = ts[0]->lt.dims;
     b->C = dims[b->cdim];
     b->M = 1;
     for (int i = 0; i < naxes; ++i) b->M *= dims[axes[i]];
-    for (int i = 0; i < nt; ++i) {
-        b->tab[i] = axes_table(dims, ts[i]->lt.layout.strides, axes, naxes, b->M, ctx);
-        if (!b->tab[i]) {
-            for (int j = 0; j < i; ++j) free(b->tab[j]);
-            return pt_err(dnnl_out_of_memory, "%s: scratch allocation failed", nm);
-        }
-    }
+    PT_CHECK(pt_ref_need_scratch(nm, ctx, pt_ref_batch_norm_scratch(p, &ts[0]->lt, nt)));
+    char *cur = ctx->scratch;
+    for (int i = 0; i < nt; ++i) b->tab[i] = axes_table(&cur, dims, ts[i]->lt.layout.strides, axes, naxes, b->M, ctx);
     return dnnl_success;
-}
-
-static void bn_release(bn_setup *b) {
-    for (int i = 0; i < 3; ++i) free(b->tab[i]);
 }
 
 static inline double aux_get(const pt_tview *t, int64_t c, double dflt) {
     return t ? (double)pt_tv_getf(t, flat_off(t, c)) : dflt;
 }
 
-PT_REF_OP_KERNEL(pt_ref_batch_norm_inference) {
-    static const char *nm = "BatchNormInference";
+PT_REF_DECL(pt_ref_batch_norm_inference) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 5 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 5 inputs, 1 output", nm);
     const pt_tview *src = &in[0], *gamma = &in[1], *beta = &in[2], *mean = &in[3], *var = &in[4], *dst = &out[0];
     const pt_tview *data[2] = {src, dst};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 2, &b, ctx));
+    PT_CHECK(bn_prepare(p, data, 2, &b, ctx));
     pt_status st = dnnl_success;
     const char *names[4] = {"gamma", "beta", "mean", "variance"};
     for (int i = 0; i < 4 && st == dnnl_success; ++i) st = need_count(nm, names[i], &in[1 + i], b.C);
-    if (st != dnnl_success) {
-        bn_release(&b);
-        return st;
-    }
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    if (st != dnnl_success) return st;
+    double eps = p->eps;
     int64_t sc = src->lt.layout.strides[b.cdim], dc = dst->lt.layout.strides[b.cdim];
-    int nt_ = norm_threads(ctx, b.C * b.M);
+    int nt_ = pt_ref_threads_for(ctx, b.C * b.M);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double inv = 1.0 / sqrt(aux_get(var, c, 1.0) + eps);
@@ -442,12 +454,12 @@ PT_REF_OP_KERNEL(pt_ref_batch_norm_inference) {
             pt_tv_setf(dst, c * dc + b.tab[1][i], (float)(g * (x - mu) * inv + bt));
         }
     }
-    bn_release(&b);
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_batch_norm_fwd_training) {
-    static const char *nm = "BatchNormForwardTraining";
+PT_REF_DECL(pt_ref_batch_norm_fwd_training) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 3 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 3 or 5 inputs, 5 outputs", nm);
     const pt_tview *src = &in[0], *mean = &in[1], *var = &in[2], *dst = &out[0];
     const pt_tview *gamma = nin > 3 ? &in[3] : NULL, *beta = nin > 4 ? &in[4] : NULL;
@@ -455,21 +467,18 @@ PT_REF_OP_KERNEL(pt_ref_batch_norm_fwd_training) {
     const pt_tview *bmean = nout > 3 ? &out[3] : NULL, *bvar = nout > 4 ? &out[4] : NULL;
     const pt_tview *data[2] = {src, dst};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 2, &b, ctx));
+    PT_CHECK(bn_prepare(p, data, 2, &b, ctx));
     const pt_tview *aux[8] = {mean, var, gamma, beta, rmean, rvar, bmean, bvar};
     const char *names[8] = {"mean", "variance", "gamma", "beta", "running_mean", "running_variance",
                             "batch_mean", "batch_variance"};
     pt_status st = dnnl_success;
     for (int i = 0; i < 8 && st == dnnl_success; ++i)
         if (aux[i]) st = need_count(nm, names[i], aux[i], b.C);
-    if (st != dnnl_success) {
-        bn_release(&b);
-        return st;
-    }
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
-    double m = pt_op_f32(op, dnnl_graph_op_attr_momentum, 0.5f);
+    if (st != dnnl_success) return st;
+    double eps = p->eps;
+    double m = p->momentum;
     int64_t sc = src->lt.layout.strides[b.cdim], dc = dst->lt.layout.strides[b.cdim];
-    int nt_ = norm_threads(ctx, b.C * b.M * 3);
+    int nt_ = pt_ref_threads_for(ctx, b.C * b.M * 3);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double sum = 0.0, sq = 0.0;
@@ -488,39 +497,34 @@ PT_REF_OP_KERNEL(pt_ref_batch_norm_fwd_training) {
             double x = pt_tv_getf(src, c * sc + b.tab[0][i]);
             pt_tv_setf(dst, c * dc + b.tab[1][i], (float)(g * (x - mu) * inv + bt));
         }
-        if (rmean) pt_tv_setf(rmean, flat_off(rmean, c), (float)(m * old_mean + (1.0 - m) * mu));
-        if (rvar) pt_tv_setf(rvar, flat_off(rvar, c), (float)(m * old_var + (1.0 - m) * s2));
-        if (bmean) pt_tv_setf(bmean, flat_off(bmean, c), (float)mu);
-        if (bvar) pt_tv_setf(bvar, flat_off(bvar, c), (float)s2);
+        aux_set2(rmean, rvar, c, m * old_mean + (1.0 - m) * mu, m * old_var + (1.0 - m) * s2);
+        aux_set2(bmean, bvar, c, mu, s2);
     }
-    bn_release(&b);
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_batch_norm_bwd) {
-    static const char *nm = "BatchNormTrainingBackward";
+PT_REF_DECL(pt_ref_batch_norm_bwd) {
+    const pt_ref_norm_params *p = params;
+    const char *nm = p->name;
     if (nin < 4 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 4-5 inputs, 1 or 3 outputs", nm);
     const pt_tview *src = &in[0], *dd = &in[1], *mean = &in[2], *var = &in[3], *ds = &out[0];
     const pt_tview *gamma = nin > 4 ? &in[4] : NULL;
     const pt_tview *dg = nout > 1 ? &out[1] : NULL, *db = nout > 2 ? &out[2] : NULL;
     const pt_tview *data[3] = {src, dd, ds};
     bn_setup b;
-    PT_CHECK(bn_prepare(op, nm, data, 3, &b, ctx));
+    PT_CHECK(bn_prepare(p, data, 3, &b, ctx));
     const pt_tview *aux[5] = {mean, var, gamma, dg, db};
     const char *names[5] = {"mean", "variance", "gamma", "diff_gamma", "diff_beta"};
     pt_status st = dnnl_success;
     for (int i = 0; i < 5 && st == dnnl_success; ++i)
         if (aux[i]) st = need_count(nm, names[i], aux[i], b.C);
-    if (st != dnnl_success) {
-        bn_release(&b);
-        return st;
-    }
-    double eps = pt_op_f32(op, dnnl_graph_op_attr_epsilon, 1e-5f);
+    if (st != dnnl_success) return st;
+    double eps = p->eps;
     bool full = nout > 1; /* with scale/shift gradients: full formula; else stats are constants */
     int64_t sc = src->lt.layout.strides[b.cdim], ddc = dd->lt.layout.strides[b.cdim];
     int64_t dsc = ds->lt.layout.strides[b.cdim];
     double Md = (double)b.M;
-    int nt_ = norm_threads(ctx, b.C * b.M * 3);
+    int nt_ = pt_ref_threads_for(ctx, b.C * b.M * 3);
 #pragma omp parallel for schedule(static) num_threads(nt_) if (nt_ > 1)
     for (int64_t c = 0; c < b.C; ++c) {
         double mu = aux_get(mean, c, 0.0), inv = 1.0 / sqrt(aux_get(var, c, 1.0) + eps);
@@ -543,9 +547,7 @@ PT_REF_OP_KERNEL(pt_ref_batch_norm_bwd) {
             double v = b.M > 0 ? g * inv * (d - sb / Md - xh * sg / Md) : 0.0;
             pt_tv_setf(ds, c * dsc + b.tab[2][i], (float)v);
         }
-        if (dg) pt_tv_setf(dg, flat_off(dg, c), (float)sg);
-        if (db) pt_tv_setf(db, flat_off(db, c), (float)sb);
+        aux_set2(dg, db, c, sg, sb);
     }
-    bn_release(&b);
     return dnnl_success;
 }

@@ -1,18 +1,13 @@
 /* Reference reductions: ReduceL1, ReduceL2, ReduceMax, ReduceMean, ReduceMin,
- * ReduceProd, ReduceSum (opset "Reduction ops — common rules").  Axes come
- * from a non-empty `axes` attribute or the s32 `axes` input (§1.11 #12); with
- * neither the op is the identity.  Accumulation in f32, one conversion to T. */
+ * ReduceProd, ReduceSum (docs/ops.md).  Axes come from a non-empty `axes`
+ * attribute (decoded at compile time) or the s32 `axes` input; with neither
+ * the op is the identity.  Accumulation in f32, one conversion to T. */
 #include <math.h>
 #include <string.h>
 
 #include "ir/status.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
-#include "ops/op_schema.h"
-
-
-
-
 static float reduce_init(int kind) {
     switch (kind) {
         case dnnl_graph_op_reduce_max: return -INFINITY;
@@ -41,48 +36,50 @@ static float reduce_final(int kind, float acc, int64_t n) {
     }
 }
 
+pt_status pt_ref_reduce_mark_axis(const char *name, int64_t a, int r, bool *red) {
+    int64_t an = a < 0 ? a + r : a;
+    if (an < 0 || an >= r || red[an])
+        return pt_err(dnnl_invalid_shape, "%s: axis %lld out of range for rank %d or repeated", name,
+                      (long long)a, r);
+    red[an] = true;
+    return dnnl_success;
+}
+
 /* Collects the reduced axes into `red` (flags per src dim).  Returns the
  * number of listed axes (0: no axis source at all) or -1 on error. */
-static int read_axes(const pt_op *op, const pt_tview *in, size_t nin, int r, bool *red,
+static int read_axes(const pt_ref_reduce_params *p, const pt_tview *in, size_t nin, int r, bool *red,
                      pt_status *st) {
-    const char *name = pt_op_kind_name(op->kind);
+    const char *name = p->name;
+    if (p->nattr_axes > 0) {
+        for (int d = 0; d < r; ++d) red[d] = p->red[d];
+        return p->nattr_axes;
+    }
     size_t na = 0;
-    const int64_t *attr = pt_op_s64s(op, dnnl_graph_op_attr_axes, &na);
     const pt_tview *t = NULL;
-    if (!attr || na == 0) {
-        na = 0;
-        if (nin > 1 && in[1].data) {
-            t = &in[1];
-            if (t->lt.ndims > 1 || pt_dt_bits(t->lt.data_type) == 0) {
-                *st = pt_err(dnnl_invalid_arguments, "%s: axes input must be a 1-D integer tensor", name);
-                return -1;
-            }
-            na = (size_t)pt_tv_nelems(t);
+    if (nin > 1 && in[1].data) {
+        t = &in[1];
+        if (t->lt.ndims > 1 || pt_dt_bits(t->lt.data_type) == 0) {
+            *st = pt_err(dnnl_invalid_arguments, "%s: axes input must be a 1-D integer tensor", name);
+            return -1;
         }
+        na = (size_t)pt_tv_nelems(t);
     }
     for (int d = 0; d < r; ++d) red[d] = false;
     for (size_t i = 0; i < na; ++i) {
-        int64_t a = t ? (int64_t)pt_load_f64(t->data, t->lt.data_type,
-                                             t->lt.ndims ? (int64_t)i * t->lt.layout.strides[0] : 0)
-                      : attr[i];
-        int64_t an = a < 0 ? a + r : a;
-        if (an < 0 || an >= r || red[an]) {
-            *st = pt_err(dnnl_invalid_shape, "%s: axis %lld out of range for rank %d or repeated",
-                         name, (long long)a, r);
-            return -1;
-        }
-        red[an] = true;
+        int64_t a = (int64_t)pt_load_f64(t->data, t->lt.data_type,
+                                         t->lt.ndims ? (int64_t)i * t->lt.layout.strides[0] : 0);
+        *st = pt_ref_reduce_mark_axis(name, a, r, red);
+        if (*st != dnnl_success) return -1;
     }
     return (int)na;
 }
 
-/* No axis source: dst = src (opset: identity). */
-static pt_status identity(const pt_op *op, const pt_tview *src, const pt_tview *dst,
+/* No axis source: dst = src. */
+static pt_status identity(const char *name, const pt_tview *src, const pt_tview *dst,
                           const pt_exec_ctx *ctx) {
     const int r = src->lt.ndims;
     if (dst->lt.ndims != r || memcmp(dst->lt.dims, src->lt.dims, sizeof(int64_t) * (size_t)r) != 0)
-        return pt_err(dnnl_invalid_shape, "%s: without axes dst must have the src shape",
-                      pt_op_kind_name(op->kind));
+        return pt_err(dnnl_invalid_shape, "%s: without axes dst must have the src shape", name);
     const int64_t n = pt_tv_nelems(src);
 #pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (n > 4096)
     for (int64_t k = 0; k < n; ++k) {
@@ -93,31 +90,18 @@ static pt_status identity(const pt_op *op, const pt_tview *src, const pt_tview *
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_reduce) {
-    const int kind = op->kind;
-    switch (kind) {
-        case dnnl_graph_op_reduce_l1:
-        case dnnl_graph_op_reduce_l2:
-        case dnnl_graph_op_reduce_max:
-        case dnnl_graph_op_reduce_mean:
-        case dnnl_graph_op_reduce_min:
-        case dnnl_graph_op_reduce_prod:
-        case dnnl_graph_op_reduce_sum: break;
-        default:
-            return pt_err(dnnl_unimplemented, "reduce: op kind %s is not a reduction",
-                          pt_op_kind_name(kind));
-    }
-    const char *name = pt_op_kind_name(kind);
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1-2 inputs, 1 output", name);
+PT_REF_DECL(pt_ref_reduce) {
+    const pt_ref_reduce_params *p = params;
+    const int kind = p->kind;
+    const char *name = p->name;
+    PT_CHECK(pt_ref_check_io(name, "1-2 inputs, 1 output", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     const int r = src->lt.ndims;
     bool red[DNNL_MAX_NDIMS];
     pt_status st = dnnl_success;
-    const int naxes = read_axes(op, in, nin, r, red, &st);
+    const int naxes = read_axes(p, in, nin, r, red, &st);
     if (naxes < 0) return st;
-    if (naxes == 0) return identity(op, src, dst, ctx);
+    if (naxes == 0) return identity(name, src, dst, ctx);
     int nred = 0;
     for (int d = 0; d < r; ++d) nred += red[d];
 

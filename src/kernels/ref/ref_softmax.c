@@ -6,50 +6,42 @@
 #include "ir/status.h"
 #include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_kernels.h"
-#include "ops/op_schema.h"
+/* The slices of a softmax: every index with the axis coordinate pinned to 0
+ * (`rest`), their count, and the axis extent. */
+static int64_t softmax_slices(const pt_tview *t, int a, int64_t *rest, int64_t *len) {
+    const int r = t->lt.ndims;
+    memcpy(rest, t->lt.dims, sizeof(int64_t) * (size_t)r);
+    rest[a] = 1;
+    int64_t nslices = 1;
+    for (int d = 0; d < r; ++d) nslices *= rest[d];
+    *len = t->lt.dims[a];
+    return nslices;
+}
 
-
-
-
-
-/* Normalised softmax axis of a rank-r tensor (defaults per op kind). */
-static pt_status softmax_axis(const pt_op *op, int r, int64_t dflt, int *axis) {
-    int64_t a0 = pt_op_s64(op, dnnl_graph_op_attr_axis, dflt), a = a0 < 0 ? a0 + r : a0;
-    if (a < 0 || a >= r)
-        return pt_err(dnnl_invalid_arguments, "%s: axis %lld out of range for rank %d",
-                      pt_op_kind_name(op->kind), (long long)a0, r);
-    *axis = (int)a;
+static pt_status softmax_axis_check(const pt_ref_softmax_params *p, int r) {
+    if (p->axis >= r)
+        return pt_err(dnnl_invalid_arguments, "%s: axis %d out of range for rank %d", p->name, p->axis, r);
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_softmax) {
-    const bool is_log = op->kind == dnnl_graph_op_log_softmax;
-    if (!is_log && op->kind != dnnl_graph_op_softmax)
-        return pt_err(dnnl_unimplemented, "softmax: op kind %s unsupported", pt_op_kind_name(op->kind));
-    const char *name = pt_op_kind_name(op->kind);
-    if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 1 input, 1-2 outputs", name);
+PT_REF_DECL(pt_ref_softmax) {
+    const pt_ref_softmax_params *p = params;
+    const bool is_log = p->is_log;
+    const char *name = p->name;
+    PT_CHECK(pt_ref_check_io(name, "1 input, 1-2 outputs", 1, in, nin, out, nout));
     const pt_tview *src = &in[0], *dst = &out[0];
     const pt_tview *stats = (!is_log && nout > 1 && out[1].data) ? &out[1] : NULL;
-    PT_CHECK(pt_ref_check_view(op, src, "src"));
-    PT_CHECK(pt_ref_check_view(op, dst, "dst"));
     if (!pt_ref_same_dims(src, dst)) return pt_err(dnnl_invalid_shape, "%s: dst shape differs from src", name);
-    const int r = src->lt.ndims;
-    int a = 0;
-    PT_CHECK(softmax_axis(op, r, is_log ? -1 : 1, &a));
-    /* Slices: every index with the axis coordinate pinned to 0. */
-    int64_t rest[DNNL_MAX_NDIMS];
-    memcpy(rest, src->lt.dims, sizeof(int64_t) * (size_t)r);
-    rest[a] = 1;
+    const int r = src->lt.ndims, a = p->axis;
+    PT_CHECK(softmax_axis_check(p, r));
+    int64_t rest[DNNL_MAX_NDIMS], len;
+    const int64_t nslices = softmax_slices(src, a, rest, &len);
     if (stats) {
-        PT_CHECK(pt_ref_check_view(op, stats, "stats"));
+        PT_CHECK(pt_ref_check_view(name, stats, "stats"));
         if (stats->lt.ndims != r || memcmp(stats->lt.dims, rest, sizeof(int64_t) * (size_t)r) != 0)
             return pt_err(dnnl_invalid_shape, "%s: stats must have the src shape with dim %d = 1", name, a);
     }
-    const char *mode = pt_op_str(op, dnnl_graph_op_attr_mode, "none");
-    const bool inf_as_zero = !is_log && mode && strcmp(mode, "inf_as_zero") == 0;
-    int64_t nslices = 1;
-    for (int d = 0; d < r; ++d) nslices *= rest[d];
-    const int64_t len = src->lt.dims[a];
+    const bool inf_as_zero = p->inf_as_zero;
     const int64_t sa = src->lt.layout.strides[a], da = dst->lt.layout.strides[a];
 #pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nslices * len > 4096)
     for (int64_t o = 0; o < nslices; ++o) {
@@ -64,7 +56,7 @@ PT_REF_OP_KERNEL(pt_ref_softmax) {
         float sum = 0.f;
         for (int64_t j = 0; j < len; ++j) sum += expf(pt_tv_getf(src, so + j * sa) - m);
         const bool all_masked = inf_as_zero && m == -INFINITY;
-        /* A fully masked row reports stats 0 (fusion-patterns.md §18 item 5). */
+        /* A fully masked row reports stats 0, as the fused SDPA kernel does. */
         const float lse = all_masked ? 0.f : m + logf(sum);
         for (int64_t j = 0; j < len; ++j) {
             float x = pt_tv_getf(src, so + j * sa), v;
@@ -78,28 +70,21 @@ PT_REF_OP_KERNEL(pt_ref_softmax) {
     return dnnl_success;
 }
 
-PT_REF_OP_KERNEL(pt_ref_softmax_bwd) {
-    const bool is_log = op->kind == dnnl_graph_op_log_softmax_backward;
-    if (!is_log && op->kind != dnnl_graph_op_softmax_backward)
-        return pt_err(dnnl_unimplemented, "softmax_bwd: op kind %s unsupported",
-                      pt_op_kind_name(op->kind));
-    const char *name = pt_op_kind_name(op->kind);
+PT_REF_DECL(pt_ref_softmax_bwd) {
+    const pt_ref_softmax_params *p = params;
+    const bool is_log = p->is_log;
+    const char *name = p->name;
     if (nin < 2 || nout < 1) return pt_err(dnnl_invalid_arguments, "%s: needs 2 inputs, 1 output", name);
     const pt_tview *dd = &in[0], *y = &in[1], *ds = &out[0];
-    PT_CHECK(pt_ref_check_view(op, dd, "diff_dst"));
-    PT_CHECK(pt_ref_check_view(op, y, "dst"));
-    PT_CHECK(pt_ref_check_view(op, ds, "diff_src"));
+    PT_CHECK(pt_ref_check_view(name, dd, "diff_dst"));
+    PT_CHECK(pt_ref_check_view(name, y, "dst"));
+    PT_CHECK(pt_ref_check_view(name, ds, "diff_src"));
     if (!pt_ref_same_dims(dd, y) || !pt_ref_same_dims(dd, ds))
         return pt_err(dnnl_invalid_shape, "%s: diff_dst, dst and diff_src shapes differ", name);
-    const int r = dd->lt.ndims;
-    int a = 0;
-    PT_CHECK(softmax_axis(op, r, is_log ? -1 : 1, &a));
-    int64_t rest[DNNL_MAX_NDIMS];
-    memcpy(rest, dd->lt.dims, sizeof(int64_t) * (size_t)r);
-    rest[a] = 1;
-    int64_t nslices = 1;
-    for (int d = 0; d < r; ++d) nslices *= rest[d];
-    const int64_t len = dd->lt.dims[a];
+    const int r = dd->lt.ndims, a = p->axis;
+    PT_CHECK(softmax_axis_check(p, r));
+    int64_t rest[DNNL_MAX_NDIMS], len;
+    const int64_t nslices = softmax_slices(dd, a, rest, &len);
     const int64_t dda = dd->lt.layout.strides[a], ya = y->lt.layout.strides[a];
     const int64_t dsa = ds->lt.layout.strides[a];
 #pragma omp parallel for schedule(static) num_threads(pt_ref_threads(ctx)) if (nslices * len > 4096)
