@@ -4,66 +4,7 @@
 #include <stdlib.h>
 
 #include "compile/ref_decode.h"
-#include "kernels/ref/ref_kernels.h"
 #include "ops/op_schema.h"
-
-/* Reference kernel -> its decoder.  The op kind -> kernel table is
- * kernels/ref/ref_registry.c; this maps each kernel to the decoder that
- * fills its parameters, so the kind table exists once. */
-static const struct {
-    pt_kernel_fn run;
-    pt_ref_decoder decode;
-} decoders[] = {
-    {pt_ref_eltwise, pt_decode_eltwise},
-    {pt_ref_eltwise_bwd, pt_decode_eltwise_bwd},
-    {pt_ref_binary, pt_decode_binary},
-    {pt_ref_select, pt_decode_select},
-    {pt_ref_bias_add, pt_decode_bias_add},
-    {pt_ref_bias_add_bwd, pt_decode_bias_add_bwd},
-    {pt_ref_prelu, pt_decode_prelu},
-    {pt_ref_prelu_bwd, pt_decode_prelu_bwd},
-    {pt_ref_typecast, pt_decode_typecast},
-    {pt_ref_reorder, pt_decode_reorder},
-    {pt_ref_static_reshape, pt_decode_static_reshape},
-    {pt_ref_static_transpose, pt_decode_static_transpose},
-    {pt_ref_concat, pt_decode_concat},
-    {pt_ref_gen_index, pt_decode_gen_index},
-    {pt_ref_dropout, pt_decode_dropout},
-    {pt_ref_quantize, pt_decode_quantize},
-    {pt_ref_dequantize, pt_decode_dequantize},
-    {pt_ref_dynamic_quantize, pt_decode_dynamic_quantize},
-    {pt_ref_dynamic_dequantize, pt_decode_dynamic_dequantize},
-    {pt_ref_reduce, pt_decode_reduce},
-    {pt_ref_softmax, pt_decode_softmax},
-    {pt_ref_softmax_bwd, pt_decode_softmax_bwd},
-    {pt_ref_matmul, pt_decode_matmul},
-    {pt_ref_conv, pt_decode_conv},
-    {pt_ref_conv_bwd_data, pt_decode_conv_bwd_data},
-    {pt_ref_conv_bwd_weights, pt_decode_conv_bwd_weights},
-    {pt_ref_conv_transpose, pt_decode_conv_transpose},
-    {pt_ref_conv_transpose_bwd_data, pt_decode_conv_transpose_bwd_data},
-    {pt_ref_conv_transpose_bwd_weights, pt_decode_conv_transpose_bwd_weights},
-    {pt_ref_avg_pool, pt_decode_avg_pool},
-    {pt_ref_avg_pool_bwd, pt_decode_avg_pool_bwd},
-    {pt_ref_max_pool, pt_decode_max_pool},
-    {pt_ref_max_pool_bwd, pt_decode_max_pool_bwd},
-    {pt_ref_interpolate, pt_decode_interpolate},
-    {pt_ref_interpolate_bwd, pt_decode_interpolate_bwd},
-    {pt_ref_layer_norm, pt_decode_layer_norm},
-    {pt_ref_layer_norm_bwd, pt_decode_layer_norm_bwd},
-    {pt_ref_group_norm, pt_decode_group_norm},
-    {pt_ref_rms_norm, pt_decode_rms_norm},
-    {pt_ref_batch_norm_inference, pt_decode_batch_norm_inference},
-    {pt_ref_batch_norm_fwd_training, pt_decode_batch_norm_fwd_training},
-    {pt_ref_batch_norm_bwd, pt_decode_batch_norm_bwd},
-};
-
-static pt_ref_decoder decoder_of(const pt_op *op) {
-    pt_kernel_fn fn = pt_ref_kernel(op->kind);
-    for (size_t i = 0; fn && i < sizeof decoders / sizeof decoders[0]; ++i)
-        if (decoders[i].run == fn) return decoders[i].decode;
-    return NULL;
-}
 
 /* An op its decoder rejected: compile still succeeds (as when kernels read
  * their attributes at execute time) and running reports the same status. */
@@ -74,7 +15,7 @@ static pt_status run_rejected(const void *params, const pt_tview *in, size_t nin
 
 pt_status pt_ref_bind(const pt_op *op, pt_bound_kernel *out) {
     *out = (pt_bound_kernel){0};
-    pt_ref_decoder decode = decoder_of(op);
+    pt_ref_decoder decode = pt_ref_decoder_of(op->kind);
     if (!decode) return pt_err(dnnl_unimplemented, "no kernel for op %s#%zu", pt_op_kind_name(op->kind), op->id);
     pt_status st = decode(op, out);
     if (st == dnnl_success || st == dnnl_out_of_memory) return st;
@@ -118,7 +59,7 @@ pt_status pt_ref_run_with(pt_ref_decoder decode, const pt_op *op, const pt_tview
 
 pt_status pt_ref_run(const pt_op *op, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                      const pt_exec_ctx *ctx) {
-    pt_ref_decoder decode = decoder_of(op);
+    pt_ref_decoder decode = pt_ref_decoder_of(op->kind);
     if (!decode) return pt_err(dnnl_unimplemented, "no kernel for op %s#%zu", pt_op_kind_name(op->kind), op->id);
     return pt_ref_run_with(decode, op, in, nin, out, nout, ctx);
 }

@@ -11,6 +11,10 @@
 
 typedef pt_status (*pt_ref_decoder)(const pt_op *op, pt_bound_kernel *out);
 
+/* The decoder of an op kind, from the op-kind table (compile/ref_table.c);
+ * NULL for kinds that never run. */
+pt_ref_decoder pt_ref_decoder_of(int kind);
+
 #define PT_DECODE_DECL(stem) pt_status pt_decode_##stem(const pt_op *op, pt_bound_kernel *out)
 
 /* ref_decode_elementwise.c */

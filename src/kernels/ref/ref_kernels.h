@@ -1,7 +1,7 @@
 /* Every reference kernel (plain C, every data type, any strided layout).
  * `params` is the kernel's struct from ref_params.h, filled by its decoder
- * pt_decode_<stem> (compile/ref_decode.h).  The kind -> function table lives
- * in ref_registry.c. */
+ * pt_decode_<stem> (compile/ref_decode.h).  The op-kind table
+ * (ops/op_table.def) names each kind's stem; compile/ref_table.c expands it. */
 #ifndef PARTITA_KERNELS_REF_KERNELS_H
 #define PARTITA_KERNELS_REF_KERNELS_H
 
