@@ -8,8 +8,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "ir/logical_tensor.h"
 #include "ir/status.h"
+
+/* Index of the calling thread inside a parallel region (0 without OpenMP). */
+static inline int pt_thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
 
 /* A concrete tensor: known dims, strided layout (strides in elements, also for
  * 4-bit types), data pointer.  Host-scalar tensors have ndims == 0 and point to

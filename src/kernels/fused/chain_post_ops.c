@@ -77,13 +77,6 @@ static int pass_threads(const ch_state *s, const pt_exec_ctx *ctx, int64_t elems
     return nt > 0 ? nt : 1;
 }
 
-static int thread_id(void) {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 static ch_thread thread_bufs(const ch_state *s, char *tbase, int tid) {
     float *b = (float *)(tbase + (size_t)tid * s->thread_bytes);
@@ -111,7 +104,7 @@ static void for_runs(const ch_state *s, const ch_space *sp, char *tbase, const p
     const int nt = pass_threads(s, ctx, sp->outer * sp->inner, units);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        ch_thread t = thread_bufs(s, tbase, thread_id());
+        ch_thread t = thread_bufs(s, tbase, pt_thread_id());
 #pragma omp for schedule(static)
         for (int64_t u = 0; u < units; ++u) {
             int64_t idx[CH_MAXD];
@@ -150,23 +143,6 @@ static void round_buffer(const ch_state *s, dnnl_data_type_t dt, float *buf, int
     }
 }
 
-/* A one-element integer tensor (Dropout seed / offset). */
-static bool read_i64(const pt_tview *t, int64_t *v) {
-    if (!t->data || pt_lt_nelems(&t->lt) != 1) return false;
-    switch ((int)t->lt.data_type) {
-        case dnnl_s64: memcpy(v, t->data, sizeof *v); return true;
-        case dnnl_s32: {
-            int32_t x;
-            memcpy(&x, t->data, sizeof x);
-            *v = x;
-            return true;
-        }
-        default:
-            if (pt_dt_bits(t->lt.data_type) == 0) return false;
-            *v = pt_f64_to_s64(pt_load_f64(t->data, t->lt.data_type, 0));
-            return true;
-    }
-}
 
 /* What the last step of every run needs: the epilogue binding, Dropout
  * constants, the output and mask views. */
@@ -185,7 +161,7 @@ static pt_status tail_init(const ch_state *s, const pt_tview *in, const pt_tview
     t->dropout = s->dropout;
     if (s->dropout) {
         const pt_tview *p = &in[s->drop_port[2]];
-        if (!read_i64(&in[s->drop_port[0]], &t->seed) || !read_i64(&in[s->drop_port[1]], &t->offset))
+        if (!pt_read_scalar_i64(&in[s->drop_port[0]], &t->seed) || !pt_read_scalar_i64(&in[s->drop_port[1]], &t->offset))
             return pt_err(dnnl_invalid_arguments, "chain_post_ops: Dropout seed and offset must be one-element tensors");
         if (!p->data || pt_lt_nelems(&p->lt) != 1 || pt_dt_bits(p->lt.data_type) == 0)
             return pt_err(dnnl_invalid_arguments, "chain_post_ops: Dropout probability must be a one-element tensor");

@@ -684,10 +684,7 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     char *tbase = base + s->shared_bytes;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
+        int tid = pt_thread_id();
         char *mine = tbase + (size_t)tid * s->thread_bytes;
         cp_bufs t = {
             .ap = (double *)(mine + s->t_ap),

@@ -355,11 +355,7 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     pt_status status = dnnl_success;
 #pragma omp parallel num_threads(nthr)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
+        int tid = pt_thread_id();
         char *buf = thr_base + (size_t)tid * L.total;
         pt_status my = dnnl_success;
         for (int64_t b = 0; b < p->nbatch; ++b) {

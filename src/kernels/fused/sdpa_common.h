@@ -101,11 +101,7 @@ static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t th
                                void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
 #pragma omp parallel num_threads(nthr)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
+        int tid = pt_thread_id();
         char *buf = (char *)scratch + (size_t)tid * thr_bytes;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t w = 0; w < nwork; ++w) fn(arg, w, buf);

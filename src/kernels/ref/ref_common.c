@@ -108,3 +108,21 @@ void pt_v5_scatter(const pt_tview *ds, const pt_v5 *vds, const pt_v5 *vdd, float
     }
     pt_v5_store(ds, vds, acc, ctx);
 }
+
+/* See ref_common.h. */
+bool pt_read_scalar_i64(const pt_tview *t, int64_t *v) {
+    if (!t->data || pt_tv_nelems(t) != 1) return false;
+    switch (t->lt.data_type) {
+        case dnnl_s64: memcpy(v, t->data, sizeof *v); return true;
+        case dnnl_s32: {
+            int32_t x;
+            memcpy(&x, t->data, sizeof x);
+            *v = x;
+            return true;
+        }
+        default:
+            if (pt_dt_bits(t->lt.data_type) == 0) return false;
+            *v = pt_f64_to_s64(pt_load_f64(t->data, t->lt.data_type, 0));
+            return true;
+    }
+}

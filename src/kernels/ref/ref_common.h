@@ -126,4 +126,8 @@ typedef void (*pt_v5_scatter_fn)(const void *arg, float *ap, int64_t n, int64_t 
 void pt_v5_scatter(const pt_tview *ds, const pt_v5 *vds, const pt_v5 *vdd, float *acc, int nt, pt_v5_scatter_fn fn,
                    const void *arg, const pt_exec_ctx *ctx);
 
+/* Reads a one-element integer tensor (a 0-D host scalar or a 1-element
+ * tensor: Dropout's seed and offset); false when it is not one. */
+bool pt_read_scalar_i64(const pt_tview *t, int64_t *v);
+
 #endif

@@ -227,23 +227,6 @@ PT_REF_DECL(pt_ref_gen_index) {
 
 /* ---- Dropout ------------------------------------------------------------- */
 
-/* Reads a one-element integer tensor (0-D host scalar or 1-element 1-D). */
-static bool read_scalar_i64(const pt_tview *t, int64_t *v) {
-    if (!t->data || pt_tv_nelems(t) != 1) return false;
-    switch (t->lt.data_type) {
-        case dnnl_s64: memcpy(v, t->data, sizeof *v); return true;
-        case dnnl_s32: {
-            int32_t x;
-            memcpy(&x, t->data, sizeof x);
-            *v = x;
-            return true;
-        }
-        default:
-            if (pt_dt_bits(t->lt.data_type) == 0) return false;
-            *v = pt_f64_to_s64(pt_load_f64(t->data, t->lt.data_type, 0));
-            return true;
-    }
-}
 
 PT_REF_DECL(pt_ref_dropout) {
     (void)params;
@@ -256,7 +239,7 @@ PT_REF_DECL(pt_ref_dropout) {
         if (!pt_ref_same_dims(src, mask)) return pt_err(dnnl_invalid_shape, "Dropout: mask shape differs from src");
     }
     int64_t seed, offset;
-    if (!read_scalar_i64(&in[1], &seed) || !read_scalar_i64(&in[2], &offset))
+    if (!pt_read_scalar_i64(&in[1], &seed) || !pt_read_scalar_i64(&in[2], &offset))
         return pt_err(dnnl_invalid_arguments, "Dropout: seed and offset must be one-element tensors");
     if (!in[3].data || pt_tv_nelems(&in[3]) != 1 || pt_dt_bits(in[3].lt.data_type) == 0)
         return pt_err(dnnl_invalid_arguments, "Dropout: probability must be a one-element tensor");
