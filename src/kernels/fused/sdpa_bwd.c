@@ -68,19 +68,19 @@ static inline float score_steps(const sb_args *A, const int64_t *boff, int64_t i
         const sb_view *va = &p->views[st->a];
         const int64_t oa = boff[st->a] + i * va->rs + j * va->cs;
         switch (st->kind) {
-            case SB_MUL: x = x * sd_ld(A->base[st->a], va->dt, oa); break;
-            case SB_DIV: x = x / sd_ld(A->base[st->a], va->dt, oa); break;
-            case SB_ADD: x = x + sd_ld(A->base[st->a], va->dt, oa); break;
+            case SB_MUL: x = x * pt_elem_load(A->base[st->a], va->dt, oa); break;
+            case SB_DIV: x = x / pt_elem_load(A->base[st->a], va->dt, oa); break;
+            case SB_ADD: x = x + pt_elem_load(A->base[st->a], va->dt, oa); break;
             case SB_SELECT: {
                 const sb_view *vb = &p->views[st->b];
-                bool cond = sd_ld(A->base[st->a], va->dt, oa) != 0.f;
-                if (cond != st->keep_true) x = sd_ld(A->base[st->b], vb->dt, boff[st->b] + i * vb->rs + j * vb->cs);
+                bool cond = pt_elem_load(A->base[st->a], va->dt, oa) != 0.f;
+                if (cond != st->keep_true) x = pt_elem_load(A->base[st->b], vb->dt, boff[st->b] + i * vb->rs + j * vb->cs);
                 break;
             }
             case SB_CAUSAL: {
                 float l = sd_causal_side(st->lhs_col, i, j, st->add >= 0, A->add[s], A->sub[s]);
                 float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
-                if ((l >= r) != st->keep_true) x = sd_ld(A->base[st->a], va->dt, oa);
+                if ((l >= r) != st->keep_true) x = pt_elem_load(A->base[st->a], va->dt, oa);
                 break;
             }
         }
@@ -150,8 +150,8 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
             if (p->drop_dp.on) dpv = sb_round(p->drop_dp.dt, drop_value(&A->dp_dp, lin, dpv));
             const float t = sb_round(p->sd_dt, dpv - dc[r]);
             const float s0 = sb_round(p->ds0_dt, pv * t);
-            if (vdm) sd_st((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j * vdm->cs, s0);
-            const float f = sd_ld(A->base[p->vscale], vsc->dt, boff[p->vscale] + i * vsc->rs + j * vsc->cs);
+            if (vdm) pt_elem_store((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j * vdm->cs, s0);
+            const float f = pt_elem_load(A->base[p->vscale], vsc->dt, boff[p->vscale] + i * vsc->rs + j * vsc->cs);
             float ds = sb_round(p->ds_dt, p->scale_div ? s0 / f : s0 * f);
             ds = sb_fpmath(A->mode, p->dsc_dt, sb_round(p->dsc_dt, ds));
             dtile[(size_t)r * bk + cc] = (double)ds;
@@ -172,7 +172,7 @@ static void store_grad(const sb_args *A, const sb_grad *g, const int64_t *boff, 
     const sb_view *v = &p->views[g->view];
     for (int64_t j = 0; j < p->skv; ++j)
         for (int64_t d = 0; d < n; ++d)
-            sd_st((void *)A->base[g->view], v->dt, boff[g->view] + j * v->rs + d * v->cs, (float)acc[j * n + d]);
+            pt_elem_store((void *)A->base[g->view], v->dt, boff[g->view] + j * v->rs + d * v->cs, (float)acc[j * n + d]);
 }
 
 /* One head: batch index b of S. */
@@ -199,12 +199,12 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
     for (int64_t j = 0; j < SKV; ++j) {
         for (int64_t d = 0; d < D; ++d) {
             float x = sb_fpmath(A->mode, p->k_dt,
-                                sd_ld(A->base[p->vk], vk->dt, boff[p->vk] + j * vk->rs + d * vk->cs));
+                                pt_elem_load(A->base[p->vk], vk->dt, boff[p->vk] + j * vk->rs + d * vk->cs));
             kd[j * D + d] = ktd[d * SKV + j] = (double)x;
         }
         for (int64_t e = 0; e < DV; ++e)
             vtd[e * SKV + j] = (double)sb_fpmath(A->mode, p->v_dt,
-                                                 sd_ld(A->base[p->vv], vv->dt, boff[p->vv] + j * vv->rs + e * vv->cs));
+                                                 pt_elem_load(A->base[p->vv], vv->dt, boff[p->vv] + j * vv->rs + e * vv->cs));
     }
     memset(dk, 0, (size_t)(SKV * D) * sizeof(double));
     memset(dv, 0, (size_t)(SKV * DV) * sizeof(double));
@@ -217,18 +217,18 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
             const int64_t i = i0 + r;
             for (int64_t d = 0; d < D; ++d)
                 qd[r * D + d] = (double)sb_fpmath(A->mode, p->q_dt,
-                                                  sd_ld(A->base[p->vq], vq->dt, boff[p->vq] + i * vq->rs + d * vq->cs));
+                                                  pt_elem_load(A->base[p->vq], vq->dt, boff[p->vq] + i * vq->rs + d * vq->cs));
             /* dO for the products (MatMul-rounded) and Dc from the raw O ⊙ dO. */
             float acc = 0.f;
             for (int64_t e = 0; e < DV; ++e) {
-                float g = sd_ld(A->base[p->vdo], vdo->dt, boff[p->vdo] + i * vdo->rs + e * vdo->cs);
+                float g = pt_elem_load(A->base[p->vdo], vdo->dt, boff[p->vdo] + i * vdo->rs + e * vdo->cs);
                 dod[r * DV + e] = (double)sb_fpmath(A->mode, p->do_dt, g);
-                float o = sd_ld(A->base[p->vo_mul], vom->dt, boff[p->vo_mul] + i * vom->rs + e * vom->cs);
-                float g2 = sd_ld(A->base[p->vdo_mul], vdm->dt, boff[p->vdo_mul] + i * vdm->rs + e * vdm->cs);
+                float o = pt_elem_load(A->base[p->vo_mul], vom->dt, boff[p->vo_mul] + i * vom->rs + e * vom->cs);
+                float g2 = pt_elem_load(A->base[p->vdo_mul], vdm->dt, boff[p->vdo_mul] + i * vdm->rs + e * vdm->cs);
                 acc = acc + sb_round(p->od_dt, o * g2);
             }
             dc[r] = sb_round(p->dc_dt, acc);
-            stats[r] = sd_ld(A->base[p->vstats], vst->dt, boff[p->vstats] + i * vst->rs);
+            stats[r] = pt_elem_load(A->base[p->vstats], vst->dt, boff[p->vstats] + i * vst->rs);
         }
         memset(dq, 0, (size_t)mq * (size_t)D * sizeof(double));
         for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
@@ -270,7 +270,7 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
         }
         for (int r = 0; r < mq; ++r)
             for (int64_t d = 0; d < D; ++d)
-                sd_st((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs + d * vdq->cs,
+                pt_elem_store((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs + d * vdq->cs,
                       (float)dq[(size_t)r * D + d]);
     }
     store_grad(A, &p->gk, boff, b, dk, D, A->gk);
@@ -300,7 +300,7 @@ static void reduce_row(const sb_args *A, const sb_grad *g, const float *gbuf, in
     for (int64_t d = 0; d < n; ++d) {
         float acc = 0.f;
         for (int64_t r = 0; r < g->nred; ++r) acc = acc + gbuf[((size_t)heads[r] * (size_t)p->skv + (size_t)j) * (size_t)n + (size_t)d];
-        sd_st((void *)A->base[g->view], v->dt, off + j * v->rs + d * v->cs, acc);
+        pt_elem_store((void *)A->base[g->view], v->dt, off + j * v->rs + d * v->cs, acc);
     }
 }
 
@@ -345,8 +345,8 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     for (int s = 0; s < p->nsteps; ++s) {
         const sb_step *st = &p->steps[s];
         if (st->kind == SB_CAUSAL && st->add >= 0) {
-            A.add[s] = sd_ld(A.base[st->add], p->views[st->add].dt, 0);
-            A.sub[s] = sd_ld(A.base[st->sub], p->views[st->sub].dt, 0);
+            A.add[s] = pt_elem_load(A.base[st->add], p->views[st->add].dt, 0);
+            A.sub[s] = pt_elem_load(A.base[st->sub], p->views[st->sub].dt, 0);
         }
     }
     PT_CHECK(drop_args(&A, &p->drop_p, &A.dp_p));

@@ -15,42 +15,8 @@
 
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
+#include "kernels/fused/run_io.h"
 #include "kernels/kernel.h"
-
-static inline float sd_ld(const void *base, dnnl_data_type_t dt, int64_t off) {
-    switch ((int)dt) {
-        case dnnl_f32: return ((const float *)base)[off];
-        case dnnl_bf16: return pt_bf16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_f16: return pt_f16_to_f32(((const uint16_t *)base)[off]);
-        case dnnl_s8: return (float)((const int8_t *)base)[off];
-        case dnnl_u8: return (float)((const uint8_t *)base)[off];
-        default: return pt_load_f32(base, dt, off);
-    }
-}
-
-static inline void sd_st(void *base, dnnl_data_type_t dt, int64_t off, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: ((float *)base)[off] = v; break;
-        case dnnl_bf16: ((uint16_t *)base)[off] = pt_f32_to_bf16(v); break;
-        case dnnl_f16: ((uint16_t *)base)[off] = pt_f32_to_f16(v); break;
-        default: pt_store_f32(base, dt, off, v); break;
-    }
-}
-
-/* Rounds to a declared type: the value an op writing that type stores
- * (identity for f32; integer and f8 types go through their store). */
-static inline float sd_round(dnnl_data_type_t dt, float v) {
-    switch ((int)dt) {
-        case dnnl_f32: return v;
-        case dnnl_bf16:
-        case dnnl_f16: return pt_round_to_dt(dt, v);
-        default: {
-            uint64_t tmp = 0;
-            pt_store_f32(&tmp, dt, 0, v);
-            return pt_load_f32(&tmp, dt, 0);
-        }
-    }
-}
 
 /* One side of the causal mask's GreaterEqual at element (i, j): the column
  * or row index, for the bottom-right form shifted by + s_kv - s_q. */

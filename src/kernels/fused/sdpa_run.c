@@ -57,18 +57,18 @@ static inline int64_t view_off(const sd_view *v, int64_t boff, int64_t i, int64_
 static inline float operand_at(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i, int64_t j) {
     const sd_plan *p = A->p;
     const sd_view *sv = &p->views[o->src];
-    float x = sd_ld(A->base[o->src], sv->dt, view_off(sv, boff[o->src], i, j));
+    float x = pt_elem_load(A->base[o->src], sv->dt, view_off(sv, boff[o->src], i, j));
     if (o->sc >= 0) {
         const sd_view *cv = &p->views[o->sc];
-        float s = sd_ld(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, j));
+        float s = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, j));
         if (o->zp >= 0) {
             const sd_view *zv = &p->views[o->zp];
-            x = (x - sd_ld(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, j))) * s;
+            x = (x - pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, j))) * s;
         } else {
             x = x * s;
         }
     }
-    for (int t = 0; t < o->ndts; ++t) x = sd_round(o->dts[t], x);
+    for (int t = 0; t < o->ndts; ++t) x = pt_elem_round(o->dts[t], x);
     return x;
 }
 
@@ -105,7 +105,7 @@ static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand
 /* Rounds x[0..n) to a declared type. */
 static void round_row(dnnl_data_type_t dt, float *x, int n) {
     if (dt == dnnl_f32) return;
-    for (int c = 0; c < n; ++c) x[c] = sd_round(dt, x[c]);
+    for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
 }
 
 /* x[c] = x[c] op a[c], op one of the chain's binary steps, with the operand
@@ -126,7 +126,7 @@ static void binary_row(const sd_args *A, int view, int64_t boff, sd_kind kind, i
         return;
     }
     for (int c = 0; c < n; ++c) {
-        const float a = sd_ld(base, va->dt, off + c * cs);
+        const float a = pt_elem_load(base, va->dt, off + c * cs);
         x[c] = kind == SD_MUL ? x[c] * a : kind == SD_DIV ? x[c] / a : x[c] + a;
     }
 }
@@ -147,8 +147,8 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
                 const sd_view *vb = &p->views[st->b];
                 const int64_t ob = boff[st->b] + i * vb->rs + j0 * vb->cs;
                 for (int c = 0; c < n; ++c) {
-                    bool cond = sd_ld(A->base[st->a], va->dt, oa + c * va->cs) != 0.f;
-                    if (cond != st->keep_true) x[c] = sd_ld(A->base[st->b], vb->dt, ob + c * vb->cs);
+                    bool cond = pt_elem_load(A->base[st->a], va->dt, oa + c * va->cs) != 0.f;
+                    if (cond != st->keep_true) x[c] = pt_elem_load(A->base[st->b], vb->dt, ob + c * vb->cs);
                 }
                 break;
             }
@@ -158,7 +158,7 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
                     const int64_t j = j0 + c;
                     float l = sd_causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
                     float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
-                    if ((l >= r) != st->keep_true) x[c] = sd_ld(A->base[st->a], va->dt, oa + c * va->cs);
+                    if ((l >= r) != st->keep_true) x[c] = pt_elem_load(A->base[st->a], va->dt, oa + c * va->cs);
                 }
                 break;
             }
@@ -176,16 +176,16 @@ static inline float apply_px(const sd_args *A, const int64_t *boff, int64_t b, i
     for (int t = 0; t < p->npx; ++t) {
         const sd_xform *x = &p->px[t];
         switch (x->kind) {
-            case SD_X_ROUND: v = sd_round(x->dt, v); break;
-            case SD_X_QUANT: v = sd_round(x->dt, x->has_zp ? v * x->inv + x->zp : v * x->inv); break;
-            case SD_X_DEQUANT: v = sd_round(x->dt, x->has_zp ? (v - x->zp) * x->scale : v * x->scale); break;
+            case SD_X_ROUND: v = pt_elem_round(x->dt, v); break;
+            case SD_X_QUANT: v = pt_elem_round(x->dt, x->has_zp ? v * x->inv + x->zp : v * x->inv); break;
+            case SD_X_DEQUANT: v = pt_elem_round(x->dt, x->has_zp ? (v - x->zp) * x->scale : v * x->scale); break;
             case SD_X_DROPOUT: {
                 uint64_t lin = (uint64_t)((b * p->sq + i) * p->skv + j);
                 bool keep = pt_dropout_keep(&A->dc, lin, A->seed, A->offset);
-                v = sd_round(x->dt, keep ? v * A->dc.inv_q : 0.f);
+                v = pt_elem_round(x->dt, keep ? v * A->dc.inv_q : 0.f);
                 if (p->vmask >= 0) {
                     const sd_view *mv = &p->views[p->vmask];
-                    sd_st((void *)A->base[p->vmask], mv->dt, boff[p->vmask] + i * mv->rs + j * mv->cs,
+                    pt_elem_store((void *)A->base[p->vmask], mv->dt, boff[p->vmask] + i * mv->rs + j * mv->cs,
                           keep ? 1.f : 0.f);
                 }
                 break;
@@ -315,13 +315,13 @@ static void store_row(const sd_block_ctx *B, int64_t i, const float *orow, float
         for (int t = 0; t < p->nox; ++t) {
             const sd_xform *x = &p->ox[t];
             if (x->kind == SD_X_QUANT) v = x->has_zp ? v * x->inv + x->zp : v * x->inv;
-            v = sd_round(x->dt, v);
+            v = pt_elem_round(x->dt, v);
         }
-        sd_st((void *)A->base[p->vo], o->dt, ro + d * o->cs, v);
+        pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * o->cs, v);
     }
     if (p->vstats >= 0) {
         const sd_view *sv = &p->views[p->vstats];
-        sd_st((void *)A->base[p->vstats], sv->dt, B->boff[p->vstats] + i * sv->rs, stat);
+        pt_elem_store((void *)A->base[p->vstats], sv->dt, B->boff[p->vstats] + i * sv->rs, stat);
     }
 }
 
@@ -502,14 +502,14 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     for (int s = 0; s < p->nsteps; ++s) {
         const sd_step *st = &p->steps[s];
         if (st->kind == SD_CAUSAL && st->add >= 0) {
-            A.add[s] = sd_ld(A.base[st->add], p->views[st->add].dt, 0);
-            A.sub[s] = sd_ld(A.base[st->sub], p->views[st->sub].dt, 0);
+            A.add[s] = pt_elem_load(A.base[st->add], p->views[st->add].dt, 0);
+            A.sub[s] = pt_elem_load(A.base[st->sub], p->views[st->sub].dt, 0);
         }
     }
     if (p->dropout) {
         A.seed = scalar_i64(A.base[p->vseed], p->views[p->vseed].dt);
         A.offset = scalar_i64(A.base[p->voffset], p->views[p->voffset].dt);
-        A.dc = pt_dropout_prepare(sd_ld(A.base[p->vprob], p->views[p->vprob].dt, 0));
+        A.dc = pt_dropout_prepare(pt_elem_load(A.base[p->vprob], p->views[p->vprob].dt, 0));
     }
     const int64_t nqb = (p->sq + p->bq - 1) / p->bq;
     const int64_t nwork = p->nbatch * nqb;
