@@ -1157,6 +1157,96 @@ static int tc_mm_head(G *g, int src, int wsrc) {
     return mm(g, s, w, dnnl_bf16);
 }
 
+/* Dequantize(u8) and Dequantize(s8) (optionally fed by `wq`) into an f32 MatMul. */
+static int x8_mm_head(G *g, int src, int wq) {
+    int s = dq(g, src, 0.5f, 128);
+    int w = dq(g, wq, 0.25f, NOZP);
+    return mm(g, s, w, dnnl_f32);
+}
+
+/* The int8 MatMul rows come in two families that differ only in the head and
+ * in a TypeCast(bf16->f32) before the output Quantize; the scenarios both
+ * share are written once against this description. */
+typedef struct {
+    int (*head)(G *g, int src, int wsrc);
+    bool tc;      /* bf16 MatMul: casts on the sum operand and before the tail */
+    int64_t szp;  /* zero point of the sum operand's Dequantize */
+    const char *add, *rtr, *tr, *post; /* the rows of this family */
+} mm_family_t;
+
+static const mm_family_t MM_TC = {tc_mm_head, true, 1, "x8x8x8_tc_matmul_add_post_ops_cpu",
+                                  "x8x8x8_tc_matmul_reshape_transpose_reshape",
+                                  "x8x8x_tc_matmul_transpose_reorder", "x8x8x_tc_matmul_post_ops"};
+static const mm_family_t MM_X8 = {x8_mm_head, false, 3, "x8x8x8_matmul_add_post_ops_cpu",
+                                  "x8x8x8_matmul_reshape_transpose_reshape", "x8x8x_matmul_transpose_reorder",
+                                  "x8x8x_matmul_post_ops"};
+
+/* The bf16 family casts back to f32 where the chain leaves the MatMul's
+ * dtype; `row` (if any) is the partition the cast is expected in. */
+static int mm_cast_back(G *g, const mm_family_t *f, const char *row, int x) {
+    if (!f->tc) return x;
+    if (row) grp(g, row);
+    return tc(g, x, dnnl_f32);
+}
+
+/* gnew with "<row>: <what>"; the name lives in `buf` until expect(). */
+static G *mm_gnew(char *buf, size_t n, const char *row, const char *what) {
+    snprintf(buf, n, "%s%s%s", row, what ? ": " : "", what ? what : "");
+    return gnew(buf);
+}
+
+static void t_int8_matmul_family(const mm_family_t *f) {
+    char name[160];
+
+    /* No output Quantize: the add row needs one, so the post-ops row takes
+     * the sum as a plain post-op; the operand's Dequantize (and cast) stay alone. */
+    G *g = mm_gnew(name, sizeof name, f->add, "no output Quantize");
+    grp(g, f->post);
+    int x = f->head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
+    alone(g);
+    int o = dq(g, TN(g, dnnl_u8, 4, 8), 0.5f, f->szp);
+    if (f->tc) o = tc(g, o, dnnl_bf16);
+    into(g, 1);
+    x = bin(g, dnnl_graph_op_add, o, x);
+    x = un(g, dnnl_graph_op_relu, x);
+    mm_cast_back(g, f, NULL, x);
+    expect(g);
+
+    g = mm_gnew(name, sizeof name, f->rtr, NULL);
+    grp(g, f->rtr);
+    x = f->head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
+    x = RESHAPE(g, x, 4, 2, 4);
+    x = TRANSPOSE(g, x, 1, 0, 2);
+    x = RESHAPE(g, x, 2, 16);
+    x = mm_cast_back(g, f, NULL, x);
+    q(g, x, dnnl_s8, 1.f, NOZP);
+    expect(g);
+
+    g = mm_gnew(name, sizeof name, f->tr, NULL);
+    grp(g, f->tr);
+    x = f->head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
+    x = TRANSPOSE(g, x, 0, 2, 1);
+    x = un(g, dnnl_graph_op_reorder, x);
+    x = mm_cast_back(g, f, NULL, x);
+    q(g, x, dnnl_u8, 1.f, NOZP);
+    expect(g);
+
+    /* The transposed value also feeds an op outside: only the MatMul fuses;
+     * a trailing cast still pairs with the Quantize. */
+    g = mm_gnew(name, sizeof name, f->tr, "escaping transpose");
+    grp(g, f->post);
+    x = f->head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
+    alone(g);
+    x = TRANSPOSE(g, x, 0, 2, 1);
+    un(g, dnnl_graph_op_abs, x);
+    x = un(g, dnnl_graph_op_reorder, x);
+    x = mm_cast_back(g, f, "typecast_quantize_fusion", x);
+    q(g, x, dnnl_u8, 1.f, NOZP);
+    expect(g);
+}
+
+/* ---- scenarios of the bf16 (TypeCast) family alone ---- */
+
 static void t_x8x8x8_tc_matmul_add(void) {
     G *g = gnew("x8x8x8_tc_matmul_add_post_ops_cpu");
     grp(g, "x8x8x8_tc_matmul_add_post_ops_cpu");
@@ -1168,36 +1258,14 @@ static void t_x8x8x8_tc_matmul_add(void) {
     x = bin(g, dnnl_graph_op_multiply, x, TN(g, dnnl_f32, 1, 8));
     q(g, x, dnnl_u8, 1.f, NOZP);
     expect(g);
-
-    /* No output tail: the plain bf16 MatMul row takes the sum as a post-op. */
-    g = gnew("x8x8x8_tc_matmul_add_post_ops_cpu: no output tail");
-    grp(g, "x8x8x_tc_matmul_post_ops");
-    x = tc_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
-    alone(g);
-    o = tc(g, dq(g, TN(g, dnnl_u8, 4, 8), 0.5f, 1), dnnl_bf16);
-    into(g, 1);
-    x = bin(g, dnnl_graph_op_add, o, x);
-    x = un(g, dnnl_graph_op_relu, x);
-    tc(g, x, dnnl_f32);
-    expect(g);
 }
 
 static void t_x8x8x8_tc_matmul_rtr(void) {
-    G *g = gnew("x8x8x8_tc_matmul_reshape_transpose_reshape");
-    grp(g, "x8x8x8_tc_matmul_reshape_transpose_reshape");
-    int x = tc_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
-    x = RESHAPE(g, x, 4, 2, 4);
-    x = TRANSPOSE(g, x, 1, 0, 2);
-    x = RESHAPE(g, x, 2, 16);
-    x = tc(g, x, dnnl_f32);
-    q(g, x, dnnl_s8, 1.f, NOZP);
-    expect(g);
-
     /* Without the Quantize: MatMul alone in the bf16 row, the three layout
      * ops become a shuffle, the TypeCast stays alone. */
-    g = gnew("x8x8x8_tc_matmul_reshape_transpose_reshape: no Quantize");
+    G *g = gnew("x8x8x8_tc_matmul_reshape_transpose_reshape: no Quantize");
     grp(g, "x8x8x_tc_matmul_post_ops");
-    x = tc_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
+    int x = tc_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
     grp(g, "shuffle_fusion");
     x = RESHAPE(g, x, 4, 2, 4);
     x = TRANSPOSE(g, x, 1, 0, 2);
@@ -1208,34 +1276,12 @@ static void t_x8x8x8_tc_matmul_rtr(void) {
 }
 
 static void t_x8x8x_tc_matmul_transpose_reorder(void) {
-    G *g = gnew("x8x8x_tc_matmul_transpose_reorder");
-    grp(g, "x8x8x_tc_matmul_transpose_reorder");
+    /* A StaticReshape instead of the Reorder is the reshape-transpose row. */
+    G *g = gnew("x8x8x_tc_matmul_transpose_reorder: Reshape instead of Reorder");
+    grp(g, "x8x8x8_tc_matmul_reshape_transpose_reshape");
     int x = tc_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
     x = TRANSPOSE(g, x, 0, 2, 1);
-    x = un(g, dnnl_graph_op_reorder, x);
-    x = tc(g, x, dnnl_f32);
-    q(g, x, dnnl_u8, 1.f, NOZP);
-    expect(g);
-
-    /* A StaticReshape instead of the Reorder is the reshape-transpose row. */
-    g = gnew("x8x8x_tc_matmul_transpose_reorder: Reshape instead of Reorder");
-    grp(g, "x8x8x8_tc_matmul_reshape_transpose_reshape");
-    x = tc_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
-    x = TRANSPOSE(g, x, 0, 2, 1);
     x = RESHAPE(g, x, 2, 32);
-    x = tc(g, x, dnnl_f32);
-    q(g, x, dnnl_u8, 1.f, NOZP);
-    expect(g);
-
-    /* The transposed value also feeds an op outside. */
-    g = gnew("x8x8x_tc_matmul_transpose_reorder: escaping transpose");
-    grp(g, "x8x8x_tc_matmul_post_ops");
-    x = tc_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
-    alone(g);
-    x = TRANSPOSE(g, x, 0, 2, 1);
-    un(g, dnnl_graph_op_abs, x);
-    x = un(g, dnnl_graph_op_reorder, x);
-    grp(g, "typecast_quantize_fusion");
     x = tc(g, x, dnnl_f32);
     q(g, x, dnnl_u8, 1.f, NOZP);
     expect(g);
@@ -1268,12 +1314,7 @@ static void t_x8x8x_tc_matmul_post_ops(void) {
     expect(g);
 }
 
-/* Dequantize(u8) and Dequantize(s8) (optionally fed by `wq`) into an f32 MatMul. */
-static int x8_mm_head(G *g, int src, int wq) {
-    int s = dq(g, src, 0.5f, 128);
-    int w = dq(g, wq, 0.25f, NOZP);
-    return mm(g, s, w, dnnl_f32);
-}
+/* ---- scenarios of the f32 family alone ---- */
 
 static void t_x8x8x8_matmul_add(void) {
     G *g = gnew("x8x8x8_matmul_add_post_ops_cpu");
@@ -1287,23 +1328,13 @@ static void t_x8x8x8_matmul_add(void) {
     q(g, x, dnnl_u8, 2.f, 5);
     expect(g);
 
-    g = gnew("x8x8x8_matmul_add_post_ops_cpu: no final Quantize");
-    grp(g, "x8x8x_matmul_post_ops");
-    x = x8_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
-    alone(g);
-    int o = dq(g, TN(g, dnnl_u8, 4, 8), 0.5f, 3);
-    into(g, 1);
-    x = bin(g, dnnl_graph_op_add, o, x);
-    un(g, dnnl_graph_op_relu, x);
-    expect(g);
-
     /* The sum operand's Dequantize output also feeds an op outside (an
      * escaping intermediate): the Add is then a plain post-op with an external operand. */
     g = gnew("x8x8x8_matmul_add_post_ops_cpu: escaping sum Dequantize");
     grp(g, "x8x8x_matmul_post_ops");
     x = x8_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
     alone(g);
-    o = dq(g, TN(g, dnnl_u8, 4, 8), 0.5f, 3);
+    int o = dq(g, TN(g, dnnl_u8, 4, 8), 0.5f, 3);
     un(g, dnnl_graph_op_abs, o);
     into(g, 1);
     x = bin(g, dnnl_graph_op_add, x, o);
@@ -1313,19 +1344,10 @@ static void t_x8x8x8_matmul_add(void) {
 }
 
 static void t_x8x8x8_matmul_rtr(void) {
-    G *g = gnew("x8x8x8_matmul_reshape_transpose_reshape");
-    grp(g, "x8x8x8_matmul_reshape_transpose_reshape");
-    int x = x8_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
-    x = RESHAPE(g, x, 4, 2, 4);
-    x = TRANSPOSE(g, x, 1, 0, 2);
-    x = RESHAPE(g, x, 2, 16);
-    q(g, x, dnnl_s8, 1.f, NOZP);
-    expect(g);
-
     /* The StaticTranspose is required. */
-    g = gnew("x8x8x8_matmul_reshape_transpose_reshape: no transpose");
+    G *g = gnew("x8x8x8_matmul_reshape_transpose_reshape: no transpose");
     grp(g, "x8x8x_matmul_post_ops");
-    x = x8_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
+    int x = x8_mm_head(g, TN(g, dnnl_u8, 4, 16), TN(g, dnnl_s8, 16, 8));
     alone(g);
     x = RESHAPE(g, x, 4, 2, 4);
     q(g, x, dnnl_s8, 1.f, NOZP);
@@ -1333,29 +1355,11 @@ static void t_x8x8x8_matmul_rtr(void) {
 }
 
 static void t_x8x8x_matmul_transpose_reorder(void) {
-    G *g = gnew("x8x8x_matmul_transpose_reorder");
+    G *g = gnew("x8x8x_matmul_transpose_reorder: no Quantize");
     grp(g, "x8x8x_matmul_transpose_reorder");
     int x = x8_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
     x = TRANSPOSE(g, x, 0, 2, 1);
-    x = un(g, dnnl_graph_op_reorder, x);
-    q(g, x, dnnl_u8, 1.f, NOZP);
-    expect(g);
-
-    g = gnew("x8x8x_matmul_transpose_reorder: no Quantize");
-    grp(g, "x8x8x_matmul_transpose_reorder");
-    x = x8_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
-    x = TRANSPOSE(g, x, 0, 2, 1);
     un(g, dnnl_graph_op_reorder, x);
-    expect(g);
-
-    g = gnew("x8x8x_matmul_transpose_reorder: escaping transpose");
-    grp(g, "x8x8x_matmul_post_ops");
-    x = x8_mm_head(g, TN(g, dnnl_u8, 2, 4, 16), TN(g, dnnl_s8, 16, 8));
-    alone(g);
-    x = TRANSPOSE(g, x, 0, 2, 1);
-    un(g, dnnl_graph_op_abs, x);
-    x = un(g, dnnl_graph_op_reorder, x);
-    q(g, x, dnnl_u8, 1.f, NOZP);
     expect(g);
 }
 
@@ -2621,6 +2625,8 @@ int main(void) {
     t_fp_convtranspose();
     t_fp_conv_depthwise();
     t_fp_conv();
+    t_int8_matmul_family(&MM_TC);
+    t_int8_matmul_family(&MM_X8);
     t_x8x8x8_tc_matmul_add();
     t_x8x8x8_tc_matmul_rtr();
     t_x8x8x_tc_matmul_transpose_reorder();

@@ -230,6 +230,14 @@ static dnnl_data_type_t float_case(G *g, const char *what, int rep, int r) {
     return dt;
 }
 
+/* The common opening of a float case: names it (float_case) and makes its
+ * input of rank r with dims d in layout rep % 4.  It draws no random
+ * numbers, so d picked before the call keeps every case's draws in order. */
+static int float_input(G *g, const char *what, int rep, int r, const int64_t *d, dnnl_data_type_t *dt) {
+    *dt = float_case(g, what, rep, r);
+    return ten_laid_out(g, *dt, r, d, rep % 4);
+}
+
 /* ---- running ------------------------------------------------------------------- */
 
 static lt_t lt_of(const G *g, int t) {
@@ -561,10 +569,10 @@ static void case_groupnorm(int rep) {
 static void case_layernorm(int rep) {
     G g;
     int r = 2 + rep % 3;
-    dnnl_data_type_t dt = float_case(&g, "layernorm", rep, r);
     bool stats = rep % 2 == 0;
     int64_t d[4] = {pick(ODD, 5), pick(MID, 6), pick(MID, 7), pick(MID, 7)};
-    int x = ten_laid_out(&g, dt, r, d, rep % 4);
+    dnnl_data_type_t dt;
+    int x = float_input(&g, "layernorm", rep, r, d, &dt);
     int64_t cd[1] = {d[r - 1]};
     int in[3] = {x, ten(&g, dnnl_f32, 1, cd), ten(&g, dnnl_f32, 1, cd)};
     int y = like(&g, x, dt);
@@ -593,10 +601,10 @@ static void case_layernorm(int rep) {
 static void case_interpolate(int rep) {
     G g;
     int r = 3 + rep % 2;
-    dnnl_data_type_t dt = float_case(&g, "interpolate", rep, r);
     bool nxc = rep % 2;
     int64_t d[4] = {pick(ODD, 4), pick(MID, 5), pick(MID, 6), pick(ODD, 8)};
-    int x = ten_laid_out(&g, dt, r, d, rep % 4);
+    dnnl_data_type_t dt;
+    int x = float_input(&g, "interpolate", rep, r, d, &dt);
     int ns = r - 2;
     int64_t sizes[2], od[4];
     memcpy(od, d, sizeof od);
@@ -679,10 +687,9 @@ static void case_softmax(int rep) {
 
 static void case_binary_chain(int rep) {
     G g;
-    int r = 1 + rep % 4;
-    dnnl_data_type_t dt = float_case(&g, "binary_post_ops", rep, r);
-    int64_t d[4] = {pick(ODD, 6), pick(MID, 7), pick(ODD, 8), pick(MID, 7)};
-    int a = ten_laid_out(&g, dt, r, d, rep % 4);
+    dnnl_data_type_t dt;
+    int a = float_input(&g, "binary_post_ops", rep, 1 + rep % 4,
+                        (const int64_t[4]){pick(ODD, 6), pick(MID, 7), pick(ODD, 8), pick(MID, 7)}, &dt);
     int b = operand(&g, a, dt, rep % 3);
     layout(&g, b, 3);
     int y = binary(&g, rep % 2 ? dnnl_graph_op_subtract : dnnl_graph_op_maximum, a, b, false);
@@ -770,11 +777,10 @@ static void case_matmul_dropout(int rep) {
 
 static void case_sum(int rep) {
     G g;
-    int r = 1 + rep % 4;
-    dnnl_data_type_t dt = float_case(&g, "sum", rep, r);
-    int64_t d[4] = {pick(MID, 7), pick(ODD, 8), pick(MID, 7), pick(ODD, 8)};
-    int y = ten_laid_out(&g, dt, r, d, rep % 4);
     int n = 2 + rep % 3;
+    dnnl_data_type_t dt;
+    int y = float_input(&g, "sum", rep, 1 + rep % 4,
+                        (const int64_t[4]){pick(MID, 7), pick(ODD, 8), pick(MID, 7), pick(ODD, 8)}, &dt);
     for (int i = 0; i < n; ++i) {
         int e = like(&g, y, dt);
         layout(&g, e, (rep + i) % 4);
