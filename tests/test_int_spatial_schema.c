@@ -677,7 +677,7 @@ static void test_conv_backward(void) {
     RUNS_TO(op, 2, 4, 9, 9);
     /* 10 also maps onto 5: (10 + 2 - 3)/2 + 1 = 5 (output_padding ambiguity) */
     LIST(op, dst_shape, 2, 4, 10, 10);
-    CHECK_EQ_INT(rerun_with(op, A(output_padding), 4, (int64_t[]){1, 1}), dnnl_success);
+    CHECK_EQ_INT(rerun_with(op, A(output_padding), 2, (int64_t[]){1, 1}), dnnl_success);
     CHECK(SHAPE_IS(&op->out[0], 2, 4, 10, 10));
     /* 12 does not: (12 + 2 - 3)/2 + 1 = 6 */
     CHECK_EQ_INT(rerun_with(op, A(dst_shape), 4, (int64_t[]){2, 4, 12, 12}), dnnl_invalid_shape);
