@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "compile/ref_decode.h"
 #include "ir/op.h"
+#include "kernels/kernel.h"
 #include "ops/op_schema.h"
 #include "ops/schema_tables.h"
 #include "ops/shape_utils.h"
@@ -119,6 +121,12 @@ static void test_registry(void) {
             continue;
         }
         CHECK_EQ_INT(pt_op_kind_from_name(pt_op_kind_name(k)), k);
+        /* The kernel, its decoder and "can run" come from one table column:
+         * all three or none (End, Wildcard). */
+        bool runs = pt_op_kind_has_ref(k);
+        CHECK_EQ_INT(runs, k != dnnl_graph_op_end && k != dnnl_graph_op_wildcard);
+        CHECK_EQ_INT(pt_ref_kernel(k) != NULL, runs);
+        CHECK_EQ_INT(pt_ref_decoder_of(k) != NULL, runs);
         seen[k]++;
     }
     for (int k = 0; k < dnnl_graph_op_last_symbol; ++k) CHECK_EQ_INT(seen[k], 1);
