@@ -258,15 +258,9 @@ static bool run_reference(const graph *g, void **buf, bool bench, const pt_exec_
         pt_tview vin[8], vout[2];
         for (size_t k = 0; k < op->nin; ++k) vin[k] = (pt_tview){lt[op->in[k].id], buf[op->in[k].id]};
         for (size_t k = 0; k < op->nout; ++k) vout[k] = (pt_tview){lt[op->out[k].id], buf[op->out[k].id]};
-        /* Kernels decode their parameters from the op's logical tensors, so
-         * the widened intermediates must be on the op too, not only on the views. */
-        pt_op *wide = bench ? pt_op_clone(op) : NULL;
-        if (wide) {
-            for (size_t k = 0; k < op->nin; ++k) wide->in[k] = vin[k].lt;
-            for (size_t k = 0; k < op->nout; ++k) wide->out[k] = vout[k].lt;
-        }
-        pt_status st = pt_ref_run(wide ? wide : op, vin, op->nin, vout, op->nout, ctx);
-        pt_op_free(wide);
+        /* pt_ref_run decodes the op with the views' logical tensors, so the
+         * widened intermediates reach the kernel's parameters. */
+        pt_status st = pt_ref_run(op, vin, op->nin, vout, op->nout, ctx);
         if (st != dnnl_success) {
             fprintf(stderr, "  %s: reference %s failed\n", name, pt_op_kind_name(op->kind));
             return false;

@@ -49,8 +49,10 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
     if (stream->engine->kind != c->ekind)
         return pt_err(dnnl_invalid_arguments, "execute: stream engine kind differs from the compile engine");
-    /* Bounds checked at compile time (compiled.h). */
-    void *data[PT_EXEC_MAX_SLOTS] = {0};
+    /* On the stack, so execute allocates nothing; compile bounds nslots by
+     * PT_EXEC_MAX_SLOTS and every op's ports by PT_EXEC_MAX_PORTS (compiled.h). */
+    void *data[c->nslots ? c->nslots : 1];
+    memset(data, 0, sizeof data);
     pt_tview views[2 * PT_EXEC_MAX_PORTS];
     pt_status st = dnnl_success;
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s) {

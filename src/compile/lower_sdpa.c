@@ -22,6 +22,7 @@
 #include <omp.h>
 #endif
 
+#include "compile/lower_fused.h"
 #include "compile/lower_sdpa.h"
 #include "compile/ref_decode.h"
 #include "ir/dtype.h"
@@ -134,13 +135,13 @@ static int view_through(const pt_op *op, const sd_tensor *base, int ndims, const
 /* An intermediate read by exactly one op of the partition and not leaving it. */
 static bool single_internal_use(const sd_ctx *c, size_t id) {
     int cons[2];
-    return pt_sdpa_port(c->x.out, c->x.nout, id) < 0 && pt_sdpa_consumers(&c->x, id, cons, 2) == 1;
+    return pt_lower_port_of(c->x.out, c->x.nout, id) < 0 && pt_sdpa_consumers(&c->x, id, cons, 2) == 1;
 }
 
 /* The tensor `id` as an input of the partition's ops: a port, or a
  * StaticReshape / StaticTranspose view of one. */
 static bool resolve_input(sd_ctx *c, size_t id, sd_tensor *t) {
-    int pi = pt_sdpa_port(c->x.in, c->x.nin, id);
+    int pi = pt_lower_port_of(c->x.in, c->x.nin, id);
     if (pi >= 0) return pt_sdpa_port_tensor(&c->x.in[pi], false, pi, t);
     int p = pt_sdpa_producer(&c->x, id);
     if (p < 0) return false;
@@ -259,7 +260,7 @@ static bool resolve_operand(sd_ctx *c, size_t id, sd_source *s) {
     dnnl_data_type_t rev[SD_MAX_DTS];
     int n = 0;
     for (;;) {
-        int p = pt_sdpa_port(c->x.in, c->x.nin, id) >= 0 ? -1 : pt_sdpa_producer(&c->x, id);
+        int p = pt_lower_port_of(c->x.in, c->x.nin, id) >= 0 ? -1 : pt_sdpa_producer(&c->x, id);
         const pt_op *op = p >= 0 ? c->x.ops[p] : NULL;
         bool cast = op && op->kind == dnnl_graph_op_type_cast;
         bool deq = op && (op->kind == dnnl_graph_op_dequantize || op->kind == dnnl_graph_op_dynamic_dequantize);
@@ -416,7 +417,7 @@ static bool resolve_output(sd_ctx *c, const pt_lt *lt, sd_tensor *t) {
     if (lt->ndims < 0 || lt->ndims > DNNL_MAX_NDIMS) return false;
     int cons[2];
     int nc = pt_sdpa_consumers(&c->x, lt->id, cons, 2);
-    int po = pt_sdpa_port(c->x.out, c->x.nout, lt->id);
+    int po = pt_lower_port_of(c->x.out, c->x.nout, lt->id);
     if (po >= 0) {
         if (nc != 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, t) || t->ndims != lt->ndims) return false;
         return memcmp(t->dims, lt->dims, sizeof(int64_t) * (size_t)lt->ndims) == 0;
@@ -507,7 +508,7 @@ static bool parse_causal(sd_ctx *c, size_t s, const int *cons, sd_step *st, size
 static bool parse_chain(sd_ctx *c, size_t val, int sm) {
     sd_plan *p = c->p;
     for (;;) {
-        if (pt_sdpa_port(c->x.out, c->x.nout, val) >= 0) return false; /* intermediate also leaves */
+        if (pt_lower_port_of(c->x.out, c->x.nout, val) >= 0) return false; /* intermediate also leaves */
         int cons[4];
         int nc = pt_sdpa_consumers(&c->x, val, cons, 4);
         if (nc == 1 && cons[0] == sm) return true;
@@ -577,7 +578,7 @@ static bool parse_dropout(sd_ctx *c, const pt_op *op, size_t *mask_id) {
     *mask_id = 0;
     if (op->nout == 2) {
         int cons[1];
-        if (pt_sdpa_port(c->x.out, c->x.nout, op->out[1].id) < 0 ||
+        if (pt_lower_port_of(c->x.out, c->x.nout, op->out[1].id) < 0 ||
             pt_sdpa_consumers(&c->x, op->out[1].id, cons, 1) != 0)
             return false;
         *mask_id = op->out[1].id;
@@ -595,7 +596,7 @@ static int parse_p_path(sd_ctx *c, const pt_op *smo, size_t *val_out, bool *ptra
     *mask_id = 0;
     if (!push_xform(p->px, &p->npx, round_to(smo->out[0].data_type))) return -1;
     for (;;) {
-        if (pt_sdpa_port(c->x.out, c->x.nout, val) >= 0) return -1;
+        if (pt_lower_port_of(c->x.out, c->x.nout, val) >= 0) return -1;
         int cons[2];
         if (pt_sdpa_consumers(&c->x, val, cons, 2) != 1) return -1;
         const pt_op *op = c->x.ops[cons[0]];
@@ -695,7 +696,7 @@ static pt_status parse(sd_ctx *c) {
         for (int i = 0; i < p->nb; ++i)
             if (x->dims[i] != p->bdims[i]) return dnnl_unimplemented;
         if (mask_id) {
-            int po = pt_sdpa_port(c->x.out, c->x.nout, mask_id);
+            int po = pt_lower_port_of(c->x.out, c->x.nout, mask_id);
             sd_tensor tm;
             if (po < 0 || !pt_sdpa_port_tensor(&c->x.out[po], true, po, &tm) || tm.ndims != x->ndims)
                 return dnnl_unimplemented;
@@ -740,7 +741,7 @@ static pt_status parse(sd_ctx *c) {
     if (smo->nout >= 2) {
         const pt_lt *sl = &smo->out[1];
         int cons[1];
-        int po = pt_sdpa_port(c->x.out, c->x.nout, sl->id);
+        int po = pt_lower_port_of(c->x.out, c->x.nout, sl->id);
         sd_tensor ts;
         if (po < 0 || pt_sdpa_consumers(&c->x, sl->id, cons, 1) != 0 ||
             !pt_sdpa_port_tensor(&c->x.out[po], true, po, &ts))
@@ -825,12 +826,7 @@ int pt_sdpa_role_op(const pt_sdpa_part *x, int role) {
     return -1;
 }
 
-int pt_sdpa_producer(const pt_sdpa_part *x, size_t id) {
-    for (size_t i = 0; i < x->nops; ++i)
-        for (size_t k = 0; k < x->ops[i]->nout; ++k)
-            if (x->ops[i]->out[k].id == id) return (int)i;
-    return -1;
-}
+int pt_sdpa_producer(const pt_sdpa_part *x, size_t id) { return pt_lower_producer(x->ops, x->nops, id); }
 
 int pt_sdpa_consumers(const pt_sdpa_part *x, size_t id, int *list, int cap) {
     int n = 0;
@@ -841,12 +837,6 @@ int pt_sdpa_consumers(const pt_sdpa_part *x, size_t id, int *list, int cap) {
                 ++n;
             }
     return n;
-}
-
-int pt_sdpa_port(const pt_lt *ports, size_t n, size_t id) {
-    for (size_t i = 0; i < n; ++i)
-        if (ports[i].id == id) return (int)i;
-    return -1;
 }
 
 bool pt_sdpa_port_tensor(const pt_lt *lt, bool is_out, int port, pt_sdpa_tensor *t) {

@@ -53,8 +53,6 @@ int pt_sdpa_producer(const pt_sdpa_part *x, size_t id);
 /* Consumers of `id` inside the partition, one entry per (op, input) pair;
  * returns their count (list holds the first `cap`). */
 int pt_sdpa_consumers(const pt_sdpa_part *x, size_t id, int *list, int cap);
-/* Index of tensor `id` among `ports`, or -1. */
-int pt_sdpa_port(const pt_lt *ports, size_t n, size_t id);
 /* A strided port with known dims as a tensor (strides 0 on dims of 1). */
 bool pt_sdpa_port_tensor(const pt_lt *lt, bool is_out, int port, pt_sdpa_tensor *t);
 

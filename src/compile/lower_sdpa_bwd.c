@@ -14,6 +14,7 @@
 #include <omp.h>
 #endif
 
+#include "compile/lower_fused.h"
 #include "compile/lower_sdpa.h"
 #include "ir/status.h"
 #include "kernels/fused/sdpa_bwd_plan.h"
@@ -36,17 +37,17 @@ static int next_op(const sb_ctx *c, int op) {
     if (op < 0 || c->x.ops[op]->nout != 1) return -1;
     size_t id = c->x.ops[op]->out[0].id;
     int list[2];
-    if (pt_sdpa_port(c->x.out, c->x.nout, id) >= 0 || pt_sdpa_consumers(&c->x, id, list, 2) != 1) return -1;
+    if (pt_lower_port_of(c->x.out, c->x.nout, id) >= 0 || pt_sdpa_consumers(&c->x, id, list, 2) != 1) return -1;
     return list[0];
 }
 
 static bool input_tensor(const sb_ctx *c, size_t id, sb_tensor *t) {
-    int pi = pt_sdpa_port(c->x.in, c->x.nin, id);
+    int pi = pt_lower_port_of(c->x.in, c->x.nin, id);
     return pi >= 0 && pt_sdpa_port_tensor(&c->x.in[pi], false, pi, t);
 }
 
 static bool output_tensor(const sb_ctx *c, size_t id, sb_tensor *t) {
-    int po = pt_sdpa_port(c->x.out, c->x.nout, id);
+    int po = pt_lower_port_of(c->x.out, c->x.nout, id);
     int list[1];
     return po >= 0 && pt_sdpa_consumers(&c->x, id, list, 1) == 0 && pt_sdpa_port_tensor(&c->x.out[po], true, po, t);
 }
@@ -168,7 +169,7 @@ static int read_score_chain(sb_ctx *c, size_t val) {
     int n = 0;
     for (;;) {
         int op = pt_sdpa_producer(&c->x, val);
-        if (op < 0 || pt_sdpa_port(c->x.out, c->x.nout, val) >= 0) return -1;
+        if (op < 0 || pt_lower_port_of(c->x.out, c->x.nout, val) >= 0) return -1;
         const pt_op *o = c->x.ops[op];
         if (o->kind == dnnl_graph_op_matmul) {
             for (int k = 0; k < n; ++k) p->steps[k] = rev[n - 1 - k];
@@ -250,7 +251,7 @@ static bool read_grad(sb_ctx *c, const pt_lt *lt, int64_t n, sb_grad *g) {
         return g->view >= 0 && t.ndims == R;
     }
     int list[2];
-    if (pt_sdpa_port(c->x.out, c->x.nout, lt->id) >= 0 || pt_sdpa_consumers(&c->x, lt->id, list, 2) != 1) return false;
+    if (pt_lower_port_of(c->x.out, c->x.nout, lt->id) >= 0 || pt_sdpa_consumers(&c->x, lt->id, list, 2) != 1) return false;
     const pt_op *rs = c->x.ops[list[0]];
     if (rs->kind != dnnl_graph_op_reduce_sum || rs->nin != 1 || rs->nout != 1) return false;
     if (!output_tensor(c, rs->out[0].id, &t)) return false;
@@ -346,7 +347,7 @@ static pt_status parse(sb_ctx *c) {
     /* Uses of P: the dS0 Multiply and the dV path. */
     const size_t pid = c->x.ops[ex]->out[0].id;
     int pc[3];
-    if (pt_sdpa_port(c->x.out, c->x.nout, pid) >= 0 || pt_sdpa_consumers(&c->x, pid, pc, 3) != 2 || pc[0] == pc[1])
+    if (pt_lower_port_of(c->x.out, c->x.nout, pid) >= 0 || pt_sdpa_consumers(&c->x, pid, pc, 3) != 2 || pc[0] == pc[1])
         return dnnl_unimplemented;
     const int ds0 = pt_sdpa_role_op(&c->x, PT_SDPA_BWD_DS0);
     if ((pc[0] != ds0 && pc[1] != ds0) || !is_kind(c, ds0, dnnl_graph_op_multiply)) return dnnl_unimplemented;
@@ -416,7 +417,7 @@ static pt_status parse(sb_ctx *c) {
     if (pt_sdpa_consumers(&c->x, s0, sl, 2) != 1 || c->x.roles[sl[0]] != PT_SDPA_BWD_DS_SCALE)
         return dnnl_unimplemented;
     p->vdm = -1;
-    const int dm_port = pt_sdpa_port(c->x.out, c->x.nout, s0);
+    const int dm_port = pt_lower_port_of(c->x.out, c->x.nout, s0);
     if (dm_port >= 0) {
         if (!pt_sdpa_port_tensor(&c->x.out[dm_port], true, dm_port, &t) || t.ndims != c->sdims_n ||
             memcmp(t.dims, c->sdims, sizeof(int64_t) * (size_t)t.ndims) != 0 ||
@@ -444,7 +445,7 @@ static pt_status parse(sb_ctx *c) {
         after = nx;
     }
     int mm[3];
-    if (pt_sdpa_port(c->x.out, c->x.nout, dsv) >= 0 || pt_sdpa_consumers(&c->x, dsv, mm, 3) != 2)
+    if (pt_lower_port_of(c->x.out, c->x.nout, dsv) >= 0 || pt_sdpa_consumers(&c->x, dsv, mm, 3) != 2)
         return dnnl_unimplemented;
     /* dS feeds exactly the dQ MatMul (with K) and the dK MatMul (with Q). */
     const size_t qid = m1->in[0].id, kid = m1->in[1].id;
