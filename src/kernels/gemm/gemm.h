@@ -1,0 +1,169 @@
+/* The GEMM engine: one BLIS-style framework under every MatMul-like
+ * partition.
+ *
+ *   C[b][m][n] = Σ_k A[b][m][k] · B[b][k][n]      (then an epilogue per tile)
+ *
+ * Three layers, each pure (no allocation, no IR):
+ *   1. microkernels (pt_gemm_ukernel rows): an MR x NR register tile over a
+ *      K chunk of packed panels; one row per compute kind and ISA level,
+ *      chosen at start-up from runtime/cpu.h (gemm_registry.c);
+ *   2. packing (gemm_pack*.c): strided operands of any supported type into
+ *      panels of the compute type, dequantising integer weights (per-tensor,
+ *      per-column or per-group scales and zero points) on the way;
+ *   3. the driver (gemm_driver.c): cache blocking (MC / NC / KC from the
+ *      CPU's cache sizes), 2-D thread split over (batch, M blocks, N
+ *      blocks), tails, the s32 -> f32 step of the integer kind, and the
+ *      epilogue callback on each finished tile while it is in cache.
+ * Plans are made at compile time (pt_gemm_plan_init); pt_gemm_run only
+ * computes, in caller-provided scratch.
+ *
+ * Compute kinds and their panels (kg = k group, the K elements a microkernel
+ * consumes per lane per step):
+ *   PT_GEMM_F32   A, B f32,            kg 1, C f32
+ *   PT_GEMM_BF16  A, B bf16 (uint16),  kg 2, C f32   (vdpbf16ps pairs)
+ *   PT_GEMM_U8S8  A u8, B s8,          kg 4, C s32   (vpdpbusd quads)
+ * A panel (one strip of MR rows):    [kc/kg][MR][kg] elements
+ * B panel (one strip of NR columns): [kc/kg][NR][kg] elements
+ * kc is rounded up to a multiple of kg; padding rows, columns and k
+ * positions are zero.  Packed data is 64-byte aligned. */
+#ifndef PARTITA_KERNELS_GEMM_GEMM_H
+#define PARTITA_KERNELS_GEMM_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/logical_tensor.h"
+#include "ir/status.h"
+#include "runtime/cpu.h"
+
+typedef enum { PT_GEMM_F32 = 0, PT_GEMM_BF16 = 1, PT_GEMM_U8S8 = 2, PT_GEMM_KINDS } pt_gemm_kind;
+
+/* ---- 1. microkernels ------------------------------------------------------- */
+
+/* C[i][j] = (accumulate ? C[i][j] : 0) + Σ_k A[k][i] · B[k][j] for i < mr,
+ * j < nr (mr <= MR, nr <= NR: tails write only that corner).  `kc` is a
+ * positive multiple of kg; `a` and `b` are one A and one B panel; `c` is f32
+ * (s32 for U8S8) with row stride ldc elements. */
+typedef void (*pt_gemm_ukr_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                               int accumulate);
+
+typedef struct pt_gemm_ukernel {
+    const char *name; /* "avx512_f32_12x32": shown by verbose */
+    pt_gemm_kind kind;
+    pt_isa_level level;
+    unsigned features; /* PT_CPU_* sub-features required on top of level */
+    int mr, nr, kg;
+    pt_gemm_ukr_fn run;
+} pt_gemm_ukernel;
+
+/* Best row for `kind` usable under `cap` (every kind has a generic row, so
+ * never NULL for a valid kind). */
+const pt_gemm_ukernel *pt_gemm_ukernel_select(pt_gemm_kind kind, pt_isa_level cap);
+/* The row chosen once for the process (cap = pt_isa()). */
+const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind);
+
+/* Every row of a kind (tests walk them; rows the CPU cannot run included). */
+size_t pt_gemm_ukernel_count(pt_gemm_kind kind);
+const pt_gemm_ukernel *pt_gemm_ukernel_at(pt_gemm_kind kind, size_t i);
+
+/* ---- 2. operands ------------------------------------------------------------ */
+
+/* How integer weights are dequantised into a float panel:
+ * value(k, n) = (q(k, n) - zp(g, n)) * scale(g, n) with g = k / group (group
+ * = 0: one value per column; per-tensor: strides 0). */
+typedef struct pt_gemm_dequant {
+    bool on;
+    dnnl_data_type_t scale_dt; /* f32, bf16, f16 */
+    dnnl_data_type_t zp_dt;    /* dnnl_data_type_undef: no zero points; else s8, u8, s4, u4, s32 */
+    int64_t group;             /* K elements per group; 0: whole K */
+    int64_t sc_sn, sc_sg;      /* scale strides over (n, g) in elements */
+    int64_t zp_sn, zp_sg;      /* zero-point strides over (n, g) */
+} pt_gemm_dequant;
+
+/* A strided operand as the engine sees it at compile time.  A: rows are m;
+ * B: rows are n (so both are "rows x K").  Strides are in elements (also for
+ * 4-bit types, where element e sits in byte e/2, low nibble first). */
+typedef struct pt_gemm_operand {
+    dnnl_data_type_t dt; /* f32, bf16, f16; u8 / s8 (A of U8S8, B of any kind); s4 / u4 (B) */
+    int64_t s_row, s_k;
+    /* f32 operands of the F32 kind rounded to this mode before the product
+     * (docs/numerics.md); bf16 mode uses the BF16 kind instead. */
+    dnnl_fpmath_mode_t round;
+    pt_gemm_dequant dq; /* B only: integer weights into F32 / BF16 panels */
+} pt_gemm_operand;
+
+/* Integer kind: C_f32 = a_scale * b_scale(n) * Σ_k (a - a_zp)(b - b_zp). */
+typedef struct pt_gemm_quant {
+    int32_t a_zp;      /* per tensor */
+    bool b_zp_on;      /* per tensor zero point of B (s8 weights) */
+    int32_t b_zp;
+    bool b_scale_per_n; /* else per tensor */
+} pt_gemm_quant;
+
+/* ---- 3. the driver ------------------------------------------------------------ */
+
+#define PT_GEMM_MAX_BATCH 10
+
+typedef struct pt_gemm_desc {
+    pt_gemm_kind kind;
+    int64_t M, N, K;
+    /* Batch: nbd dims; batch index b ranges over Π bdims; element strides of
+     * A and B per batch dim (0 where broadcast). */
+    int nbd;
+    int64_t bdims[PT_GEMM_MAX_BATCH], a_bs[PT_GEMM_MAX_BATCH], b_bs[PT_GEMM_MAX_BATCH];
+    pt_gemm_operand a, b;
+    pt_gemm_quant q; /* U8S8 only */
+    /* B is constant across executions and batch-invariant: may be packed
+     * once into pt_gemm_packed_b_bytes and handed to every run. */
+    bool b_constant;
+} pt_gemm_desc;
+
+/* Called on each finished tile: c[i * ldc + j] holds the f32 product for
+ * rows m0 + i (i < mlen) and columns n0 + j (j < nlen) of batch b.  The
+ * callback may overwrite c (it is the thread's own scratch); `tid` indexes
+ * per-thread state of the caller (0 <= tid < the run's thread count). */
+typedef void (*pt_gemm_epilogue_fn)(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen,
+                                    float *c, int64_t ldc, int tid);
+
+/* Made at compile time from a desc; copied by value, owns nothing. */
+typedef struct pt_gemm_plan {
+    pt_gemm_desc d;
+    const pt_gemm_ukernel *uk;
+    int64_t MC, NC, KC;      /* blocks (multiples of MR, NR, kg) */
+    int64_t nbatch;
+    int64_t mblocks, nblocks; /* per batch */
+    int nthr;                /* threads the scratch is planned for */
+    size_t thread_bytes;     /* scratch per thread */
+    size_t packed_b_bytes;   /* whole B in panels (one batch item) */
+} pt_gemm_plan;
+
+/* Chooses the microkernel (default row for d->kind), blocks and scratch for
+ * up to `nthr` threads.  dnnl_unimplemented for what the engine does not
+ * take (the caller keeps its other path). */
+pt_status pt_gemm_plan_init(pt_gemm_plan *p, const pt_gemm_desc *d, int nthr);
+/* Same with an explicit microkernel row (tests: every ISA level). */
+pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nthr, const pt_gemm_ukernel *uk);
+
+/* Execute-time data of one run. */
+typedef struct pt_gemm_args {
+    const void *a, *b;
+    const void *b_packed; /* non-NULL: B already packed by pt_gemm_pack_b_all (b ignored) */
+    const void *b_scales, *b_zps; /* dequant of B (F32/BF16 kinds) or per-n / per-tensor scale (U8S8) */
+    float a_scale;                /* U8S8 */
+    pt_gemm_epilogue_fn epilogue;
+    void *epilogue_ctx;
+} pt_gemm_args;
+
+/* Scratch for a run with `nthr` threads (<= plan's nthr). */
+size_t pt_gemm_scratch_bytes(const pt_gemm_plan *p, int nthr);
+
+/* Runs the whole batched product; every tile goes through the epilogue. */
+pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr);
+
+/* Packs all of B (batch item 0) into the layout b_packed expects
+ * (p->packed_b_bytes, 64-byte aligned destination); b_scales / b_zps as in
+ * args.  Single-threaded; meant for constant weights at first execution. */
+void pt_gemm_pack_b_all(const pt_gemm_plan *p, const void *b, const void *b_scales, const void *b_zps, void *dst);
+
+#endif
