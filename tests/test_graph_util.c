@@ -309,7 +309,9 @@ static bool run_partition(const tg_graph *g, const tg_run_opts *o, dnnl_graph_pa
     OK(st);
     if (st == dnnl_success) {
         rec->fused = compiled_fused(cp);
+        if (o->reference) compiled_set_fused(cp, false);
         double ms = execute(g, cp, ip, nin, opp, nout, data, &st);
+        if (o->reference) compiled_set_fused(cp, rec->fused);
         if (rec->fused) info->fused_ms = ms;
         if (o->opbyop && st == dnnl_success) {
             compiled_set_fused(cp, false);

@@ -141,6 +141,9 @@ typedef struct {
     int part_apply_to_int;
     bool part_mode_single;        /* also on single-op partitions (otherwise multi-op only) */
     bool skip_unsupported;        /* leave unsupported partitions (lone End ops) unrun */
+    /* Every partition runs through the reference kernels (its fused kernel,
+     * e.g. a lone MatMul's GEMM engine, switched off): the exact oracle. */
+    bool reference;
     /* Non-NULL: every partition runs a second time with its fused kernel
      * switched off (op by op through the reference kernels) on these
      * buffers, inputs included. */

@@ -815,6 +815,35 @@ static void t_float_bmb(void) {
     expect(g);
 }
 
+/* ---- compressed weights ------------------------------------------------ */
+
+/* DynamicDequantize(int weights, scales[, zps]) per group along K. */
+static int dyn_dq_wei(G *g, dnnl_data_type_t wdt, int64_t K, int64_t N, int64_t group, bool zps) {
+    int w = TN(g, wdt, K, N), sc = TN(g, dnnl_f32, K / group, N);
+    int y = like(g, w, dnnl_f32);
+    if (zps) OP(g, dnnl_graph_op_dynamic_dequantize, y, w, sc, TN(g, wdt, K / group, N));
+    else OP(g, dnnl_graph_op_dynamic_dequantize, y, w, sc);
+    as(g, dnnl_graph_op_attr_qtype, "per_group");
+    AIS(g, dnnl_graph_op_attr_group_shape, group, 1);
+    return y;
+}
+
+static void t_compressed_wei_matmul(void) {
+    G *g = gnew("compressed_wei_matmul_post_ops: int4 weights, group 4");
+    grp(g, "compressed_wei_matmul_post_ops");
+    int w = dyn_dq_wei(g, dnnl_u4, 8, 6, 4, true);
+    int x = mm(g, TN(g, dnnl_f32, 3, 8), w, dnnl_f32);
+    x = bin(g, dnnl_graph_op_add, x, TN(g, dnnl_f32, 1, 6));
+    un(g, dnnl_graph_op_relu, x);
+    expect(g);
+
+    g = gnew("compressed_wei_matmul_post_ops: s8 weights, no zero points");
+    grp(g, "compressed_wei_matmul_post_ops");
+    w = dyn_dq_wei(g, dnnl_s8, 8, 5, 8, false);
+    mm(g, TN(g, dnnl_f32, 1, 8), w, dnnl_f32);
+    expect(g);
+}
+
 /* ---- quantized convolution -------------------------------------------- */
 
 static void t_x8x8x8_conv_add(void) {
@@ -2616,6 +2645,7 @@ int main(void) {
     CHECK_EQ_INT(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags), dnnl_success);
     t_registry();
     t_float_bmb();
+    t_compressed_wei_matmul();
     t_x8x8x8_conv_add();
     t_x8s8x_conv_reshape();
     t_x8s8x_tc_conv_add();

@@ -107,7 +107,7 @@ static void check_graph(const char *name, const gdesc *g, const char *want_row, 
     tg_bufs_alloc(&B, sets, 2, fill_input);
     void **got = B.set[0], **ref = B.set[1];
     tg_run_info ri, fi;
-    bool ok = tg_run(&gref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, ref, &ri);
+    bool ok = tg_run(&gref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, ref, &ri);
     CHECK(ok);
     ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
     CHECK(ok);

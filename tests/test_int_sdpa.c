@@ -58,7 +58,7 @@ static void check_graph(const char *name, gdesc *g, int want_parts, bool want_fu
     tg_bufs_alloc(&B, sets, online ? 3 : 2, fill_input);
     void **ref = B.set[0], **got = B.set[1], **got2 = B.set[2];
     tg_run_info ri, fi, oi;
-    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, ref, &ri);
+    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, ref, &ri);
     CHECK(ok);
     ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
     CHECK(ok);

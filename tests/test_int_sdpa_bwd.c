@@ -105,7 +105,7 @@ static void check_unfused(const char *name, const gdesc *g) {
     tg_bufs B;
     tg_bufs_alloc(&B, sets, 2, fill_input);
     tg_run_info ri, fi;
-    tg_run_opts o = {.policy = dnnl_graph_partition_policy_debug, .skip_unsupported = true};
+    tg_run_opts o = {.policy = dnnl_graph_partition_policy_debug, .skip_unsupported = true, .reference = true};
     bool ok = tg_run(g, &o, B.set[1], &ri);
     CHECK(ok);
     o.policy = dnnl_graph_partition_policy_fusion;

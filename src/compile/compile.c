@@ -6,8 +6,10 @@
 
 #include "compile/compiled.h"
 #include "compile/fused_lowering.h"
+#include "compile/lower_fused.h"
 #include "compile/ref_bind.h"
 #include "ops/op_schema.h"
+#include "partition/pattern_chain.h"
 #include "partition/pattern_rows.h"
 #include "compile/cp_cache.h"
 
@@ -247,6 +249,24 @@ static void widen_intermediates(const pt_partition_impl *p, const pt_compiled *c
     }
 }
 
+/* A partition that runs op by op still runs its MatMuls on the GEMM engine;
+ * the kernel scratch region grows to the largest step's need. */
+static pt_status bind_matmul_steps(pt_compiled *c, const pt_lower_ctx *lc) {
+    size_t need = 0;
+    for (size_t i = 0; i < c->nsteps; ++i) {
+        pt_step *st = &c->steps[i];
+        pt_bound_kernel k;
+        if (st->op->kind == dnnl_graph_op_matmul && pt_bind_matmul_engine(st->op, lc, &k) == dnnl_success) {
+            pt_bound_kernel_release(&st->kernel);
+            st->kernel = k;
+        }
+        if (st->kernel.scratch_bytes > need) need = st->kernel.scratch_bytes;
+    }
+    size_t total = c->kernel_scratch_offset + (need + PT_ALIGNMENT - 1) / PT_ALIGNMENT * PT_ALIGNMENT;
+    if (total > c->scratch_size) c->scratch_size = total;
+    return dnnl_success;
+}
+
 static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled *c) {
     size_t cap = 0;
     c->inputs = calloc(p->nin ? p->nin : 1, sizeof(pt_lt));
@@ -365,6 +385,11 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         st = build_plan(p, &map, c);
     }
     pt_lower_fn lower = p->row ? pt_fused_lowering(p->row->fused) : NULL;
+    /* A lone MatMul runs on the GEMM engine through the compute lowering
+     * (with an empty epilogue), like every other MatMul partition. */
+    bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
+    if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
+    const pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply};
     if (st == dnnl_success && lower) {
         const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);
         int *roles = malloc((c->nsteps ? c->nsteps : 1) * sizeof *roles);
@@ -372,13 +397,13 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
         /* Steps skip End ops: keep each step's role beside it. */
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
-            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = p->roles[o];
+            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = lone_matmul ? PT_CHAIN_ANCHOR : p->roles[o];
         pt_fused f = {0};
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */
         bool fits = c->nin + c->nout <= 2 * PT_EXEC_MAX_PORTS;
         if (ops && roles && fits &&
-            lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f) == dnnl_success) {
+            lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f, &lc) == dnnl_success) {
             c->fused = f;
             c->has_fused = true;
             if (f.has_inplace && f.inplace_in < c->nin && f.inplace_out < c->nout && !c->inplace) {
@@ -393,6 +418,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         free(ops);
         free(roles);
     }
+    if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc);
     map_free(&map);
     if (st != dnnl_success) {
         pt_compiled_release(c);

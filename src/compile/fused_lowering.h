@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "ir/op.h"
+#include "compile/lower_ctx.h"
 #include "kernels/kernel.h"
 #include "partition/pattern_rows.h"
 
@@ -16,7 +17,8 @@
  * dnnl_success fills *fused; any other status leaves the partition to run op
  * by op through the reference kernels. */
 typedef pt_status (*pt_lower_fn)(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
-                                 size_t nin, const pt_lt *out, size_t nout, pt_fused *fused);
+                                 size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                   const pt_lower_ctx *lc);
 
 /* The lowering of a family (NULL for PT_FUSED_NONE). */
 pt_lower_fn pt_fused_lowering(pt_fused_family family);

@@ -272,7 +272,8 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
 }
 
 pt_status pt_lower_chain_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
-                                  size_t nin, const pt_lt *out, size_t nout, pt_fused *fused) {
+                                  size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                                  const pt_lower_ctx *lc) {
     if (!ops || !nops || !fused || nout < 1) return unimpl("an empty partition");
     ch_state *s = calloc(1, sizeof *s);
     ch_work w = {0};
@@ -308,7 +309,7 @@ pt_status pt_prepare_chain_post_ops(const pt_op *const *ops, size_t nops, const 
         int k = ops[i]->kind == dnnl_graph_op_reorder ? dnnl_graph_op_type_cast : ops[i]->kind;
         roles[i] = is_elementwise(k) ? PT_CHAIN_POST : PT_CHAIN_ANCHOR;
     }
-    pt_status st = pt_lower_chain_post_ops(ops, roles, nops, in, nin, out, nout, fused);
+    pt_status st = pt_lower_chain_post_ops(ops, roles, nops, in, nin, out, nout, fused, NULL);
     free(roles);
     return st;
 }

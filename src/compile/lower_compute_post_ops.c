@@ -16,6 +16,7 @@
 #include "compile/lower_postops.h"
 #include "ir/dtype.h"
 #include "kernels/fused/compute_post_ops.h"
+#include "kernels/fused/matmul_engine.h"
 #include "ops/op_schema.h"
 #include "ops/spatial_utils.h"
 #include "partition/pattern_chain.h"
@@ -304,8 +305,20 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     return dnnl_success;
 }
 
+/* MatMul anchors run on the GEMM engine when it takes them (a plain
+ * compiled partition, not the op-by-op replica, which must stay exact). */
+static pt_status try_engine(cp_state *s, const pt_lt *in, size_t nin, const pt_lower_ctx *lc) {
+    if (s->kind != CP_MATMUL || s->round_floats || !lc) return dnnl_unimplemented;
+    bool *cst = malloc((nin ? nin : 1) * sizeof *cst);
+    if (!cst) return dnnl_out_of_memory;
+    for (size_t i = 0; i < nin; ++i) cst[i] = in[i].property == dnnl_graph_tensor_property_constant;
+    pt_status st = pt_mme_prepare(s, cst, nin, lc->fpmath);
+    free(cst);
+    return st;
+}
+
 static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                       const pt_lt *out, size_t nout, pt_fused *fused, bool round_floats) {
+                       const pt_lt *out, size_t nout, pt_fused *fused, bool round_floats, const pt_lower_ctx *lc) {
     if (!ops || !nops || !fused) return pt_err(dnnl_unimplemented, "compute_post_ops: empty partition");
     cp_state *s = calloc(1, sizeof *s);
     unsigned *mark = calloc(nops, sizeof *mark);
@@ -317,6 +330,11 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
     pt_status st = prepare_impl(ops, roles, nops, in, nin, out, nout, s, mark);
     free(mark);
     if (st != dnnl_success) {
+        pt_cp_state_free(s);
+        return st;
+    }
+    st = try_engine(s, in, nin, lc);
+    if (st == dnnl_out_of_memory) {
         pt_cp_state_free(s);
         return st;
     }
@@ -333,8 +351,9 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
 }
 
 pt_status pt_lower_compute_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
-                                    size_t nin, const pt_lt *out, size_t nout, pt_fused *fused) {
-    return lower(ops, roles, nops, in, nin, out, nout, fused, false);
+                                    size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                                    const pt_lower_ctx *lc) {
+    return lower(ops, roles, nops, in, nin, out, nout, fused, false, lc);
 }
 
 /* The ops-only entries: the compute op is the anchor. */
@@ -343,7 +362,7 @@ static pt_status lower_ops(const pt_op *const *ops, size_t nops, const pt_lt *in
     int *roles = malloc((nops ? nops : 1) * sizeof *roles);
     if (!roles) return dnnl_out_of_memory;
     for (size_t i = 0; i < nops; ++i) roles[i] = is_compute(ops[i]->kind) ? PT_CHAIN_ANCHOR : PT_CHAIN_POST;
-    pt_status st = lower(ops, roles, nops, in, nin, out, nout, fused, round_floats);
+    pt_status st = lower(ops, roles, nops, in, nin, out, nout, fused, round_floats, NULL);
     free(roles);
     return st;
 }
@@ -356,4 +375,36 @@ pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, cons
 pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                                const pt_lt *out, size_t nout, pt_fused *fused) {
     return lower_ops(ops, nops, in, nin, out, nout, fused, true);
+}
+
+/* ---- MatMul steps of op-by-op partitions ------------------------------------ */
+
+static pt_status run_wrapped(const void *params, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                             const pt_exec_ctx *ctx) {
+    const pt_fused *f = params;
+    return f->run(f, in, nin, out, nout, ctx ? ctx->scratch : NULL, ctx);
+}
+
+static void release_wrapped(void *params) {
+    pt_fused *f = params;
+    if (f->release) f->release(f);
+    free(f);
+}
+
+pt_status pt_bind_matmul_engine(const pt_op *op, const pt_lower_ctx *lc, pt_bound_kernel *out) {
+    if (!op || op->kind != dnnl_graph_op_matmul || op->nout != 1) return dnnl_unimplemented;
+    pt_fused *f = calloc(1, sizeof *f);
+    if (!f) return dnnl_out_of_memory;
+    const pt_op *ops[1] = {op};
+    const int roles[1] = {PT_CHAIN_ANCHOR};
+    pt_status st = lower(ops, roles, 1, op->in, op->nin, op->out, 1, f, false, lc);
+    if (st == dnnl_success && !((const cp_state *)f->state)->mme) st = dnnl_unimplemented;
+    if (st != dnnl_success) {
+        if (f->release) f->release(f);
+        free(f);
+        return st;
+    }
+    *out = (pt_bound_kernel){.run = run_wrapped, .params = f, .release = release_wrapped,
+                             .scratch_bytes = f->scratch_bytes};
+    return dnnl_success;
 }

@@ -23,12 +23,14 @@ void pt_lower_mark_ancestors(const pt_op *const *ops, size_t nops, size_t id, in
  * forms the kernel does not compute (1-D operands, a transposed hidden
  * operand, shapes that need broadcasting between the gate and up branches). */
 pt_status pt_lower_gated_mlp(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                             const pt_lt *out, size_t nout, pt_fused *fused);
+                             const pt_lt *out, size_t nout, pt_fused *fused,
+                             const pt_lower_ctx *lc);
 
 /* Chain partitions without a compute anchor (roles of
  * partition/pattern_chain.h). */
 pt_status pt_lower_chain_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
-                                  size_t nin, const pt_lt *out, size_t nout, pt_fused *fused);
+                                  size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                                  const pt_lower_ctx *lc);
 /* The same from the ops alone (the non-element-wise op is the anchor): for
  * tests. */
 pt_status pt_prepare_chain_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
@@ -36,11 +38,17 @@ pt_status pt_prepare_chain_post_ops(const pt_op *const *ops, size_t nops, const 
 
 /* Compute partitions (roles of partition/pattern_chain.h). */
 pt_status pt_lower_compute_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
-                                    size_t nin, const pt_lt *out, size_t nout, pt_fused *fused);
+                                    size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                                    const pt_lower_ctx *lc);
 /* The same from the ops alone (the compute op is the anchor), and the same
  * with every bf16/f16 intermediate rounded to its declared type (anchor
  * operands and output included): bit-identical to the op-by-op path
  * through the reference kernels.  For tests and debugging. */
+/* A MatMul step of an op-by-op partition bound to the GEMM engine (its
+ * ports are the op's own inputs and output, in order).  dnnl_unimplemented
+ * when the engine does not take it (the step keeps its reference kernel). */
+pt_status pt_bind_matmul_engine(const pt_op *op, const pt_lower_ctx *lc, pt_bound_kernel *out);
+
 pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                       const pt_lt *out, size_t nout, pt_fused *fused);
 pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,

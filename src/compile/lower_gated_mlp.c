@@ -303,7 +303,8 @@ static bool lower(gm_ctx *c) {
 }
 
 pt_status pt_lower_gated_mlp(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                             const pt_lt *out, size_t nout, pt_fused *fused) {
+                             const pt_lt *out, size_t nout, pt_fused *fused,
+                             const pt_lower_ctx *lc) {
     pt_gm_plan *p = calloc(1, sizeof *p);
     if (!p) return dnnl_out_of_memory;
     gm_ctx c = {.in = in, .nin = nin, .out = out, .nout = nout, .p = p};

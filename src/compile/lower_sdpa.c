@@ -772,7 +772,8 @@ static pt_status parse(sd_ctx *c) {
 }
 
 pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                            const pt_lt *out, size_t nout, pt_fused *fused) {
+                            const pt_lt *out, size_t nout, pt_fused *fused,
+                            const pt_lower_ctx *lc) {
     sd_plan *p = calloc(1, sizeof *p);
     bool *used = calloc(nops ? nops : 1, sizeof(bool));
     pt_status st = dnnl_out_of_memory;

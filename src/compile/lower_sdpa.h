@@ -14,13 +14,16 @@
 #include <stddef.h>
 
 #include "ir/op.h"
+#include "compile/lower_ctx.h"
 #include "kernels/kernel.h"
 
 /* pt_lower_fn of PT_FUSED_SDPA_FWD and PT_FUSED_SDPA_BWD. */
 pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                            const pt_lt *out, size_t nout, pt_fused *fused);
+                            const pt_lt *out, size_t nout, pt_fused *fused,
+                            const pt_lower_ctx *lc);
 pt_status pt_lower_sdpa_bwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                            const pt_lt *out, size_t nout, pt_fused *fused);
+                            const pt_lt *out, size_t nout, pt_fused *fused,
+                            const pt_lower_ctx *lc);
 
 /* ---- shared by lower_sdpa.c and lower_sdpa_bwd.c ---- */
 

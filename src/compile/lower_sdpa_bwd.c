@@ -531,7 +531,8 @@ static pt_status parse(sb_ctx *c) {
 }
 
 pt_status pt_lower_sdpa_bwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
-                            const pt_lt *out, size_t nout, pt_fused *fused) {
+                            const pt_lt *out, size_t nout, pt_fused *fused,
+                            const pt_lower_ctx *lc) {
     sb_plan *p = calloc(1, sizeof *p);
     bool *used = calloc(nops ? nops : 1, sizeof(bool));
     if (!p || !used) {

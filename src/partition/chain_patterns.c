@@ -82,6 +82,12 @@ static bool dq_s8_zp0(const pt_graph *g, int op) {
     return dq_s8(g, op) && per_tensor(op_at(g, op)) && unit_zp_free(op_at(g, op));
 }
 
+/* Compressed weights: 8- or 4-bit integers dequantised with tensor scales. */
+static bool dyn_dq_int_weights(const pt_graph *g, int op) {
+    dnnl_data_type_t t = in_dt(g, op, 0);
+    return t == dnnl_s8 || t == dnnl_u8 || t == dnnl_s4 || t == dnnl_u4;
+}
+
 /* Convolution src: int8, or f8 with unit scales and no zero point. */
 static bool dq_conv_src(const pt_graph *g, int op) {
     dnnl_data_type_t t = in_dt(g, op, 0);
@@ -311,6 +317,9 @@ static const pt_link_spec l_sum_tc_dq[] = {LINK(dnnl_graph_op_type_cast, false, 
 /* Bias through an optional TypeCast. */
 static const pt_link_spec l_bias_tc[] = {LINK(dnnl_graph_op_type_cast, true, NULL, BIAS_CAST)};
 
+static const pt_link_spec l_wei_dyn_dq[] = {
+    LINK(dnnl_graph_op_dynamic_dequantize, false, dyn_dq_int_weights, WEI_DEQUANT)};
+static const pt_branch_spec b_compressed_wei[] = {{1, l_wei_dyn_dq, 1}};
 static const pt_branch_spec b_x8_matmul[] = {{0, l_dq_x8, 1}, {1, l_wei_matmul, 2}};
 static const pt_branch_spec b_x8_conv[] = {{0, l_dq_conv_src, 1}, {1, l_wei_conv, 2}};
 static const pt_branch_spec b_x8_conv_add[] = {{0, l_dq_conv_src, 1}, {1, l_wei_conv_q8, 2}};
@@ -473,6 +482,11 @@ const pt_pattern_row pt_chain_rows[] = {
         {K(dnnl_graph_op_type_cast), OPT, R(POST)}, RESHAPE_TRANSPOSE_RESHAPE),
     ROW(fp_matmul_dropout, 8.9f, F_CHAIN, MATMUL_FP, {K(dnnl_graph_op_dropout), ONE, R(POST)}),
 
+    /* Weight-only compression: DynamicDequantize(int weights) →[1] MatMul →
+     * BiasAdd? → POST* → TypeCast? (seed 002; int4/int8 weights with
+     * per-tensor, per-channel or per-group scales and zero points). */
+    ROW(compressed_wei_matmul_post_ops, 8.85f, F_COMPUTE, MATMUL(b_compressed_wei), BIAS_OPT, POST_STAR,
+        {K(dnnl_graph_op_type_cast), OPT, R(OUT_CAST)}),
     /* Normalization. */
     ROW(fp_bnorm_relu, 8.8f, F_CHAIN,
         {S(is_bnorm_fwd), ONE, .check = bnorm_params_f32, R(ANCHOR)},

@@ -1,5 +1,7 @@
 #include "runtime/settings.h"
 
+#include "runtime/const_cache.h"
+
 #include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -87,6 +89,7 @@ pt_status pt_set_const_cache_capacity_mb(dnnl_engine_kind_t kind, size_t mb) {
     read_const_env();
     const_mb[kind] = mb;
     pthread_mutex_unlock(&lock);
+    if (kind == dnnl_cpu) pt_const_cache_clear(); /* a new capacity empties the cache */
     return dnnl_success;
 }
 

@@ -17,6 +17,7 @@
  * micro-kernel in k order, and runs the epilogue program over the tile's
  * runs along the output's last dim before storing them. */
 #include "kernels/fused/compute_post_ops.h"
+#include "kernels/fused/matmul_engine.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -495,17 +496,21 @@ static void compute_tile(const cp_args *A, int64_t mb, int64_t nb, bool masked, 
 
 /* Rounds to the anchor's type (op-by-op mode), runs the epilogue, stores.
  * `aidx` indexes the anchor output. */
-static void finish_run(const cp_args *A, float *x, int64_t n, const int64_t *aidx, const cp_bufs *t) {
-    const cp_state *s = A->s;
+void pt_cp_finish_run(const cp_state *s, const void *bound_epi, void *out_data, float *x, int64_t n,
+                      const int64_t *aidx, float *tmp) {
     int64_t idx[CP_MAXD], off = 0;
     for (int d = 0; d < s->out_ndims; ++d) {
         idx[d] = d < s->out_lead ? 0 : aidx[d - s->out_lead];
         off += idx[d] * s->out_strides[d];
     }
     if (s->round_floats) pt_run_round(s->anchor_dt, x, n);
-    pt_postops_apply(A->be, x, n, idx, t->tmp);
+    pt_postops_apply(bound_epi, x, n, idx, tmp);
     int64_t stride = s->out_ndims ? s->out_strides[s->out_ndims - 1] : 0;
-    pt_run_store(A->out[0].data, s->out_dt, off, stride, x, n);
+    pt_run_store(out_data, s->out_dt, off, stride, x, n);
+}
+
+static void finish_run(const cp_args *A, float *x, int64_t n, const int64_t *aidx, const cp_bufs *t) {
+    pt_cp_finish_run(A->s, A->be, A->out[0].data, x, n, aidx, t->tmp);
 }
 
 static void mm_epilogue(const cp_args *A, const int64_t *bi, int64_t m0, int64_t mb, int64_t q0, int64_t nb,
@@ -646,6 +651,10 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     if (nout < 1) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no output");
     if (s->nbatch == 0 || s->P == 0 || s->Q == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no scratchpad");
+    /* The engine path was planned for one math mode; another one (a caller
+     * of the kernel-level entry) takes the exact path. */
+    if (s->mme && pt_mme_mode(s) == (ctx ? ctx->fpmath : dnnl_fpmath_mode_strict))
+        return pt_mme_run(s, in, nin, out, scratch, ctx);
     char *base = scratch;
     cp_args A;
     memset(&A, 0, sizeof A);
@@ -707,6 +716,7 @@ void pt_cp_state_free(cp_state *s) {
     pt_postops_destroy(s->a.prog);
     pt_postops_destroy(s->w.prog);
     pt_postops_destroy(s->epi);
+    pt_mme_free(s);
     free(s);
 }
 
@@ -790,6 +800,7 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
     if (st != dnnl_success) return pt_cp_state_free(s), st;
     *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
+    if (pt_mme_scratch_bytes(s) > fused->scratch_bytes) fused->scratch_bytes = pt_mme_scratch_bytes(s);
     return dnnl_success;
 }
 

@@ -90,6 +90,8 @@ typedef struct {
     size_t t_ap, t_mask, t_oob, t_bp, t_box, t_c, t_run, t_tmp, thread_bytes;
     bool has_inplace;
     size_t inplace_in, inplace_out;
+    /* MatMul on the GEMM engine (matmul_engine.h); NULL: the exact path. */
+    struct pt_mme *mme;
 } pt_cp_state;
 
 /* Plans blocks, work split and scratch of state `s` (heap, filled by the
@@ -97,6 +99,12 @@ typedef struct {
  * failure `s` is released. */
 pt_status pt_compute_post_ops_finish(pt_cp_state *s, pt_fused *fused);
 void pt_cp_state_free(pt_cp_state *s);
+
+/* Rounds a run of anchor results as the state says, runs the epilogue
+ * program on it (bound at `bound_epi`) and stores it into the output at
+ * anchor index `aidx` (the run goes along the output's last dim). */
+void pt_cp_finish_run(const pt_cp_state *s, const void *bound_epi, void *out_data, float *x, int64_t n,
+                      const int64_t *aidx, float *tmp);
 
 /* In-place pair (docs/api.md, get_inplace_ports): true when `f` was made by
  * the compute lowering and the partition output may share its buffer with
