@@ -3,12 +3,14 @@
  * Each panel kind has three loops: rows contiguous (copy k by k), k
  * contiguous (transpose in k blocks that stay in L1), and any strides.  The
  * element converters are constant arguments of static inline loops, so the
- * compiler specialises one loop per source type. */
+ * compiler specialises one loop per source type.  On AVX-512 CPUs the common
+ * f32 / bf16 layouts go to src/kernels/x86/gemm_pack_avx512.c instead. */
 #include <string.h>
 
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/x86/gemm_pack_x86.h"
 
 typedef float (*to_f32_fn)(const void *p, int64_t e);
 typedef uint16_t (*to_bf16_fn)(const void *p, int64_t e);
@@ -31,6 +33,9 @@ static uint16_t bf16_of_bf16(const void *p, int64_t e) { return ((const uint16_t
 static uint16_t bf16_of_f16(const void *p, int64_t e) { return bf16_rne(pt_f16_to_f32(((const uint16_t *)p)[e])); }
 
 enum { K_BLOCK = 64 }; /* k run per row in the transposing loops */
+
+/* The AVX-512 helpers take f32 / bf16 rows with contiguous k or rows. */
+static bool fast_pack(void) { return pt_isa() >= PT_ISA_AVX512; }
 
 /* One F32 strip [kc][R] from `rows_in` source rows starting at element src. */
 static inline void strip_f32(to_f32_fn conv, const void *src, int64_t s_row, int64_t s_k, int rows_in, int R,
@@ -91,6 +96,7 @@ static inline const void *elem_at(const void *data, dnnl_data_type_t dt, int64_t
 
 static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, int64_t r0, int64_t rows,
                             int64_t k0, int64_t kc, float *dst) {
+    const bool fast = fast_pack();
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);
@@ -99,7 +105,8 @@ static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, i
         case dnnl_bf16: strip_f32(f32_of_bf16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
         case dnnl_f16: strip_f32(f32_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
         default:
-            strip_f32(f32_of_f32, src, o->s_row, o->s_k, rows_in, R, kc, d);
+            if (o->s_k == 1 && fast) pt_gemm_pack_f32_kcontig_avx512(src, o->s_row, rows_in, R, kc, d);
+            else strip_f32(f32_of_f32, src, o->s_row, o->s_k, rows_in, R, kc, d);
             /* The math mode rounds f32 operands only; the strip is hot in L1. */
             if (o->round != dnnl_fpmath_mode_strict)
                 for (int64_t i = 0; i < R * kc; ++i) d[i] = pt_round_fpmath(o->round, d[i]);
@@ -111,10 +118,19 @@ static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, i
 static void pack_bf16_panels(const pt_gemm_operand *o, const void *data, int R, int64_t r0, int64_t rows,
                              int64_t k0, int64_t kc, uint16_t *dst) {
     const int64_t kcp = (kc + 1) & ~(int64_t)1;
+    const bool fast = fast_pack() && o->dt != dnnl_f16 && (o->s_k == 1 || o->s_row == 1);
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);
         uint16_t *d = dst + s * R * kcp;
+        if (fast && o->s_k == 1) {
+            pt_gemm_pack_bf16_kcontig_avx512(src, o->dt == dnnl_bf16, o->s_row, rows_in, R, kc, d);
+            continue;
+        }
+        if (fast) {
+            pt_gemm_pack_bf16_rcontig_avx512(src, o->dt == dnnl_bf16, o->s_k, rows_in, R, kc, d);
+            continue;
+        }
         switch (o->dt) {
         case dnnl_bf16: strip_bf16(bf16_of_bf16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
         case dnnl_f16: strip_bf16(bf16_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
