@@ -10,6 +10,7 @@
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "test_util.h"
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
@@ -89,6 +90,80 @@ static void test_ukernels(pt_gemm_kind kind) {
             check_ukernel_case(uk, kcs[t], (int)rnd_range(1, uk->mr), (int)rnd_range(1, uk->nr), (int)(t & 1));
         }
         printf("  %s: microkernel checked\n", uk->name);
+    }
+}
+
+/* ---- packing of float sources ------------------------------------------------------ */
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static float float_of(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Panels of every layout path (k contiguous, rows contiguous, strided) hold
+ * exactly the converted values, specials included, and zero padding. */
+static void test_pack_special(void) {
+    static const uint32_t specials[] = {0x7fc00001u, 0x7f800001u, 0xff800000u, 0x7f800000u, 0x3f808000u,
+                                        0x3f818000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0x80000000u,
+                                        0x3f800001u, 0xbf7fffffu};
+    const pt_gemm_kind kinds[] = {PT_GEMM_F32, PT_GEMM_F32, PT_GEMM_BF16, PT_GEMM_BF16};
+    const dnnl_data_type_t srcs[] = {dnnl_f32, dnnl_f32, dnnl_f32, dnnl_bf16};
+    const dnnl_fpmath_mode_t rounds[] = {dnnl_fpmath_mode_strict, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_strict,
+                                         dnnl_fpmath_mode_strict};
+    for (int v = 0; v < 4; ++v) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(kinds[v]);
+        for (int is_b = 0; is_b < 2; ++is_b)
+            for (int lay = 0; lay < 3; ++lay) {
+                const int R = is_b ? uk->nr : uk->mr;
+                const int64_t rows = 2 * R - 3, K = 45, r0 = 1, k0 = 2, kc = 37;
+                const int64_t kcp = pt_gemm_kc_padded(uk, kc), strips = 2;
+                pt_gemm_operand o;
+                memset(&o, 0, sizeof o);
+                o.dt = srcs[v], o.round = rounds[v];
+                /* k contiguous, rows contiguous, neither (padded strides). */
+                o.s_row = lay == 0 ? K : lay == 1 ? 1 : 3 * K + 1;
+                o.s_k = lay == 0 ? 1 : lay == 1 ? rows + r0 : 3;
+                const int64_t n = (rows + r0) * (K + 1) * 4 + 3 * K * 3;
+                float *src = malloc(sizeof(float) * (size_t)n);
+                uint16_t *src16 = malloc(sizeof(uint16_t) * (size_t)n);
+                for (int64_t i = 0; i < n; ++i) {
+                    src[i] = rnd_u32() % 3 ? rnd_unit() : float_of(specials[rnd_u32() % 12]);
+                    src16[i] = pt_f32_to_bf16(src[i]);
+                }
+                const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+                unsigned char *dst = alloc64((size_t)(strips * R * kcp) * eb);
+                memset(dst, 0xa5, (size_t)(strips * R * kcp) * eb);
+                const void *data = o.dt == dnnl_bf16 ? (const void *)src16 : (const void *)src;
+                pt_gemm_pack_panels(uk, is_b, &o, data, NULL, NULL, r0, rows, k0, kc, dst, NULL);
+                int bad = 0;
+                for (int64_t s = 0; s < strips; ++s)
+                    for (int64_t k = 0; k < kcp; ++k)
+                        for (int r = 0; r < R; ++r) {
+                            const int64_t row = s * R + r;
+                            const bool in = row < rows && k < kc;
+                            const int64_t e = (r0 + row) * o.s_row + (k0 + k) * o.s_k;
+                            if (uk->kind == PT_GEMM_BF16) {
+                                uint16_t want = !in ? 0 : o.dt == dnnl_bf16 ? src16[e] : pt_f32_to_bf16(src[e]);
+                                uint16_t got = ((uint16_t *)dst)[s * R * kcp + (k / 2) * 2 * R + 2 * r + (k & 1)];
+                                if (got != want) ++bad;
+                            } else {
+                                float want = in ? pt_round_fpmath(o.round, src[e]) : 0.0f;
+                                float got = ((float *)dst)[s * R * kcp + k * R + r];
+                                if (bits_of(got) != bits_of(want) && !(isnan(got) && isnan(want))) ++bad;
+                            }
+                        }
+                if (bad)
+                    printf("  pack %s is_b=%d layout=%d src=%s round=%d: %d wrong\n", uk->name, is_b, lay,
+                           pt_dt_name(o.dt), (int)o.round, bad);
+                CHECK(bad == 0);
+                free(src), free(src16), free(dst);
+            }
     }
 }
 
@@ -395,6 +470,7 @@ int main(void) {
     printf("ISA %s\n", pt_isa_name(pt_isa()));
     test_ukernels(PT_GEMM_F32);
     test_ukernels(PT_GEMM_BF16);
+    test_pack_special();
     test_driver_float(PT_GEMM_F32);
     test_driver_float(PT_GEMM_BF16);
     test_driver_u8s8();
