@@ -10,7 +10,12 @@
  * fastest; batch items that broadcast B share it too), and per KC chunk
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
  * into an MC x NC block of C.  When K is done the block goes through the
- * epilogue.  Prepacked B uses the same whole-K strips for all N. */
+ * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
+ *
+ * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
+ * prepacked) skips packing: work units of (batch item, column chunk) each
+ * computed by pt_gemm_gemv_tile into the thread's f32 rows. */
 #include <omp.h>
 #include <string.h>
 
@@ -241,14 +246,14 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
         v.colsum = d->kind == PT_GEMM_U8S8 ? (const int32_t *)(v.base + panels) + n0 : NULL;
         return v;
     }
-    v.base = w->scratch + w->lay.b;
-    v.strip0 = 0;
-    v.colsum = d->kind == PT_GEMM_U8S8 ? (const int32_t *)(w->scratch + w->lay.colsum) : NULL;
+    char *panels = w->scratch + w->lay.b;
+    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
     if (!w->b_cached || w->cached_b_off != b_off || w->cached_n0 != n0) {
         pt_gemm_pack_panels(p->uk, true, &d->b, elem_ptr(w->args->b, d->b.dt, b_off), w->args->b_scales,
-                            w->args->b_zps, n0, nlen, 0, d->K, (void *)v.base, (int32_t *)v.colsum);
+                            w->args->b_zps, n0, nlen, 0, d->K, panels, colsum);
         w->b_cached = true, w->cached_b_off = b_off, w->cached_n0 = n0;
     }
+    v.base = panels, v.strip0 = 0, v.colsum = colsum;
     return v;
 }
 
