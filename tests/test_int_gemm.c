@@ -362,6 +362,74 @@ static void test_driver_float(pt_gemm_kind kind) {
     }
 }
 
+/* Integer weights dequantised into float panels: the driver hands the
+ * scales and zero points to the packer (also for prepacked B). */
+static void run_dequant_case(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, int64_t group, bool prepack, int nthr) {
+    const int64_t M = 37, N = 75, K = 160, G = group ? K / group : 1;
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = uk->kind, d.M = M, d.N = N, d.K = K;
+    d.a.dt = dnnl_f32, d.b.dt = bdt;
+    d.a.s_row = K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = N;
+    d.b.dq = (pt_gemm_dequant){true, dnnl_f32, dnnl_u8, group, G, 1, G, 1};
+    d.b_constant = prepack;
+    float *a = malloc(sizeof(float) * (size_t)(M * K)), *scales = malloc(sizeof(float) * (size_t)(N * G));
+    uint8_t *b = malloc((size_t)(K * N)), *zps = malloc((size_t)(N * G));
+    for (int64_t i = 0; i < M * K; ++i) a[i] = rnd_unit();
+    for (int64_t i = 0; i < K * N; ++i) b[i] = (uint8_t)rnd_u32();
+    for (int64_t i = 0; i < N * G; ++i) scales[i] = rnd_unit() / 16, zps[i] = (uint8_t)(rnd_u32() % 16);
+    sink s = {M, N, calloc((size_t)(M * N), sizeof(float)), calloc((size_t)(M * N), sizeof(int)), nthr, 0};
+    pt_gemm_plan p;
+    pt_status st = pt_gemm_plan_init_with(&p, &d, nthr, uk);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (st == dnnl_success) {
+        void *scratch = malloc(pt_gemm_scratch_bytes(&p, nthr)), *packed = NULL;
+        pt_gemm_args args = {.a = a, .b = b, .b_scales = scales, .b_zps = zps, .epilogue = sink_epilogue,
+                             .epilogue_ctx = &s};
+        if (prepack) {
+            packed = alloc64(p.packed_b_bytes);
+            pt_gemm_pack_b_all(&p, b, scales, zps, packed);
+            args.b = NULL, args.b_scales = NULL, args.b_zps = NULL, args.b_packed = packed;
+        }
+        CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, nthr), dnnl_success);
+        int wrong = 0;
+        for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+                double ref = 0, mag = 0;
+                for (int64_t k = 0; k < K; ++k) {
+                    const int64_t e = k * N + n, g = group ? k / group : 0;
+                    int32_t q = bdt == dnnl_s8 ? (int8_t)b[e] : bdt == dnnl_u8 ? b[e]
+                              : (b[e / 2] >> (4 * (e & 1))) & 15;
+                    if (bdt == dnnl_s4) q = (q ^ 8) - 8;
+                    float w = (float)(q - zps[n * G + g]) * scales[n * G + g];
+                    if (uk->kind == PT_GEMM_BF16) w = pt_bf16_to_f32(pt_f32_to_bf16(w));
+                    double x = uk->kind == PT_GEMM_BF16 ? pt_bf16_to_f32(pt_f32_to_bf16(a[m * K + k])) : a[m * K + k];
+                    ref += x * w, mag += fabs(x * w);
+                }
+                if (s.hits[m * N + n] != 1 || fabs(s.c[m * N + n] - ref) > (double)(K + 2) * 0x1p-23 * mag + 1e-30)
+                    ++wrong;
+            }
+        if (wrong)
+            printf("  %s dequant %s group=%lld prepack=%d nthr=%d: %d wrong\n", uk->name, pt_dt_name(bdt),
+                   (long long)group, prepack, nthr, wrong);
+        CHECK(wrong == 0 && !s.bad_tid);
+        free(scratch), free(packed);
+    }
+    free(a), free(scales), free(b), free(zps), free(s.c), free(s.hits);
+}
+
+static void test_driver_dequant(void) {
+    const pt_gemm_kind kinds[] = {PT_GEMM_F32, PT_GEMM_BF16};
+    for (int i = 0; i < 2; ++i) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(kinds[i]);
+        run_dequant_case(uk, dnnl_s8, 0, false, 1);
+        run_dequant_case(uk, dnnl_u8, 32, true, 2);
+        run_dequant_case(uk, dnnl_s4, 32, false, 2);
+        run_dequant_case(uk, dnnl_u4, 0, true, 1);
+        printf("  %s: integer weights checked\n", uk->name);
+    }
+}
+
 /* ---- U8S8 ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -473,6 +541,7 @@ int main(void) {
     test_pack_special();
     test_driver_float(PT_GEMM_F32);
     test_driver_float(PT_GEMM_BF16);
+    test_driver_dequant();
     test_driver_u8s8();
     test_declined();
     return pt_test_summary("test_int_gemm");
