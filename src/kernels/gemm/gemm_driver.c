@@ -1,0 +1,382 @@
+/* The GEMM driver (see gemm.h): cache blocks from the CPU's cache sizes, the
+ * 2-D thread split, packing into thread-private scratch, the microkernel
+ * sweep with tails, the s32 -> f32 step of U8S8 and the epilogue per
+ * finished block.
+ *
+ * A work item is one MC x NC block of C in one batch item.  Its thread packs
+ * B for the whole K of the block's NC columns (whole-K strips: any k range
+ * of a strip is itself a panel, so the packed block serves every KC chunk),
+ * keeps it while consecutive items share those columns (items run M block
+ * fastest; batch items that broadcast B share it too), and per KC chunk
+ * packs the MC x KC block of A and sweeps the microkernel over it, adding
+ * into an MC x NC block of C.  When K is done the block goes through the
+ * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
+ *
+ * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
+ * prepacked) skips packing: work units of (batch item, column chunk) each
+ * computed by pt_gemm_gemv_tile into the thread's f32 rows. */
+#include <omp.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "kernels/gemm/gemm_internal.h"
+
+/* Blocking targets (fractions of the cache the block may fill), measured on
+ * Zen (48 KiB L1d, 1 MiB L2) at 1024^3 to 2048^3 and skinny shapes: the B
+ * micro-panel (KC x NR) may fill L1, since the A micro-panels only stream
+ * through it (5-8 % faster than half of L1); the A block (MC x KC) takes a
+ * quarter of L2, leaving the rest to the C block and B (a half was 2-4 %
+ * slower, an eighth no better). */
+#ifndef PT_GEMM_KC_L1_DIVISOR
+#define PT_GEMM_KC_L1_DIVISOR 1
+#endif
+#ifndef PT_GEMM_MC_L2_DIVISOR
+#define PT_GEMM_MC_L2_DIVISOR 4
+#endif
+#ifndef PT_GEMM_B_BLOCK_BYTES
+#define PT_GEMM_B_BLOCK_BYTES (4 << 20) /* whole-K packed B of one NC block (2 and 8 MiB: no better) */
+#endif
+#ifndef PT_GEMM_NC_MAX
+#define PT_GEMM_NC_MAX 2048
+#endif
+#define NC_MIN 256            /* A is repacked per NC block: keep NC from shrinking below this */
+#define KC_MAX 1024
+#define MIN_MACS_PER_THREAD (INT64_C(1) << 18)
+#define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
+#define GEMV_COL_ALIGN 64
+#define ALIGN_BYTES 64
+
+static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline size_t align_bytes(size_t n) { return (n + ALIGN_BYTES - 1) & ~(size_t)(ALIGN_BYTES - 1); }
+
+/* ---- plan -------------------------------------------------------------------- */
+
+/* Byte offsets of a thread's scratch pieces (each 64-byte aligned). */
+typedef struct {
+    size_t c, a, b, rowsum, rowsum_chunk, colsum, total;
+} thread_layout;
+
+static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk, p->d.K); }
+
+static thread_layout layout_of(const pt_gemm_plan *p) {
+    const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
+    thread_layout l;
+    l.c = 0;
+    l.a = l.c + align_bytes((size_t)(p->MC * p->NC) * 4);
+    l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
+    l.rowsum = l.b + align_bytes((size_t)(k_padded(p) * p->NC) * eb);
+    bool int_kind = p->d.kind == PT_GEMM_U8S8;
+    l.rowsum_chunk = l.rowsum + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
+    l.colsum = l.rowsum_chunk + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
+    l.total = l.colsum + (int_kind ? align_bytes((size_t)p->NC * 4) : 0);
+    return l;
+}
+
+static bool gemv_path_possible(const pt_gemm_desc *d) {
+    return d->kind != PT_GEMM_U8S8 && d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d);
+}
+
+/* Small-M path: f32 rows of one work unit, at most M x N rounded up. */
+static size_t gemv_thread_bytes(const pt_gemm_desc *d) {
+    return align_bytes((size_t)(d->M * round_up(d->N, GEMV_COL_ALIGN)) * sizeof(float));
+}
+
+static int64_t total_macs(const pt_gemm_plan *p) { return p->nbatch * p->d.M * p->d.N * p->d.K; }
+
+/* Threads worth using: every thread gets at least MIN_MACS_PER_THREAD. */
+static int useful_threads(const pt_gemm_plan *p, int nthr) {
+    int64_t cap = max64(1, total_macs(p) / MIN_MACS_PER_THREAD);
+    return (int)min64(nthr, cap);
+}
+
+/* Block sizes even over the extent: n blocks of at most `max` each. */
+static int64_t even_block(int64_t extent, int64_t max, int64_t unit) {
+    int64_t n = ceil_div(extent, max);
+    return round_up(ceil_div(extent, n), unit);
+}
+
+static void set_blocks(pt_gemm_plan *p, int64_t MC, int64_t NC) {
+    p->MC = MC, p->NC = NC;
+    p->mblocks = ceil_div(p->d.M, MC), p->nblocks = ceil_div(p->d.N, NC);
+}
+
+static void choose_blocks(pt_gemm_plan *p) {
+    const pt_cpu_info *cpu = pt_cpu();
+    const pt_gemm_ukernel *uk = p->uk;
+    const pt_gemm_desc *d = &p->d;
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), kg = uk->kg;
+    const int64_t Kp = pt_gemm_kc_padded(uk, d->K);
+
+    int64_t kc_max = (int64_t)cpu->l1d_bytes / PT_GEMM_KC_L1_DIVISOR / (uk->nr * eb);
+    kc_max = max64(kg * 16, min64(KC_MAX, kc_max / kg * kg));
+    p->KC = even_block(Kp, kc_max, kg);
+
+    int64_t mc_max = (int64_t)cpu->l2_bytes / PT_GEMM_MC_L2_DIVISOR / (p->KC * eb);
+    mc_max = max64(uk->mr, mc_max / uk->mr * uk->mr);
+    int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;
+    nc_max = min64(PT_GEMM_NC_MAX, max64(NC_MIN, nc_max));
+    set_blocks(p, even_block(d->M, mc_max, uk->mr), even_block(d->N, nc_max, uk->nr));
+
+    /* Enough items for every useful thread, and a multiple of the thread
+     * count while items are few (3 items on 2 threads waste a third). */
+    const int T = useful_threads(p, p->nthr);
+    for (;;) {
+        int64_t items = p->nbatch * p->mblocks * p->nblocks;
+        if (items >= T && (items % T == 0 || items >= 4 * T)) break;
+        bool m_can = p->MC > uk->mr, n_can = p->NC > uk->nr;
+        if (!m_can && !n_can) break;
+        /* Split the dimension whose blocks are larger relative to its unit. */
+        if (m_can && (!n_can || p->MC * uk->nr >= p->NC * uk->mr))
+            set_blocks(p, even_block(d->M, round_up(p->MC / 2, uk->mr), uk->mr), p->NC);
+        else
+            set_blocks(p, p->MC, even_block(d->N, round_up(p->NC / 2, uk->nr), uk->nr));
+    }
+}
+
+static bool is_float_dt(dnnl_data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16; }
+static bool is_4bit(dnnl_data_type_t dt) { return dt == dnnl_s4 || dt == dnnl_u4; }
+static bool is_int_weight(dnnl_data_type_t dt) { return dt == dnnl_s8 || dt == dnnl_u8 || is_4bit(dt); }
+
+/* What the engine takes; anything else is dnnl_unimplemented. */
+static bool desc_supported(const pt_gemm_desc *d, const pt_gemm_ukernel *uk) {
+    if ((unsigned)d->kind >= PT_GEMM_KINDS || uk->kind != d->kind) return false;
+    if (d->M < 1 || d->N < 1 || d->K < 1 || d->nbd < 0 || d->nbd > PT_GEMM_MAX_BATCH) return false;
+    if (d->a.dq.on) return false;
+    if (d->kind == PT_GEMM_U8S8) {
+        if ((d->a.dt != dnnl_u8 && d->a.dt != dnnl_s8) || d->b.dt != dnnl_s8 || d->b.dq.on) return false;
+    } else {
+        if (!is_float_dt(d->a.dt)) return false;
+        if (!is_float_dt(d->b.dt) && !is_int_weight(d->b.dt)) return false;
+        if (is_float_dt(d->b.dt) && d->b.dq.on) return false;
+    }
+    bool b_batched = false;
+    for (int i = 0; i < d->nbd; ++i) {
+        if (d->bdims[i] < 1) return false;
+        if (d->bdims[i] > 1 && d->b_bs[i] != 0) b_batched = true;
+        /* 4-bit B is addressed per batch item by a byte pointer. */
+        if (is_4bit(d->b.dt) && d->bdims[i] > 1 && d->b_bs[i] % 2 != 0) return false;
+    }
+    /* Constant B is packed once for all batch items. */
+    if (d->b_constant && b_batched) return false;
+    return pt_cpu_row_usable(uk->level, uk->features, pt_isa());
+}
+
+pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nthr, const pt_gemm_ukernel *uk) {
+    if (!p || !d || !uk) return dnnl_invalid_arguments;
+    if (!desc_supported(d, uk)) return dnnl_unimplemented;
+    memset(p, 0, sizeof *p);
+    p->d = *d;
+    p->uk = uk;
+    p->nthr = nthr < 1 ? 1 : nthr;
+    p->nbatch = 1;
+    for (int i = 0; i < d->nbd; ++i) p->nbatch *= d->bdims[i];
+    choose_blocks(p);
+    size_t bytes = layout_of(p).total;
+    if (gemv_path_possible(d) && gemv_thread_bytes(d) > bytes) bytes = gemv_thread_bytes(d);
+    p->thread_bytes = align_bytes(bytes);
+    const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t Npad = round_up(d->N, uk->nr);
+    p->packed_b_bytes = align_bytes((size_t)(k_padded(p) * Npad) * eb);
+    if (d->kind == PT_GEMM_U8S8) p->packed_b_bytes += align_bytes((size_t)Npad * 4);
+    return dnnl_success;
+}
+
+pt_status pt_gemm_plan_init(pt_gemm_plan *p, const pt_gemm_desc *d, int nthr) {
+    if (!d) return dnnl_invalid_arguments;
+    const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(d->kind);
+    if (!uk) return dnnl_unimplemented;
+    return pt_gemm_plan_init_with(p, d, nthr, uk);
+}
+
+static int run_threads(const pt_gemm_plan *p, int nthr) { return nthr < 1 ? 1 : nthr > p->nthr ? p->nthr : nthr; }
+
+size_t pt_gemm_scratch_bytes(const pt_gemm_plan *p, int nthr) {
+    /* Slack to align the caller's pointer to 64 bytes. */
+    return p->thread_bytes * (size_t)run_threads(p, nthr) + ALIGN_BYTES;
+}
+
+/* ---- run ----------------------------------------------------------------------- */
+
+/* Element offsets of A and B for batch item b (last batch dim fastest). */
+static void batch_offsets(const pt_gemm_desc *d, int64_t b, int64_t *a_off, int64_t *b_off) {
+    *a_off = 0, *b_off = 0;
+    for (int i = d->nbd - 1; i >= 0; --i) {
+        int64_t idx = b % d->bdims[i];
+        b /= d->bdims[i];
+        *a_off += idx * d->a_bs[i], *b_off += idx * d->b_bs[i];
+    }
+}
+
+static const void *elem_ptr(const void *base, dnnl_data_type_t dt, int64_t off) {
+    return (const char *)base + off * pt_dt_bits(dt) / 8;
+}
+
+/* Packed B of one NC block: strip j holds columns n0 + j*NR.. for the whole
+ * K, at base + (strip0 + j) * strip_bytes. */
+typedef struct {
+    const char *base;
+    int64_t strip0;
+    const int32_t *colsum; /* U8S8: Σ_k per column of the block */
+} packed_b_view;
+
+/* Per-thread state of the packed path. */
+typedef struct {
+    const pt_gemm_plan *p;
+    const pt_gemm_args *args;
+    char *scratch; /* this thread's */
+    thread_layout lay;
+    int tid;
+    bool b_cached;
+    int64_t cached_b_off, cached_n0; /* what the B scratch holds */
+} worker;
+
+static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    packed_b_view v;
+    if (w->args->b_packed) {
+        const int64_t Npad = round_up(d->N, p->uk->nr);
+        size_t panels = align_bytes((size_t)(k_padded(p) * Npad) * pt_gemm_panel_elem_bytes(d->kind));
+        v.base = w->args->b_packed;
+        v.strip0 = n0 / p->uk->nr;
+        v.colsum = d->kind == PT_GEMM_U8S8 ? (const int32_t *)(v.base + panels) + n0 : NULL;
+        return v;
+    }
+    char *panels = w->scratch + w->lay.b;
+    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
+    if (!w->b_cached || w->cached_b_off != b_off || w->cached_n0 != n0) {
+        pt_gemm_pack_panels(p->uk, true, &d->b, elem_ptr(w->args->b, d->b.dt, b_off), w->args->b_scales,
+                            w->args->b_zps, n0, nlen, 0, d->K, panels, colsum);
+        w->b_cached = true, w->cached_b_off = b_off, w->cached_n0 = n0;
+    }
+    v.base = panels, v.strip0 = 0, v.colsum = colsum;
+    return v;
+}
+
+/* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb). */
+static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
+                             const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
+    const pt_gemm_desc *d = &p->d;
+    const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
+    const float *bs = args->b_scales;
+    for (int64_t i = 0; i < mlen; ++i) {
+        int32_t *ci = (int32_t *)cblk + i * p->NC;
+        float *fi = (float *)cblk + i * p->NC;
+        const int64_t row_term = d->K * za * zb - zb * rowsum[i];
+        for (int64_t j = 0; j < nlen; ++j) {
+            int64_t exact = (int64_t)ci[j] - za * colsum[j] + row_term;
+            float scale = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            fi[j] = (float)exact * scale;
+        }
+    }
+}
+
+static void run_item(worker *w, int64_t item) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
+    const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
+    const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
+    const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb;
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const packed_b_view bv = b_block(w, b_off, n0, nlen);
+    const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
+    char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
+    int32_t *rowsum = NULL, *rowsum_chunk = NULL;
+    if (d->kind == PT_GEMM_U8S8) {
+        rowsum = (int32_t *)(w->scratch + w->lay.rowsum), rowsum_chunk = (int32_t *)(w->scratch + w->lay.rowsum_chunk);
+        memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
+    }
+    for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
+        const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
+        pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+        if (rowsum)
+            for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+        for (int64_t j = 0; j * uk->nr < nlen; ++j) {
+            const char *bp = bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
+            const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
+            for (int64_t i = 0; i * uk->mr < mlen; ++i) {
+                const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
+                char *cp = cblk + (size_t)((i * uk->mr * p->NC + j * uk->nr) * 4);
+                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, p->NC, mr, nr, k0 > 0);
+            }
+        }
+    }
+    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, rowsum, bv.colsum, n0, mlen, nlen);
+    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, p->NC, w->tid);
+}
+
+static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt) {
+    const int64_t items = p->nbatch * p->mblocks * p->nblocks;
+    worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
+                .tid = tid};
+    for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+}
+
+/* Small-M path: columns in chunks of GEMV_COL_ALIGN multiples, at most about
+ * four per thread and at least GEMV_MIN_COLS each. */
+static int64_t gemv_chunk_cols(const pt_gemm_plan *p, int nthr) {
+    int64_t chunks = max64(1, min64(4 * (int64_t)nthr, p->d.N / GEMV_MIN_COLS));
+    return round_up(ceil_div(p->d.N, chunks), GEMV_COL_ALIGN);
+}
+
+static void run_gemv_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int64_t chunk, int tid,
+                           int nt) {
+    const pt_gemm_desc *d = &p->d;
+    const int64_t nchunks = ceil_div(d->N, chunk), units = p->nbatch * nchunks;
+    float *buf = (float *)(scratch + (size_t)tid * p->thread_bytes);
+    for (int64_t u = units * tid / nt; u < units * (tid + 1) / nt; ++u) {
+        const int64_t b = u / nchunks, n0 = (u % nchunks) * chunk, nlen = min64(chunk, d->N - n0);
+        int64_t a_off, b_off;
+        batch_offsets(d, b, &a_off, &b_off);
+        pt_gemm_gemv_tile(d, elem_ptr(args->a, d->a.dt, a_off), elem_ptr(args->b, d->b.dt, b_off), args->b_scales,
+                          args->b_zps, n0, nlen, buf, chunk);
+        args->epilogue(args->epilogue_ctx, b, 0, n0, d->M, nlen, buf, chunk, tid);
+    }
+}
+
+pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
+    if (!p || !args || !args->epilogue || !args->a || (!args->b && !args->b_packed) || !scratch)
+        return dnnl_invalid_arguments;
+    const pt_gemm_desc *d = &p->d;
+    if (args->b_packed)
+        for (int i = 0; i < d->nbd; ++i)
+            if (d->bdims[i] > 1 && d->b_bs[i] != 0) return dnnl_invalid_arguments;
+    char *base = (char *)(((uintptr_t)scratch + ALIGN_BYTES - 1) & ~(uintptr_t)(ALIGN_BYTES - 1));
+    const int T = useful_threads(p, run_threads(p, nthr));
+    if (!args->b_packed && gemv_path_possible(d)) {
+        const int64_t chunk = gemv_chunk_cols(p, T), units = p->nbatch * ceil_div(d->N, chunk);
+        const int nt = (int)min64(T, units);
+        if (nt <= 1) {
+            run_gemv_slice(p, args, base, chunk, 0, 1);
+        } else {
+#pragma omp parallel num_threads(nt)
+            run_gemv_slice(p, args, base, chunk, omp_get_thread_num(), omp_get_num_threads());
+        }
+        return dnnl_success;
+    }
+    const int nt = (int)min64(T, p->nbatch * p->mblocks * p->nblocks);
+    if (nt <= 1) {
+        run_packed_slice(p, args, base, 0, 1);
+    } else {
+#pragma omp parallel num_threads(nt)
+        run_packed_slice(p, args, base, omp_get_thread_num(), omp_get_num_threads());
+    }
+    return dnnl_success;
+}
+
+void pt_gemm_pack_b_all(const pt_gemm_plan *p, const void *b, const void *b_scales, const void *b_zps, void *dst) {
+    const pt_gemm_desc *d = &p->d;
+    const int64_t Npad = round_up(d->N, p->uk->nr);
+    const size_t panels = align_bytes((size_t)(k_padded(p) * Npad) * pt_gemm_panel_elem_bytes(d->kind));
+    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)((char *)dst + panels) : NULL;
+    if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)Npad);
+    pt_gemm_pack_panels(p->uk, true, &d->b, b, b_scales, b_zps, 0, d->N, 0, d->K, dst, colsum);
+}

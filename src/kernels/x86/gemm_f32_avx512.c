@@ -1,0 +1,47 @@
+/* F32 microkernel for AVX-512: a 12 x 32 tile in 24 zmm accumulators.  Zen 4
+ * and Skylake-X retire one zmm FMA (or two ymm) per cycle at latency 4, so
+ * 24 independent chains keep the FMA pipes busy while the 2 B loads and 12
+ * broadcasts per k ride the load ports. */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "kernels/x86/gemm_ukr_float_x86.h"
+
+#define MR PT_GEMM_AVX512_F32_MR
+#define NR PT_GEMM_AVX512_F32_NR
+
+static inline __mmask16 lane_mask(int n) { return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
+
+/* Writes (or adds) one accumulator row into c, only the first nr columns. */
+static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mmask16 m1, int accumulate) {
+    if (accumulate) {
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, c));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, c + 16));
+    }
+    _mm512_mask_storeu_ps(c, m0, v0);
+    _mm512_mask_storeu_ps(c + 16, m1, v1);
+}
+
+#define DECL(i) __m512 c##i##_0 = _mm512_setzero_ps(), c##i##_1 = _mm512_setzero_ps();
+#define STEP(i)                                   \
+    {                                             \
+        __m512 ai = _mm512_set1_ps(ap[i]);        \
+        c##i##_0 = _mm512_fmadd_ps(ai, b0, c##i##_0); \
+        c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1); \
+    }
+#define STORE(i) \
+    if (i < mr) store_row(cp + (i) * ldc, c##i##_0, c##i##_1, m0, m1, accumulate);
+
+void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                            int accumulate) {
+    const float *ap = a, *bp = b;
+    float *cp = c;
+    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9) DECL(10) DECL(11)
+    for (int i = 0; i < mr; ++i) _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);
+    for (int64_t k = 0; k < kc; ++k, ap += MR, bp += NR) {
+        __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
+        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
+    }
+    __mmask16 m0 = lane_mask(nr), m1 = lane_mask(nr - 16);
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7) STORE(8) STORE(9) STORE(10) STORE(11)
+}

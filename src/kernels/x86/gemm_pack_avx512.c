@@ -1,0 +1,115 @@
+/* AVX-512 packing of f32 / bf16 operands (see gemm_pack_x86.h).  Rows with
+ * contiguous k go through a 16 x 16 transpose of 32-bit lanes (an f32, or a
+ * bf16 k pair), so both reads and writes stay whole vectors. */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "kernels/x86/gemm_pack_x86.h"
+
+static inline __mmask16 mask16(int64_t n) { return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
+static inline __mmask32 mask32(int64_t n) { return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? 0 : (__mmask32)((1u << n) - 1); }
+
+/* r[j] lane i <- r[i] lane j. */
+static inline void transpose16(__m512i r[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    /* u[4q + e]: element e of each 128-bit lane, rows 4q..4q+3. */
+    for (int q = 0; q < 4; ++q) {
+        u[4 * q + 0] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+        u[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+        u[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+        u[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+    }
+    for (int e = 0; e < 4; ++e) {
+        __m512i a = _mm512_shuffle_i32x4(u[e], u[4 + e], 0x88), b = _mm512_shuffle_i32x4(u[e], u[4 + e], 0xdd);
+        __m512i c = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0x88), d = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0xdd);
+        r[e] = _mm512_shuffle_i32x4(a, c, 0x88);
+        r[4 + e] = _mm512_shuffle_i32x4(b, d, 0x88);
+        r[8 + e] = _mm512_shuffle_i32x4(a, c, 0xdd);
+        r[12 + e] = _mm512_shuffle_i32x4(b, d, 0xdd);
+    }
+}
+
+/* f32 bits rounded to nearest even at bit 16 (the bf16 in the top half);
+ * NaN keeps its payload with the quiet bit set, as pt_f32_to_bf16. */
+static inline __m512i round_bf16_hi(__m512i u) {
+    const __m512i one = _mm512_set1_epi32(1), bias = _mm512_set1_epi32(0x7fff);
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));
+}
+
+void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst) {
+    for (int g = 0; g < R; g += 16) {
+        const int rows = rows_in - g < 16 ? rows_in - g : 16;
+        const __mmask16 store = mask16(R - g);
+        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+            const __mmask16 kmask = mask16(kc - k0);
+            __m512i r[16];
+            for (int i = 0; i < 16; ++i)
+                r[i] = i < rows ? _mm512_maskz_loadu_epi32(kmask, src + (g + i) * s_row + k0) : _mm512_setzero_si512();
+            transpose16(r);
+            const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
+            for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
+        }
+    }
+}
+
+void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_row, int rows_in, int R, int64_t kc,
+                                      uint16_t *dst) {
+    /* Word 2i+1 of (lo, hi): the bf16 halves of 32 rounded f32, in k order. */
+    const __m512i odd_words = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31,
+                                               29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const int64_t pairs = (kc + 1) / 2;
+    for (int g = 0; g < R; g += 16) {
+        const int rows = rows_in - g < 16 ? rows_in - g : 16;
+        const __mmask16 store = mask16(R - g);
+        for (int64_t k0 = 0; k0 < kc; k0 += 32) {
+            __m512i r[16];
+            for (int i = 0; i < 16; ++i) {
+                if (i >= rows) {
+                    r[i] = _mm512_setzero_si512();
+                } else if (src_bf16) {
+                    r[i] = _mm512_maskz_loadu_epi16(mask32(kc - k0), (const uint16_t *)src + (g + i) * s_row + k0);
+                } else {
+                    const float *row = (const float *)src + (g + i) * s_row + k0;
+                    __m512i lo = round_bf16_hi(_mm512_maskz_loadu_epi32(mask16(kc - k0), row));
+                    __m512i hi = round_bf16_hi(_mm512_maskz_loadu_epi32(mask16(kc - k0 - 16), row + 16));
+                    r[i] = _mm512_permutex2var_epi16(lo, odd_words, hi);
+                }
+            }
+            transpose16(r);
+            const int64_t p0 = k0 / 2, pw = pairs - p0 < 16 ? pairs - p0 : 16;
+            for (int j = 0; j < pw; ++j) _mm512_mask_storeu_epi32((uint32_t *)dst + (p0 + j) * R + g, store, r[j]);
+        }
+    }
+}
+
+void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_k, int rows_in, int R, int64_t kc,
+                                      uint16_t *dst) {
+    const __m512i hi_half = _mm512_set1_epi32((int32_t)0xffff0000u);
+    for (int64_t k = 0; k < kc; k += 2) {
+        const bool has_odd = k + 1 < kc;
+        uint32_t *d = (uint32_t *)dst + (k / 2) * R;
+        for (int g = 0; g < R; g += 16) {
+            const __mmask16 load = mask16(rows_in - g), odd_load = has_odd ? load : 0;
+            __m512i pair;
+            if (src_bf16) {
+                const uint16_t *p = (const uint16_t *)src + k * s_k + g;
+                __m512i even = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(load, p));
+                __m512i odd = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(odd_load, p + s_k));
+                pair = _mm512_or_si512(even, _mm512_slli_epi32(odd, 16));
+            } else {
+                const float *p = (const float *)src + k * s_k + g;
+                __m512i even = round_bf16_hi(_mm512_maskz_loadu_epi32(load, p));
+                __m512i odd = round_bf16_hi(_mm512_maskz_loadu_epi32(odd_load, p + s_k));
+                pair = _mm512_or_si512(_mm512_srli_epi32(even, 16), _mm512_and_si512(odd, hi_half));
+            }
+            _mm512_mask_storeu_epi32(d + g, mask16(R - g), pair);
+        }
+    }
+}

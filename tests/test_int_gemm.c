@@ -1,0 +1,548 @@
+/* The GEMM engine: every F32 / BF16 microkernel row this CPU can run against
+ * a double-precision loop over the same panels, and the whole driver
+ * (blocks, tails, batch broadcast, strides, source types, math-mode rounding,
+ * prepacked B, threads, the U8S8 s32 -> f32 step) against naive references. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "ir/dtype_round.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_internal.h"
+#include "test_util.h"
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd_u32(void) {
+    g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(g_rng >> 33);
+}
+static float rnd_unit(void) { return (float)(rnd_u32() & 0xffffff) / (float)0x800000 - 1.0f; } /* [-1, 1) */
+static int64_t rnd_range(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd_u32() % (uint32_t)(hi - lo + 1)); }
+
+static void *alloc64(size_t bytes) { return aligned_alloc(64, (bytes + 63) / 64 * 64 + 64); }
+
+/* ---- microkernels ---------------------------------------------------------------- */
+
+static bool row_runs(const pt_gemm_ukernel *uk) {
+    if (pt_cpu_row_usable(uk->level, uk->features, pt_isa())) return true;
+    printf("  %s: skipped (not usable on this CPU / under PARTITA_ISA)\n", uk->name);
+    return false;
+}
+
+static float panel_value(const pt_gemm_ukernel *uk, const void *p, size_t i) {
+    return uk->kind == PT_GEMM_BF16 ? pt_bf16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
+}
+
+/* One microkernel call on random panels; the mr x nr corner must match the
+ * double loop and everything outside it must stay untouched. */
+static void check_ukernel_case(const pt_gemm_ukernel *uk, int64_t kc, int mr, int nr, int accumulate) {
+    const int MR = uk->mr, NR = uk->nr, kg = uk->kg;
+    const int64_t ldc = NR + 3;
+    const size_t eb = uk->kind == PT_GEMM_BF16 ? 2 : 4;
+    void *a = alloc64((size_t)(kc * MR) * eb), *b = alloc64((size_t)(kc * NR) * eb);
+    float *c = malloc(sizeof(float) * (size_t)(MR * ldc)), *c0 = malloc(sizeof(float) * (size_t)(MR * ldc));
+    for (int64_t i = 0; i < kc * MR; ++i) {
+        float v = rnd_unit();
+        if (eb == 2) ((uint16_t *)a)[i] = pt_f32_to_bf16(v);
+        else ((float *)a)[i] = v;
+    }
+    for (int64_t i = 0; i < kc * NR; ++i) {
+        float v = rnd_unit();
+        if (eb == 2) ((uint16_t *)b)[i] = pt_f32_to_bf16(v);
+        else ((float *)b)[i] = v;
+    }
+    for (int64_t i = 0; i < MR * ldc; ++i) c[i] = c0[i] = rnd_unit();
+    uk->run(kc, a, b, c, ldc, mr, nr, accumulate);
+    int bad = 0;
+    for (int i = 0; i < MR; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+            if (i >= mr || j >= nr) {
+                if (c[i * ldc + j] != c0[i * ldc + j]) ++bad;
+                continue;
+            }
+            double ref = accumulate ? c0[i * ldc + j] : 0.0, mag = fabs(ref);
+            for (int64_t k = 0; k < kc; k += kg)
+                for (int q = 0; q < kg; ++q) {
+                    double p = (double)panel_value(uk, a, (size_t)((k / kg) * MR * kg + i * kg + q)) *
+                               panel_value(uk, b, (size_t)((k / kg) * NR * kg + j * kg + q));
+                    ref += p, mag += fabs(p);
+                }
+            if (fabs(c[i * ldc + j] - ref) > (double)(kc + 2) * 0x1p-23 * mag + 1e-30) ++bad;
+        }
+    if (bad) printf("  %s kc=%lld mr=%d nr=%d acc=%d: %d wrong\n", uk->name, (long long)kc, mr, nr, accumulate, bad);
+    CHECK(bad == 0);
+    free(a), free(b), free(c), free(c0);
+}
+
+static void test_ukernels(pt_gemm_kind kind) {
+    for (size_t r = 0; r < pt_gemm_ukernel_count(kind); ++r) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(kind, r);
+        CHECK(uk && uk->kind == kind);
+        if (!uk || !row_runs(uk)) continue;
+        const int64_t kcs[] = {uk->kg, 2 * uk->kg, 7 * uk->kg, 64, 258};
+        for (size_t t = 0; t < sizeof kcs / sizeof kcs[0]; ++t) {
+            check_ukernel_case(uk, kcs[t], uk->mr, uk->nr, 0);
+            check_ukernel_case(uk, kcs[t], uk->mr, uk->nr, 1);
+            check_ukernel_case(uk, kcs[t], 1, 1, 1);
+            check_ukernel_case(uk, kcs[t], uk->mr - 1, uk->nr - 1, (int)(t & 1));
+            check_ukernel_case(uk, kcs[t], (int)rnd_range(1, uk->mr), (int)rnd_range(1, uk->nr), (int)(t & 1));
+        }
+        printf("  %s: microkernel checked\n", uk->name);
+    }
+}
+
+/* ---- packing of float sources ------------------------------------------------------ */
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static float float_of(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Panels of every layout path (k contiguous, rows contiguous, strided) hold
+ * exactly the converted values, specials included, and zero padding. */
+static void test_pack_special(void) {
+    static const uint32_t specials[] = {0x7fc00001u, 0x7f800001u, 0xff800000u, 0x7f800000u, 0x3f808000u,
+                                        0x3f818000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0x80000000u,
+                                        0x3f800001u, 0xbf7fffffu};
+    const pt_gemm_kind kinds[] = {PT_GEMM_F32, PT_GEMM_F32, PT_GEMM_BF16, PT_GEMM_BF16};
+    const dnnl_data_type_t srcs[] = {dnnl_f32, dnnl_f32, dnnl_f32, dnnl_bf16};
+    const dnnl_fpmath_mode_t rounds[] = {dnnl_fpmath_mode_strict, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_strict,
+                                         dnnl_fpmath_mode_strict};
+    for (int v = 0; v < 4; ++v) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(kinds[v]);
+        for (int is_b = 0; is_b < 2; ++is_b)
+            for (int lay = 0; lay < 3; ++lay) {
+                const int R = is_b ? uk->nr : uk->mr;
+                const int64_t rows = 2 * R - 3, K = 45, r0 = 1, k0 = 2, kc = 37;
+                const int64_t kcp = pt_gemm_kc_padded(uk, kc), strips = 2;
+                pt_gemm_operand o;
+                memset(&o, 0, sizeof o);
+                o.dt = srcs[v], o.round = rounds[v];
+                /* k contiguous, rows contiguous, neither (padded strides). */
+                o.s_row = lay == 0 ? K : lay == 1 ? 1 : 3 * K + 1;
+                o.s_k = lay == 0 ? 1 : lay == 1 ? rows + r0 : 3;
+                const int64_t n = (rows + r0) * (K + 1) * 4 + 3 * K * 3;
+                float *src = malloc(sizeof(float) * (size_t)n);
+                uint16_t *src16 = malloc(sizeof(uint16_t) * (size_t)n);
+                for (int64_t i = 0; i < n; ++i) {
+                    src[i] = rnd_u32() % 3 ? rnd_unit() : float_of(specials[rnd_u32() % 12]);
+                    src16[i] = pt_f32_to_bf16(src[i]);
+                }
+                const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+                unsigned char *dst = alloc64((size_t)(strips * R * kcp) * eb);
+                memset(dst, 0xa5, (size_t)(strips * R * kcp) * eb);
+                const void *data = o.dt == dnnl_bf16 ? (const void *)src16 : (const void *)src;
+                pt_gemm_pack_panels(uk, is_b, &o, data, NULL, NULL, r0, rows, k0, kc, dst, NULL);
+                int bad = 0;
+                for (int64_t s = 0; s < strips; ++s)
+                    for (int64_t k = 0; k < kcp; ++k)
+                        for (int r = 0; r < R; ++r) {
+                            const int64_t row = s * R + r;
+                            const bool in = row < rows && k < kc;
+                            const int64_t e = (r0 + row) * o.s_row + (k0 + k) * o.s_k;
+                            if (uk->kind == PT_GEMM_BF16) {
+                                uint16_t want = !in ? 0 : o.dt == dnnl_bf16 ? src16[e] : pt_f32_to_bf16(src[e]);
+                                uint16_t got = ((uint16_t *)dst)[s * R * kcp + (k / 2) * 2 * R + 2 * r + (k & 1)];
+                                if (got != want) ++bad;
+                            } else {
+                                float want = in ? pt_round_fpmath(o.round, src[e]) : 0.0f;
+                                float got = ((float *)dst)[s * R * kcp + k * R + r];
+                                if (bits_of(got) != bits_of(want) && !(isnan(got) && isnan(want))) ++bad;
+                            }
+                        }
+                if (bad)
+                    printf("  pack %s is_b=%d layout=%d src=%s round=%d: %d wrong\n", uk->name, is_b, lay,
+                           pt_dt_name(o.dt), (int)o.round, bad);
+                CHECK(bad == 0);
+                free(src), free(src16), free(dst);
+            }
+    }
+}
+
+/* ---- the driver ------------------------------------------------------------------- */
+
+/* Where the epilogue writes: dense C[b][m][n] and a coverage count. */
+typedef struct {
+    int64_t M, N;
+    float *c;
+    int *hits;
+    int nthr;
+    int bad_tid;
+} sink;
+
+static void sink_epilogue(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
+                          int64_t ldc, int tid) {
+    sink *s = ctx;
+    if (tid < 0 || tid >= s->nthr) s->bad_tid = 1;
+    for (int64_t i = 0; i < mlen; ++i)
+        for (int64_t j = 0; j < nlen; ++j) {
+            int64_t at = (b * s->M + m0 + i) * s->N + n0 + j;
+            s->c[at] = c[i * ldc + j];
+#pragma omp atomic
+            s->hits[at] += 1;
+        }
+}
+
+/* A float-kind driver case. */
+typedef struct {
+    int64_t M, N, K;
+    int nbd;
+    int64_t bdims[2];
+    bool a_bcast, b_bcast; /* batch stride 0 on every batch dim */
+    bool a_trans, b_trans; /* A: k-major (s_row 1); B: n-major rows (s_k 1) */
+    dnnl_data_type_t adt, bdt;
+    dnnl_fpmath_mode_t round;
+    bool prepack;
+    int nthr;
+} float_case;
+
+static void store_as(void *p, dnnl_data_type_t dt, int64_t i, float v) {
+    if (dt == dnnl_f32) ((float *)p)[i] = v;
+    else if (dt == dnnl_bf16) ((uint16_t *)p)[i] = pt_f32_to_bf16(v);
+    else ((uint16_t *)p)[i] = pt_f32_to_f16(v);
+}
+
+/* The value the product sees for element i of a source of type dt. */
+static double operand_value(const void *p, dnnl_data_type_t dt, int64_t i, pt_gemm_kind kind,
+                            dnnl_fpmath_mode_t round) {
+    float v = dt == dnnl_f32 ? ((const float *)p)[i]
+              : dt == dnnl_bf16 ? pt_bf16_to_f32(((const uint16_t *)p)[i])
+                                : pt_f16_to_f32(((const uint16_t *)p)[i]);
+    if (kind == PT_GEMM_BF16) return pt_bf16_to_f32(pt_f32_to_bf16(v));
+    return dt == dnnl_f32 ? pt_round_fpmath(round, v) : v;
+}
+
+static void run_float_case(const pt_gemm_ukernel *uk, const float_case *fc) {
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = uk->kind;
+    d.M = fc->M, d.N = fc->N, d.K = fc->K;
+    d.nbd = fc->nbd;
+    int64_t nbatch = 1;
+    for (int i = 0; i < fc->nbd; ++i) d.bdims[i] = fc->bdims[i], nbatch *= fc->bdims[i];
+    /* Batch strides of dense [b][...] storage, innermost batch dim last. */
+    int64_t a_items = fc->a_bcast ? 1 : nbatch, b_items = fc->b_bcast ? 1 : nbatch;
+    for (int i = fc->nbd - 1, sa = 1, sb = 1; i >= 0; --i) {
+        d.a_bs[i] = fc->a_bcast ? 0 : sa * fc->M * fc->K;
+        d.b_bs[i] = fc->b_bcast ? 0 : sb * fc->K * fc->N;
+        sa *= (int)fc->bdims[i], sb *= (int)fc->bdims[i];
+    }
+    d.a.dt = fc->adt, d.b.dt = fc->bdt;
+    d.a.round = d.b.round = fc->round;
+    d.a.s_row = fc->a_trans ? 1 : fc->K, d.a.s_k = fc->a_trans ? fc->M : 1;
+    d.b.s_row = fc->b_trans ? fc->K : 1, d.b.s_k = fc->b_trans ? 1 : fc->N;
+    d.b_constant = fc->prepack;
+
+    const int64_t a_n = a_items * fc->M * fc->K, b_n = b_items * fc->K * fc->N, c_n = nbatch * fc->M * fc->N;
+    void *a = malloc(4 * (size_t)a_n), *b = malloc(4 * (size_t)b_n);
+    for (int64_t i = 0; i < a_n; ++i) store_as(a, fc->adt, i, rnd_unit());
+    for (int64_t i = 0; i < b_n; ++i) store_as(b, fc->bdt, i, rnd_unit());
+    sink s = {fc->M, fc->N, calloc((size_t)c_n, sizeof(float)), calloc((size_t)c_n, sizeof(int)), fc->nthr, 0};
+
+    pt_gemm_plan p;
+    pt_status st = pt_gemm_plan_init_with(&p, &d, fc->nthr, uk);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (st != dnnl_success) goto done;
+    void *scratch = malloc(pt_gemm_scratch_bytes(&p, fc->nthr)), *packed = NULL;
+    pt_gemm_args args = {.a = a, .b = b, .epilogue = sink_epilogue, .epilogue_ctx = &s};
+    if (fc->prepack) {
+        packed = alloc64(p.packed_b_bytes);
+        pt_gemm_pack_b_all(&p, b, NULL, NULL, packed);
+        args.b = NULL, args.b_packed = packed;
+    }
+    CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, fc->nthr), dnnl_success);
+
+    int wrong = 0, holes = 0;
+    for (int64_t bi = 0; bi < nbatch; ++bi) {
+        const int64_t ab = fc->a_bcast ? 0 : bi, bb = fc->b_bcast ? 0 : bi;
+        for (int64_t m = 0; m < fc->M; ++m)
+            for (int64_t n = 0; n < fc->N; ++n) {
+                double ref = 0, mag = 0;
+                for (int64_t k = 0; k < fc->K; ++k) {
+                    double x = operand_value(a, fc->adt, ab * fc->M * fc->K + m * d.a.s_row + k * d.a.s_k, uk->kind,
+                                             fc->round);
+                    double y = operand_value(b, fc->bdt, bb * fc->K * fc->N + n * d.b.s_row + k * d.b.s_k, uk->kind,
+                                             fc->round);
+                    ref += x * y, mag += fabs(x * y);
+                }
+                int64_t at = (bi * fc->M + m) * fc->N + n;
+                if (s.hits[at] != 1) ++holes;
+                else if (fabs(s.c[at] - ref) > (double)(fc->K + 2) * 0x1p-23 * mag + 1e-30) ++wrong;
+            }
+    }
+    if (wrong || holes || s.bad_tid)
+        printf("  %s M=%lld N=%lld K=%lld batch=%lld a_t=%d b_t=%d %s/%s round=%d prepack=%d nthr=%d: "
+               "%d wrong, %d not written once\n",
+               uk->name, (long long)fc->M, (long long)fc->N, (long long)fc->K, (long long)nbatch, fc->a_trans,
+               fc->b_trans, pt_dt_name(fc->adt), pt_dt_name(fc->bdt), (int)fc->round, fc->prepack, fc->nthr, wrong,
+               holes);
+    CHECK(wrong == 0 && holes == 0 && !s.bad_tid);
+    free(scratch), free(packed);
+done:
+    free(a), free(b), free(s.c), free(s.hits);
+}
+
+static float_case plain(int64_t M, int64_t N, int64_t K) {
+    float_case fc = {.M = M, .N = N, .K = K, .adt = dnnl_f32, .bdt = dnnl_f32, .round = dnnl_fpmath_mode_strict,
+                     .nthr = 1};
+    return fc;
+}
+
+static void test_driver_float(pt_gemm_kind kind) {
+    for (size_t r = 0; r < pt_gemm_ukernel_count(kind); ++r) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(kind, r);
+        if (!row_runs(uk)) continue;
+        /* The blocks this row gets for a mid-size problem: shapes straddle them. */
+        pt_gemm_desc probe;
+        memset(&probe, 0, sizeof probe);
+        probe.kind = kind, probe.M = 4096, probe.N = 4096, probe.K = 4096;
+        probe.a.dt = probe.b.dt = dnnl_f32;
+        probe.a.s_row = probe.K, probe.a.s_k = 1, probe.b.s_row = 1, probe.b.s_k = probe.N;
+        pt_gemm_plan pp;
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 1, uk), dnnl_success);
+        const int64_t MR = uk->mr, NR = uk->nr, KC = pp.KC, MC = pp.MC;
+        const int64_t shapes[][3] = {
+            {1, 1, 1},          {1, 1, 2},           {2, 3, 5},           {MR, NR, 8},
+            {MR - 1, NR - 1, 3}, {MR + 1, NR + 1, 17}, {2 * MR + 1, 3 * NR - 1, 31},
+            {13, 37, KC - 1},    {9, 21, KC},         {11, 19, KC + 1},    {5, 7, 2 * KC + 3},
+            {MC - 1, 17, 9},     {MC + 1, 23, 13},    {3, 2 * NR + 5, 3000}, {67, 45, 129},
+        };
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+            float_case fc = plain(shapes[i][0], shapes[i][1], shapes[i][2]);
+            run_float_case(uk, &fc);
+        }
+        /* NC: probed with this row's plan for a skinny problem. */
+        probe.M = 4, probe.K = 40, probe.N = 1 << 16;
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 1, uk), dnnl_success);
+        float_case wide = plain(4, pp.NC + 1, 40);
+        run_float_case(uk, &wide);
+        wide.N = pp.NC - 1;
+        run_float_case(uk, &wide);
+
+        /* Transposes, source types, rounding, batch, prepack, threads. */
+        const dnnl_data_type_t dts[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+        const dnnl_fpmath_mode_t rounds[] = {dnnl_fpmath_mode_strict, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16,
+                                             dnnl_fpmath_mode_tf32};
+        for (int t = 0; t < 24; ++t) {
+            float_case fc = plain(rnd_range(1, 70), rnd_range(1, 90), rnd_range(1, 300));
+            fc.a_trans = t & 1, fc.b_trans = (t >> 1) & 1;
+            fc.adt = dts[rnd_range(0, 2)], fc.bdt = dts[rnd_range(0, 2)];
+            fc.round = rounds[t % 4];
+            fc.nthr = 1 + (t % 3 == 0);
+            fc.nbd = (int)rnd_range(0, 2);
+            for (int i = 0; i < fc.nbd; ++i) fc.bdims[i] = rnd_range(1, 3);
+            fc.a_bcast = fc.nbd && t % 5 == 1;
+            fc.b_bcast = fc.nbd && (t % 4 == 2 || t % 7 == 3);
+            fc.prepack = (t % 4 == 3) && (fc.b_bcast || fc.nbd == 0);
+            run_float_case(uk, &fc);
+        }
+        /* Large enough to split over two threads, with tails everywhere. */
+        const int64_t big[][3] = {{131, 259, 301}, {MC + 7, 77, 2 * KC + 1}, {45, 1000, 70}};
+        for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i)
+            for (int prepack = 0; prepack < 2; ++prepack) {
+                float_case fc = plain(big[i][0], big[i][1], big[i][2]);
+                fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
+                run_float_case(uk, &fc);
+            }
+        float_case batched = plain(40, 70, 90);
+        batched.nbd = 2, batched.bdims[0] = 3, batched.bdims[1] = 2, batched.b_bcast = true, batched.nthr = 2;
+        batched.prepack = true;
+        run_float_case(uk, &batched);
+        batched.prepack = false, batched.b_bcast = false, batched.a_bcast = true;
+        run_float_case(uk, &batched);
+        printf("  %s: driver checked\n", uk->name);
+    }
+}
+
+/* Integer weights dequantised into float panels: the driver hands the
+ * scales and zero points to the packer (also for prepacked B). */
+static void run_dequant_case(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, int64_t group, bool prepack, int nthr) {
+    const int64_t M = 37, N = 75, K = 160, G = group ? K / group : 1;
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = uk->kind, d.M = M, d.N = N, d.K = K;
+    d.a.dt = dnnl_f32, d.b.dt = bdt;
+    d.a.s_row = K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = N;
+    d.b.dq = (pt_gemm_dequant){true, dnnl_f32, dnnl_u8, group, G, 1, G, 1};
+    d.b_constant = prepack;
+    float *a = malloc(sizeof(float) * (size_t)(M * K)), *scales = malloc(sizeof(float) * (size_t)(N * G));
+    uint8_t *b = malloc((size_t)(K * N)), *zps = malloc((size_t)(N * G));
+    for (int64_t i = 0; i < M * K; ++i) a[i] = rnd_unit();
+    for (int64_t i = 0; i < K * N; ++i) b[i] = (uint8_t)rnd_u32();
+    for (int64_t i = 0; i < N * G; ++i) scales[i] = rnd_unit() / 16, zps[i] = (uint8_t)(rnd_u32() % 16);
+    sink s = {M, N, calloc((size_t)(M * N), sizeof(float)), calloc((size_t)(M * N), sizeof(int)), nthr, 0};
+    pt_gemm_plan p;
+    pt_status st = pt_gemm_plan_init_with(&p, &d, nthr, uk);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (st == dnnl_success) {
+        void *scratch = malloc(pt_gemm_scratch_bytes(&p, nthr)), *packed = NULL;
+        pt_gemm_args args = {.a = a, .b = b, .b_scales = scales, .b_zps = zps, .epilogue = sink_epilogue,
+                             .epilogue_ctx = &s};
+        if (prepack) {
+            packed = alloc64(p.packed_b_bytes);
+            pt_gemm_pack_b_all(&p, b, scales, zps, packed);
+            args.b = NULL, args.b_scales = NULL, args.b_zps = NULL, args.b_packed = packed;
+        }
+        CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, nthr), dnnl_success);
+        int wrong = 0;
+        for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+                double ref = 0, mag = 0;
+                for (int64_t k = 0; k < K; ++k) {
+                    const int64_t e = k * N + n, g = group ? k / group : 0;
+                    int32_t q = bdt == dnnl_s8 ? (int8_t)b[e] : bdt == dnnl_u8 ? b[e]
+                              : (b[e / 2] >> (4 * (e & 1))) & 15;
+                    if (bdt == dnnl_s4) q = (q ^ 8) - 8;
+                    float w = (float)(q - zps[n * G + g]) * scales[n * G + g];
+                    if (uk->kind == PT_GEMM_BF16) w = pt_bf16_to_f32(pt_f32_to_bf16(w));
+                    double x = uk->kind == PT_GEMM_BF16 ? pt_bf16_to_f32(pt_f32_to_bf16(a[m * K + k])) : a[m * K + k];
+                    ref += x * w, mag += fabs(x * w);
+                }
+                if (s.hits[m * N + n] != 1 || fabs(s.c[m * N + n] - ref) > (double)(K + 2) * 0x1p-23 * mag + 1e-30)
+                    ++wrong;
+            }
+        if (wrong)
+            printf("  %s dequant %s group=%lld prepack=%d nthr=%d: %d wrong\n", uk->name, pt_dt_name(bdt),
+                   (long long)group, prepack, nthr, wrong);
+        CHECK(wrong == 0 && !s.bad_tid);
+        free(scratch), free(packed);
+    }
+    free(a), free(scales), free(b), free(zps), free(s.c), free(s.hits);
+}
+
+static void test_driver_dequant(void) {
+    const pt_gemm_kind kinds[] = {PT_GEMM_F32, PT_GEMM_BF16};
+    for (int i = 0; i < 2; ++i) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(kinds[i]);
+        run_dequant_case(uk, dnnl_s8, 0, false, 1);
+        run_dequant_case(uk, dnnl_u8, 32, true, 2);
+        run_dequant_case(uk, dnnl_s4, 32, false, 2);
+        run_dequant_case(uk, dnnl_u4, 0, true, 1);
+        printf("  %s: integer weights checked\n", uk->name);
+    }
+}
+
+/* ---- U8S8 ------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t M, N, K;
+    dnnl_data_type_t adt;
+    int32_t a_zp;
+    bool b_zp_on;
+    int32_t b_zp;
+    bool per_n;
+    bool prepack;
+    int nthr;
+} int_case;
+
+static void run_int_case(const pt_gemm_ukernel *uk, const int_case *ic) {
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = PT_GEMM_U8S8;
+    d.M = ic->M, d.N = ic->N, d.K = ic->K;
+    d.a.dt = ic->adt, d.b.dt = dnnl_s8;
+    d.a.s_row = ic->K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = ic->N;
+    d.q.a_zp = ic->a_zp, d.q.b_zp_on = ic->b_zp_on, d.q.b_zp = ic->b_zp, d.q.b_scale_per_n = ic->per_n;
+    d.b_constant = ic->prepack;
+    uint8_t *a = malloc((size_t)(ic->M * ic->K));
+    int8_t *b = malloc((size_t)(ic->K * ic->N));
+    float *scales = malloc(sizeof(float) * (size_t)ic->N);
+    for (int64_t i = 0; i < ic->M * ic->K; ++i) a[i] = (uint8_t)rnd_u32();
+    for (int64_t i = 0; i < ic->K * ic->N; ++i) b[i] = (int8_t)rnd_u32();
+    for (int64_t i = 0; i < ic->N; ++i) scales[i] = 0.25f + (float)(rnd_u32() % 100) / 64.0f;
+    const float a_scale = 0.375f;
+    sink s = {ic->M, ic->N, calloc((size_t)(ic->M * ic->N), sizeof(float)),
+              calloc((size_t)(ic->M * ic->N), sizeof(int)), ic->nthr, 0};
+    pt_gemm_plan p;
+    pt_status st = pt_gemm_plan_init_with(&p, &d, ic->nthr, uk);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (st == dnnl_success) {
+        void *scratch = malloc(pt_gemm_scratch_bytes(&p, ic->nthr)), *packed = NULL;
+        pt_gemm_args args = {.a = a, .b = b, .b_scales = scales, .a_scale = a_scale, .epilogue = sink_epilogue,
+                             .epilogue_ctx = &s};
+        if (ic->prepack) {
+            packed = alloc64(p.packed_b_bytes);
+            pt_gemm_pack_b_all(&p, b, scales, NULL, packed);
+            args.b = NULL, args.b_packed = packed;
+        }
+        CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, ic->nthr), dnnl_success);
+        int wrong = 0;
+        for (int64_t m = 0; m < ic->M; ++m)
+            for (int64_t n = 0; n < ic->N; ++n) {
+                int64_t exact = 0;
+                for (int64_t k = 0; k < ic->K; ++k) {
+                    int64_t av = ic->adt == dnnl_s8 ? (int8_t)a[m * ic->K + k] : a[m * ic->K + k];
+                    int64_t bv = b[k * ic->N + n];
+                    exact += (av - ic->a_zp) * (bv - (ic->b_zp_on ? ic->b_zp : 0));
+                }
+                float want = (float)exact * (a_scale * scales[ic->per_n ? n : 0]);
+                if (s.hits[m * ic->N + n] != 1 || s.c[m * ic->N + n] != want) ++wrong;
+            }
+        if (wrong)
+            printf("  %s M=%lld N=%lld K=%lld %s a_zp=%d b_zp=%d/%d per_n=%d prepack=%d nthr=%d: %d wrong\n",
+                   uk->name, (long long)ic->M, (long long)ic->N, (long long)ic->K, pt_dt_name(ic->adt), ic->a_zp,
+                   ic->b_zp_on, ic->b_zp, ic->per_n, ic->prepack, ic->nthr, wrong);
+        CHECK(wrong == 0 && !s.bad_tid);
+        free(scratch), free(packed);
+    }
+    free(a), free(b), free(scales), free(s.c), free(s.hits);
+}
+
+static void test_driver_u8s8(void) {
+    const pt_gemm_ukernel *uk = NULL;
+    for (size_t r = 0; r < pt_gemm_ukernel_count(PT_GEMM_U8S8); ++r)
+        if (pt_gemm_ukernel_at(PT_GEMM_U8S8, r)->level == PT_ISA_GENERIC) uk = pt_gemm_ukernel_at(PT_GEMM_U8S8, r);
+    CHECK(uk != NULL);
+    if (!uk) return;
+    const int64_t shapes[][3] = {{1, 1, 1}, {3, 17, 5}, {5, 33, 64}, {17, 15, 130}, {70, 90, 600}, {129, 300, 77}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+        for (int v = 0; v < 4; ++v) {
+            int_case ic = {shapes[i][0], shapes[i][1], shapes[i][2], v & 1 ? dnnl_s8 : dnnl_u8,
+                           (int32_t)rnd_range(-20, 140), v & 2, (int32_t)rnd_range(-9, 9), (v + (int)i) & 1,
+                           (v + (int)i) % 3 == 0, 1 + (int)(i >= 4)};
+            if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
+            run_int_case(uk, &ic);
+        }
+    printf("  %s: U8S8 driver checked\n", uk->name);
+}
+
+/* ---- what the engine declines ------------------------------------------------------- */
+
+static void test_declined(void) {
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = PT_GEMM_U8S8, d.M = d.N = d.K = 8;
+    d.a.dt = dnnl_f32, d.b.dt = dnnl_s8;
+    d.a.s_row = 8, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = 8;
+    pt_gemm_plan p;
+    CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_unimplemented);
+    d.kind = PT_GEMM_F32;
+    CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_success);
+    d.nbd = 1, d.bdims[0] = 2, d.b_bs[0] = 64, d.b_constant = true;
+    CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_unimplemented);
+    d.b_constant = false;
+    CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_success);
+    d.K = 0;
+    CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_unimplemented);
+}
+
+int main(void) {
+    printf("ISA %s\n", pt_isa_name(pt_isa()));
+    test_ukernels(PT_GEMM_F32);
+    test_ukernels(PT_GEMM_BF16);
+    test_pack_special();
+    test_driver_float(PT_GEMM_F32);
+    test_driver_float(PT_GEMM_BF16);
+    test_driver_dequant();
+    test_driver_u8s8();
+    test_declined();
+    return pt_test_summary("test_int_gemm");
+}
