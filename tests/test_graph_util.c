@@ -387,6 +387,12 @@ tg_diff tg_diff_values(const tg_lt *lt, const void *ref, const void *got, double
     return r;
 }
 
+double tg_engine_tol(double a, const tg_lt *lt) {
+    if (pt_dt_is_int(lt->data_type)) return 1.0;
+    double ulp = lt->data_type == dnnl_bf16 ? 1.0 / 128 : lt->data_type == dnnl_f16 ? 1.0 / 1024 : 0x1p-23;
+    return (lt->data_type == dnnl_f32 ? 256 : 4) * ulp * (1.0 + fabs(a));
+}
+
 tg_diff tg_check_values(const char *name, const tg_lt *lt, const void *ref, const void *got,
                         double (*tol)(double a, const tg_lt *lt)) {
     tg_diff r = tg_diff_values(lt, ref, got, tol);

@@ -183,6 +183,11 @@ typedef struct {
  * matching NaN). */
 tg_diff tg_diff_values(const tg_lt *lt, const void *ref, const void *got, double (*tol)(double a, const tg_lt *lt));
 /* tg_diff_values, then CHECKs that nothing differs (printing how much did). */
+/* Tolerance for graphs some of whose MatMuls run on the GEMM engine (f32
+ * accumulation in blocks, docs/numerics.md) rather than in an exact fused
+ * kernel: a few ulps of the type, relative to max(1, |a|). */
+double tg_engine_tol(double a, const tg_lt *lt);
+
 tg_diff tg_check_values(const char *name, const tg_lt *lt, const void *ref, const void *got,
                         double (*tol)(double a, const tg_lt *lt));
 

@@ -12,6 +12,8 @@
 #include "graph_build.h"
 #include "strutil.h"
 
+#include "compile/compiled.h"
+
 #define MAXD DNNL_MAX_NDIMS
 
 
@@ -290,6 +292,7 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
     dnnl_graph_op_t dop = NULL;
     dnnl_graph_partition_t part = NULL;
     dnnl_graph_compiled_partition_t cp = NULL;
+    pt_compiled *fast_kernel = NULL;
     size_t nin = op->nin, nout = op->nout;
     void **ibuf = calloc(nin + 1, sizeof *ibuf), **obuf = calloc(nout + 1, sizeof *obuf);
     dnnl_graph_tensor_t *it = calloc(nin + 1, sizeof *it), *ot = calloc(nout + 1, sizeof *ot);
@@ -335,6 +338,14 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
         pc_set_err(err, cap, "reference: op %zu (%s): compile failed: %s", op->id, pc_kind_name(op->kind),
                 pc_status_str(st));
         goto done;
+    }
+    /* The oracle is the reference kernel of the op: a single-op partition's
+     * fast kernel (a lone MatMul on the GEMM engine) is switched off for
+     * this run and switched back at the end (the compiled partition may be
+     * shared through the cache). */
+    if (cp->c && cp->c->has_fused) {
+        fast_kernel = cp->c;
+        fast_kernel->has_fused = false;
     }
     for (size_t i = 0; i < nin; ++i) {
         size_t bytes = pc_buffer_bytes(rin[i].data_type, rin[i].ndims, rin[i].dims, rin[i].layout.strides);
@@ -391,6 +402,7 @@ static int run_single(const pc_op *op, const pc_lt *rin, const pc_lt *rout, floa
     for (size_t o = 0; o < nout; ++o) pc_values_from_buffer(&q[o], obuf[o], outv[o]);
     rc = 0;
 done:
+    if (fast_kernel) fast_kernel->has_fused = true;
     for (size_t i = 0; i < nin; ++i) {
         if (it && it[i]) dnnl_graph_tensor_destroy(it[i]);
         if (ibuf) free(ibuf[i]);

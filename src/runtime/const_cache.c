@@ -95,7 +95,7 @@ pt_status pt_const_cache_acquire(const pt_const_key *key, size_t bytes, pt_const
     if (!__atomic_load_n(&e->filled, __ATOMIC_ACQUIRE)) {
         fill(ctx, e->data);
         __atomic_store_n(&e->filled, true, __ATOMIC_RELEASE);
-        pt_verbose(2, "onednn_verbose,info,partita,constant cache,packed %zu bytes", bytes);
+        pt_verbose(2, "info,constant cache,packed %zu bytes", bytes);
     }
     pthread_mutex_unlock(&e->fill_lock);
     *entry = e;

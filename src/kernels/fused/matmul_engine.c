@@ -289,7 +289,7 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     e->off_gemm = at = align64(at);
     at += pt_gemm_scratch_bytes(&e->plan, e->nthr);
     e->bytes = at;
-    pt_verbose(2, "onednn_verbose,info,partita,matmul,%s,M=%lld N=%lld K=%lld batch=%lld%s", e->plan.uk->name,
+    pt_verbose(2, "info,kernel,matmul,%s,M %lld N %lld K %lld batch %lld%s", e->plan.uk->name,
                (long long)s->P, (long long)s->Q, (long long)s->K, (long long)s->nbatch,
                e->cache_b ? ",constant weights packed once" : "");
     return dnnl_success;

@@ -40,7 +40,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void choose_defaults(void) {
     for (int k = 0; k < PT_GEMM_KINDS; ++k) {
         g_default[k] = pt_gemm_ukernel_select((pt_gemm_kind)k, pt_isa());
-        pt_verbose(2, "onednn_verbose,info,partita,gemm,%s", g_default[k] ? g_default[k]->name : "none");
+        pt_verbose(2, "info,kernel,gemm %s,selected for %s", g_default[k] ? g_default[k]->name : "none", pt_isa_name(pt_isa()));
     }
 }
 
