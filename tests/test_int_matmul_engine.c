@@ -323,6 +323,99 @@ static void compressed_matmul(int64_t M, int64_t N, int64_t K, int64_t G, dnnl_d
     free_tensors(t, nin + 1);
 }
 
+/* ---- constant weights under each naming option of seed 004 ------------- */
+
+enum { NAME_NEITHER, NAME_KEY, NAME_TENSOR_ID };
+
+/* y = x · w for x [M, K], w [K, N] (constant), f32; returns max error. */
+static double check_product(const float *x, const float *w, const float *y, int64_t M, int64_t N, int64_t K) {
+    double worst = 0;
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            double acc = 0, sc = 0;
+            for (int64_t k = 0; k < K; ++k) acc += (double)x[m * K + k] * w[k * N + n], sc += fabs(x[m * K + k] * w[k * N + n]);
+            double err = fabs(acc - y[m * N + n]) / (sc + 1e-6);
+            if (err > worst) worst = err;
+        }
+    return worst;
+}
+
+/* Two ops with the same ids and shapes (single-op integration) share one
+ * compiled partition through the compiled-partition cache; they run
+ * alternately with two different constant weights, then one weight buffer
+ * is overwritten with other values in place.  Every output must be right. */
+static void constant_weight_names(int how) {
+    const int64_t M = 8, K = 96, N = 40;
+    dnnl_dims_t xd = {M, K}, wd = {K, N}, yd = {M, N};
+    dnnl_graph_logical_tensor_t x, w, y;
+    dnnl_graph_logical_tensor_init_with_dims(&x, 1, dnnl_f32, 2, xd, dnnl_graph_layout_type_strided, 0);
+    dnnl_graph_logical_tensor_init_with_dims(&w, 2, dnnl_f32, 2, wd, dnnl_graph_layout_type_strided,
+                                             dnnl_graph_tensor_property_constant);
+    dnnl_graph_logical_tensor_init_with_dims(&y, 3, dnnl_f32, 2, yd, dnnl_graph_layout_type_strided, 0);
+    float *xb = malloc(sizeof(float) * (size_t)(M * K)), *yb = malloc(sizeof(float) * (size_t)(M * N));
+    float *wb[2] = {malloc(sizeof(float) * (size_t)(K * N)), malloc(sizeof(float) * (size_t)(K * N))};
+    for (int64_t i = 0; i < M * K; ++i) xb[i] = rnd();
+    for (int j = 0; j < 2; ++j)
+        for (int64_t i = 0; i < K * N; ++i) wb[j][i] = rnd();
+    dnnl_graph_compiled_partition_t cp[2] = {NULL, NULL};
+    for (int j = 0; j < 2; ++j) { /* the "two ops": separate graphs, same ids */
+        dnnl_graph_op_t op;
+        OK(dnnl_graph_op_create(&op, 7, dnnl_graph_op_matmul, "mm"));
+        OK(dnnl_graph_op_add_input(op, &x));
+        OK(dnnl_graph_op_add_input(op, &w));
+        OK(dnnl_graph_op_add_output(op, &y));
+        dnnl_graph_partition_t p = pt_test_one_op_partition(op);
+        if (!p) return;
+        const dnnl_graph_logical_tensor_t *ins[2] = {&x, &w}, *outs[1] = {&y};
+        OK(dnnl_graph_compiled_partition_create(&cp[j], p));
+        OK(dnnl_graph_partition_compile(p, cp[j], 2, ins, 1, outs, eng));
+        dnnl_graph_partition_destroy(p);
+    }
+    int bad = 0;
+    for (int round = 0; round < 6; ++round) {
+        int j = round % 2;
+        if (round == 4) /* weight 0's buffer now holds other values */
+            for (int64_t i = 0; i < K * N; ++i) wb[0][i] = rnd();
+        dnnl_graph_tensor_t tx, tw, ty;
+        OK(dnnl_graph_tensor_create(&tx, &x, eng, xb));
+        if (how == NAME_TENSOR_ID) OK(dnnl_graph_tensor_create_with_id(&tw, &w, eng, wb[j], 100 + (size_t)j + (round >= 4 ? 10 : 0)));
+        else OK(dnnl_graph_tensor_create(&tw, &w, eng, wb[j]));
+        OK(dnnl_graph_tensor_create(&ty, &y, eng, yb));
+        const_dnnl_graph_tensor_t ti[2] = {tx, tw}, to[1] = {ty};
+        if (how == NAME_KEY) {
+            dnnl_graph_execute_options_t o = {.key = 500 + (size_t)j + (round >= 4 ? 10 : 0)};
+            OK(dnnl_graph_compiled_partition_execute_with_options(cp[j], strm, 2, ti, 1, to, &o));
+        } else {
+            OK(dnnl_graph_compiled_partition_execute(cp[j], strm, 2, ti, 1, to));
+        }
+        OK(dnnl_stream_wait(strm));
+        double err = check_product(xb, wb[j], yb, M, N, K);
+        if (err > 1e-5) {
+            printf("constant weights (naming %d) round %d: relative error %g\n", how, round, err);
+            ++bad;
+        }
+        dnnl_graph_tensor_destroy(tx), dnnl_graph_tensor_destroy(tw), dnnl_graph_tensor_destroy(ty);
+    }
+    CHECK(bad == 0);
+    /* The same name with other bytes (a reused key / id / buffer) is caught
+     * by the fingerprint: rerun round 4's weights under round 0's name. */
+    for (int64_t i = 0; i < K * N; ++i) wb[0][i] = rnd();
+    dnnl_graph_tensor_t tx, tw, ty;
+    OK(dnnl_graph_tensor_create(&tx, &x, eng, xb));
+    if (how == NAME_TENSOR_ID) OK(dnnl_graph_tensor_create_with_id(&tw, &w, eng, wb[0], 100));
+    else OK(dnnl_graph_tensor_create(&tw, &w, eng, wb[0]));
+    OK(dnnl_graph_tensor_create(&ty, &y, eng, yb));
+    const_dnnl_graph_tensor_t ti[2] = {tx, tw}, to[1] = {ty};
+    dnnl_graph_execute_options_t o = {.key = 500};
+    if (how == NAME_KEY) OK(dnnl_graph_compiled_partition_execute_with_options(cp[0], strm, 2, ti, 1, to, &o));
+    else OK(dnnl_graph_compiled_partition_execute(cp[0], strm, 2, ti, 1, to));
+    OK(dnnl_stream_wait(strm));
+    CHECK(check_product(xb, wb[0], yb, M, N, K) <= 1e-5);
+    dnnl_graph_tensor_destroy(tx), dnnl_graph_tensor_destroy(tw), dnnl_graph_tensor_destroy(ty);
+    for (int j = 0; j < 2; ++j) dnnl_graph_compiled_partition_destroy(cp[j]);
+    free(xb), free(yb), free(wb[0]), free(wb[1]);
+}
+
 int main(void) {
     OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     OK(dnnl_stream_create(&strm, eng, 0));
@@ -371,6 +464,11 @@ int main(void) {
     /* The compiled partitions (and their cache entries) may outlive the run
      * in the compiled-partition cache, so only growth is checked. */
     CHECK(pt_const_cache_entries() >= before + 2);
+    for (int how = NAME_NEITHER; how <= NAME_TENSOR_ID; ++how) {
+        size_t n0 = pt_const_cache_entries();
+        constant_weight_names(how);
+        CHECK(pt_const_cache_entries() > n0); /* the weights were cached */
+    }
     OK(dnnl_graph_set_constant_tensor_cache_capacity(dnnl_cpu, 0));
     CHECK_EQ_INT(pt_const_cache_entries(), 0);
 

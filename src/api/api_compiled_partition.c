@@ -26,25 +26,26 @@ dnnl_status_t DNNL_API dnnl_graph_compiled_partition_create(dnnl_graph_compiled_
 
 static pt_status execute_common(const_dnnl_graph_compiled_partition_t cp, dnnl_stream_t stream, size_t num_inputs,
                                 const_dnnl_graph_tensor_t *inputs, size_t num_outputs,
-                                const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
+                                const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
+                                const size_t *key) {
     if (!cp || !stream || !inputs || !outputs)
         return pt_err(dnnl_invalid_arguments, "compiled_partition_execute: NULL argument");
     if (!cp->c) return pt_err(dnnl_invalid_arguments, "compiled_partition_execute: partition was never compiled");
-    return pt_execute(cp->c, stream, num_inputs, inputs, num_outputs, outputs, scratchpad);
+    return pt_execute(cp->c, stream, num_inputs, inputs, num_outputs, outputs, scratchpad, key);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_compiled_partition_execute(const_dnnl_graph_compiled_partition_t compiled_partition,
                                                              dnnl_stream_t stream, size_t num_inputs,
                                                              const_dnnl_graph_tensor_t *inputs, size_t num_outputs,
                                                              const_dnnl_graph_tensor_t *outputs) {
-    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, NULL);
+    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, NULL, NULL);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_compiled_partition_execute_v2(
         const_dnnl_graph_compiled_partition_t compiled_partition, dnnl_stream_t stream, size_t num_inputs,
         const_dnnl_graph_tensor_t *inputs, size_t num_outputs, const_dnnl_graph_tensor_t *outputs,
         const_dnnl_graph_tensor_t scratchpad) {
-    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, scratchpad);
+    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, scratchpad, NULL);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_compiled_partition_execute_with_options(
@@ -52,9 +53,10 @@ dnnl_status_t DNNL_API dnnl_graph_compiled_partition_execute_with_options(
         const_dnnl_graph_tensor_t *inputs, size_t num_outputs, const_dnnl_graph_tensor_t *outputs,
         const dnnl_graph_execute_options_t *options) {
     if (!options) return pt_err(dnnl_invalid_arguments, "execute_with_options: options is NULL");
-    /* The key selects the constant-weight set; plans that cache constant
-     * data include it in their lookups.  Reference plans cache nothing. */
-    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, NULL);
+    /* The key names the constant inputs of this call in the constant
+     * tensor cache (kernels that cache derived weights include it). */
+    return execute_common(compiled_partition, stream, num_inputs, inputs, num_outputs, outputs, NULL,
+                          &options->key);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_compiled_partition_destroy(dnnl_graph_compiled_partition_t compiled_partition) {

@@ -49,8 +49,11 @@ dnnl_status_t DNNL_API dnnl_graph_tensor_create(dnnl_graph_tensor_t *tensor,
 dnnl_status_t DNNL_API dnnl_graph_tensor_create_with_id(dnnl_graph_tensor_t *tensor,
                                                         const dnnl_graph_logical_tensor_t *logical_tensor,
                                                         dnnl_engine_t engine, void *handle, size_t id) {
-    if (id == SIZE_MAX && logical_tensor) id = logical_tensor->id; /* SIZE_MAX: no explicit id */
-    return tensor_new(tensor, logical_tensor, engine, handle, id);
+    bool given = id != SIZE_MAX;
+    if (!given && logical_tensor) id = logical_tensor->id; /* SIZE_MAX: no explicit id */
+    pt_status st = tensor_new(tensor, logical_tensor, engine, handle, id);
+    if (st == dnnl_success) (*tensor)->id_given = given;
+    return st;
 }
 
 dnnl_status_t DNNL_API dnnl_graph_tensor_create_scalar(dnnl_graph_tensor_t *tensor,

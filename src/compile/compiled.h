@@ -72,8 +72,11 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
 /* Shape inference only (dnnl_graph_partition_infer_shape). */
 pt_status pt_partition_infer_shapes(const pt_partition_impl *p, size_t nin,
                                     const pt_lt *const *inputs, size_t nout, pt_lt *const *outputs);
+/* `key` (NULL: none) is the execute_with_options key naming the constant
+ * inputs of this execution for the constant tensor cache. */
 pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *inputs, size_t nout,
-                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad);
+                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
+                     const size_t *key);
 
 #endif

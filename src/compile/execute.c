@@ -46,13 +46,16 @@ static size_t slot_index(const pt_compiled *c, size_t id) {
 
 pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *inputs, size_t nout,
-                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad) {
+                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
+                     const size_t *key) {
     if (stream->engine->kind != c->ekind)
         return pt_err(dnnl_invalid_arguments, "execute: stream engine kind differs from the compile engine");
     /* On the stack, so execute allocates nothing; compile bounds nslots by
      * PT_EXEC_MAX_SLOTS and every op's ports by PT_EXEC_MAX_PORTS (compiled.h). */
     void *data[c->nslots ? c->nslots : 1];
+    size_t ids[c->nslots ? c->nslots : 1]; /* explicit tensor ids, SIZE_MAX: none */
     memset(data, 0, sizeof data);
+    for (size_t s = 0; s < c->nslots; ++s) ids[s] = SIZE_MAX;
     pt_tview views[2 * PT_EXEC_MAX_PORTS];
     pt_status st = dnnl_success;
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s) {
@@ -68,6 +71,7 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
         }
         st = check_bound(t, &sl->lt, in ? "input" : "output");
         data[s] = t->data;
+        if (t->id_given) ids[s] = t->id;
     }
     size_t need = c->has_fused ? c->fused.scratch_bytes : c->scratch_size;
     uint8_t *scratch = NULL;
@@ -92,18 +96,23 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
     if (st == dnnl_success && c->has_fused) {
         /* Ports in compiled order; a repeated id binds the same buffer. */
         pt_tview *fin = views;
+        size_t in_ids[PT_EXEC_MAX_PORTS * 2];
         for (size_t i = 0; i < c->nin + c->nout; ++i) {
             const pt_lt *lt = i < c->nin ? &c->inputs[i] : &c->outputs[i - c->nin];
             fin[i].lt = *lt;
             fin[i].data = data[slot_index(c, lt->id)];
+            if (i < c->nin) in_ids[i] = ids[slot_index(c, lt->id)];
         }
-        pt_exec_ctx fctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
+        pt_exec_ctx fctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads(),
+                            .has_key = key != NULL, .key = key ? *key : 0, .in_ids = in_ids};
         st = c->fused.run(&c->fused, fin, c->nin, fin + c->nin, c->nout, scratch, &fctx);
         if (own_scratch) pt_engine_free(stream->engine, scratch);
         return st;
     }
 
-    pt_exec_ctx ctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads()};
+    size_t step_ids[PT_EXEC_MAX_PORTS];
+    pt_exec_ctx ctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads(),
+                       .has_key = key != NULL, .key = key ? *key : 0, .in_ids = step_ids};
     pt_tview *vin = views, *vout = views + PT_EXEC_MAX_PORTS;
     for (size_t i = 0; i < c->nsteps && st == dnnl_success; ++i) {
         const pt_step *step = &c->steps[i];
@@ -111,6 +120,7 @@ pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
         for (size_t k = 0; k < op->nin; ++k) {
             vin[k].lt = op->in[k];
             vin[k].data = data[step->in_slot[k]];
+            step_ids[k] = ids[step->in_slot[k]];
         }
         for (size_t k = 0; k < op->nout; ++k) {
             vout[k].lt = op->out[k];

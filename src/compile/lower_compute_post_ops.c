@@ -312,7 +312,7 @@ static pt_status try_engine(cp_state *s, const pt_lt *in, size_t nin, const pt_l
     bool *cst = malloc((nin ? nin : 1) * sizeof *cst);
     if (!cst) return dnnl_out_of_memory;
     for (size_t i = 0; i < nin; ++i) cst[i] = in[i].property == dnnl_graph_tensor_property_constant;
-    pt_status st = pt_mme_prepare(s, cst, nin, lc->fpmath);
+    pt_status st = pt_mme_prepare(s, cst, nin, lc->fpmath, lc->apply_to_int != 0);
     free(cst);
     return st;
 }

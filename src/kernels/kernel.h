@@ -38,6 +38,14 @@ typedef struct pt_exec_ctx {
     int nthreads;              /* OpenMP threads a kernel may use */
     void *scratch;             /* scratch_bytes planned at compile time for this kernel */
     size_t scratch_bytes;
+    /* How this execution names its constant inputs for the constant tensor
+     * cache (seed 004, runtime/const_cache.h): the key of
+     * execute_with_options when has_key, and per input (the kernel's `in`
+     * order) the id given to tensor_create_with_id, SIZE_MAX when none;
+     * in_ids may be NULL. */
+    bool has_key;
+    size_t key;
+    const size_t *in_ids;
 } pt_exec_ctx;
 
 /* Runs one op.  `params` is the kernel's own decoded parameter struct (made

@@ -18,6 +18,7 @@ struct pt_const_entry {
     size_t bytes;
     int users;          /* executions holding it */
     bool filled, dead;  /* dead: evicted or forgotten while in use */
+    uint64_t fingerprint; /* of the input it was filled from */
     uint64_t last_use;
     pthread_mutex_t fill_lock;
     pt_const_entry *next;
@@ -29,7 +30,7 @@ static size_t g_bytes;
 static uint64_t g_clock;
 
 static bool same_key(const pt_const_key *a, const pt_const_key *b) {
-    return a->owner == b->owner && a->src == b->src && a->tag == b->tag;
+    return a->owner == b->owner && a->tag == b->tag && a->name == b->name && a->value == b->value;
 }
 
 static void entry_free(pt_const_entry *e) {
@@ -59,8 +60,20 @@ static bool make_room(size_t need, size_t cap) {
     return true;
 }
 
-pt_status pt_const_cache_acquire(const pt_const_key *key, size_t bytes, pt_const_fill_fn fill, void *ctx,
-                                 pt_const_entry **entry, const void **data) {
+uint64_t pt_const_fingerprint(const void *data, size_t bytes) {
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)bytes;
+    enum { SAMPLES = 32 };
+    for (int i = 0; i < SAMPLES && bytes; ++i) {
+        size_t n = bytes < 8 ? bytes : 8;
+        size_t at = bytes <= 8 ? 0 : (size_t)((unsigned long long)(bytes - 8) * (unsigned)i / (SAMPLES - 1));
+        for (size_t b = 0; b < n; ++b) h = (h ^ p[at + b]) * 1099511628211ull;
+    }
+    return h;
+}
+
+pt_status pt_const_cache_acquire(const pt_const_key *key, uint64_t fingerprint, size_t bytes,
+                                 pt_const_fill_fn fill, void *ctx, pt_const_entry **entry, const void **data) {
     *entry = NULL, *data = NULL;
     size_t cap_mb = pt_const_cache_capacity_mb(dnnl_cpu);
     size_t cap = cap_mb > SIZE_MAX / (1024 * 1024) ? SIZE_MAX : cap_mb * 1024 * 1024;
@@ -92,9 +105,11 @@ pt_status pt_const_cache_acquire(const pt_const_key *key, size_t bytes, pt_const
     e->last_use = ++g_clock;
     pthread_mutex_unlock(&g_lock);
     pthread_mutex_lock(&e->fill_lock);
-    if (!__atomic_load_n(&e->filled, __ATOMIC_ACQUIRE)) {
+    if (!e->filled || e->fingerprint != fingerprint) {
+        if (e->filled) pt_verbose(2, "info,constant cache,input changed under the same name: packed again");
         fill(ctx, e->data);
-        __atomic_store_n(&e->filled, true, __ATOMIC_RELEASE);
+        e->filled = true;
+        e->fingerprint = fingerprint;
         pt_verbose(2, "info,constant cache,packed %zu bytes", bytes);
     }
     pthread_mutex_unlock(&e->fill_lock);

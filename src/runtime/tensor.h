@@ -13,6 +13,7 @@ struct dnnl_graph_tensor {
     void *data;
     bool owned;           /* data allocated by the library through engine */
     size_t id;            /* explicit id (tensor_create_with_id) or lt.id */
+    bool id_given;        /* created with an explicit id (names it in the constant cache) */
     union {
         int32_t s32;
         float f32;

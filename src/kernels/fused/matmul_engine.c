@@ -1,6 +1,7 @@
 /* MatMul partitions on the GEMM engine (see matmul_engine.h). */
 #include "kernels/fused/matmul_engine.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ struct pt_mme {
     dnnl_fpmath_mode_t mode; /* the math mode the plan was made for */
     mme_operand a, b;
     bool cache_b; /* pack B once through the constant cache */
+    size_t b_bytes, b_scale_bytes; /* spans of the weight and its scales (fingerprints) */
     int nthr;     /* threads the scratch is planned for */
     /* scratch layout */
     size_t off_bound_a, off_bound_w, off_bound_e, off_bscale, off_packed_b, off_gemm;
@@ -210,7 +212,8 @@ void pt_mme_free(pt_cp_state *s) {
     s->mme = NULL;
 }
 
-pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode) {
+pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode,
+                         bool apply_to_int) {
     if (s->kind != PT_CP_MATMUL) return dnnl_unimplemented;
     struct pt_mme *e = calloc(1, sizeof *e);
     if (!e) return dnnl_out_of_memory;
@@ -229,22 +232,28 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     if (st == dnnl_success) st = classify(s, true, s->w.prog, port_constant, nin, &e->b, &d.b, d.b_bs);
     if (st != dnnl_success) return pt_mme_free(s), st;
 
-    /* The compute kind from the operands and the math mode. */
-    bool narrow_mode = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
-    if (u8s8_eligible(s, &e->a, &d.a, &e->b, &d.b)) {
+    /* The compute kind from the operands and the math mode (seed 002):
+     * bf16 / any let f32 operands become bf16; integer weights follow the
+     * mode only with apply_to_int, otherwise they keep the integer path
+     * (u8 x s8, or exact f32 dequantisation). */
+    bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
+    bool ints_narrow = narrow && apply_to_int;
+    bool b_float = !d.b.dq.on && d.b.dt != dnnl_s8 && d.b.dt != dnnl_u8;
+    if (!ints_narrow && u8s8_eligible(s, &e->a, &d.a, &e->b, &d.b)) {
         d.kind = PT_GEMM_U8S8;
         d.q.a_zp = e->a.zp_const ? e->a.zp_const[0] : 0;
         d.q.b_zp_on = e->b.zp_const != NULL;
         d.q.b_zp = e->b.zp_const ? e->b.zp_const[0] : 0;
         d.q.b_scale_per_n = d.b.dq.sc_sn != 0;
         d.a.dq.on = d.b.dq.on = false;
-    } else if ((d.a.dt == dnnl_bf16 && (d.b.dt == dnnl_bf16 || (d.b.dq.on && narrow_mode))) ||
-               (narrow_mode && d.a.dt != dnnl_f16 && d.b.dt != dnnl_f16)) {
+    } else if ((d.a.dt == dnnl_bf16 && d.b.dt == dnnl_bf16) ||
+               (narrow && (b_float || ints_narrow) && d.a.dt != dnnl_f16 && d.b.dt != dnnl_f16)) {
         d.kind = PT_GEMM_BF16;
     } else {
         d.kind = PT_GEMM_F32;
-        /* f16 / tf32 modes round f32 operands; bf16 / any took the bf16 kind. */
-        if (mode == dnnl_fpmath_mode_f16 || mode == dnnl_fpmath_mode_tf32) d.a.round = d.b.round = mode;
+        /* f32 operands take the mode's rounding (f16, tf32, or bf16 next to
+         * integer weights that keep their path). */
+        if (mode != dnnl_fpmath_mode_strict) d.a.round = d.b.round = mode;
     }
     if (d.kind != PT_GEMM_U8S8 && d.a.dq.on) {
         /* Dequantised activations of a float product: evaluate them densely. */
@@ -265,6 +274,16 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     for (int i = 0; i < d.nbd; ++i) b_batch_free = b_batch_free && d.b_bs[i] == 0;
     e->cache_b = e->b.src != SRC_DENSE && e->b.params_constant && b_batch_free;
     d.b_constant = e->cache_b;
+    if (e->cache_b) {
+        /* Bytes the weight (and a scale tensor) span, for the fingerprint. */
+        int64_t last = (s->Q - 1) * (d.b.s_row > 0 ? d.b.s_row : 0) + (s->K - 1) * (d.b.s_k > 0 ? d.b.s_k : 0);
+        e->b_bytes = pt_dt_bytes(d.b.dt, last + 1);
+        if (d.b.dq.on) {
+            int64_t groups = d.b.dq.group ? (s->K + d.b.dq.group - 1) / d.b.dq.group : 1;
+            int64_t sl = (s->Q - 1) * d.b.dq.sc_sn + (groups - 1) * d.b.dq.sc_sg;
+            e->b_scale_bytes = pt_dt_bytes(d.b.dq.scale_dt, sl + 1);
+        }
+    }
     st = pt_gemm_plan_init(&e->plan, &d, e->nthr);
     if (st != dnnl_success) return pt_mme_free(s), st;
 
@@ -439,9 +458,16 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
     pt_const_entry *entry = NULL;
     if (e->cache_b) {
         pack_ctx pc = {&e->plan, b_data, args.b_scales, args.b_zps};
-        pt_const_key key = {.owner = e, .src = b_data, .tag = 1};
+        /* Named by the caller's key, else the weight tensor's own id, else
+         * its address; the fingerprint catches other bytes under a name. */
+        pt_const_key key = {.owner = e, .tag = 1, .name = PT_CONST_BY_ADDRESS, .value = (uintptr_t)b_data};
+        size_t wid = ctx && ctx->in_ids ? ctx->in_ids[e->b.port] : SIZE_MAX;
+        if (ctx && ctx->has_key) key.name = PT_CONST_BY_KEY, key.value = ctx->key;
+        else if (wid != SIZE_MAX) key.name = PT_CONST_BY_TENSOR_ID, key.value = wid;
+        uint64_t fp = pt_const_fingerprint(b_data, e->b_bytes);
+        if (e->b.scale_port >= 0 && args.b_scales) fp ^= pt_const_fingerprint(args.b_scales, e->b_scale_bytes) * 31;
         const void *packed = NULL;
-        PT_CHECK(pt_const_cache_acquire(&key, e->plan.packed_b_bytes, fill_packed_b, &pc, &entry, &packed));
+        PT_CHECK(pt_const_cache_acquire(&key, fp, e->plan.packed_b_bytes, fill_packed_b, &pc, &entry, &packed));
         if (!packed) {
             /* Cache off or full: pack into this execution's scratch. */
             fill_packed_b(&pc, base + e->off_packed_b);

@@ -13,7 +13,9 @@
  *   - any other prologue is evaluated into a dense f32 copy first.
  * The compute kind follows the operands and the math mode: bf16 x bf16, or
  * f32 operands under fpmath bf16 / any, use the bf16 kind; f16 / tf32 modes
- * round f32 operands on packing (docs/numerics.md).  The epilogue program
+ * round f32 operands on packing (docs/numerics.md); integer weights follow
+ * the mode only with apply_to_int (seed 002), else they keep the integer
+ * path (u8 x s8, or exact f32 dequantisation).  The epilogue program
  * of the partition runs on each finished tile.
  *
  * Constant weights (property `constant`, with constant dequantisation
@@ -30,7 +32,8 @@
  * lowering); `port_constant[i]` tells whether partition input i has
  * property constant.  On success s->mme is set; dnnl_unimplemented leaves
  * the state as it was (the compute kernel's own path runs). */
-pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode);
+pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode,
+                         bool apply_to_int);
 
 /* Scratch of the engine path for up to s->nthr threads. */
 size_t pt_mme_scratch_bytes(const pt_cp_state *s);
