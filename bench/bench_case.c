@@ -559,3 +559,96 @@ done:
     if (rc) bench_case_free(c);
     return rc;
 }
+
+static cJSON *tensor_to_json(const bench_tensor *t) {
+    static const char *properties[] = {"undef", "variable", "constant", "host_scalar"};
+    cJSON *json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "id", (double)t->id);
+    cJSON_AddStringToObject(json, "dtype", bench_dtype_name(t->data_type));
+    cJSON *shape = cJSON_AddArrayToObject(json, "shape");
+    cJSON *stride = cJSON_AddArrayToObject(json, "stride");
+    for (int d = 0; d < t->ndims; ++d) {
+        cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->dims[d]));
+        cJSON_AddItemToArray(stride, cJSON_CreateNumber((double)t->strides[d]));
+    }
+    cJSON_AddStringToObject(json, "layout_type",
+            t->layout_type == dnnl_graph_layout_type_any ? "any" : "strided");
+    cJSON_AddStringToObject(json, "property_type",
+            properties[t->property <= 3 ? t->property : 0]);
+    return json;
+}
+
+int bench_case_write_json(const bench_case *c, const char *path) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "version", "3.13.0");
+    cJSON_AddStringToObject(root, "engine_kind", "cpu");
+    cJSON_AddStringToObject(root, "fpmath_mode", "strict");
+    cJSON *graph = cJSON_AddArrayToObject(root, "graph");
+    for (size_t i = 0; i < c->n_ops; ++i) {
+        const bench_op *op = &c->ops[i];
+        cJSON *op_json = cJSON_CreateObject();
+        cJSON_AddNumberToObject(op_json, "id", (double)op->id);
+        cJSON_AddStringToObject(op_json, "name", op->name);
+        const char *kind_name = "?";
+        for (size_t k = 0; k < COUNT_OF(op_kind_names); ++k)
+            if (op_kind_names[k].kind == op->kind) {
+                kind_name = op_kind_names[k].name;
+                break;
+            }
+        cJSON_AddStringToObject(op_json, "kind", kind_name);
+        cJSON *attrs = cJSON_AddObjectToObject(op_json, "attrs");
+        for (size_t a = 0; a < op->n_attrs; ++a) {
+            const bench_attr *attr = &op->attrs[a];
+            const char *attr_label = "?";
+            for (size_t k = 0; k < COUNT_OF(attr_names); ++k)
+                if (attr_names[k].attr == attr->name) attr_label = attr_names[k].name;
+            cJSON *entry = cJSON_AddObjectToObject(attrs, attr_label);
+            cJSON *list = NULL;
+            switch (attr->type) {
+            case BENCH_ATTR_F32:
+                cJSON_AddStringToObject(entry, "type", "f32");
+                cJSON_AddNumberToObject(entry, "value", attr->f32_values[0]);
+                break;
+            case BENCH_ATTR_S64:
+                cJSON_AddStringToObject(entry, "type", "s64");
+                cJSON_AddNumberToObject(entry, "value", (double)attr->s64_values[0]);
+                break;
+            case BENCH_ATTR_BOOL:
+                cJSON_AddStringToObject(entry, "type", "bool");
+                cJSON_AddNumberToObject(entry, "value", (double)attr->s64_values[0]);
+                break;
+            case BENCH_ATTR_STRING:
+                cJSON_AddStringToObject(entry, "type", "string");
+                cJSON_AddStringToObject(entry, "value", attr->string_value);
+                break;
+            case BENCH_ATTR_F32_LIST:
+                cJSON_AddStringToObject(entry, "type", "f32[]");
+                list = cJSON_AddArrayToObject(entry, "value");
+                for (size_t v = 0; v < attr->count; ++v)
+                    cJSON_AddItemToArray(list, cJSON_CreateNumber(attr->f32_values[v]));
+                break;
+            case BENCH_ATTR_S64_LIST:
+                cJSON_AddStringToObject(entry, "type", "s64[]");
+                list = cJSON_AddArrayToObject(entry, "value");
+                for (size_t v = 0; v < attr->count; ++v)
+                    cJSON_AddItemToArray(
+                            list, cJSON_CreateNumber((double)attr->s64_values[v]));
+                break;
+            }
+        }
+        cJSON *inputs = cJSON_AddArrayToObject(op_json, "inputs");
+        for (size_t k = 0; k < op->n_inputs; ++k)
+            cJSON_AddItemToArray(inputs, tensor_to_json(&op->inputs[k]));
+        cJSON *outputs = cJSON_AddArrayToObject(op_json, "outputs");
+        for (size_t k = 0; k < op->n_outputs; ++k)
+            cJSON_AddItemToArray(outputs, tensor_to_json(&op->outputs[k]));
+        cJSON_AddItemToArray(graph, op_json);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
+    if (f && fclose(f)) rc = -1;
+    free(text);
+    return rc;
+}

@@ -65,6 +65,8 @@ typedef struct bench_case {
 int bench_case_load_json(bench_case *c, const char *path, char *error,
         size_t error_size);
 void bench_case_free(bench_case *c);
+/* Writes a case in the same JSON layout the loader reads. Returns 0 or -1. */
+int bench_case_write_json(const bench_case *c, const char *path);
 
 /* Builders for cases made in code. */
 bench_op *bench_case_add_op(bench_case *c, size_t id, dnnl_graph_op_kind_t kind,
