@@ -17,10 +17,23 @@ static double unit(size_t tensor_id, size_t index) {
 }
 
 float fill_value(size_t tensor_id, size_t index, dnnl_data_type_t data_type,
-        fill_role role) {
+        fill_role role, int zero_point) {
     double u = unit(tensor_id, index);
     if (role == FILL_SCALE) return (float)(0.02 + 0.03 * u);
     if (role == FILL_ZERO_POINT) return (float)(int)(u * 4);
+    if (role == FILL_QUANTIZED) {
+        int lowest = 0, highest = 0;
+        switch (data_type) {
+        case dnnl_u8: highest = 255; break;
+        case dnnl_s8: lowest = -128; highest = 127; break;
+        case dnnl_u4: highest = 15; break;
+        case dnnl_s4: lowest = -8; highest = 7; break;
+        case dnnl_s32: lowest = -(1 << 30); highest = 1 << 30; break;
+        default: return (float)(2 * u - 1);
+        }
+        int v = zero_point + (int)(u * 16) - 8;
+        return (float)(v < lowest ? lowest : v > highest ? highest : v);
+    }
     switch (data_type) {
     case dnnl_u8:
     case dnnl_u4: return (float)(int)(u * 16);
@@ -111,12 +124,12 @@ static uint8_t float_to_f8(float f, int is_e4m3) {
 }
 
 void fill_buffer(void *buffer, size_t count, dnnl_data_type_t data_type,
-        size_t tensor_id, fill_role role) {
+        size_t tensor_id, fill_role role, int zero_point) {
     uint8_t *bytes = buffer;
     if (data_type == dnnl_s4 || data_type == dnnl_u4) {
         memset(buffer, 0, (count + 1) / 2);
         for (size_t i = 0; i < count; ++i) {
-            int v = (int)fill_value(tensor_id, i, data_type, role);
+            int v = (int)fill_value(tensor_id, i, data_type, role, zero_point);
             bytes[i / 2] |= (uint8_t)((v & 0xf) << ((i & 1) * 4));
         }
         return;
@@ -129,14 +142,14 @@ void fill_buffer(void *buffer, size_t count, dnnl_data_type_t data_type,
             table[k] = float_to_f8((float)(k - 64) / 64.f,
                     data_type == dnnl_f8_e4m3);
         for (size_t i = 0; i < count; ++i) {
-            float v = fill_value(tensor_id, i, dnnl_f32, role);
+            float v = fill_value(tensor_id, i, dnnl_f32, role, zero_point);
             int k = (int)lrintf(v * 64.f) + 64;
             bytes[i] = table[k < 0 ? 0 : k > 128 ? 128 : k];
         }
         return;
     }
     for (size_t i = 0; i < count; ++i) {
-        float v = fill_value(tensor_id, i, data_type, role);
+        float v = fill_value(tensor_id, i, data_type, role, zero_point);
         switch (data_type) {
         case dnnl_f32: ((float *)buffer)[i] = v; break;
         case dnnl_bf16: ((uint16_t *)buffer)[i] = float_to_bf16(v); break;

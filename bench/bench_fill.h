@@ -14,16 +14,19 @@ typedef enum {
     FILL_DATA,        /* ordinary operand */
     FILL_SCALE,       /* a dynamic (de)quantization scale: positive */
     FILL_ZERO_POINT,  /* a dynamic (de)quantization zero point: 0..3 */
+    FILL_QUANTIZED,   /* input of a static Dequantize: zero_point + -8..7,
+                         clamped to the type, so values stay near the
+                         quantization's centre as real activations do */
 } fill_role;
 
 /* Fills `count` elements of `data_type` at buffer (4-bit types: count
  * elements packed two per byte). */
 void fill_buffer(void *buffer, size_t count, dnnl_data_type_t data_type,
-        size_t tensor_id, fill_role role);
+        size_t tensor_id, fill_role role, int zero_point);
 /* The value fill_buffer stores at element `index`, as a float (before any
  * rounding to the storage type). */
 float fill_value(size_t tensor_id, size_t index, dnnl_data_type_t data_type,
-        fill_role role);
+        fill_role role, int zero_point);
 
 uint16_t float_to_bf16(float f);
 float bf16_to_float(uint16_t h);

@@ -79,8 +79,8 @@ static double time_openblas(const shape *s, const run_options *o, int threads) {
         free(c);
         return -1;
     }
-    fill_buffer(a, a_count, dnnl_f32, 0, FILL_DATA);
-    fill_buffer(b, b_count, dnnl_f32, 1, FILL_DATA);
+    fill_buffer(a, a_count, dnnl_f32, 0, FILL_DATA, 0);
+    fill_buffer(b, b_count, dnnl_f32, 1, FILL_DATA, 0);
     openblas_set_num_threads(threads);
     double first = 0;
     for (int w = 0; w < o->warmup_runs; ++w) {

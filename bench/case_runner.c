@@ -62,7 +62,10 @@ static dnnl_status_t make_logical_tensor(const graph_api *api,
         dims[d] = t->dims[d];
         strides[d] = t->strides[d];
     }
-    int32_t ndims = t->ndims < 0 ? DNNL_GRAPH_UNKNOWN_NDIMS : t->ndims;
+    if (t->ndims < 0) /* rank unknown: the library infers it at compile time */
+        return api->logical_tensor_init(lt, t->id, t->data_type,
+                DNNL_GRAPH_UNKNOWN_NDIMS, t->layout_type, t->property);
+    int32_t ndims = t->ndims;
     if (t->layout_type == dnnl_graph_layout_type_strided && t->has_strides)
         return api->logical_tensor_init_with_strides(
                 lt, t->id, t->data_type, ndims, dims, strides, t->property);
@@ -134,9 +137,19 @@ static tensor_slot *get_slot(run_state *s, size_t id, size_t capacity) {
     return slot;
 }
 
-static fill_role role_of(const bench_case *c, size_t id) {
+/* How to fill graph input `id`: by the op that reads it. */
+static fill_role role_of(const bench_case *c, size_t id, int *zero_point) {
+    *zero_point = 0;
     for (size_t i = 0; i < c->n_ops; ++i) {
         const bench_op *op = &c->ops[i];
+        if (op->kind == dnnl_graph_op_dequantize && op->n_inputs > 0
+                && op->inputs[0].id == id) {
+            for (size_t a = 0; a < op->n_attrs; ++a)
+                if (op->attrs[a].name == dnnl_graph_op_attr_zps
+                        && op->attrs[a].count > 0)
+                    *zero_point = (int)op->attrs[a].s64_values[0];
+            return FILL_QUANTIZED;
+        }
         if (op->kind != dnnl_graph_op_dynamic_dequantize
                 && op->kind != dnnl_graph_op_dynamic_quantize)
             continue;
@@ -185,7 +198,9 @@ static dnnl_status_t create_tensor(run_state *s, const bench_case *c,
     }
     double element_bytes = bench_dtype_bytes(slot->lt.data_type);
     size_t count = (size_t)((double)bytes / element_bytes);
-    fill_buffer(data, count, slot->lt.data_type, slot->id, role_of(c, slot->id));
+    int zero_point = 0;
+    fill_role role = role_of(c, slot->id, &zero_point);
+    fill_buffer(data, count, slot->lt.data_type, slot->id, role, zero_point);
     return dnnl_success;
 }
 

@@ -34,6 +34,7 @@ int graph_api_load(graph_api *api, const char *label, const char *library_path,
     BIND(stream_create, "dnnl_stream_create")
     BIND(stream_wait, "dnnl_stream_wait")
     BIND(stream_destroy, "dnnl_stream_destroy")
+    BIND(logical_tensor_init, "dnnl_graph_logical_tensor_init")
     BIND(logical_tensor_init_with_strides,
             "dnnl_graph_logical_tensor_init_with_strides")
     BIND(logical_tensor_init_with_dims, "dnnl_graph_logical_tensor_init_with_dims")

@@ -20,6 +20,9 @@ typedef struct graph_api {
     dnnl_status_t (*stream_wait)(dnnl_stream_t);
     dnnl_status_t (*stream_destroy)(dnnl_stream_t);
 
+    dnnl_status_t (*logical_tensor_init)(dnnl_graph_logical_tensor_t *, size_t,
+            dnnl_data_type_t, int32_t, dnnl_graph_layout_type_t,
+            dnnl_graph_tensor_property_t);
     dnnl_status_t (*logical_tensor_init_with_strides)(
             dnnl_graph_logical_tensor_t *, size_t, dnnl_data_type_t, int32_t,
             const dnnl_dims_t, const dnnl_dims_t, dnnl_graph_tensor_property_t);
