@@ -54,7 +54,7 @@ static void usage(void) {
            "  --filter=TEXT      only cases whose file name contains TEXT\n"
            "  --runs=N           timed executions per case and library (5)\n"
            "  --budget=SEC       fewer timed runs when they would take longer (20)\n"
-           "  --max-gib=G        skip cases whose tensors exceed G GiB (4)\n"
+           "  --max-gib=G        skip cases whose tensors exceed G GiB (3.5)\n"
            "  --threads=N        OpenMP threads for Partita (2)\n");
 }
 
@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
     o.onednn_dir = getenv("ONEDNN_DIR") ? getenv("ONEDNN_DIR") : BENCH_ONEDNN_DIR;
     o.timed_runs = 5;
     o.budget_s = 20;
-    o.max_gib = 4;
+    o.max_gib = 3.5;
     o.threads = 2;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
