@@ -295,13 +295,6 @@ const bench_tensor *bench_case_find_tensor(const bench_case *c, size_t id) {
     return NULL;
 }
 
-int bench_case_is_produced(const bench_case *c, size_t id) {
-    for (size_t i = 0; i < c->n_ops; ++i)
-        for (size_t k = 0; k < c->ops[i].n_outputs; ++k)
-            if (c->ops[i].outputs[k].id == id) return 1;
-    return 0;
-}
-
 int bench_case_is_consumed(const bench_case *c, size_t id) {
     for (size_t i = 0; i < c->n_ops; ++i) {
         if (c->ops[i].kind == dnnl_graph_op_end) continue;

@@ -92,9 +92,8 @@ int64_t bench_tensor_elements(const bench_tensor *t);
 double bench_case_total_bytes(const bench_case *c);
 /* The tensor with this id as seen by its first occurrence, or NULL. */
 const bench_tensor *bench_case_find_tensor(const bench_case *c, size_t id);
-/* Whether a tensor id is produced by some op / consumed by some op other
- * than End (graph outputs are produced and not consumed). */
-int bench_case_is_produced(const bench_case *c, size_t id);
+/* Whether some op other than End reads tensor `id` (a graph output is made
+ * by an op and read by none). */
 int bench_case_is_consumed(const bench_case *c, size_t id);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "bench_case.h"
 #include "case_runner.h"
+#include "bench_util.h"
 #include "graph_api.h"
 
 #ifndef BENCH_SOURCE_DIR
@@ -53,7 +54,8 @@ static void usage(void) {
            "  --partita-lib=PATH libpartita.so to load\n"
            "  --filter=TEXT      only cases whose file name contains TEXT\n"
            "  --runs=N           timed executions per case and library (5)\n"
-           "  --budget=SEC       fewer timed runs when they would take longer (20)\n"
+           "  --budget=SEC       fewer timed runs when they would take longer, both\n"
+           "                     libraries together (30)\n"
            "  --max-gib=G        skip cases whose tensors exceed G GiB (3.5)\n"
            "  --threads=N        OpenMP threads for Partita (2)\n");
 }
@@ -111,6 +113,49 @@ static void collect_cases(const char *dir, int depth, char ***paths, size_t *cou
     closedir(d);
 }
 
+/* Prepares the case in both libraries (both sets of tensors stay alive),
+ * warms each up once, then alternates timed executions between them, also
+ * swapping which goes first, so that both meet the same load on a shared
+ * machine. Fewer timed runs when a pair of executions exceeds the budget. */
+static void time_both(const graph_api *partita, dnnl_engine_t partita_engine,
+        dnnl_stream_t partita_stream, case_result *p, const graph_api *onednn,
+        dnnl_engine_t onednn_engine, dnnl_stream_t onednn_stream, case_result *d,
+        const bench_case *c, const run_options *run) {
+    case_session *ps = case_prepare(partita, partita_engine, partita_stream, c, p);
+    case_session *ds = onednn
+            ? case_prepare(onednn, onednn_engine, onednn_stream, c, d)
+            : NULL;
+    double p_first = 0, d_first = 0;
+    if (ps) p->ok = case_execute(ps, &p_first, p);
+    if (ds) d->ok = case_execute(ds, &d_first, d);
+    int runs = bench_runs_within_budget(
+            run, (p->ok ? p_first : 0) + (d->ok ? d_first : 0));
+    double *p_times = calloc((size_t)runs, sizeof *p_times);
+    double *d_times = calloc((size_t)runs, sizeof *d_times);
+    if (!p_times || !d_times) {
+        fprintf(stderr, "bench_vs_onednn: out of memory\n");
+        exit(2);
+    }
+    for (int r = 0; r < runs; ++r)
+        for (int turn = 0; turn < 2; ++turn) {
+            int partita_turn = (turn + r) % 2 == 0;
+            if (partita_turn && ps && p->ok) p->ok = case_execute(ps, &p_times[r], p);
+            if (!partita_turn && ds && d->ok) d->ok = case_execute(ds, &d_times[r], d);
+        }
+    if (p->ok) {
+        p->timed_runs = runs;
+        p->median_s = bench_median(p_times, runs);
+    }
+    if (d->ok) {
+        d->timed_runs = runs;
+        d->median_s = bench_median(d_times, runs);
+    }
+    free(p_times);
+    free(d_times);
+    if (ps) case_finish(ps, c, 1, p);
+    if (ds) case_finish(ds, c, 1, d);
+}
+
 static void describe_failure(const case_result *r, char *text, size_t size) {
     snprintf(text, size, "%s: %s (%s)", r->stage,
             graph_api_status_name(r->status), r->message);
@@ -123,7 +168,7 @@ int main(int argc, char **argv) {
     o.partita_library = BENCH_PARTITA_LIBRARY;
     o.onednn_dir = getenv("ONEDNN_DIR") ? getenv("ONEDNN_DIR") : BENCH_ONEDNN_DIR;
     o.timed_runs = 5;
-    o.budget_s = 20;
+    o.budget_s = 30;
     o.max_gib = 3.5;
     o.threads = 2;
     for (int i = 1; i < argc; ++i) {
@@ -199,7 +244,8 @@ int main(int argc, char **argv) {
 
     printf("bench_vs_onednn: %zu cases (%zu from %s, %zu from %s); Partita: "
            "OMP_NUM_THREADS=%s; oneDNN: TBB over all %ld cores; warm-up 1, "
-           "median of up to %d runs (fewer past %.0f s)\n",
+           "then up to %d timed runs alternating between the libraries (fewer "
+           "past %.0f s per case), medians\n",
             n_paths, n_shared, complex_dir, n_paths - n_shared, o.cases_dir,
             getenv("OMP_NUM_THREADS"), sysconf(_SC_NPROCESSORS_ONLN),
             o.timed_runs, o.budget_s);
@@ -236,8 +282,9 @@ int main(int argc, char **argv) {
         }
         case_result p, d;
         memset(&d, 0, sizeof d);
-        run_case(&partita, partita_engine, partita_stream, &c, &run, &p);
-        if (have_onednn) run_case(&onednn, onednn_engine, onednn_stream, &c, &run, &d);
+        time_both(&partita, partita_engine, partita_stream, &p,
+                have_onednn ? &onednn : NULL, onednn_engine, onednn_stream, &d,
+                &c, &run);
 
         char p_parts[32] = "-", d_parts[32] = "-";
         if (p.n_partitions)

@@ -22,8 +22,9 @@ typedef struct tensor_slot {
     int produced;   /* an output of some partition */
 } tensor_slot;
 
-typedef struct run_state {
+struct case_session {
     const graph_api *api;
+    dnnl_stream_t stream;
     dnnl_graph_graph_t graph;
     dnnl_graph_op_t *ops;
     size_t n_ops;
@@ -35,7 +36,9 @@ typedef struct run_state {
     size_t *n_inputs, *n_outputs;
     tensor_slot *slots;
     size_t n_slots;
-} run_state;
+};
+
+static void release(case_session *s);
 
 static int set_failure(case_result *r, const char *stage, dnnl_status_t status,
         const char *message) {
@@ -73,7 +76,7 @@ static dnnl_status_t make_logical_tensor(const graph_api *api,
             dims, t->layout_type, t->property);
 }
 
-static dnnl_status_t add_ops(run_state *s, const bench_case *c) {
+static dnnl_status_t add_ops(case_session *s, const bench_case *c) {
     const graph_api *api = s->api;
     s->ops = calloc(c->n_ops, sizeof *s->ops);
     if (!s->ops) return dnnl_out_of_memory;
@@ -122,13 +125,13 @@ static dnnl_status_t add_ops(run_state *s, const bench_case *c) {
     return dnnl_success;
 }
 
-static tensor_slot *find_slot(run_state *s, size_t id) {
+static tensor_slot *find_slot(case_session *s, size_t id) {
     for (size_t i = 0; i < s->n_slots; ++i)
         if (s->slots[i].id == id) return &s->slots[i];
     return NULL;
 }
 
-static tensor_slot *get_slot(run_state *s, size_t id, size_t capacity) {
+static tensor_slot *get_slot(case_session *s, size_t id, size_t capacity) {
     tensor_slot *slot = find_slot(s, id);
     if (slot || s->n_slots == capacity) return slot;
     slot = &s->slots[s->n_slots++];
@@ -164,7 +167,7 @@ static int is_integer_type(dnnl_data_type_t t) {
             || t == dnnl_boolean;
 }
 
-static dnnl_status_t create_tensor(run_state *s, const bench_case *c,
+static dnnl_status_t create_tensor(case_session *s, const bench_case *c,
         tensor_slot *slot, dnnl_engine_t engine) {
     const graph_api *api = s->api;
     if (slot->lt.property == dnnl_graph_tensor_property_host_scalar) {
@@ -204,7 +207,7 @@ static dnnl_status_t create_tensor(run_state *s, const bench_case *c,
     return dnnl_success;
 }
 
-static double execute_all(run_state *s, dnnl_stream_t stream,
+static double execute_all(case_session *s, dnnl_stream_t stream,
         dnnl_status_t *status) {
     double start = bench_now_s();
     for (size_t p = 0; p < s->n_partitions; ++p) {
@@ -218,7 +221,7 @@ static double execute_all(run_state *s, dnnl_stream_t stream,
 
 /* Copies a graph output as floats in logical (row-major) order, following
  * the strides the library reports for it. */
-static int copy_output(run_state *s, tensor_slot *slot, case_output *out) {
+static int copy_output(case_session *s, tensor_slot *slot, case_output *out) {
     const dnnl_graph_logical_tensor_t *lt = &slot->lt;
     void *data = NULL;
     if (s->api->tensor_get_data_handle(slot->tensor, &data) != dnnl_success
@@ -247,15 +250,17 @@ static int copy_output(run_state *s, tensor_slot *slot, case_output *out) {
     return 0;
 }
 
-int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
-        const bench_case *c, const run_options *options, case_result *result) {
+case_session *case_prepare(const graph_api *api, dnnl_engine_t engine,
+        dnnl_stream_t stream, const bench_case *c, case_result *result) {
     memset(result, 0, sizeof *result);
-    run_state state;
-    memset(&state, 0, sizeof state);
-    run_state *s = &state;
+    case_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_failure(result, "graph", dnnl_out_of_memory, "out of memory");
+        return NULL;
+    }
     s->api = api;
+    s->stream = stream;
     size_t slot_capacity = 0;
-    double *times = NULL;
 
     CALL("graph", api->graph_create_with_fpmath_mode(
                           &s->graph, dnnl_cpu, c->fpmath_mode));
@@ -289,7 +294,6 @@ int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
         CALL("partition", api->partition_get_op_num(s->partitions[p], &op_count));
         CALL("partition", api->partition_is_supported(s->partitions[p], &supported));
         if (op_count > 1) ++result->n_fused;
-        if (op_count > result->n_ops_largest) result->n_ops_largest = op_count;
         if (!supported) ++result->n_unsupported;
         size_t n_in = 0, n_out = 0;
         CALL("partition", api->partition_get_input_ports_num(s->partitions[p], &n_in));
@@ -396,34 +400,27 @@ int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
         CALL("tensor", st);
     }
 
-    /* Warm-up, then as many timed runs as the budget allows. */
-    dnnl_status_t exec_status = dnnl_success;
-    double first = 0;
-    for (int w = 0; w < (options->warmup_runs > 0 ? options->warmup_runs : 1); ++w) {
-        first = execute_all(s, stream, &exec_status);
-        CALL("execute", exec_status);
-    }
-    int runs = options->timed_runs > 0 ? options->timed_runs : 1;
-    if (options->time_budget_s > 0 && first * runs > options->time_budget_s) {
-        runs = (int)(options->time_budget_s / (first > 0 ? first : 1e-9));
-        if (runs < 1) runs = 1;
-    }
-    times = calloc((size_t)runs, sizeof *times);
-    if (!times) {
-        set_failure(result, "execute", dnnl_out_of_memory, "out of memory");
-        goto cleanup;
-    }
-    for (int r = 0; r < runs; ++r) {
-        times[r] = execute_all(s, stream, &exec_status);
-        CALL("execute", exec_status);
-    }
-    result->timed_runs = runs;
-    result->median_s = bench_median(times, runs);
-    result->min_s = times[0];
-    for (int r = 1; r < runs; ++r)
-        if (times[r] < result->min_s) result->min_s = times[r];
+    result->ok = 1;
+    return s;
 
-    if (options->keep_outputs) {
+cleanup:
+    release(s);
+    return NULL;
+}
+
+int case_execute(case_session *s, double *seconds, case_result *result) {
+    dnnl_status_t status = dnnl_success;
+    *seconds = execute_all(s, s->stream, &status);
+    if (status != dnnl_success) {
+        set_failure(result, "execute", status, "compiled_partition_execute");
+        return 0;
+    }
+    return 1;
+}
+
+void case_finish(case_session *s, const bench_case *c, int keep_outputs,
+        case_result *result) {
+    if (keep_outputs && result->ok) {
         result->outputs = calloc(s->n_slots + 1, sizeof *result->outputs);
         for (size_t i = 0; result->outputs && i < s->n_slots; ++i) {
             tensor_slot *slot = &s->slots[i];
@@ -432,10 +429,42 @@ int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
                 ++result->n_outputs;
         }
     }
-    result->ok = 1;
+    release(s);
+}
 
-cleanup:
+int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
+        const bench_case *c, const run_options *options, case_result *result) {
+    case_session *s = case_prepare(api, engine, stream, c, result);
+    if (!s) return 0;
+    double first = 0;
+    int warmup = options->warmup_runs > 0 ? options->warmup_runs : 1;
+    for (int w = 0; w < warmup && result->ok; ++w)
+        result->ok = case_execute(s, &first, result);
+    int runs = bench_runs_within_budget(options, first);
+    double *times = calloc((size_t)runs, sizeof *times);
+    if (!times) set_failure(result, "execute", dnnl_out_of_memory, "out of memory");
+    for (int r = 0; r < runs && result->ok; ++r)
+        result->ok = case_execute(s, &times[r], result);
+    if (result->ok) {
+        result->timed_runs = runs;
+        result->median_s = bench_median(times, runs);
+    }
     free(times);
+    case_finish(s, c, options->keep_outputs, result);
+    return result->ok;
+}
+
+int bench_runs_within_budget(const run_options *options, double seconds_per_run) {
+    int runs = options->timed_runs > 0 ? options->timed_runs : 1;
+    if (options->time_budget_s > 0 && seconds_per_run * runs > options->time_budget_s)
+        runs = (int)(options->time_budget_s / seconds_per_run);
+    return runs < 1 ? 1 : runs;
+}
+
+/* Frees everything a session holds, in the reverse order of creation. */
+static void release(case_session *s) {
+    const graph_api *api = s->api;
+
     for (size_t i = 0; i < s->n_slots; ++i)
         if (s->slots[i].tensor) api->tensor_destroy(s->slots[i].tensor);
     free(s->slots);
@@ -456,7 +485,7 @@ cleanup:
     for (size_t i = 0; i < s->n_ops; ++i) api->op_destroy(s->ops[i]);
     free(s->ops);
     if (s->graph) api->graph_destroy(s->graph);
-    return result->ok;
+    free(s);
 }
 
 void case_result_free(case_result *result) {

@@ -29,15 +29,29 @@ typedef struct case_result {
     size_t n_partitions;
     size_t n_fused;           /* partitions holding more than one op */
     size_t n_unsupported;
-    size_t n_ops_largest;     /* ops in the largest partition */
     int timed_runs;
     double median_s;
-    double min_s;
     size_t n_outputs;
     case_output *outputs;
 } case_result;
 
-/* Returns result->ok. engine and stream belong to api's library. */
+/* A case made ready to execute: graph, compiled partitions, filled tensors. */
+typedef struct case_session case_session;
+
+/* Builds, partitions, compiles, allocates and fills. Returns NULL on failure
+ * (result says where); on success result holds the partition counts. */
+case_session *case_prepare(const graph_api *api, dnnl_engine_t engine,
+        dnnl_stream_t stream, const bench_case *c, case_result *result);
+/* One execution of every partition and a stream wait; returns 1 when it ran. */
+int case_execute(case_session *session, double *seconds, case_result *result);
+/* Copies the graph outputs into result when asked, then frees the session. */
+void case_finish(case_session *session, const bench_case *c, int keep_outputs,
+        case_result *result);
+/* Timed runs allowed when one run takes seconds_per_run (>= 1). */
+int bench_runs_within_budget(const run_options *options, double seconds_per_run);
+
+/* prepare, warm-up, timed runs within the budget, finish. Returns result->ok.
+ * engine and stream belong to api's library. */
 int run_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
         const bench_case *c, const run_options *options, case_result *result);
 void case_result_free(case_result *result);

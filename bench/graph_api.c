@@ -81,12 +81,6 @@ fail:
     return -1;
 }
 
-void graph_api_unload(graph_api *api) {
-    /* Not dlclosed: oneDNN's runtime (SYCL, TBB) keeps threads and atexit
-     * handlers that must outlive the benchmark's own teardown. */
-    api->handle = NULL;
-}
-
 const char *graph_api_status_name(dnnl_status_t status) {
     switch (status) {
     case dnnl_success: return "success";

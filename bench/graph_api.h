@@ -102,11 +102,11 @@ typedef struct graph_api {
 
 /* Opens library_path with RTLD_LOCAL (so the two libraries' identical symbol
  * names never resolve into each other) and fills every entry. Returns 0, or
- * -1 with a message in error (dlerror text or the missing symbol). */
+ * -1 with a message in error (dlerror text or the missing symbol). The
+ * library is never closed: oneDNN's runtime (SYCL, TBB) keeps threads and
+ * exit handlers that must outlive the benchmark's own teardown. */
 int graph_api_load(graph_api *api, const char *label, const char *library_path,
         char *error, size_t error_size);
-
-void graph_api_unload(graph_api *api);
 
 /* Short name of a status code, for the tables. */
 const char *graph_api_status_name(dnnl_status_t status);
