@@ -68,13 +68,15 @@ bench-deps: deps
 # oneDNN, the yardstick of bench_vs_onednn, from the PyPI wheels (the
 # library, its SYCL/TBB/OpenCL runtime and headers land in the venv's lib/
 # and include/). Nothing but bench_vs_onednn uses it.
-$(ONEDNN_LIBRARY):
+$(ONEDNN_LIBRARY): | bench-deps
 	python3 -m venv $(ONEDNN_VENV)
 	$(ONEDNN_VENV)/bin/pip install -q onednn==$(ONEDNN_VERSION) onednn-devel==$(ONEDNN_VERSION)
 
 bench-onednn: $(ONEDNN_LIBRARY)
 
-bench: bench-deps build bench-onednn
+# The build runs after bench-deps (even under -j) so that CMake finds OpenBLAS.
+bench: bench-deps bench-onednn
+	$(MAKE) --no-print-directory build
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_peak $(BENCH_PEAK_ARGS)
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_matmul $(BENCH_MATMUL_ARGS)
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_vs_onednn --onednn-dir=$(abspath $(ONEDNN_VENV))/lib $(BENCH_VS_ONEDNN_ARGS)
