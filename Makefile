@@ -6,7 +6,7 @@ BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
 
-.PHONY: all deps build demo test test-asan docs bench clean
+.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean
 
 all: build
 
@@ -42,10 +42,47 @@ test-asan: deps
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-# Runs the SDPA benchmark (not part of the test suite; see docs/bench.md).
-# Extra options go through BENCH_ARGS, e.g. make bench BENCH_ARGS="--s=4096".
-bench: build
-	./$(BUILD)/bench/bench_sdpa $(BENCH_ARGS)
+# Benchmarks (never part of `make test`; see docs/bench.md). `make bench`
+# installs what they need (OpenBLAS from apt, oneDNN from PyPI into a venv
+# under the build directory), then runs bench_peak, bench_matmul and
+# bench_vs_onednn in that order. Options per benchmark:
+#   make bench BENCH_MATMUL_ARGS="--kinds=f32 --shapes=1024x1024x1024"
+#   make bench BENCH_VS_ONEDNN_ARGS="--filter=mlp" BENCH_PEAK_ARGS="--seconds=0.5"
+# `make bench-sdpa` runs the SDPA benchmark with BENCH_ARGS, e.g. BENCH_ARGS="--s=4096".
+BENCH_DIR = $(BUILD)/bench
+BENCH_DEB_PACKAGES = libopenblas-dev python3-venv
+ONEDNN_VERSION ?= 2026.1.0
+ONEDNN_VENV = $(BENCH_DIR)/venv
+ONEDNN_LIBRARY = $(ONEDNN_VENV)/lib/libdnnl.so.3
+
+# apt for OpenBLAS (before the build: CMake looks for it when configuring).
+bench-deps: deps
+	@missing=""; for p in $(BENCH_DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi; \
+	fi
+
+# oneDNN, the yardstick of bench_vs_onednn, from the PyPI wheels (the
+# library, its SYCL/TBB/OpenCL runtime and headers land in the venv's lib/
+# and include/). Nothing but bench_vs_onednn uses it.
+$(ONEDNN_LIBRARY): | bench-deps
+	python3 -m venv $(ONEDNN_VENV)
+	$(ONEDNN_VENV)/bin/pip install -q onednn==$(ONEDNN_VERSION) onednn-devel==$(ONEDNN_VERSION)
+
+bench-onednn: $(ONEDNN_LIBRARY)
+
+# The build runs after bench-deps (even under -j) so that CMake finds OpenBLAS.
+bench: bench-deps bench-onednn
+	$(MAKE) --no-print-directory build
+	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_peak $(BENCH_PEAK_ARGS)
+	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_matmul $(BENCH_MATMUL_ARGS)
+	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_vs_onednn --onednn-dir=$(abspath $(ONEDNN_VENV))/lib $(BENCH_VS_ONEDNN_ARGS)
+
+bench-sdpa: build
+	./$(BENCH_DIR)/bench_sdpa $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -1,0 +1,263 @@
+/* Times MatMul partitions built through Partita's graph API (loaded with
+ * dlopen, driven by case_runner like bench_vs_onednn) for f32, bf16, int8
+ * (quantized pattern) and int4 weights (grouped DynamicDequantize) at a set
+ * of shapes, and prints GFLOP/s, the percentage of the peaks bench_peak
+ * measured (GB/s of the weights and % of stream bandwidth for M = 1), and for
+ * f32 the ratio to OpenBLAS cblas_sgemm on the same data and threads. */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench_fill.h"
+#include "bench_util.h"
+#include "case_runner.h"
+#include "graph_api.h"
+#include "matmul_case.h"
+
+#ifdef BENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#ifndef BENCH_PARTITA_LIBRARY
+#define BENCH_PARTITA_LIBRARY "libpartita.so"
+#endif
+
+typedef struct shape {
+    int64_t m, k, n;
+} shape;
+
+static const shape default_shapes[] = {
+    {1024, 1024, 1024}, {2048, 2048, 2048}, {384, 1024, 4096},
+    {128, 4096, 4096}, {1, 4096, 4096},
+};
+
+#define MAX_SHAPES 32
+
+static void usage(void) {
+    printf("usage: bench_matmul [options]\n"
+           "  --kinds=f32,bf16,int8,int4   data-type cases to run (all)\n"
+           "  --shapes=MxKxN,...           shapes (1024x1024x1024,2048x2048x2048,"
+           "384x1024x4096,128x4096x4096,1x4096x4096)\n"
+           "  --runs=N                     timed runs per case (5)\n"
+           "  --budget=SEC                 fewer timed runs past SEC per case (6)\n"
+           "  --threads=N                  threads of Partita and OpenBLAS (2)\n"
+           "  --peak=FILE                  bench_peak's results (<exe dir>/peak.txt)\n"
+           "  --partita-lib=PATH           libpartita.so to load\n"
+           "  --write-cases=DIR            write the cases as JSON graph cases "
+           "and exit\n");
+}
+
+static int parse_shapes(const char *text, shape *shapes) {
+    int count = 0;
+    const char *p = text;
+    while (*p && count < MAX_SHAPES) {
+        long long m, k, n;
+        int used = 0;
+        if (sscanf(p, "%lldx%lldx%lld%n", &m, &k, &n, &used) != 3) return -1;
+        shapes[count].m = m;
+        shapes[count].k = k;
+        shapes[count].n = n;
+        ++count;
+        p += used;
+        if (*p == ',') ++p;
+    }
+    return count;
+}
+
+#ifdef BENCH_HAVE_OPENBLAS
+/* Median seconds of cblas_sgemm on the inputs the graph case gets (tensor
+ * ids 0 and 1 of matmul_case.h), or -1 if the buffers cannot be allocated. */
+static double time_openblas(const shape *s, const run_options *o, int threads) {
+    size_t a_count = (size_t)(s->m * s->k), b_count = (size_t)(s->k * s->n);
+    float *a = malloc(a_count * sizeof *a), *b = malloc(b_count * sizeof *b);
+    float *c = malloc((size_t)(s->m * s->n) * sizeof *c);
+    if (!a || !b || !c) {
+        free(a);
+        free(b);
+        free(c);
+        return -1;
+    }
+    fill_buffer(a, a_count, dnnl_f32, 0, FILL_DATA, 0);
+    fill_buffer(b, b_count, dnnl_f32, 1, FILL_DATA, 0);
+    openblas_set_num_threads(threads);
+    double first = 0;
+    for (int w = 0; w < o->warmup_runs; ++w) {
+        double start = bench_now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n,
+                (int)s->k, 1.f, a, (int)s->k, b, (int)s->n, 0.f, c, (int)s->n);
+        first = bench_now_s() - start;
+    }
+    int runs = o->timed_runs;
+    if (first * runs > o->time_budget_s) runs = (int)(o->time_budget_s / first);
+    if (runs < 1) runs = 1;
+    double times[64];
+    if (runs > 64) runs = 64;
+    for (int r = 0; r < runs; ++r) {
+        double start = bench_now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n,
+                (int)s->k, 1.f, a, (int)s->k, b, (int)s->n, 0.f, c, (int)s->n);
+        times[r] = bench_now_s() - start;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return bench_median(times, runs);
+}
+#endif
+
+int main(int argc, char **argv) {
+    shape shapes[MAX_SHAPES];
+    int n_shapes = (int)(sizeof default_shapes / sizeof default_shapes[0]);
+    memcpy(shapes, default_shapes, sizeof default_shapes);
+    int kind_enabled[MATMUL_KIND_COUNT] = {1, 1, 1, 1};
+    run_options run = {1, 5, 6.0, 0};
+    int threads = 2;
+    char peak_path[4096];
+    bench_executable_dir(peak_path, sizeof peak_path - 16);
+    strcat(peak_path, "/peak.txt");
+    const char *partita_library = BENCH_PARTITA_LIBRARY;
+    const char *write_dir = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strncmp(a, "--kinds=", 8)) {
+            for (int k = 0; k < MATMUL_KIND_COUNT; ++k)
+                kind_enabled[k] = strstr(a + 8, matmul_kind_name((matmul_kind)k)) != NULL;
+        } else if (!strncmp(a, "--shapes=", 9)) {
+            n_shapes = parse_shapes(a + 9, shapes);
+            if (n_shapes <= 0) {
+                usage();
+                return 2;
+            }
+        } else if (!strncmp(a, "--runs=", 7)) run.timed_runs = atoi(a + 7);
+        else if (!strncmp(a, "--budget=", 9)) run.time_budget_s = atof(a + 9);
+        else if (!strncmp(a, "--threads=", 10)) threads = atoi(a + 10);
+        else if (!strncmp(a, "--peak=", 7)) snprintf(peak_path, sizeof peak_path, "%s", a + 7);
+        else if (!strncmp(a, "--partita-lib=", 14)) partita_library = a + 14;
+        else if (!strncmp(a, "--write-cases=", 14)) write_dir = a + 14;
+        else {
+            usage();
+            return strcmp(a, "--help") ? 2 : 0;
+        }
+    }
+
+    if (write_dir) {
+        mkdir(write_dir, 0777);
+        for (int s = 0; s < n_shapes; ++s)
+            for (int k = 0; k < MATMUL_KIND_COUNT; ++k) {
+                if (!kind_enabled[k]) continue;
+                bench_case c;
+                build_matmul_case(&c, (matmul_kind)k, shapes[s].m, shapes[s].k,
+                        shapes[s].n);
+                char path[8192];
+                snprintf(path, sizeof path, "%s/%s.json", write_dir, c.name);
+                if (bench_case_write_json(&c, path)) {
+                    fprintf(stderr, "bench_matmul: cannot write %s\n", path);
+                    return 1;
+                }
+                printf("wrote %s\n", path);
+                bench_case_free(&c);
+            }
+        return 0;
+    }
+
+    char threads_text[16];
+    snprintf(threads_text, sizeof threads_text, "%d", threads);
+    setenv("OMP_NUM_THREADS", threads_text, 1);
+    graph_api api;
+    char error[512];
+    if (graph_api_load(&api, "partita", partita_library, error, sizeof error)) {
+        fprintf(stderr, "bench_matmul: cannot load %s: %s\n", partita_library, error);
+        return 1;
+    }
+    dnnl_engine_t engine;
+    dnnl_stream_t stream;
+    if (api.engine_create(&engine, dnnl_cpu, 0)
+            || api.stream_create(&stream, engine, dnnl_stream_default_flags)) {
+        fprintf(stderr, "bench_matmul: no CPU engine\n");
+        return 1;
+    }
+    machine_peak peak;
+    int have_peak = bench_peak_read(peak_path, &peak) == 0;
+    printf("bench_matmul: %d threads; warm-up 1, median of up to %d runs (fewer "
+           "past %.0f s per case)\n",
+            threads, run.timed_runs, run.time_budget_s);
+    if (have_peak)
+        printf("peaks from %s (%d threads): f32 %.1f GFLOP/s, bf16 %.1f GFLOP/s, "
+               "int8 %.1f GOP/s, stream %.1f GB/s\n",
+                peak_path, threads, threads > 1 ? peak.f32_gflops_2t : peak.f32_gflops_1t,
+                threads > 1 ? peak.bf16_gflops_2t : peak.bf16_gflops_1t,
+                threads > 1 ? peak.int8_gops_2t : peak.int8_gops_1t, peak.stream_gbs);
+    else
+        printf("no peak file %s (run bench_peak first): %% columns left out\n",
+                peak_path);
+#ifdef BENCH_HAVE_OPENBLAS
+    printf("OpenBLAS: cblas_sgemm, %d threads; blas ratio = OpenBLAS time / "
+           "Partita time (> 1: Partita faster)\n", threads);
+#else
+    printf("OpenBLAS not available at build time: no f32 ratio (make bench "
+           "installs libopenblas-dev)\n");
+#endif
+    printf("%% peak: of the f32 FMA peak for f32 and int4 (f32 compute), of "
+           "vdpbf16ps for bf16, of vpdpbusd for int8; M = 1 rows: GB/s of the "
+           "weights' bytes and %% of stream bandwidth\n\n");
+    printf("%-5s %-16s %6s %11s %9s %9s %11s %9s %8s\n", "type", "MxKxN", "parts",
+            "Partita ms", "GFLOP/s", "% peak", "OpenBLAS ms", "GFLOP/s", "ratio");
+
+    for (int s = 0; s < n_shapes; ++s) {
+        const shape *sh = &shapes[s];
+        double flops = 2.0 * (double)sh->m * (double)sh->k * (double)sh->n;
+        for (int k = 0; k < MATMUL_KIND_COUNT; ++k) {
+            if (!kind_enabled[k]) continue;
+            matmul_kind kind = (matmul_kind)k;
+            char shape_text[64];
+            snprintf(shape_text, sizeof shape_text, "%lldx%lldx%lld",
+                    (long long)sh->m, (long long)sh->k, (long long)sh->n);
+            bench_case c;
+            build_matmul_case(&c, kind, sh->m, sh->k, sh->n);
+            case_result r;
+            run_case(&api, engine, stream, &c, &run, &r);
+            bench_case_free(&c);
+            printf("%-5s %-16s ", matmul_kind_name(kind), shape_text);
+            if (!r.ok) {
+                printf("%6s failed at %s: %s (%s)\n", "-", r.stage,
+                        graph_api_status_name(r.status), r.message);
+                continue;
+            }
+            char parts[16];
+            snprintf(parts, sizeof parts, "%zu(%zu)", r.n_partitions, r.n_fused);
+            double gflops = flops / r.median_s / 1e9;
+            printf("%6s %11.3f %9.1f ", parts, r.median_s * 1e3, gflops);
+            char percent[32] = "";
+            if (have_peak) {
+                if (sh->m == 1) {
+                    double gbs = matmul_weight_bytes(kind, sh->k, sh->n) / r.median_s / 1e9;
+                    snprintf(percent, sizeof percent, "%.0f%%bw", 100 * gbs / peak.stream_gbs);
+                } else {
+                    double p = kind == MATMUL_BF16
+                            ? (threads > 1 ? peak.bf16_gflops_2t : peak.bf16_gflops_1t)
+                            : kind == MATMUL_INT8
+                            ? (threads > 1 ? peak.int8_gops_2t : peak.int8_gops_1t)
+                            : (threads > 1 ? peak.f32_gflops_2t : peak.f32_gflops_1t);
+                    if (p > 0) snprintf(percent, sizeof percent, "%.1f%%", 100 * gflops / p);
+                }
+            }
+            printf("%9s ", percent);
+#ifdef BENCH_HAVE_OPENBLAS
+            if (kind == MATMUL_F32) {
+                double blas = time_openblas(sh, &run, threads);
+                if (blas > 0)
+                    printf("%11.3f %9.1f %8.3f", blas * 1e3, flops / blas / 1e9,
+                            blas / r.median_s);
+            }
+#endif
+            printf("\n");
+            fflush(stdout);
+            case_result_free(&r);
+        }
+    }
+    api.stream_destroy(stream);
+    api.engine_destroy(engine);
+    return 0;
+}
