@@ -1,0 +1,377 @@
+/* AVX-512 chunk kernels of the small-M path (kernels/gemm/gemm_gemv.h).
+ *
+ * k contiguous B ([n][k] weights): a few columns at a time, each a stream of
+ * 16-wide dot products with every row of A, so M x columns independent FMA
+ * chains hide latency and several streams keep memory busy.  4-bit weights
+ * go through a 16-entry table per (column, group) holding the finished
+ * value R((q - zp) * scale): vpermps looks a nibble up directly, so
+ * dequantisation costs nothing per element.  Nibble pairs are split into a
+ * vector of even and one of odd k, so A is reordered the same way once per
+ * chunk.
+ *
+ * Columns contiguous B ([k][n]): a block of columns accumulated in an L1
+ * buffer while B is read row by row in long contiguous runs.
+ *
+ * Every kernel is instantiated per M (1..4), B type and rounding, so the
+ * accumulators live in registers and the type tests fold away. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/gemm/gemm_gemv.h"
+#include "kernels/gemm/gemm_int_load.h"
+
+#define AINLINE static inline __attribute__((always_inline))
+#define KCH PT_GEMV_KCHUNK
+/* Columns per block of columns-contiguous B (the accumulators: M x this floats). */
+#define NBLOCK 1024
+
+enum { DT_F32, DT_BF16, DT_F16, DT_S8, DT_U8, DT_S4, DT_U4 };
+
+static int dt_code(dnnl_data_type_t dt) {
+    switch (dt) {
+    case dnnl_f32: return DT_F32;
+    case dnnl_bf16: return DT_BF16;
+    case dnnl_f16: return DT_F16;
+    case dnnl_s8: return DT_S8;
+    case dnnl_u8: return DT_U8;
+    case dnnl_s4: return DT_S4;
+    case dnnl_u4: return DT_U4;
+    default: return -1;
+    }
+}
+
+static inline __mmask16 first_lanes(int64_t n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
+
+/* Round to nearest even bf16 and back; NaN passes unchanged. */
+AINLINE __m512 round_bf16(__m512 x) {
+    __m512i u = _mm512_castps_si512(x);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+    r = _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
+    return _mm512_mask_mov_ps(_mm512_castsi512_ps(r), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+AINLINE __m512 apply_round(__m512 x, int round_bf16_on) { return round_bf16_on ? round_bf16(x) : x; }
+
+/* 16 B values at p (element offset e) as f32, lanes past `mask` zero.
+ * Not for 4-bit types. */
+AINLINE __m512 load16(const void *p, int64_t e, int DT, __mmask16 mask) {
+    switch (DT) {
+    case DT_F32: return _mm512_maskz_loadu_ps(mask, (const float *)p + e);
+    case DT_BF16:
+        return _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, (const uint16_t *)p + e)), 16));
+    case DT_F16: return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, (const uint16_t *)p + e));
+    case DT_S8: return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(mask, (const int8_t *)p + e)));
+    default: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(mask, (const uint8_t *)p + e)));
+    }
+}
+
+AINLINE float hsum(__m512 v) { return _mm512_reduce_add_ps(v); }
+
+/* Dequantisation parameters of column n in group g as f32. */
+static inline float zp_of(const pt_gemv_chunk *ch, int64_t n, int64_t g) {
+    const pt_gemm_dequant *dq = &ch->bo->dq;
+    if (!dq->on || dq->zp_dt == dnnl_data_type_undef) return 0.0f;
+    return (float)pt_gemm_load_int(ch->zps, dq->zp_dt, n * dq->zp_sn + g * dq->zp_sg);
+}
+static inline float scale_of(const pt_gemv_chunk *ch, int64_t n, int64_t g) {
+    const pt_gemm_dequant *dq = &ch->bo->dq;
+    if (!dq->on) return 1.0f;
+    return pt_gemm_load_scale(ch->scales, dq->scale_dt, n * dq->sc_sn + g * dq->sc_sg);
+}
+
+/* End of the dequantisation group holding absolute k (whole chunk when the
+ * parameters do not change along k). */
+static inline int64_t group_end(const pt_gemv_chunk *ch, int64_t k, int64_t kend) {
+    const pt_gemm_dequant *dq = &ch->bo->dq;
+    if (!dq->on || dq->group <= 0) return kend;
+    int64_t e = (k / dq->group + 1) * dq->group;
+    return e < kend ? e : kend;
+}
+static inline int64_t group_of(const pt_gemv_chunk *ch, int64_t k) {
+    const pt_gemm_dequant *dq = &ch->bo->dq;
+    return dq->on && dq->group > 0 ? k / dq->group : 0;
+}
+
+static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
+    float *p = &ch->c[m * ch->ldc + j];
+    *p = ch->accumulate ? *p + v : v;
+}
+
+/* ---- k contiguous, 8- to 32-bit B ------------------------------------------ */
+
+/* NC columns starting at column j (columns past nlen repeat the last one and
+ * are not stored). */
+AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, const int NC, const int DT,
+                           const int DQ, const int RB) {
+    const pt_gemm_operand *o = ch->bo;
+    int64_t base[4], n[4];
+    for (int c = 0; c < NC; ++c) {
+        n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
+        base[c] = n[c] * o->s_row + ch->k0;
+    }
+    __m512 acc[4][4];
+    for (int m = 0; m < M; ++m)
+        for (int c = 0; c < NC; ++c) acc[m][c] = _mm512_setzero_ps();
+    const int64_t kend = ch->k0 + ch->klen;
+    for (int64_t ks = ch->k0; ks < kend;) {
+        int64_t se = DQ ? group_end(ch, ks, kend) : kend;
+        __m512 zv[4], sv[4];
+        if (DQ) {
+            int64_t g = group_of(ch, ks);
+            for (int c = 0; c < NC; ++c) {
+                zv[c] = _mm512_set1_ps(zp_of(ch, n[c], g));
+                sv[c] = _mm512_set1_ps(scale_of(ch, n[c], g));
+            }
+        }
+        for (int64_t k = ks; k < se; k += 16) {
+            __mmask16 mask = first_lanes(se - k);
+            __m512 av[4];
+            for (int m = 0; m < M; ++m) av[m] = _mm512_maskz_loadu_ps(mask, ch->a + m * KCH + (k - ch->k0));
+            for (int c = 0; c < NC; ++c) {
+                __m512 v = load16(ch->b, base[c] + (k - ch->k0), DT, mask);
+                if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv[c]), sv[c]);
+                v = apply_round(v, RB);
+                for (int m = 0; m < M; ++m) acc[m][c] = _mm512_fmadd_ps(av[m], v, acc[m][c]);
+            }
+        }
+        ks = se;
+    }
+    for (int c = 0; c < NC && j + c < ch->nlen; ++c)
+        for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(acc[m][c]));
+}
+
+AINLINE void kc_dense(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
+    enum { NC = 4 };
+    /* At M > 2, two columns keep M x NC accumulators within the registers. */
+    if (M <= 2) {
+        for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, 4, DT, DQ, RB);
+    } else {
+        for (int64_t j = 0; j < ch->nlen; j += 2) kc_dense_cols(ch, j, M, 2, DT, DQ, RB);
+    }
+    (void)NC;
+}
+
+/* ---- k contiguous, 4-bit B -------------------------------------------------- */
+
+/* The 16 possible values of a nibble for one (column, group). */
+AINLINE __m512 nibble_table(int is_s4, float zp, float scale, int RB) {
+    const __m512 u4 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 s4 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1);
+    __m512 t = _mm512_mul_ps(_mm512_sub_ps(is_s4 ? s4 : u4, _mm512_set1_ps(zp)), _mm512_set1_ps(scale));
+    return apply_round(t, RB);
+}
+
+/* A reordered per block of 32 k: the 16 even k first, then the 16 odd k
+ * (the order in which a 16-byte load of nibble pairs unpacks). */
+static void split_even_odd(const pt_gemv_chunk *ch, float dst[][KCH]) {
+    int64_t blocks = (ch->klen + 31) / 32;
+    for (int m = 0; m < ch->M; ++m) {
+        const float *a = ch->a + m * KCH;
+        for (int64_t b = 0; b < blocks; ++b)
+            for (int i = 0; i < 16; ++i) {
+                dst[m][32 * b + i] = a[32 * b + 2 * i];
+                dst[m][32 * b + 16 + i] = a[32 * b + 2 * i + 1];
+            }
+    }
+}
+
+AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int64_t j, const int M,
+                            const int NC, const int S4, const int RB) {
+    const pt_gemm_operand *o = ch->bo;
+    const uint8_t *col[4];
+    int64_t n[4];
+    for (int c = 0; c < NC; ++c) {
+        int64_t jj = j + c < ch->nlen ? j + c : ch->nlen - 1;
+        n[c] = ch->n0 + jj;
+        col[c] = (const uint8_t *)ch->b + (n[c] * o->s_row + ch->k0) / 2;
+    }
+    __m512 acc[4][4][2];
+    for (int m = 0; m < M; ++m)
+        for (int c = 0; c < NC; ++c) acc[m][c][0] = acc[m][c][1] = _mm512_setzero_ps();
+    const int64_t kend = ch->k0 + ch->klen;
+    for (int64_t ks = ch->k0; ks < kend;) {
+        int64_t se = group_end(ch, ks, kend), g = group_of(ch, ks);
+        __m512 tab[4];
+        for (int c = 0; c < NC; ++c) tab[c] = nibble_table(S4, zp_of(ch, n[c], g), scale_of(ch, n[c], g), RB);
+        for (int64_t k = ks; k < se; k += 32) {
+            int64_t rem = se - k, kr = k - ch->k0;
+            __mmask16 bytes = first_lanes((rem + 1) / 2), even = bytes, odd = first_lanes(rem / 2);
+            __m512 a_even[4], a_odd[4];
+            for (int m = 0; m < M; ++m) {
+                a_even[m] = _mm512_loadu_ps(&ap[m][kr]);
+                a_odd[m] = _mm512_loadu_ps(&ap[m][kr + 16]);
+            }
+            for (int c = 0; c < NC; ++c) {
+                __m512i q = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(bytes, col[c] + kr / 2));
+                __m512 lo = _mm512_permutexvar_ps(q, tab[c]);
+                __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), tab[c]);
+                if (rem < 32) lo = _mm512_maskz_mov_ps(even, lo), hi = _mm512_maskz_mov_ps(odd, hi);
+                for (int m = 0; m < M; ++m) {
+                    acc[m][c][0] = _mm512_fmadd_ps(a_even[m], lo, acc[m][c][0]);
+                    acc[m][c][1] = _mm512_fmadd_ps(a_odd[m], hi, acc[m][c][1]);
+                }
+            }
+        }
+        ks = se;
+    }
+    for (int c = 0; c < NC && j + c < ch->nlen; ++c)
+        for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(_mm512_add_ps(acc[m][c][0], acc[m][c][1])));
+}
+
+AINLINE void kc_nibble(const pt_gemv_chunk *ch, const float (*ap)[KCH], const int M, const int S4, const int RB) {
+    if (M <= 2) {
+        for (int64_t j = 0; j < ch->nlen; j += 4) kc_nibble_cols(ch, ap, j, M, 4, S4, RB);
+    } else {
+        for (int64_t j = 0; j < ch->nlen; j += 2) kc_nibble_cols(ch, ap, j, M, 2, S4, RB);
+    }
+}
+
+/* ---- columns contiguous ------------------------------------------------------ */
+
+/* The first `count` (<= 16) 4-bit values of consecutive columns from
+ * element e (even) on; lanes past count zero. */
+AINLINE __m512 load16_nibbles(const void *p, int64_t e, const int S4, int64_t count) {
+    __mmask16 mask = first_lanes(count), bytes = first_lanes((count + 1) / 2);
+    __m128i x = _mm_maskz_loadu_epi8(bytes, (const uint8_t *)p + e / 2);
+    __m512i d = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(x, x)); /* byte i in lanes 2i and 2i + 1 */
+    __m512i v;
+    if (S4) {
+        const __m512i up = _mm512_setr_epi32(28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24);
+        v = _mm512_srai_epi32(_mm512_sllv_epi32(d, up), 28);
+    } else {
+        const __m512i down = _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4);
+        v = _mm512_and_si512(_mm512_srlv_epi32(d, down), _mm512_set1_epi32(15));
+    }
+    return _mm512_maskz_mov_ps(mask, _mm512_cvtepi32_ps(v));
+}
+
+AINLINE __m512 load16_any(const void *p, int64_t e, const int DT, int64_t count) {
+    if (DT == DT_S4 || DT == DT_U4) return load16_nibbles(p, e, DT == DT_S4, count);
+    return load16(p, e, DT, first_lanes(count));
+}
+
+AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
+    const pt_gemm_operand *o = ch->bo;
+    _Alignas(64) float acc[4][NBLOCK], zbuf[NBLOCK], sbuf[NBLOCK];
+    const int64_t kend = ch->k0 + ch->klen;
+    for (int64_t jb = 0; jb < ch->nlen; jb += NBLOCK) {
+        const int64_t w = ch->nlen - jb < NBLOCK ? ch->nlen - jb : NBLOCK, nb = ch->n0 + jb;
+        for (int m = 0; m < M; ++m) memset(acc[m], 0, sizeof(float) * (size_t)((w + 15) / 16 * 16));
+        for (int64_t ks = ch->k0; ks < kend;) {
+            int64_t se = DQ ? group_end(ch, ks, kend) : kend;
+            if (DQ) {
+                int64_t g = group_of(ch, ks);
+                for (int64_t j = 0; j < w; ++j) zbuf[j] = zp_of(ch, nb + j, g), sbuf[j] = scale_of(ch, nb + j, g);
+            }
+            for (int64_t k = ks; k < se; ++k) {
+                const int64_t e = nb * o->s_row + k * o->s_k;
+                __m512 av[4];
+                for (int m = 0; m < M; ++m) av[m] = _mm512_set1_ps(ch->a[m * KCH + (k - ch->k0)]);
+                for (int64_t j = 0; j < w; j += 16) {
+                    __m512 v = load16_any(ch->b, e + j, DT, w - j);
+                    if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, _mm512_load_ps(zbuf + j)), _mm512_load_ps(sbuf + j));
+                    v = apply_round(v, RB);
+                    for (int m = 0; m < M; ++m)
+                        _mm512_store_ps(acc[m] + j, _mm512_fmadd_ps(av[m], v, _mm512_load_ps(acc[m] + j)));
+                }
+            }
+            ks = se;
+        }
+        for (int m = 0; m < M; ++m)
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m][j]);
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+#define FOR_M(CALL)                                                                                             \
+    switch (ch->M) {                                                                                            \
+    case 1: CALL(1); break;                                                                                     \
+    case 2: CALL(2); break;                                                                                     \
+    case 3: CALL(3); break;                                                                                     \
+    default: CALL(4); break;                                                                                    \
+    }
+
+static void kc_dense_any(const pt_gemv_chunk *ch, int dt, int dq, int rb) {
+#define KC(M)                                                                                                   \
+    do {                                                                                                        \
+        switch (dt) {                                                                                           \
+        case DT_F32: rb ? kc_dense(ch, M, DT_F32, 0, 1) : kc_dense(ch, M, DT_F32, 0, 0); break;                 \
+        case DT_BF16: kc_dense(ch, M, DT_BF16, 0, 0); break;                                                    \
+        case DT_F16: rb ? kc_dense(ch, M, DT_F16, 0, 1) : kc_dense(ch, M, DT_F16, 0, 0); break;                 \
+        case DT_S8:                                                                                             \
+            if (dq) rb ? kc_dense(ch, M, DT_S8, 1, 1) : kc_dense(ch, M, DT_S8, 1, 0);                           \
+            else rb ? kc_dense(ch, M, DT_S8, 0, 1) : kc_dense(ch, M, DT_S8, 0, 0);                              \
+            break;                                                                                              \
+        default:                                                                                                \
+            if (dq) rb ? kc_dense(ch, M, DT_U8, 1, 1) : kc_dense(ch, M, DT_U8, 1, 0);                           \
+            else rb ? kc_dense(ch, M, DT_U8, 0, 1) : kc_dense(ch, M, DT_U8, 0, 0);                              \
+            break;                                                                                              \
+        }                                                                                                       \
+    } while (0)
+    FOR_M(KC)
+#undef KC
+}
+
+static void kc_nibble_any(const pt_gemv_chunk *ch, int s4, int rb) {
+    _Alignas(64) float ap[PT_GEMV_MAX_M][KCH];
+    split_even_odd(ch, ap);
+    const float(*a)[KCH] = (const float(*)[KCH])ap;
+#define KN(M)                                                                                                   \
+    do {                                                                                                        \
+        if (s4) rb ? kc_nibble(ch, a, M, 1, 1) : kc_nibble(ch, a, M, 1, 0);                                     \
+        else rb ? kc_nibble(ch, a, M, 0, 1) : kc_nibble(ch, a, M, 0, 0);                                        \
+    } while (0)
+    FOR_M(KN)
+#undef KN
+}
+
+static void nc_any(const pt_gemv_chunk *ch, int dt, int dq, int rb) {
+#define NC_INT(M, T)                                                                                            \
+    do {                                                                                                        \
+        if (dq) rb ? nc_kernel(ch, M, T, 1, 1) : nc_kernel(ch, M, T, 1, 0);                                     \
+        else rb ? nc_kernel(ch, M, T, 0, 1) : nc_kernel(ch, M, T, 0, 0);                                        \
+    } while (0)
+#define NCK(M)                                                                                                  \
+    do {                                                                                                        \
+        switch (dt) {                                                                                           \
+        case DT_F32: rb ? nc_kernel(ch, M, DT_F32, 0, 1) : nc_kernel(ch, M, DT_F32, 0, 0); break;               \
+        case DT_BF16: nc_kernel(ch, M, DT_BF16, 0, 0); break;                                                   \
+        case DT_F16: rb ? nc_kernel(ch, M, DT_F16, 0, 1) : nc_kernel(ch, M, DT_F16, 0, 0); break;               \
+        case DT_S8: NC_INT(M, DT_S8); break;                                                                    \
+        case DT_U8: NC_INT(M, DT_U8); break;                                                                    \
+        case DT_S4: NC_INT(M, DT_S4); break;                                                                    \
+        default: NC_INT(M, DT_U4); break;                                                                       \
+        }                                                                                                       \
+    } while (0)
+    FOR_M(NCK)
+#undef NCK
+#undef NC_INT
+}
+
+bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch) {
+    const pt_gemm_operand *o = ch->bo;
+    const int dt = dt_code(o->dt);
+    const pt_gemv_round r = pt_gemv_b_round(ch);
+    if (dt < 0 || ch->M < 1 || ch->M > 4) return false;
+    if (r == PT_GEMV_ROUND_F16 || r == PT_GEMV_ROUND_TF32) return false; /* rare modes: the portable loop */
+    const int dq = o->dq.on, nibble = dt == DT_S4 || dt == DT_U4;
+    /* bf16 values are bf16 already. */
+    const int rb = r == PT_GEMV_ROUND_BF16 && !(dt == DT_BF16 && !dq);
+    if (o->s_k == 1) {
+        if (!nibble) {
+            kc_dense_any(ch, dt, dq, rb);
+            return true;
+        }
+        /* Whole bytes per column and 32-k blocks inside one group. */
+        if (o->s_row % 2 != 0 || ch->k0 % 2 != 0) return false;
+        if (dq && o->dq.group > 0 && o->dq.group % 32 != 0) return false;
+        kc_nibble_any(ch, dt == DT_S4, rb);
+        return true;
+    }
+    if (nibble && (ch->n0 % 2 != 0 || o->s_k % 2 != 0)) return false;
+    nc_any(ch, dt, dq, rb);
+    return true;
+}
