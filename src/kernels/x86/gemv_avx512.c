@@ -22,8 +22,6 @@
 
 #define AINLINE static inline __attribute__((always_inline))
 #define KCH PT_GEMV_KCHUNK
-/* Columns per block of columns-contiguous B (the accumulators: M x this floats). */
-#define NBLOCK 1024
 
 enum { DT_F32, DT_BF16, DT_F16, DT_S8, DT_U8, DT_S4, DT_U4 };
 
@@ -69,29 +67,80 @@ AINLINE __m512 load16(const void *p, int64_t e, int DT, __mmask16 mask) {
 
 AINLINE float hsum(__m512 v) { return _mm512_reduce_add_ps(v); }
 
-/* Dequantisation parameters of column n in group g as f32. */
-static inline float zp_of(const pt_gemv_chunk *ch, int64_t n, int64_t g) {
+/* `count` dequantisation parameters as f32: scales at element offsets
+ * sb + i * ss, zero points at zb + i * zs (0 without zero points; 1 and 0
+ * without dequantisation).  The type switch sits outside the loops. */
+static void params_f32(const pt_gemv_chunk *ch, int64_t sb, int64_t ss, int64_t zb, int64_t zs, int64_t count,
+                       float *scale, float *zp) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
-    if (!dq->on || dq->zp_dt == dnnl_data_type_undef) return 0.0f;
-    return (float)pt_gemm_load_int(ch->zps, dq->zp_dt, n * dq->zp_sn + g * dq->zp_sg);
-}
-static inline float scale_of(const pt_gemv_chunk *ch, int64_t n, int64_t g) {
-    const pt_gemm_dequant *dq = &ch->bo->dq;
-    if (!dq->on) return 1.0f;
-    return pt_gemm_load_scale(ch->scales, dq->scale_dt, n * dq->sc_sn + g * dq->sc_sg);
+    if (!dq->on) {
+        for (int64_t i = 0; i < count; ++i) scale[i] = 1.0f, zp[i] = 0.0f;
+        return;
+    }
+    const void *sp = ch->scales, *zpp = ch->zps;
+    switch (dq->scale_dt) {
+    case dnnl_bf16:
+        for (int64_t i = 0; i < count; ++i) {
+            uint32_t u = (uint32_t)((const uint16_t *)sp)[sb + i * ss] << 16;
+            memcpy(&scale[i], &u, 4);
+        }
+        break;
+    case dnnl_f16:
+        for (int64_t i = 0; i < count; ++i) scale[i] = _cvtsh_ss(((const uint16_t *)sp)[sb + i * ss]);
+        break;
+    default:
+        for (int64_t i = 0; i < count; ++i) scale[i] = ((const float *)sp)[sb + i * ss];
+        break;
+    }
+    switch (dq->zp_dt) {
+    case dnnl_s8:
+        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const int8_t *)zpp)[zb + i * zs];
+        break;
+    case dnnl_u8:
+        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const uint8_t *)zpp)[zb + i * zs];
+        break;
+    case dnnl_s32:
+        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const int32_t *)zpp)[zb + i * zs];
+        break;
+    case dnnl_s4:
+    case dnnl_u4:
+        for (int64_t i = 0; i < count; ++i) zp[i] = (float)pt_gemm_load_int(zpp, dq->zp_dt, zb + i * zs);
+        break;
+    default:
+        for (int64_t i = 0; i < count; ++i) zp[i] = 0.0f;
+        break;
+    }
 }
 
-/* End of the dequantisation group holding absolute k (whole chunk when the
- * parameters do not change along k). */
-static inline int64_t group_end(const pt_gemv_chunk *ch, int64_t k, int64_t kend) {
+/* K elements per dequantisation group (0: the parameters do not change along k). */
+static inline int64_t group_len(const pt_gemv_chunk *ch) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
-    if (!dq->on || dq->group <= 0) return kend;
-    int64_t e = (k / dq->group + 1) * dq->group;
+    return dq->on && dq->group > 0 ? dq->group : 0;
+}
+
+/* End of the segment (group, or the whole chunk) that holds absolute k. */
+static inline int64_t segment_end(int64_t group, int64_t k, int64_t kend) {
+    if (group <= 0) return kend;
+    int64_t e = (k / group + 1) * group;
     return e < kend ? e : kend;
 }
-static inline int64_t group_of(const pt_gemv_chunk *ch, int64_t k) {
+
+/* Groups the chunk touches (at most KCH / 32 + 1 for the kernels that keep
+ * one parameter per group and column). */
+#define MAX_CHUNK_GROUPS (KCH / 32 + 2)
+
+static inline int64_t chunk_groups(const pt_gemv_chunk *ch, int64_t group, int64_t *g0) {
+    if (group <= 0) return *g0 = 0, 1;
+    *g0 = ch->k0 / group;
+    return (ch->k0 + ch->klen - 1) / group - *g0 + 1;
+}
+
+/* Parameters of column n for the chunk's groups. */
+static inline void column_params(const pt_gemv_chunk *ch, int64_t n, int64_t g0, int64_t ng, float *scale,
+                                 float *zp) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
-    return dq->on && dq->group > 0 ? k / dq->group : 0;
+    params_f32(ch, n * dq->sc_sn + g0 * dq->sc_sg, dq->sc_sg, n * dq->zp_sn + g0 * dq->zp_sg, dq->zp_sg, ng, scale,
+               zp);
 }
 
 static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
@@ -99,37 +148,46 @@ static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
     *p = ch->accumulate ? *p + v : v;
 }
 
+/* Bytes ahead of a column stream that software prefetch asks for. */
+#define PREFETCH_BYTES 1024
+
 /* ---- k contiguous, 8- to 32-bit B ------------------------------------------ */
 
-/* NC columns starting at column j (columns past nlen repeat the last one and
- * are not stored). */
-AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, const int NC, const int DT,
-                           const int DQ, const int RB) {
+/* Four columns starting at column j (columns past nlen repeat the last one
+ * and are not stored): 4M accumulators. */
+AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, const int DT, const int DQ,
+                           const int RB) {
+    enum { NC = 4 };
     const pt_gemm_operand *o = ch->bo;
-    int64_t base[4], n[4];
+    const int esize = DT == DT_F32 ? 4 : DT == DT_BF16 || DT == DT_F16 ? 2 : 1;
+    int64_t base[NC], n[NC];
     for (int c = 0; c < NC; ++c) {
         n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         base[c] = n[c] * o->s_row + ch->k0;
     }
-    __m512 acc[4][4];
+    const int64_t group = DQ ? group_len(ch) : 0;
+    int64_t g0 = 0, ng = DQ ? chunk_groups(ch, group, &g0) : 1;
+    _Alignas(64) float zps[NC][MAX_CHUNK_GROUPS], scs[NC][MAX_CHUNK_GROUPS];
+    if (DQ)
+        for (int c = 0; c < NC; ++c) column_params(ch, n[c], g0, ng, scs[c], zps[c]);
+    __m512 acc[4][NC];
     for (int m = 0; m < M; ++m)
         for (int c = 0; c < NC; ++c) acc[m][c] = _mm512_setzero_ps();
     const int64_t kend = ch->k0 + ch->klen;
-    for (int64_t ks = ch->k0; ks < kend;) {
-        int64_t se = DQ ? group_end(ch, ks, kend) : kend;
-        __m512 zv[4], sv[4];
-        if (DQ) {
-            int64_t g = group_of(ch, ks);
-            for (int c = 0; c < NC; ++c) {
-                zv[c] = _mm512_set1_ps(zp_of(ch, n[c], g));
-                sv[c] = _mm512_set1_ps(scale_of(ch, n[c], g));
-            }
+    for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
+        int64_t se = segment_end(group, ks, kend);
+        __m512 zv[NC], sv[NC];
+        for (int c = 0; c < NC; ++c) {
+            zv[c] = DQ ? _mm512_set1_ps(zps[c][gi]) : _mm512_setzero_ps();
+            sv[c] = DQ ? _mm512_set1_ps(scs[c][gi]) : _mm512_setzero_ps();
         }
         for (int64_t k = ks; k < se; k += 16) {
             __mmask16 mask = first_lanes(se - k);
             __m512 av[4];
             for (int m = 0; m < M; ++m) av[m] = _mm512_maskz_loadu_ps(mask, ch->a + m * KCH + (k - ch->k0));
             for (int c = 0; c < NC; ++c) {
+                const char *at = (const char *)ch->b + (base[c] + (k - ch->k0)) * esize;
+                if (((k - ch->k0) * esize) % 64 == 0) _mm_prefetch(at + PREFETCH_BYTES, _MM_HINT_T0);
                 __m512 v = load16(ch->b, base[c] + (k - ch->k0), DT, mask);
                 if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv[c]), sv[c]);
                 v = apply_round(v, RB);
@@ -143,19 +201,12 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
 }
 
 AINLINE void kc_dense(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
-    enum { NC = 4 };
-    /* At M > 2, two columns keep M x NC accumulators within the registers. */
-    if (M <= 2) {
-        for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, 4, DT, DQ, RB);
-    } else {
-        for (int64_t j = 0; j < ch->nlen; j += 2) kc_dense_cols(ch, j, M, 2, DT, DQ, RB);
-    }
-    (void)NC;
+    for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, DT, DQ, RB);
 }
 
 /* ---- k contiguous, 4-bit B -------------------------------------------------- */
 
-/* The 16 possible values of a nibble for one (column, group). */
+/* The 16 values a nibble stands for in one (column, group). */
 AINLINE __m512 nibble_table(int is_s4, float zp, float scale, int RB) {
     const __m512 u4 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512 s4 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1);
@@ -177,55 +228,61 @@ static void split_even_odd(const pt_gemv_chunk *ch, float dst[][KCH]) {
     }
 }
 
-AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int64_t j, const int M,
-                            const int NC, const int S4, const int RB) {
+/* Four columns from column j.  At M <= 2 even and odd k accumulate apart
+ * (more independent chains); above, one accumulator per (row, column) keeps
+ * them within the register file. */
+AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int64_t j, const int M, const int S4,
+                            const int RB) {
+    enum { NC = 4 };
+    const int SPLIT = M <= 2;
     const pt_gemm_operand *o = ch->bo;
-    const uint8_t *col[4];
-    int64_t n[4];
+    const uint8_t *col[NC];
+    int64_t n[NC];
     for (int c = 0; c < NC; ++c) {
-        int64_t jj = j + c < ch->nlen ? j + c : ch->nlen - 1;
-        n[c] = ch->n0 + jj;
+        n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         col[c] = (const uint8_t *)ch->b + (n[c] * o->s_row + ch->k0) / 2;
     }
-    __m512 acc[4][4][2];
+    const int64_t group = group_len(ch);
+    int64_t g0, ng = chunk_groups(ch, group, &g0);
+    _Alignas(64) float zps[NC][MAX_CHUNK_GROUPS], scs[NC][MAX_CHUNK_GROUPS];
+    for (int c = 0; c < NC; ++c) column_params(ch, n[c], g0, ng, scs[c], zps[c]);
+    __m512 acc[4][NC][2];
     for (int m = 0; m < M; ++m)
         for (int c = 0; c < NC; ++c) acc[m][c][0] = acc[m][c][1] = _mm512_setzero_ps();
     const int64_t kend = ch->k0 + ch->klen;
-    for (int64_t ks = ch->k0; ks < kend;) {
-        int64_t se = group_end(ch, ks, kend), g = group_of(ch, ks);
-        __m512 tab[4];
-        for (int c = 0; c < NC; ++c) tab[c] = nibble_table(S4, zp_of(ch, n[c], g), scale_of(ch, n[c], g), RB);
+    for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
+        int64_t se = segment_end(group, ks, kend);
+        __m512 tab[NC];
+        for (int c = 0; c < NC; ++c) tab[c] = nibble_table(S4, zps[c][gi], scs[c][gi], RB);
         for (int64_t k = ks; k < se; k += 32) {
             int64_t rem = se - k, kr = k - ch->k0;
-            __mmask16 bytes = first_lanes((rem + 1) / 2), even = bytes, odd = first_lanes(rem / 2);
+            __mmask16 bytes = first_lanes((rem + 1) / 2), odd = first_lanes(rem / 2);
             __m512 a_even[4], a_odd[4];
             for (int m = 0; m < M; ++m) {
                 a_even[m] = _mm512_loadu_ps(&ap[m][kr]);
                 a_odd[m] = _mm512_loadu_ps(&ap[m][kr + 16]);
             }
             for (int c = 0; c < NC; ++c) {
+                if (kr % 128 == 0) _mm_prefetch((const char *)col[c] + kr / 2 + PREFETCH_BYTES, _MM_HINT_T0);
                 __m512i q = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(bytes, col[c] + kr / 2));
                 __m512 lo = _mm512_permutexvar_ps(q, tab[c]);
                 __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), tab[c]);
-                if (rem < 32) lo = _mm512_maskz_mov_ps(even, lo), hi = _mm512_maskz_mov_ps(odd, hi);
+                if (rem < 32) lo = _mm512_maskz_mov_ps(bytes, lo), hi = _mm512_maskz_mov_ps(odd, hi);
                 for (int m = 0; m < M; ++m) {
                     acc[m][c][0] = _mm512_fmadd_ps(a_even[m], lo, acc[m][c][0]);
-                    acc[m][c][1] = _mm512_fmadd_ps(a_odd[m], hi, acc[m][c][1]);
+                    acc[m][c][SPLIT] = _mm512_fmadd_ps(a_odd[m], hi, acc[m][c][SPLIT]);
                 }
             }
         }
         ks = se;
     }
     for (int c = 0; c < NC && j + c < ch->nlen; ++c)
-        for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(_mm512_add_ps(acc[m][c][0], acc[m][c][1])));
+        for (int m = 0; m < M; ++m)
+            put_c(ch, m, j + c, hsum(SPLIT ? _mm512_add_ps(acc[m][c][0], acc[m][c][1]) : acc[m][c][0]));
 }
 
 AINLINE void kc_nibble(const pt_gemv_chunk *ch, const float (*ap)[KCH], const int M, const int S4, const int RB) {
-    if (M <= 2) {
-        for (int64_t j = 0; j < ch->nlen; j += 4) kc_nibble_cols(ch, ap, j, M, 4, S4, RB);
-    } else {
-        for (int64_t j = 0; j < ch->nlen; j += 2) kc_nibble_cols(ch, ap, j, M, 2, S4, RB);
-    }
+    for (int64_t j = 0; j < ch->nlen; j += 4) kc_nibble_cols(ch, ap, j, M, S4, RB);
 }
 
 /* ---- columns contiguous ------------------------------------------------------ */
@@ -252,35 +309,69 @@ AINLINE __m512 load16_any(const void *p, int64_t e, const int DT, int64_t count)
     return load16(p, e, DT, first_lanes(count));
 }
 
+/* Rows of B ahead that software prefetch asks for. */
+#define PREFETCH_ROWS 4
+
+/* One k row (or two: K2) of B over w columns into the accumulators. */
+AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k, const float *zbuf,
+                     const float *sbuf, const int M, const int DT, const int DQ, const int RB, const int K2) {
+    const pt_gemm_operand *o = ch->bo;
+    const int bits = DT == DT_F32 ? 32 : DT == DT_BF16 || DT == DT_F16 ? 16 : DT == DT_S8 || DT == DT_U8 ? 8 : 4;
+    const int64_t line_cols = 512 / bits;
+    __m512 a0[4], a1[4];
+    for (int m = 0; m < M; ++m) {
+        a0[m] = _mm512_set1_ps(ch->a[m * KCH + (k - ch->k0)]);
+        a1[m] = K2 ? _mm512_set1_ps(ch->a[m * KCH + (k + 1 - ch->k0)]) : a0[m];
+    }
+    for (int64_t j = 0; j < w; j += 16) {
+        if (j % line_cols == 0) {
+            _mm_prefetch((const char *)ch->b + (e + j + PREFETCH_ROWS * o->s_k) * bits / 8, _MM_HINT_T0);
+            if (K2) _mm_prefetch((const char *)ch->b + (e + j + (PREFETCH_ROWS + 1) * o->s_k) * bits / 8, _MM_HINT_T0);
+        }
+        __m512 v0 = load16_any(ch->b, e + j, DT, w - j), v1 = v0;
+        if (K2) v1 = load16_any(ch->b, e + o->s_k + j, DT, w - j);
+        if (DQ) {
+            __m512 z = _mm512_load_ps(zbuf + j), s = _mm512_load_ps(sbuf + j);
+            v0 = _mm512_mul_ps(_mm512_sub_ps(v0, z), s);
+            if (K2) v1 = _mm512_mul_ps(_mm512_sub_ps(v1, z), s);
+        }
+        v0 = apply_round(v0, RB);
+        if (K2) v1 = apply_round(v1, RB);
+        for (int m = 0; m < M; ++m) {
+            __m512 t = _mm512_fmadd_ps(a0[m], v0, _mm512_load_ps(acc + m * W + j));
+            if (K2) t = _mm512_fmadd_ps(a1[m], v1, t);
+            _mm512_store_ps(acc + m * W + j, t);
+        }
+    }
+}
+
+/* Floats of accumulators (all rows) for columns-contiguous B: 16 KiB. */
+#define NC_ACC_FLOATS 4096
+
 AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
-    _Alignas(64) float acc[4][NBLOCK], zbuf[NBLOCK], sbuf[NBLOCK];
-    const int64_t kend = ch->k0 + ch->klen;
-    for (int64_t jb = 0; jb < ch->nlen; jb += NBLOCK) {
-        const int64_t w = ch->nlen - jb < NBLOCK ? ch->nlen - jb : NBLOCK, nb = ch->n0 + jb;
-        for (int m = 0; m < M; ++m) memset(acc[m], 0, sizeof(float) * (size_t)((w + 15) / 16 * 16));
+    const int64_t W = NC_ACC_FLOATS / M / 16 * 16;
+    _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[DQ ? NC_ACC_FLOATS : 1], sbuf[DQ ? NC_ACC_FLOATS : 1];
+    const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
+    const pt_gemm_dequant *dq = &o->dq;
+    for (int64_t jb = 0; jb < ch->nlen; jb += W) {
+        const int64_t w = ch->nlen - jb < W ? ch->nlen - jb : W, nb = ch->n0 + jb;
+        memset(acc, 0, sizeof acc);
         for (int64_t ks = ch->k0; ks < kend;) {
-            int64_t se = DQ ? group_end(ch, ks, kend) : kend;
+            int64_t se = segment_end(group, ks, kend);
             if (DQ) {
-                int64_t g = group_of(ch, ks);
-                for (int64_t j = 0; j < w; ++j) zbuf[j] = zp_of(ch, nb + j, g), sbuf[j] = scale_of(ch, nb + j, g);
+                int64_t g = group > 0 ? ks / group : 0;
+                params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg, dq->zp_sn, w,
+                           sbuf, zbuf);
+                for (int64_t j = w; j < (w + 15) / 16 * 16; ++j) sbuf[j] = zbuf[j] = 0.0f;
             }
-            for (int64_t k = ks; k < se; ++k) {
-                const int64_t e = nb * o->s_row + k * o->s_k;
-                __m512 av[4];
-                for (int m = 0; m < M; ++m) av[m] = _mm512_set1_ps(ch->a[m * KCH + (k - ch->k0)]);
-                for (int64_t j = 0; j < w; j += 16) {
-                    __m512 v = load16_any(ch->b, e + j, DT, w - j);
-                    if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, _mm512_load_ps(zbuf + j)), _mm512_load_ps(sbuf + j));
-                    v = apply_round(v, RB);
-                    for (int m = 0; m < M; ++m)
-                        _mm512_store_ps(acc[m] + j, _mm512_fmadd_ps(av[m], v, _mm512_load_ps(acc[m] + j)));
-                }
-            }
+            int64_t k = ks;
+            for (; k + 1 < se; k += 2) nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 1);
+            if (k < se) nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 0);
             ks = se;
         }
         for (int m = 0; m < M; ++m)
-            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m][j]);
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + j]);
     }
 }
 
@@ -361,6 +452,8 @@ bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch) {
     /* bf16 values are bf16 already. */
     const int rb = r == PT_GEMV_ROUND_BF16 && !(dt == DT_BF16 && !dq);
     if (o->s_k == 1) {
+        /* One parameter per (column, group) of the chunk is kept. */
+        if (dq && o->dq.group > 0 && o->dq.group < 32) return false;
         if (!nibble) {
             kc_dense_any(ch, dt, dq, rb);
             return true;
