@@ -287,27 +287,27 @@ AINLINE void kc_nibble(const pt_gemv_chunk *ch, const float (*ap)[KCH], const in
 
 /* ---- columns contiguous ------------------------------------------------------ */
 
-/* The first `count` (<= 16) 4-bit values of consecutive columns from
- * element e (even) on; lanes past count zero. */
-AINLINE __m512 load16_nibbles(const void *p, int64_t e, const int S4, int64_t count) {
-    __mmask16 mask = first_lanes(count), bytes = first_lanes((count + 1) / 2);
-    __m128i x = _mm_maskz_loadu_epi8(bytes, (const uint8_t *)p + e / 2);
-    __m512i d = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(x, x)); /* byte i in lanes 2i and 2i + 1 */
-    __m512i v;
+/* Up to 32 4-bit values of consecutive columns from element e (even) on,
+ * split as they unpack: even columns into *lo, odd ones into *hi.  The
+ * accumulators of columns-contiguous 4-bit B use the same split order
+ * (per 32 columns: 16 even, then 16 odd), so nothing is shuffled back per
+ * element. */
+AINLINE void load32_nibbles(const void *p, int64_t e, const int S4, int64_t count, __m512 *lo, __m512 *hi) {
+    __m512i d = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(first_lanes((count + 1) / 2), (const uint8_t *)p + e / 2));
+    __m512i l, h;
     if (S4) {
-        const __m512i up = _mm512_setr_epi32(28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24);
-        v = _mm512_srai_epi32(_mm512_sllv_epi32(d, up), 28);
+        l = _mm512_srai_epi32(_mm512_slli_epi32(d, 28), 28);
+        h = _mm512_srai_epi32(_mm512_slli_epi32(d, 24), 28);
     } else {
-        const __m512i down = _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4);
-        v = _mm512_and_si512(_mm512_srlv_epi32(d, down), _mm512_set1_epi32(15));
+        l = _mm512_and_si512(d, _mm512_set1_epi32(15));
+        h = _mm512_srli_epi32(d, 4);
     }
-    return _mm512_maskz_mov_ps(mask, _mm512_cvtepi32_ps(v));
+    *lo = _mm512_cvtepi32_ps(l);
+    *hi = _mm512_cvtepi32_ps(h);
 }
 
-AINLINE __m512 load16_any(const void *p, int64_t e, const int DT, int64_t count) {
-    if (DT == DT_S4 || DT == DT_U4) return load16_nibbles(p, e, DT == DT_S4, count);
-    return load16(p, e, DT, first_lanes(count));
-}
+/* Position of column j of a block in the split order. */
+static inline int64_t split_pos(int64_t j) { return (j & ~(int64_t)31) + ((j & 1) << 4) + ((j & 31) >> 1); }
 
 /* Rows of B ahead that software prefetch asks for. */
 #define PREFETCH_ROWS 4
@@ -323,24 +323,33 @@ AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, 
         a0[m] = _mm512_set1_ps(ch->a[m * KCH + (k - ch->k0)]);
         a1[m] = K2 ? _mm512_set1_ps(ch->a[m * KCH + (k + 1 - ch->k0)]) : a0[m];
     }
-    for (int64_t j = 0; j < w; j += 16) {
+    const int NIB = DT == DT_S4 || DT == DT_U4, step = NIB ? 32 : 16;
+    for (int64_t j = 0; j < w; j += step) {
         if (j % line_cols == 0) {
             _mm_prefetch((const char *)ch->b + (e + j + PREFETCH_ROWS * o->s_k) * bits / 8, _MM_HINT_T0);
             if (K2) _mm_prefetch((const char *)ch->b + (e + j + (PREFETCH_ROWS + 1) * o->s_k) * bits / 8, _MM_HINT_T0);
         }
-        __m512 v0 = load16_any(ch->b, e + j, DT, w - j), v1 = v0;
-        if (K2) v1 = load16_any(ch->b, e + o->s_k + j, DT, w - j);
-        if (DQ) {
-            __m512 z = _mm512_load_ps(zbuf + j), s = _mm512_load_ps(sbuf + j);
-            v0 = _mm512_mul_ps(_mm512_sub_ps(v0, z), s);
-            if (K2) v1 = _mm512_mul_ps(_mm512_sub_ps(v1, z), s);
+        /* Two vectors of values per row: 32 nibbles, or 16 columns (the
+         * second half unused). */
+        __m512 v[2][2];
+        for (int r = 0; r <= K2; ++r) {
+            const int64_t er = e + r * o->s_k + j;
+            if (NIB) load32_nibbles(ch->b, er, DT == DT_S4, w - j, &v[r][0], &v[r][1]);
+            else v[r][0] = v[r][1] = load16(ch->b, er, DT, first_lanes(w - j));
         }
-        v0 = apply_round(v0, RB);
-        if (K2) v1 = apply_round(v1, RB);
-        for (int m = 0; m < M; ++m) {
-            __m512 t = _mm512_fmadd_ps(a0[m], v0, _mm512_load_ps(acc + m * W + j));
-            if (K2) t = _mm512_fmadd_ps(a1[m], v1, t);
-            _mm512_store_ps(acc + m * W + j, t);
+        for (int h = 0; h <= NIB; ++h) {
+            __m512 z = DQ ? _mm512_load_ps(zbuf + j + 16 * h) : _mm512_setzero_ps();
+            __m512 sc = DQ ? _mm512_load_ps(sbuf + j + 16 * h) : _mm512_setzero_ps();
+            for (int r = 0; r <= K2; ++r) {
+                if (DQ) v[r][h] = _mm512_mul_ps(_mm512_sub_ps(v[r][h], z), sc);
+                v[r][h] = apply_round(v[r][h], RB);
+            }
+            for (int m = 0; m < M; ++m) {
+                float *at = acc + m * W + j + 16 * h;
+                __m512 t = _mm512_fmadd_ps(a0[m], v[0][h], _mm512_load_ps(at));
+                if (K2) t = _mm512_fmadd_ps(a1[m], v[1][h], t);
+                _mm512_store_ps(at, t);
+            }
         }
     }
 }
@@ -350,7 +359,8 @@ AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, 
 
 AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
-    const int64_t W = NC_ACC_FLOATS / M / 16 * 16;
+    const int NIB = DT == DT_S4 || DT == DT_U4;
+    const int64_t W = NC_ACC_FLOATS / M / 32 * 32;
     _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[DQ ? NC_ACC_FLOATS : 1], sbuf[DQ ? NC_ACC_FLOATS : 1];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
     const pt_gemm_dequant *dq = &o->dq;
@@ -363,7 +373,13 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
                 int64_t g = group > 0 ? ks / group : 0;
                 params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg, dq->zp_sn, w,
                            sbuf, zbuf);
-                for (int64_t j = w; j < (w + 15) / 16 * 16; ++j) sbuf[j] = zbuf[j] = 0.0f;
+                for (int64_t j = w; j < (w + 31) / 32 * 32; ++j) sbuf[j] = zbuf[j] = 0.0f;
+                if (NIB)
+                    for (int64_t j0 = 0; j0 < w; j0 += 32) {
+                        float zt[32], st[32];
+                        memcpy(zt, zbuf + j0, sizeof zt), memcpy(st, sbuf + j0, sizeof st);
+                        for (int j = 0; j < 32; ++j) zbuf[split_pos(j0 + j)] = zt[j], sbuf[split_pos(j0 + j)] = st[j];
+                    }
             }
             int64_t k = ks;
             for (; k + 1 < se; k += 2) nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 1);
@@ -371,7 +387,7 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
             ks = se;
         }
         for (int m = 0; m < M; ++m)
-            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + j]);
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + (NIB ? split_pos(j) : j)]);
     }
 }
 
