@@ -1,7 +1,8 @@
 /* Small-M path (see gemm_internal.h): A is converted and rounded chunk by
  * chunk of K onto the stack; B is read where it lies.  The AVX-512 chunk
- * kernels (x86/gemv_avx512.c) take the common cases; the portable loops
- * below take every case pt_gemm_gemv_supported admits. */
+ * kernels (x86/gemv_avx512.c, and x86/gemv_avx512bf16.c for 4-bit weights
+ * of the BF16 kind) take the common cases; the portable loops below take
+ * every case pt_gemm_gemv_supported admits. */
 #include <string.h>
 
 #include "ir/dtype.h"
@@ -132,11 +133,13 @@ void pt_gemm_gemv_tile(const pt_gemm_desc *d, const void *a, const void *b, cons
     }
     _Alignas(64) float abuf[PT_GEMV_MAX_M][PT_GEMV_KCHUNK];
     const bool simd = pt_isa() >= PT_ISA_AVX512;
+    const bool simd_bf16 = pt_cpu_row_usable(PT_ISA_AVX512, PT_CPU_AVX512_BF16, pt_isa_cap());
     for (int64_t k0 = 0; k0 < d->K; k0 += PT_GEMV_KCHUNK) {
         int64_t klen = d->K - k0 < PT_GEMV_KCHUNK ? d->K - k0 : PT_GEMV_KCHUNK;
         load_a_chunk(d, a, k0, klen, abuf);
         pt_gemv_chunk ch = {d->kind, (int)d->M, &abuf[0][0], k0, klen, &d->b, b, scales, zps,
                             n0, nlen, c, ldc, k0 > 0};
+        if (simd_bf16 && pt_gemv_chunk_avx512bf16(&ch)) continue;
         if (simd && pt_gemv_chunk_avx512(&ch)) continue;
         if (d->b.s_k == 1) portable_k_contiguous(&ch, pt_gemv_b_round(&ch));
         else portable_n_contiguous(&ch, pt_gemv_b_round(&ch));

@@ -43,5 +43,8 @@ static inline pt_gemv_round pt_gemv_b_round(const pt_gemv_chunk *ch) {
 /* AVX-512 chunk kernels (gemv_avx512.c); false when the chunk's case is not
  * one they cover (the portable loop then runs it). */
 bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch);
+/* 4-bit weights of the BF16 kind through vdpbf16ps (gemv_avx512bf16.c);
+ * tried first where AVX512_BF16 is usable. */
+bool pt_gemv_chunk_avx512bf16(const pt_gemv_chunk *ch);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "kernels/gemm/gemm_gemv.h"
 #include "kernels/gemm/gemm_int_load.h"
+#include "kernels/x86/gemv_params_x86.h"
 
 #define AINLINE static inline __attribute__((always_inline))
 #define KCH PT_GEMV_KCHUNK
@@ -67,51 +68,6 @@ AINLINE __m512 load16(const void *p, int64_t e, int DT, __mmask16 mask) {
 
 AINLINE float hsum(__m512 v) { return _mm512_reduce_add_ps(v); }
 
-/* `count` dequantisation parameters as f32: scales at element offsets
- * sb + i * ss, zero points at zb + i * zs (0 without zero points; 1 and 0
- * without dequantisation).  The type switch sits outside the loops. */
-static void params_f32(const pt_gemv_chunk *ch, int64_t sb, int64_t ss, int64_t zb, int64_t zs, int64_t count,
-                       float *scale, float *zp) {
-    const pt_gemm_dequant *dq = &ch->bo->dq;
-    if (!dq->on) {
-        for (int64_t i = 0; i < count; ++i) scale[i] = 1.0f, zp[i] = 0.0f;
-        return;
-    }
-    const void *sp = ch->scales, *zpp = ch->zps;
-    switch (dq->scale_dt) {
-    case dnnl_bf16:
-        for (int64_t i = 0; i < count; ++i) {
-            uint32_t u = (uint32_t)((const uint16_t *)sp)[sb + i * ss] << 16;
-            memcpy(&scale[i], &u, 4);
-        }
-        break;
-    case dnnl_f16:
-        for (int64_t i = 0; i < count; ++i) scale[i] = _cvtsh_ss(((const uint16_t *)sp)[sb + i * ss]);
-        break;
-    default:
-        for (int64_t i = 0; i < count; ++i) scale[i] = ((const float *)sp)[sb + i * ss];
-        break;
-    }
-    switch (dq->zp_dt) {
-    case dnnl_s8:
-        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const int8_t *)zpp)[zb + i * zs];
-        break;
-    case dnnl_u8:
-        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const uint8_t *)zpp)[zb + i * zs];
-        break;
-    case dnnl_s32:
-        for (int64_t i = 0; i < count; ++i) zp[i] = (float)((const int32_t *)zpp)[zb + i * zs];
-        break;
-    case dnnl_s4:
-    case dnnl_u4:
-        for (int64_t i = 0; i < count; ++i) zp[i] = (float)pt_gemm_load_int(zpp, dq->zp_dt, zb + i * zs);
-        break;
-    default:
-        for (int64_t i = 0; i < count; ++i) zp[i] = 0.0f;
-        break;
-    }
-}
-
 /* K elements per dequantisation group (0: the parameters do not change along k). */
 static inline int64_t group_len(const pt_gemv_chunk *ch) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
@@ -139,7 +95,7 @@ static inline int64_t chunk_groups(const pt_gemv_chunk *ch, int64_t group, int64
 static inline void column_params(const pt_gemv_chunk *ch, int64_t n, int64_t g0, int64_t ng, float *scale,
                                  float *zp) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
-    params_f32(ch, n * dq->sc_sn + g0 * dq->sc_sg, dq->sc_sg, n * dq->zp_sn + g0 * dq->zp_sg, dq->zp_sg, ng, scale,
+    pt_gemv_params_f32(ch, n * dq->sc_sn + g0 * dq->sc_sg, dq->sc_sg, n * dq->zp_sn + g0 * dq->zp_sg, dq->zp_sg, ng, scale,
                zp);
 }
 
@@ -371,7 +327,7 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
             int64_t se = segment_end(group, ks, kend);
             if (DQ) {
                 int64_t g = group > 0 ? ks / group : 0;
-                params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg, dq->zp_sn, w,
+                pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg, dq->zp_sn, w,
                            sbuf, zbuf);
                 for (int64_t j = w; j < (w + 31) / 32 * 32; ++j) sbuf[j] = zbuf[j] = 0.0f;
                 if (NIB)
