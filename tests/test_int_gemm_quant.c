@@ -387,7 +387,7 @@ static void test_gemv(void) {
             bool is_int = pt_dt_is_int(bdts[bi]);
             check_gemv(PT_GEMM_F32, 1 + (int)bi % 4, 37, 4160 + 37 * layout, dnnl_f32, bdts[bi], layout,
                        is_int ? 2 : -1, 64, dnnl_bf16, dnnl_u4, dnnl_fpmath_mode_strict);
-            check_gemv(PT_GEMM_BF16, 4 - (int)bi % 4, 19, 2048 + 64, dnnl_bf16, bdts[bi], layout, is_int ? 3 : -1,
+            check_gemv(PT_GEMM_BF16, 4 - (int)bi % 4, 19, 4096 + 67, dnnl_bf16, bdts[bi], layout, is_int ? 3 : -1,
                        128, dnnl_f16, dnnl_s8, dnnl_fpmath_mode_bf16);
         }
     check_gemv(PT_GEMM_F32, 2, 1200, 64, dnnl_f32, dnnl_u4, 1, 2, 32, dnnl_f32, dnnl_u4, dnnl_fpmath_mode_strict);

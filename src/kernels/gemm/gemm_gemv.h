@@ -10,7 +10,7 @@
 #include "kernels/gemm/gemm_internal.h"
 
 /* K elements per chunk: the A chunk lives on the stack (M x this floats). */
-#define PT_GEMV_KCHUNK 2048
+#define PT_GEMV_KCHUNK 4096
 
 typedef struct pt_gemv_chunk {
     pt_gemm_kind kind;

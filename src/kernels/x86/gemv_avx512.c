@@ -1,8 +1,9 @@
 /* AVX-512 chunk kernels of the small-M path (kernels/gemm/gemm_gemv.h).
  *
- * k contiguous B ([n][k] weights): a few columns at a time, each a stream of
- * 16-wide dot products with every row of A, so M x columns independent FMA
- * chains hide latency and several streams keep memory busy.  4-bit weights
+ * k contiguous B ([n][k] weights): 16-wide dot products along k with every
+ * row of A; one column at a time for one row of A (a single sequential
+ * stream), four columns at a time for more rows (M x 4 FMA chains); the
+ * same position a few columns ahead is prefetched.  4-bit weights
  * go through a 16-entry table per (column, group) holding the finished
  * value R((q - zp) * scale): vpermps looks a nibble up directly, so
  * dequantisation costs nothing per element.  Nibble pairs are split into a
@@ -104,10 +105,65 @@ static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
     *p = ch->accumulate ? *p + v : v;
 }
 
-/* Bytes ahead of a column stream that software prefetch asks for. */
-#define PREFETCH_BYTES 1024
+/* k-contiguous B is read four columns at a time, each a short stream (2 KiB
+ * for 4096 int4 values) on which the hardware prefetchers barely ramp up;
+ * so the kernels prefetch the same position of the column this many
+ * columns ahead, which keeps the next group's lines in flight. */
+#define PREFETCH_COLS 4
+
+
 
 /* ---- k contiguous, 8- to 32-bit B ------------------------------------------ */
+
+/* One column n: a single sequential stream per thread (what the memory
+ * system serves best), with U accumulators per row along k (one row of A
+ * with U = 1 measured fastest: the loop then stays memory-bound). */
+AINLINE void kc_dense_col(const pt_gemv_chunk *ch, int64_t j, const int M, const int U, const int DT, const int DQ,
+                          const int RB) {
+    const pt_gemm_operand *o = ch->bo;
+    const int esize = DT == DT_F32 ? 4 : DT == DT_BF16 || DT == DT_F16 ? 2 : 1;
+    const int64_t n = ch->n0 + j, base = n * o->s_row + ch->k0;
+    const char *ahead = (const char *)ch->b + ((n + PREFETCH_COLS) * o->s_row + ch->k0) * esize;
+    const int64_t group = DQ ? group_len(ch) : 0;
+    int64_t g0 = 0, ng = DQ ? chunk_groups(ch, group, &g0) : 1;
+    _Alignas(64) float zps[MAX_CHUNK_GROUPS], scs[MAX_CHUNK_GROUPS];
+    if (DQ) column_params(ch, n, g0, ng, scs, zps);
+    __m512 acc[4][4];
+    for (int m = 0; m < M; ++m)
+        for (int u = 0; u < U; ++u) acc[m][u] = _mm512_setzero_ps();
+    const int64_t kend = ch->k0 + ch->klen;
+    for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
+        const int64_t se = segment_end(group, ks, kend);
+        const __m512 zv = DQ ? _mm512_set1_ps(zps[gi]) : _mm512_setzero_ps();
+        const __m512 sv = DQ ? _mm512_set1_ps(scs[gi]) : _mm512_setzero_ps();
+        int64_t k = ks;
+        for (; k + 16 * U <= se; k += 16 * U) {
+            const int64_t kr = k - ch->k0;
+            for (int u = 0; u < U; ++u) {
+                if (((kr + 16 * u) * esize) % 64 == 0) _mm_prefetch(ahead + (kr + 16 * u) * esize, _MM_HINT_T0);
+                __m512 v = load16(ch->b, base + kr + 16 * u, DT, (__mmask16)0xffff);
+                if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv), sv);
+                v = apply_round(v, RB);
+                for (int m = 0; m < M; ++m)
+                    acc[m][u] = _mm512_fmadd_ps(_mm512_loadu_ps(ch->a + m * KCH + kr + 16 * u), v, acc[m][u]);
+            }
+        }
+        for (; k < se; k += 16) {
+            const int64_t kr = k - ch->k0;
+            const __mmask16 mask = first_lanes(se - k);
+            __m512 v = load16(ch->b, base + kr, DT, mask);
+            if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv), sv);
+            v = _mm512_maskz_mov_ps(mask, apply_round(v, RB));
+            for (int m = 0; m < M; ++m) acc[m][0] = _mm512_fmadd_ps(_mm512_loadu_ps(ch->a + m * KCH + kr), v, acc[m][0]);
+        }
+        ks = se;
+    }
+    for (int m = 0; m < M; ++m) {
+        __m512 t = acc[m][0];
+        for (int u = 1; u < U; ++u) t = _mm512_add_ps(t, acc[m][u]);
+        put_c(ch, m, j, hsum(t));
+    }
+}
 
 /* Four columns starting at column j (columns past nlen repeat the last one
  * and are not stored): 4M accumulators. */
@@ -117,9 +173,11 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
     const pt_gemm_operand *o = ch->bo;
     const int esize = DT == DT_F32 ? 4 : DT == DT_BF16 || DT == DT_F16 ? 2 : 1;
     int64_t base[NC], n[NC];
+    const char *ahead[NC];
     for (int c = 0; c < NC; ++c) {
         n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         base[c] = n[c] * o->s_row + ch->k0;
+        ahead[c] = (const char *)ch->b + ((ch->n0 + j + c + PREFETCH_COLS) * o->s_row + ch->k0) * esize;
     }
     const int64_t group = DQ ? group_len(ch) : 0;
     int64_t g0 = 0, ng = DQ ? chunk_groups(ch, group, &g0) : 1;
@@ -142,8 +200,7 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
             __m512 av[4];
             for (int m = 0; m < M; ++m) av[m] = _mm512_maskz_loadu_ps(mask, ch->a + m * KCH + (k - ch->k0));
             for (int c = 0; c < NC; ++c) {
-                const char *at = (const char *)ch->b + (base[c] + (k - ch->k0)) * esize;
-                if (((k - ch->k0) * esize) % 64 == 0) _mm_prefetch(at + PREFETCH_BYTES, _MM_HINT_T0);
+                if (((k - ch->k0) * esize) % 64 == 0) _mm_prefetch(ahead[c] + (k - ch->k0) * esize, _MM_HINT_T0);
                 __m512 v = load16(ch->b, base[c] + (k - ch->k0), DT, mask);
                 if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv[c]), sv[c]);
                 v = apply_round(v, RB);
@@ -156,8 +213,13 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
         for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(acc[m][c]));
 }
 
+/* One row of A: one column at a time (a single stream); more rows: four
+ * columns at a time (enough FMA chains).  Both measured best on Zen 4. */
 AINLINE void kc_dense(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
-    for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, DT, DQ, RB);
+    if (M == 1)
+        for (int64_t j = 0; j < ch->nlen; ++j) kc_dense_col(ch, j, 1, 1, DT, DQ, RB);
+    else
+        for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, DT, DQ, RB);
 }
 
 /* ---- k contiguous, 4-bit B -------------------------------------------------- */
@@ -192,11 +254,12 @@ AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int
     enum { NC = 4 };
     const int SPLIT = M <= 2;
     const pt_gemm_operand *o = ch->bo;
-    const uint8_t *col[NC];
+    const uint8_t *col[NC], *ahead[NC];
     int64_t n[NC];
     for (int c = 0; c < NC; ++c) {
         n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         col[c] = (const uint8_t *)ch->b + (n[c] * o->s_row + ch->k0) / 2;
+        ahead[c] = (const uint8_t *)ch->b + ((ch->n0 + j + c + PREFETCH_COLS) * o->s_row + ch->k0) / 2;
     }
     const int64_t group = group_len(ch);
     int64_t g0, ng = chunk_groups(ch, group, &g0);
@@ -219,7 +282,7 @@ AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int
                 a_odd[m] = _mm512_loadu_ps(&ap[m][kr + 16]);
             }
             for (int c = 0; c < NC; ++c) {
-                if (kr % 128 == 0) _mm_prefetch((const char *)col[c] + kr / 2 + PREFETCH_BYTES, _MM_HINT_T0);
+                if (kr % 128 == 0) _mm_prefetch((const char *)ahead[c] + kr / 2, _MM_HINT_T0);
                 __m512i q = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(bytes, col[c] + kr / 2));
                 __m512 lo = _mm512_permutexvar_ps(q, tab[c]);
                 __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), tab[c]);

@@ -61,11 +61,13 @@ AINLINE void nibble_cols(const pt_gemv_chunk *ch, const uint16_t (*ap)[KCH], int
     const int SPLIT = M <= 2;
     const pt_gemm_operand *o = ch->bo;
     const pt_gemm_dequant *dq = &o->dq;
-    const uint8_t *col[NC];
+    /* Prefetch: the same position NC columns ahead (see gemv_avx512.c). */
+    const uint8_t *col[NC], *ahead[NC];
     int64_t n[NC];
     for (int c = 0; c < NC; ++c) {
         n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         col[c] = (const uint8_t *)ch->b + (n[c] * o->s_row + ch->k0) / 2;
+        ahead[c] = (const uint8_t *)ch->b + ((ch->n0 + j + c + NC) * o->s_row + ch->k0) / 2;
     }
     const int64_t group = dq->on && dq->group > 0 ? dq->group : 0, kend = ch->k0 + ch->klen;
     const int64_t g0 = group ? ch->k0 / group : 0, ng = group ? (kend - 1) / group - g0 + 1 : 1;
@@ -88,7 +90,7 @@ AINLINE void nibble_cols(const pt_gemv_chunk *ch, const uint16_t (*ap)[KCH], int
                 a_odd[m] = _mm512_loadu_si512(&ap[m][kr + 32]);
             }
             for (int c = 0; c < NC; ++c) {
-                if (kr % 128 == 0) _mm_prefetch((const char *)col[c] + kr / 2 + 1024, _MM_HINT_T0);
+                _mm_prefetch((const char *)ahead[c] + kr / 2, _MM_HINT_T0);
                 __m512i w = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(even, col[c] + kr / 2));
                 __m512i lo = _mm512_permutexvar_epi16(w, tab[c]);
                 __m512i hi = _mm512_permutexvar_epi16(_mm512_srli_epi16(w, 4), tab[c]);
