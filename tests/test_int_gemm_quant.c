@@ -296,6 +296,44 @@ static void test_pack_dequant(void) {
         }
 }
 
+/* Strip widths of other microkernels (the packer only reads kind, mr, nr
+ * and kg), k offsets on and off the 16 / 32 grid: the vector packer's
+ * cases and the ones it leaves to the portable code. */
+static void test_pack_dequant_widths(void) {
+    static const int widths[] = {16, 32, 48, 24, 8};
+    int combo = 0;
+    for (int kind = PT_GEMM_F32; kind <= PT_GEMM_BF16; ++kind)
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi)
+            for (int di = 0; di < 4; ++di)
+                for (int form = -1; form < 4; ++form, ++combo) {
+                    pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
+                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL};
+                    int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
+                    int64_t k0 = (int64_t[]){0, 32, 64, 7}[combo % 4], r0 = rnd_in(0, 5);
+                    int64_t RT = r0 + rows, KT = k0 + K, group = (int64_t[]){32, 64, 128, 48}[combo % 4];
+                    pt_gemm_operand o;
+                    memset(&o, 0, sizeof o);
+                    o.dt = k_weight_dts[di];
+                    pick_strides(combo % 5 == 4 ? 2 : 0, RT, KT, &o.s_row, &o.s_k);
+                    if (combo % 3 == 0) o.s_row += o.s_row % 2; /* even rows for 4-bit */
+                    int64_t n = extent(RT, KT, o.s_row, o.s_k);
+                    void *data = aligned_zalloc(dt_bytes(o.dt, n));
+                    fill_int(data, o.dt, n);
+                    dq_case dqc;
+                    memset(&dqc, 0, sizeof dqc);
+                    if (form >= 0) {
+                        dqc = make_dq(form, RT, KT, group, k_scale_dts[combo % 3], k_zp_dts[combo % 6]);
+                        o.dq = dqc.dq;
+                    }
+                    char what[96];
+                    snprintf(what, sizeof what, "nr=%d %s form=%d group=%lld", widths[wi], pt_dt_name(o.dt), form,
+                             (long long)group);
+                    check_pack(&uk, true, &o, data, form >= 0 ? &dqc : NULL, r0, rows, k0, K, what);
+                    if (form >= 0) free_dq(&dqc);
+                    free(data);
+                }
+}
+
 /* ---- 3. small-M path ------------------------------------------------------------- */
 
 static float round_a(pt_gemm_kind kind, const pt_gemm_operand *o, float v) {
@@ -414,6 +452,7 @@ int main(void) {
     test_u8s8_ukernels();
     test_pack_u8s8();
     test_pack_dequant();
+    test_pack_dequant_widths();
     test_gemv();
     return pt_test_summary("test_int_gemm_quant");
 }

@@ -7,12 +7,15 @@
  * at once, dequantisation parameters per group segment); with rows
  * contiguous a k at a time (a run of rows decoded at once, parameters per
  * row refreshed at group boundaries); otherwise element by element.  The
- * runs are plain loops over arrays, which the compiler vectorises. */
+ * runs are plain loops over arrays, which the compiler vectorises.  On
+ * AVX-512, k-contiguous weights into strips of a multiple of 16 rows go
+ * through x86/gemm_pack_int_avx512.c. */
 #include <string.h>
 
 #include "ir/dtype.h"
 #include "kernels/gemm/gemm_int_load.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/x86/gemm_pack_int_x86.h"
 
 /* Elements decoded per step of a k-contiguous row. */
 #define RUN 256
@@ -227,6 +230,8 @@ void pt_gemm_pack_panels_int(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm
     const int64_t kcp = pt_gemm_kc_padded(uk, kc), strips = (rows + R - 1) / R;
     memset(dst, 0, (size_t)(strips * R * kcp) * pt_gemm_panel_elem_bytes(uk->kind));
     if (sums) memset(sums, 0, sizeof(int32_t) * (size_t)rows);
+    if (pt_isa() >= PT_ISA_AVX512 && pt_gemm_pack_dequant_avx512(uk, R, o, data, scales, zps, r0, rows, k0, kc, dst))
+        return;
     if (o->s_row == 1 && o->s_k != 1 && R <= 256)
         dequant_by_k(uk, R, o, data, scales, zps, r0, rows, k0, kc, kcp, dst);
     else
