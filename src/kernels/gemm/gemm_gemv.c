@@ -18,6 +18,29 @@ static bool is_int_weight_dt(dnnl_data_type_t dt) {
     return dt == dnnl_s8 || dt == dnnl_u8 || dt == dnnl_s4 || dt == dnnl_u4;
 }
 
+static bool is_nibble_dt(dnnl_data_type_t dt) { return dt == dnnl_s4 || dt == dnnl_u4; }
+
+/* The descriptor-level half of what the AVX-512 chunk kernels take (they
+ * check again per chunk).  The portable loops are far slower than packing,
+ * so the path is offered only where these kernels run: the rest (other ISA
+ * levels, f16 / tf32 rounding of f32 B, 4-bit weights at odd strides or in
+ * groups off the 32 grid) goes to the packed GEMM. */
+static bool simd_covers(const pt_gemm_desc *d) {
+    const pt_gemm_operand *b = &d->b;
+    if (pt_isa() < PT_ISA_AVX512) return false;
+    if (d->kind == PT_GEMM_F32 && b->dt == dnnl_f32 &&
+        (b->round == dnnl_fpmath_mode_f16 || b->round == dnnl_fpmath_mode_tf32))
+        return false;
+    const int64_t group = b->dq.on ? b->dq.group : 0;
+    if (b->s_k == 1) {
+        if (group > 0 && group < 32) return false;
+        return !is_nibble_dt(b->dt) || (b->s_row % 2 == 0 && group % 32 == 0);
+    }
+    /* Columns contiguous: a tile starting at an odd 4-bit column splits
+     * that column off (pt_gemm_gemv_tile). */
+    return !is_nibble_dt(b->dt) || b->s_k % 2 == 0;
+}
+
 bool pt_gemm_gemv_supported(const pt_gemm_desc *d) {
     if (d->kind != PT_GEMM_F32 && d->kind != PT_GEMM_BF16) return false;
     if (d->M < 1 || d->M > PT_GEMV_MAX_M || d->N < 1 || d->K < 0) return false;
@@ -30,7 +53,7 @@ bool pt_gemm_gemv_supported(const pt_gemm_desc *d) {
         if (!is_int_weight_dt(b->dt) || !is_float_dt(q->scale_dt) || q->group < 0) return false;
         if (q->zp_dt != dnnl_data_type_undef && !is_int_weight_dt(q->zp_dt) && q->zp_dt != dnnl_s32) return false;
     }
-    return true;
+    return simd_covers(d);
 }
 
 static float load_float(const void *p, dnnl_data_type_t dt, int64_t e) {
@@ -139,6 +162,15 @@ void pt_gemm_gemv_tile(const pt_gemm_desc *d, const void *a, const void *b, cons
         load_a_chunk(d, a, k0, klen, abuf);
         pt_gemv_chunk ch = {d->kind, (int)d->M, &abuf[0][0], k0, klen, &d->b, b, scales, zps,
                             n0, nlen, c, ldc, k0 > 0};
+        if (simd && d->b.s_k != 1 && is_nibble_dt(d->b.dt) && (ch.n0 & 1)) {
+            /* 4-bit columns contiguous from an odd column: that column alone
+             * here, the rest from a whole byte on. */
+            pt_gemv_chunk first = ch;
+            first.nlen = 1;
+            portable_n_contiguous(&first, pt_gemv_b_round(&first));
+            ch.n0 += 1, ch.nlen -= 1, ch.c += 1;
+            if (ch.nlen == 0) continue;
+        }
         if (simd_bf16 && pt_gemv_chunk_avx512bf16(&ch)) continue;
         if (simd && pt_gemv_chunk_avx512(&ch)) continue;
         if (d->b.s_k == 1) portable_k_contiguous(&ch, pt_gemv_b_round(&ch));
