@@ -65,18 +65,40 @@ static float load_float(const void *p, dnnl_data_type_t dt, int64_t e) {
 }
 
 /* Rows of A over k [k0, k0 + klen) into dst[m][..] as f32, rounded as the
- * panels of the kind would be, zero up to the next multiple of 64. */
+ * panels of the kind would be, zero up to the next multiple of 64.  Type
+ * and rounding switches sit outside the loops so that these vectorise. */
 static void load_a_chunk(const pt_gemm_desc *d, const void *a, int64_t k0, int64_t klen,
                          float dst[][PT_GEMV_KCHUNK]) {
     const pt_gemm_operand *o = &d->a;
-    int64_t padded = (klen + 63) / 64 * 64;
+    const int64_t padded = (klen + 63) / 64 * 64, sk = o->s_k;
+    const dnnl_fpmath_mode_t mode = d->kind == PT_GEMM_BF16 ? dnnl_fpmath_mode_bf16
+                                    : o->dt == dnnl_f32     ? o->round
+                                                            : dnnl_fpmath_mode_strict;
     for (int m = 0; m < d->M; ++m) {
         float *row = dst[m];
-        for (int64_t k = 0; k < klen; ++k) {
-            float v = load_float(a, o->dt, m * o->s_row + (k0 + k) * o->s_k);
-            if (d->kind == PT_GEMM_BF16) v = pt_round_bf16(v);
-            else if (o->dt == dnnl_f32) v = pt_round_fpmath(o->round, v);
-            row[k] = v;
+        const int64_t e0 = m * o->s_row + k0 * sk;
+        if (o->dt == dnnl_f32) {
+            const float *p = (const float *)a + e0;
+            for (int64_t k = 0; k < klen; ++k) row[k] = p[k * sk];
+        } else {
+            const uint16_t *p = (const uint16_t *)a + e0;
+            if (o->dt == dnnl_bf16)
+                for (int64_t k = 0; k < klen; ++k) row[k] = pt_bf16_to_f32(p[k * sk]);
+            else
+                for (int64_t k = 0; k < klen; ++k) row[k] = pt_f16_to_f32(p[k * sk]);
+        }
+        switch (mode) {
+        case dnnl_fpmath_mode_bf16:
+        case dnnl_fpmath_mode_any:
+            for (int64_t k = 0; k < klen; ++k) row[k] = pt_round_bf16(row[k]);
+            break;
+        case dnnl_fpmath_mode_f16:
+            for (int64_t k = 0; k < klen; ++k) row[k] = pt_round_f16(row[k]);
+            break;
+        case dnnl_fpmath_mode_tf32:
+            for (int64_t k = 0; k < klen; ++k) row[k] = pt_round_tf32(row[k]);
+            break;
+        default: break;
         }
         for (int64_t k = klen; k < padded; ++k) row[k] = 0.0f;
     }
