@@ -1,6 +1,7 @@
-/* AVX-512 dequantising packer for the common weight layout: s8 / u8 / s4 /
+/* AVX-512 dequantising packer for the common weight layouts: s8 / u8 / s4 /
  * u4 with k contiguous into F32 or BF16 panels whose strip width is a
- * multiple of 16 (kernels/gemm/gemm_pack_int.c dispatches here).
+ * multiple of 16, and with rows contiguous into any strip width
+ * (kernels/gemm/gemm_pack_int.c dispatches here).
  *
  * Sixteen rows at a time: each row's run of k is decoded and dequantised in
  * a vector (16 k for F32 panels, 32 k for BF16 panels, whose dwords are
@@ -82,6 +83,63 @@ static inline void transpose16(__m512i r[16]) {
     }
 }
 
+/* Rows contiguous: per k (per pair of k for BF16), 16 rows decode straight
+ * into a panel line; parameters per row are refreshed when the group
+ * changes. */
+static bool pack_rows_contiguous(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
+                                 const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
+                                 int64_t kc, void *dst) {
+    enum { MAX_R = 256 };
+    const bool bf16 = uk->kind == PT_GEMM_BF16, nibble = o->dt == dnnl_s4 || o->dt == dnnl_u4;
+    const pt_gemm_dequant *dq = &o->dq;
+    const int kstep = bf16 ? 2 : 1;
+    if (R > MAX_R || (nibble && (r0 % 2 != 0 || o->s_k % 2 != 0))) return false;
+    /* A BF16 pair of k shares its parameters. */
+    if (bf16 && (k0 % 2 != 0 || (dq->on && dq->group % 2 != 0))) return false;
+    const int64_t kcp = pt_gemm_kc_padded(uk, kc);
+    _Alignas(64) float zp[MAX_R], scale[MAX_R];
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int64_t rs = rows - s * R < R ? rows - s * R : R, row0 = r0 + s * R;
+        int64_t cur_g = -1;
+        for (int64_t k = 0; k < kc; k += kstep) {
+            if (dq->on) {
+                const int64_t g = dq->group > 0 ? (k0 + k) / dq->group : 0;
+                if (g != cur_g) {
+                    for (int64_t r = 0; r < rs; ++r) {
+                        const int64_t row = row0 + r;
+                        zp[r] = dq->zp_dt != dnnl_data_type_undef
+                                    ? (float)pt_gemm_load_int(zps, dq->zp_dt, row * dq->zp_sn + g * dq->zp_sg)
+                                    : 0.0f;
+                        scale[r] = pt_gemm_load_scale(scales, dq->scale_dt, row * dq->sc_sn + g * dq->sc_sg);
+                    }
+                    cur_g = g;
+                }
+            }
+            for (int64_t b = 0; b < rs; b += 16) {
+                const int64_t count = rs - b, e = row0 + b + (k0 + k) * o->s_k;
+                __m512 v[2];
+                for (int q = 0; q < kstep; ++q) {
+                    /* k past kc (the odd tail of a BF16 pair) stays zero. */
+                    v[q] = _mm512_setzero_ps();
+                    if (k + q >= kc) continue;
+                    v[q] = decode16(data, o->dt, e + q * o->s_k, count);
+                    if (dq->on)
+                        v[q] = _mm512_maskz_mul_ps(lanes16(count), _mm512_sub_ps(v[q], _mm512_loadu_ps(zp + b)),
+                                                   _mm512_loadu_ps(scale + b));
+                }
+                const __mmask16 m = lanes16(count);
+                if (bf16) {
+                    __m512i pair = _mm512_or_si512(to_bf16_bits(v[0]), _mm512_slli_epi32(to_bf16_bits(v[1]), 16));
+                    _mm512_mask_storeu_epi32((uint16_t *)dst + s * R * kcp + (k / 2) * R * 2 + b * 2, m, pair);
+                } else {
+                    _mm512_mask_storeu_ps((float *)dst + s * R * kcp + k * R + b, m, v[0]);
+                }
+            }
+        }
+    }
+    return true;
+}
+
 bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
                                  const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
                                  int64_t kc, void *dst) {
@@ -89,8 +147,9 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
     const int KB = bf16 ? 32 : 16; /* k per row vector pair / vector */
     const pt_gemm_dequant *dq = &o->dq;
     if (uk->kind != PT_GEMM_F32 && !bf16) return false;
-    if (o->s_k != 1 || R % 16 != 0 || k0 % KB != 0) return false;
     if (o->dt != dnnl_s8 && o->dt != dnnl_u8 && !nibble) return false;
+    if (o->s_row == 1 && o->s_k != 1) return pack_rows_contiguous(uk, R, o, data, scales, zps, r0, rows, k0, kc, dst);
+    if (o->s_k != 1 || R % 16 != 0 || k0 % KB != 0) return false;
     if (nibble && o->s_row % 2 != 0) return false;
     if (dq->on && dq->group > 0 && dq->group % KB != 0) return false;
     const int64_t kcp = pt_gemm_kc_padded(uk, kc);

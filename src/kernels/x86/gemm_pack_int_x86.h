@@ -4,10 +4,10 @@
 
 #include "kernels/gemm/gemm_internal.h"
 
-/* Weights with k contiguous (s8 / u8 / s4 / u4) dequantised into F32 or BF16
- * panels of R rows (R a multiple of 16) into a zeroed `dst`, as
- * pt_gemm_pack_panels_int lays them out; false (nothing written) for cases
- * it does not take.  AVX-512 F/BW. */
+/* Weights (s8 / u8 / s4 / u4) with k contiguous (strips of a multiple of 16
+ * rows) or rows contiguous, dequantised into F32 or BF16 panels of R rows in
+ * a zeroed `dst`, as pt_gemm_pack_panels_int lays them out; false (nothing
+ * written) for cases it does not take.  AVX-512 F/BW. */
 bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
                                  const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
                                  int64_t kc, void *dst);
