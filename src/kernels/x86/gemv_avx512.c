@@ -115,65 +115,14 @@ static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
 
 /* ---- k contiguous, 8- to 32-bit B ------------------------------------------ */
 
-/* One column n: a single sequential stream per thread (what the memory
- * system serves best), with U accumulators per row along k (one row of A
- * with U = 1 measured fastest: the loop then stays memory-bound). */
-AINLINE void kc_dense_col(const pt_gemv_chunk *ch, int64_t j, const int M, const int U, const int DT, const int DQ,
-                          const int RB) {
+/* NC (<= 4) columns starting at column j (columns past nlen repeat the last
+ * one and are not stored): M x NC accumulators. */
+AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, const int NC, const int DT,
+                           const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
     const int esize = DT == DT_F32 ? 4 : DT == DT_BF16 || DT == DT_F16 ? 2 : 1;
-    const int64_t n = ch->n0 + j, base = n * o->s_row + ch->k0;
-    const char *ahead = (const char *)ch->b + ((n + PREFETCH_COLS) * o->s_row + ch->k0) * esize;
-    const int64_t group = DQ ? group_len(ch) : 0;
-    int64_t g0 = 0, ng = DQ ? chunk_groups(ch, group, &g0) : 1;
-    _Alignas(64) float zps[MAX_CHUNK_GROUPS], scs[MAX_CHUNK_GROUPS];
-    if (DQ) column_params(ch, n, g0, ng, scs, zps);
-    __m512 acc[4][4];
-    for (int m = 0; m < M; ++m)
-        for (int u = 0; u < U; ++u) acc[m][u] = _mm512_setzero_ps();
-    const int64_t kend = ch->k0 + ch->klen;
-    for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
-        const int64_t se = segment_end(group, ks, kend);
-        const __m512 zv = DQ ? _mm512_set1_ps(zps[gi]) : _mm512_setzero_ps();
-        const __m512 sv = DQ ? _mm512_set1_ps(scs[gi]) : _mm512_setzero_ps();
-        int64_t k = ks;
-        for (; k + 16 * U <= se; k += 16 * U) {
-            const int64_t kr = k - ch->k0;
-            for (int u = 0; u < U; ++u) {
-                if (((kr + 16 * u) * esize) % 64 == 0) _mm_prefetch(ahead + (kr + 16 * u) * esize, _MM_HINT_T0);
-                __m512 v = load16(ch->b, base + kr + 16 * u, DT, (__mmask16)0xffff);
-                if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv), sv);
-                v = apply_round(v, RB);
-                for (int m = 0; m < M; ++m)
-                    acc[m][u] = _mm512_fmadd_ps(_mm512_loadu_ps(ch->a + m * KCH + kr + 16 * u), v, acc[m][u]);
-            }
-        }
-        for (; k < se; k += 16) {
-            const int64_t kr = k - ch->k0;
-            const __mmask16 mask = first_lanes(se - k);
-            __m512 v = load16(ch->b, base + kr, DT, mask);
-            if (DQ) v = _mm512_mul_ps(_mm512_sub_ps(v, zv), sv);
-            v = _mm512_maskz_mov_ps(mask, apply_round(v, RB));
-            for (int m = 0; m < M; ++m) acc[m][0] = _mm512_fmadd_ps(_mm512_loadu_ps(ch->a + m * KCH + kr), v, acc[m][0]);
-        }
-        ks = se;
-    }
-    for (int m = 0; m < M; ++m) {
-        __m512 t = acc[m][0];
-        for (int u = 1; u < U; ++u) t = _mm512_add_ps(t, acc[m][u]);
-        put_c(ch, m, j, hsum(t));
-    }
-}
-
-/* Four columns starting at column j (columns past nlen repeat the last one
- * and are not stored): 4M accumulators. */
-AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, const int DT, const int DQ,
-                           const int RB) {
-    enum { NC = 4 };
-    const pt_gemm_operand *o = ch->bo;
-    const int esize = DT == DT_F32 ? 4 : DT == DT_BF16 || DT == DT_F16 ? 2 : 1;
-    int64_t base[NC], n[NC];
-    const char *ahead[NC];
+    int64_t base[4], n[4];
+    const char *ahead[4];
     for (int c = 0; c < NC; ++c) {
         n[c] = ch->n0 + (j + c < ch->nlen ? j + c : ch->nlen - 1);
         base[c] = n[c] * o->s_row + ch->k0;
@@ -181,16 +130,16 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
     }
     const int64_t group = DQ ? group_len(ch) : 0;
     int64_t g0 = 0, ng = DQ ? chunk_groups(ch, group, &g0) : 1;
-    _Alignas(64) float zps[NC][MAX_CHUNK_GROUPS], scs[NC][MAX_CHUNK_GROUPS];
+    _Alignas(64) float zps[4][MAX_CHUNK_GROUPS], scs[4][MAX_CHUNK_GROUPS];
     if (DQ)
         for (int c = 0; c < NC; ++c) column_params(ch, n[c], g0, ng, scs[c], zps[c]);
-    __m512 acc[4][NC];
+    __m512 acc[4][4];
     for (int m = 0; m < M; ++m)
         for (int c = 0; c < NC; ++c) acc[m][c] = _mm512_setzero_ps();
     const int64_t kend = ch->k0 + ch->klen;
     for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
         int64_t se = segment_end(group, ks, kend);
-        __m512 zv[NC], sv[NC];
+        __m512 zv[4], sv[4];
         for (int c = 0; c < NC; ++c) {
             zv[c] = DQ ? _mm512_set1_ps(zps[c][gi]) : _mm512_setzero_ps();
             sv[c] = DQ ? _mm512_set1_ps(scs[c][gi]) : _mm512_setzero_ps();
@@ -213,13 +162,14 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
         for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(acc[m][c]));
 }
 
-/* One row of A: one column at a time (a single stream); more rows: four
- * columns at a time (enough FMA chains).  Both measured best on Zen 4. */
+/* One row of A: one column at a time, a single sequential stream per
+ * thread (measured near the read bandwidth; four streams reach about 70%);
+ * more rows: four columns at a time for enough FMA chains. */
 AINLINE void kc_dense(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     if (M == 1)
-        for (int64_t j = 0; j < ch->nlen; ++j) kc_dense_col(ch, j, 1, 1, DT, DQ, RB);
+        for (int64_t j = 0; j < ch->nlen; ++j) kc_dense_cols(ch, j, 1, 1, DT, DQ, RB);
     else
-        for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, DT, DQ, RB);
+        for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, 4, DT, DQ, RB);
 }
 
 /* ---- k contiguous, 4-bit B -------------------------------------------------- */
