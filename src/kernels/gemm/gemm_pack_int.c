@@ -82,6 +82,25 @@ static void pack_u8s8(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_operan
     const bool signed_vals = is_b && o->dt == dnnl_s8;
     const uint8_t *src = data;
     memset(dst, 0, (size_t)(strips * R * kcp));
+    if (o->dt != dnnl_s8 && o->dt != dnnl_u8) {
+        /* 4-bit B (values fit s8): decoded a row at a time. */
+        int32_t q[RUN];
+        for (int64_t row = 0; row < rows; ++row) {
+            uint8_t *out = dst + (row / R) * R * kcp + (row % R) * 4;
+            int32_t sum = 0;
+            for (int64_t kb = 0; kb < kc; kb += RUN) {
+                const int64_t n = kc - kb < RUN ? kc - kb : RUN;
+                decode_ints(data, o->dt, (r0 + row) * o->s_row + (k0 + kb) * o->s_k, o->s_k, n, q);
+                for (int64_t i = 0; i < n; ++i) {
+                    const int64_t k = kb + i;
+                    out[(k / 4) * R * 4 + k % 4] = (uint8_t)(int8_t)q[i];
+                    sum += q[i];
+                }
+            }
+            if (sums) sums[row] = sum;
+        }
+        return;
+    }
     if (o->s_row == 1 && o->s_k != 1) {
         /* Rows contiguous: one k at a time, R rows of it. */
         if (sums) memset(sums, 0, sizeof(int32_t) * (size_t)rows);
