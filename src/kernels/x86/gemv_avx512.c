@@ -6,9 +6,10 @@
  * same position a few columns ahead is prefetched.  4-bit weights
  * go through a 16-entry table per (column, group) holding the finished
  * value R((q - zp) * scale): vpermps looks a nibble up directly, so
- * dequantisation costs nothing per element.  Nibble pairs are split into a
- * vector of even and one of odd k, so A is reordered the same way once per
- * chunk.
+ * dequantisation costs nothing per element.  16 bytes of nibbles are
+ * broadcast to the four 128-bit lanes and shifted per lane group (no
+ * widening shuffle), which yields the k in a fixed scattered order; A is
+ * reordered the same way once per chunk.
  *
  * Columns contiguous B ([k][n]): a block of columns accumulated in an L1
  * buffer while B is read row by row in long contiguous runs.
@@ -182,23 +183,28 @@ AINLINE __m512 nibble_table(int is_s4, float zp, float scale, int RB) {
     return apply_round(t, RB);
 }
 
-/* A reordered per block of 32 k: the 16 even k first, then the 16 odd k
- * (the order in which a 16-byte load of nibble pairs unpacks). */
-static void split_even_odd(const pt_gemv_chunk *ch, float dst[][KCH]) {
+/* Lane l of the two vectors a 16-byte block of nibble pairs unpacks into
+ * (broadcast to the four 128-bit lanes, each dword shifted right by its
+ * lane group times 4 (low vector) or 16 more (high vector)): element
+ * 8 (l % 4) + l / 4 and that plus 4. */
+static inline int nibble_lane_elem(int l, int high) { return 8 * (l % 4) + l / 4 + 4 * high; }
+
+/* A reordered per block of 32 k into that lane order, once per chunk. */
+static void reorder_a_nibbles(const pt_gemv_chunk *ch, float dst[][KCH]) {
     int64_t blocks = (ch->klen + 31) / 32;
     for (int m = 0; m < ch->M; ++m) {
         const float *a = ch->a + m * KCH;
         for (int64_t b = 0; b < blocks; ++b)
-            for (int i = 0; i < 16; ++i) {
-                dst[m][32 * b + i] = a[32 * b + 2 * i];
-                dst[m][32 * b + 16 + i] = a[32 * b + 2 * i + 1];
+            for (int l = 0; l < 16; ++l) {
+                dst[m][32 * b + l] = a[32 * b + nibble_lane_elem(l, 0)];
+                dst[m][32 * b + 16 + l] = a[32 * b + nibble_lane_elem(l, 1)];
             }
     }
 }
 
-/* Four columns from column j.  At M <= 2 even and odd k accumulate apart
- * (more independent chains); above, one accumulator per (row, column) keeps
- * them within the register file. */
+/* Four columns from column j.  At M <= 2 the two vectors of a block
+ * accumulate apart (more independent chains); above, one accumulator per
+ * (row, column) keeps them within the register file. */
 AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int64_t j, const int M, const int S4,
                             const int RB) {
     enum { NC = 4 };
@@ -218,28 +224,38 @@ AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int
     __m512 acc[4][NC][2];
     for (int m = 0; m < M; ++m)
         for (int c = 0; c < NC; ++c) acc[m][c][0] = acc[m][c][1] = _mm512_setzero_ps();
+    const __m512i shift_lo = _mm512_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+    const __m512i shift_hi = _mm512_add_epi32(shift_lo, _mm512_set1_epi32(16));
+    const __m512i lo_elem = _mm512_setr_epi32(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
+    const __m512i hi_elem = _mm512_add_epi32(lo_elem, _mm512_set1_epi32(4));
     const int64_t kend = ch->k0 + ch->klen;
     for (int64_t ks = ch->k0, gi = 0; ks < kend; ++gi) {
         int64_t se = segment_end(group, ks, kend);
         __m512 tab[NC];
         for (int c = 0; c < NC; ++c) tab[c] = nibble_table(S4, zps[c][gi], scs[c][gi], RB);
         for (int64_t k = ks; k < se; k += 32) {
-            int64_t rem = se - k, kr = k - ch->k0;
-            __mmask16 bytes = first_lanes((rem + 1) / 2), odd = first_lanes(rem / 2);
-            __m512 a_even[4], a_odd[4];
+            const int64_t rem = se - k, kr = k - ch->k0;
+            __mmask16 lo_ok = 0xffff, hi_ok = 0xffff;
+            if (rem < 32) {
+                lo_ok = _mm512_cmplt_epi32_mask(lo_elem, _mm512_set1_epi32((int)rem));
+                hi_ok = _mm512_cmplt_epi32_mask(hi_elem, _mm512_set1_epi32((int)rem));
+            }
+            __m512 a_lo[4], a_hi[4];
             for (int m = 0; m < M; ++m) {
-                a_even[m] = _mm512_loadu_ps(&ap[m][kr]);
-                a_odd[m] = _mm512_loadu_ps(&ap[m][kr + 16]);
+                a_lo[m] = _mm512_loadu_ps(&ap[m][kr]);
+                a_hi[m] = _mm512_loadu_ps(&ap[m][kr + 16]);
             }
             for (int c = 0; c < NC; ++c) {
                 if (kr % 128 == 0) _mm_prefetch((const char *)ahead[c] + kr / 2, _MM_HINT_T0);
-                __m512i q = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(bytes, col[c] + kr / 2));
-                __m512 lo = _mm512_permutexvar_ps(q, tab[c]);
-                __m512 hi = _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), tab[c]);
-                if (rem < 32) lo = _mm512_maskz_mov_ps(bytes, lo), hi = _mm512_maskz_mov_ps(odd, hi);
+                const __m512i q = rem >= 32 ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(col[c] + kr / 2)))
+                                            : _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(first_lanes((rem + 1) / 2),
+                                                                                          col[c] + kr / 2));
+                __m512 lo = _mm512_permutexvar_ps(_mm512_srlv_epi32(q, shift_lo), tab[c]);
+                __m512 hi = _mm512_permutexvar_ps(_mm512_srlv_epi32(q, shift_hi), tab[c]);
+                if (rem < 32) lo = _mm512_maskz_mov_ps(lo_ok, lo), hi = _mm512_maskz_mov_ps(hi_ok, hi);
                 for (int m = 0; m < M; ++m) {
-                    acc[m][c][0] = _mm512_fmadd_ps(a_even[m], lo, acc[m][c][0]);
-                    acc[m][c][SPLIT] = _mm512_fmadd_ps(a_odd[m], hi, acc[m][c][SPLIT]);
+                    acc[m][c][0] = _mm512_fmadd_ps(a_lo[m], lo, acc[m][c][0]);
+                    acc[m][c][SPLIT] = _mm512_fmadd_ps(a_hi[m], hi, acc[m][c][SPLIT]);
                 }
             }
         }
@@ -393,7 +409,7 @@ static void kc_dense_any(const pt_gemv_chunk *ch, int dt, int dq, int rb) {
 
 static void kc_nibble_any(const pt_gemv_chunk *ch, int s4, int rb) {
     _Alignas(64) float ap[PT_GEMV_MAX_M][KCH];
-    split_even_odd(ch, ap);
+    reorder_a_nibbles(ch, ap);
     const float(*a)[KCH] = (const float(*)[KCH])ap;
 #define KN(M)                                                                                                   \
     do {                                                                                                        \
