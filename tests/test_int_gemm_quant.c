@@ -366,14 +366,15 @@ static void check_gemv(pt_gemm_kind kind, int M, int64_t N, int64_t K, dnnl_data
         d.b.dq = dqc.dq;
     }
     /* Offered exactly where the AVX-512 kernels run (else the driver packs). */
-    bool nibble = bdt == dnnl_s4 || bdt == dnnl_u4, rare_round = kind == PT_GEMM_F32 && bdt == dnnl_f32 &&
-                                                               (mode == dnnl_fpmath_mode_f16 || mode == dnnl_fpmath_mode_tf32);
+    bool nibble = bdt == dnnl_s4 || bdt == dnnl_u4;
+    bool rare_round = kind == PT_GEMM_F32 && bdt == dnnl_f32 &&
+                      (mode == dnnl_fpmath_mode_f16 || mode == dnnl_fpmath_mode_tf32);
     int64_t g = dq_form >= 2 ? group : 0;
     bool fast = layout == 0 ? !(g > 0 && g < 32) && (!nibble || (d.b.s_row % 2 == 0 && g % 32 == 0))
                             : !nibble || d.b.s_k % 2 == 0;
     bool want = pt_isa() >= PT_ISA_AVX512 && !rare_round && fast;
-    pt_test_count(pt_gemm_gemv_supported(&d) == want, __FILE__, __LINE__, "gemv_supported b=%s layout=%d group=%lld: %d",
-                  pt_dt_name(bdt), layout, (long long)g, (int)want);
+    pt_test_count(pt_gemm_gemv_supported(&d) == want, __FILE__, __LINE__,
+                  "gemv_supported b=%s layout=%d group=%lld: %d", pt_dt_name(bdt), layout, (long long)g, (int)want);
     /* A tile of columns [n0, n0 + nlen) written with row stride ldc. */
     int64_t n0 = rnd_in(0, (int)(N / 3)), nlen = N - n0 - rnd_in(0, (int)(N / 4)), ldc = nlen + rnd_in(0, 5);
     float *c = aligned_zalloc(sizeof(float) * (size_t)(M * ldc));

@@ -97,8 +97,8 @@ static inline int64_t chunk_groups(const pt_gemv_chunk *ch, int64_t group, int64
 static inline void column_params(const pt_gemv_chunk *ch, int64_t n, int64_t g0, int64_t ng, float *scale,
                                  float *zp) {
     const pt_gemm_dequant *dq = &ch->bo->dq;
-    pt_gemv_params_f32(ch, n * dq->sc_sn + g0 * dq->sc_sg, dq->sc_sg, n * dq->zp_sn + g0 * dq->zp_sg, dq->zp_sg, ng, scale,
-               zp);
+    pt_gemv_params_f32(ch, n * dq->sc_sn + g0 * dq->sc_sg, dq->sc_sg, n * dq->zp_sn + g0 * dq->zp_sg, dq->zp_sg,
+                       ng, scale, zp);
 }
 
 static inline void put_c(const pt_gemv_chunk *ch, int m, int64_t j, float v) {
@@ -247,9 +247,9 @@ AINLINE void kc_nibble_cols(const pt_gemv_chunk *ch, const float (*ap)[KCH], int
             }
             for (int c = 0; c < NC; ++c) {
                 if (kr % 128 == 0) _mm_prefetch((const char *)ahead[c] + kr / 2, _MM_HINT_T0);
-                const __m512i q = rem >= 32 ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(col[c] + kr / 2)))
-                                            : _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(first_lanes((rem + 1) / 2),
-                                                                                          col[c] + kr / 2));
+                const __m128i bytes = rem >= 32 ? _mm_loadu_si128((const __m128i *)(col[c] + kr / 2))
+                                                : _mm_maskz_loadu_epi8(first_lanes((rem + 1) / 2), col[c] + kr / 2);
+                const __m512i q = _mm512_broadcast_i32x4(bytes);
                 __m512 lo = _mm512_permutexvar_ps(_mm512_srlv_epi32(q, shift_lo), tab[c]);
                 __m512 hi = _mm512_permutexvar_ps(_mm512_srlv_epi32(q, shift_hi), tab[c]);
                 if (rem < 32) lo = _mm512_maskz_mov_ps(lo_ok, lo), hi = _mm512_maskz_mov_ps(hi_ok, hi);
@@ -356,8 +356,8 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
             int64_t se = segment_end(group, ks, kend);
             if (DQ) {
                 int64_t g = group > 0 ? ks / group : 0;
-                pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg, dq->zp_sn, w,
-                           sbuf, zbuf);
+                pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg,
+                                   dq->zp_sn, w, sbuf, zbuf);
                 for (int64_t j = w; j < (w + 31) / 32 * 32; ++j) sbuf[j] = zbuf[j] = 0.0f;
                 if (NIB)
                     for (int64_t j0 = 0; j0 < w; j0 += 32) {
@@ -367,7 +367,8 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
                     }
             }
             int64_t k = ks;
-            for (; k + 1 < se; k += 2) nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 1);
+            for (; k + 1 < se; k += 2)
+                nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 1);
             if (k < se) nc_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, DT, DQ, RB, 0);
             ks = se;
         }
