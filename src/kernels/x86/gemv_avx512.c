@@ -163,11 +163,13 @@ AINLINE void kc_dense_cols(const pt_gemv_chunk *ch, int64_t j, const int M, cons
         for (int m = 0; m < M; ++m) put_c(ch, m, j + c, hsum(acc[m][c]));
 }
 
-/* One row of A: one column at a time, a single sequential stream per
- * thread (measured near the read bandwidth; four streams reach about 70%);
- * more rows: four columns at a time for enough FMA chains. */
+/* f32 B with one row of A: one column at a time, a single sequential stream
+ * per thread (measured near the read bandwidth; four streams reach about
+ * 70%).  Otherwise four columns at a time: enough FMA chains for more rows,
+ * and for narrower B types, whose one chain would cap a stream at 16
+ * elements per FMA latency. */
 AINLINE void kc_dense(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
-    if (M == 1)
+    if (M == 1 && DT == DT_F32)
         for (int64_t j = 0; j < ch->nlen; ++j) kc_dense_cols(ch, j, 1, 1, DT, DQ, RB);
     else
         for (int64_t j = 0; j < ch->nlen; j += 4) kc_dense_cols(ch, j, M, 4, DT, DQ, RB);
