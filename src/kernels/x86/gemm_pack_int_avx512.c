@@ -1,0 +1,213 @@
+/* AVX-512 dequantising packer for the common weight layouts: s8 / u8 / s4 /
+ * u4 with k contiguous into F32 or BF16 panels whose strip width is a
+ * multiple of 16, and with rows contiguous into any strip width
+ * (kernels/gemm/gemm_pack_int.c dispatches here).
+ *
+ * Sixteen rows at a time: each row's run of k is decoded and dequantised in
+ * a vector (16 k for F32 panels, 32 k for BF16 panels, whose dwords are
+ * then the (even k, odd k) pairs of the panel), and one 16 x 16 dword
+ * transpose turns the rows into panel lines.  The values are those of the
+ * portable packer bit for bit: (float)(q - zp) * scale, bf16 by round to
+ * nearest even with NaN quieted as pt_f32_to_bf16 does. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/gemm/gemm_int_load.h"
+#include "kernels/x86/gemm_pack_int_x86.h"
+
+static inline __mmask16 lanes16(int64_t n) {
+    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+/* `count` (<= 16) integers of type dt from element e on (e even for 4-bit),
+ * as f32; lanes past count zero. */
+static inline __m512 decode16(const void *p, dnnl_data_type_t dt, int64_t e, int64_t count) {
+    const __mmask16 m = lanes16(count);
+    __m512i v;
+    switch (dt) {
+    case dnnl_s8: v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, (const int8_t *)p + e)); break;
+    case dnnl_u8: v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const uint8_t *)p + e)); break;
+    default: {
+        __m128i x = _mm_maskz_loadu_epi8(lanes16((count + 1) / 2), (const uint8_t *)p + e / 2);
+        __m512i d = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(x, x)); /* byte b in lanes 2b, 2b + 1 */
+        if (dt == dnnl_s4) {
+            const __m512i up = _mm512_setr_epi32(28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24, 28, 24);
+            v = _mm512_srai_epi32(_mm512_sllv_epi32(d, up), 28);
+        } else {
+            const __m512i down = _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4);
+            v = _mm512_and_si512(_mm512_srlv_epi32(d, down), _mm512_set1_epi32(15));
+        }
+        v = _mm512_maskz_mov_epi32(m, v);
+        break;
+    }
+    }
+    return _mm512_cvtepi32_ps(v);
+}
+
+/* bf16 bits of each lane in its low half (pt_f32_to_bf16). */
+static inline __m512i to_bf16_bits(__m512 x) {
+    __m512i u = _mm512_castps_si512(x);
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                                                     _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1))));
+    r = _mm512_srli_epi32(r, 16);
+    __m512i nan = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+    return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), nan);
+}
+
+/* Transposes 16 x 16 dwords in place: r[i] lane j <-> r[j] lane i. */
+static inline void transpose16(__m512i r[16]) {
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    /* Within each 128-bit lane the 4 x 4 blocks are transposed now; two
+     * rounds of 128-bit lane shuffles move the blocks into place. */
+    for (int i = 0; i < 4; ++i) {
+        t[i] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 4; ++i) {
+        r[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
+        r[i + 4] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0x88);
+        r[i + 12] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0xdd);
+    }
+}
+
+/* Rows contiguous: per k (per pair of k for BF16), 16 rows decode straight
+ * into a panel line; parameters per row are refreshed when the group
+ * changes. */
+static bool pack_rows_contiguous(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
+                                 const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
+                                 int64_t kc, void *dst) {
+    enum { MAX_R = 256 };
+    const bool bf16 = uk->kind == PT_GEMM_BF16, nibble = o->dt == dnnl_s4 || o->dt == dnnl_u4;
+    const pt_gemm_dequant *dq = &o->dq;
+    const int kstep = bf16 ? 2 : 1;
+    if (R > MAX_R || (nibble && (r0 % 2 != 0 || o->s_k % 2 != 0))) return false;
+    /* A BF16 pair of k shares its parameters. */
+    if (bf16 && (k0 % 2 != 0 || (dq->on && dq->group % 2 != 0))) return false;
+    const int64_t kcp = pt_gemm_kc_padded(uk, kc);
+    _Alignas(64) float zp[MAX_R], scale[MAX_R];
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int64_t rs = rows - s * R < R ? rows - s * R : R, row0 = r0 + s * R;
+        int64_t cur_g = -1;
+        for (int64_t k = 0; k < kc; k += kstep) {
+            if (dq->on) {
+                const int64_t g = dq->group > 0 ? (k0 + k) / dq->group : 0;
+                if (g != cur_g) {
+                    for (int64_t r = 0; r < rs; ++r) {
+                        const int64_t row = row0 + r;
+                        zp[r] = dq->zp_dt != dnnl_data_type_undef
+                                    ? (float)pt_gemm_load_int(zps, dq->zp_dt, row * dq->zp_sn + g * dq->zp_sg)
+                                    : 0.0f;
+                        scale[r] = pt_gemm_load_scale(scales, dq->scale_dt, row * dq->sc_sn + g * dq->sc_sg);
+                    }
+                    cur_g = g;
+                }
+            }
+            for (int64_t b = 0; b < rs; b += 16) {
+                const int64_t count = rs - b, e = row0 + b + (k0 + k) * o->s_k;
+                __m512 v[2];
+                for (int q = 0; q < kstep; ++q) {
+                    /* k past kc (the odd tail of a BF16 pair) stays zero. */
+                    v[q] = _mm512_setzero_ps();
+                    if (k + q >= kc) continue;
+                    v[q] = decode16(data, o->dt, e + q * o->s_k, count);
+                    if (dq->on)
+                        v[q] = _mm512_maskz_mul_ps(lanes16(count), _mm512_sub_ps(v[q], _mm512_loadu_ps(zp + b)),
+                                                   _mm512_loadu_ps(scale + b));
+                }
+                const __mmask16 m = lanes16(count);
+                if (bf16) {
+                    __m512i pair = _mm512_or_si512(to_bf16_bits(v[0]), _mm512_slli_epi32(to_bf16_bits(v[1]), 16));
+                    _mm512_mask_storeu_epi32((uint16_t *)dst + s * R * kcp + (k / 2) * R * 2 + b * 2, m, pair);
+                } else {
+                    _mm512_mask_storeu_ps((float *)dst + s * R * kcp + k * R + b, m, v[0]);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
+                                 const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
+                                 int64_t kc, void *dst) {
+    const bool bf16 = uk->kind == PT_GEMM_BF16, nibble = o->dt == dnnl_s4 || o->dt == dnnl_u4;
+    const int KB = bf16 ? 32 : 16; /* k per row vector pair / vector */
+    const pt_gemm_dequant *dq = &o->dq;
+    if (uk->kind != PT_GEMM_F32 && !bf16) return false;
+    if (o->dt != dnnl_s8 && o->dt != dnnl_u8 && !nibble) return false;
+    if (o->s_row == 1 && o->s_k != 1) return pack_rows_contiguous(uk, R, o, data, scales, zps, r0, rows, k0, kc, dst);
+    if (o->s_k != 1 || R % 16 != 0 || k0 % KB != 0) return false;
+    if (nibble && o->s_row % 2 != 0) return false;
+    if (dq->on && dq->group > 0 && dq->group % KB != 0) return false;
+    const int64_t kcp = pt_gemm_kc_padded(uk, kc);
+    for (int64_t rb = 0; rb < rows; rb += 16) {
+        const int64_t nrow = rows - rb < 16 ? rows - rb : 16;
+        const int64_t strip_off = (rb / R) * R * kcp, row_off = rb % R;
+        float zp[16] = {0}, scale[16] = {0};
+        int64_t cur_g = -1;
+        for (int64_t kk = 0; kk < kc; kk += KB) {
+            const int64_t n = kc - kk < KB ? kc - kk : KB;
+            if (dq->on) {
+                const int64_t g = dq->group > 0 ? (k0 + kk) / dq->group : 0;
+                if (g != cur_g) {
+                    for (int64_t i = 0; i < nrow; ++i) {
+                        const int64_t row = r0 + rb + i;
+                        zp[i] = dq->zp_dt != dnnl_data_type_undef
+                                    ? (float)pt_gemm_load_int(zps, dq->zp_dt, row * dq->zp_sn + g * dq->zp_sg)
+                                    : 0.0f;
+                        scale[i] = pt_gemm_load_scale(scales, dq->scale_dt, row * dq->sc_sn + g * dq->sc_sg);
+                    }
+                    cur_g = g;
+                }
+            }
+            __m512i t[16];
+            for (int64_t i = 0; i < 16; ++i) {
+                if (i >= nrow) {
+                    t[i] = _mm512_setzero_si512();
+                    continue;
+                }
+                const int64_t e = (r0 + rb + i) * o->s_row + k0 + kk;
+                __m512 v0 = decode16(data, o->dt, e, n), v1 = _mm512_setzero_ps();
+                if (bf16) v1 = decode16(data, o->dt, e + 16, n - 16);
+                if (dq->on) {
+                    const __m512 z = _mm512_set1_ps(zp[i]), s = _mm512_set1_ps(scale[i]);
+                    v0 = _mm512_maskz_mul_ps(lanes16(n), _mm512_sub_ps(v0, z), s);
+                    if (bf16) v1 = _mm512_maskz_mul_ps(lanes16(n - 16), _mm512_sub_ps(v1, z), s);
+                }
+                if (bf16) {
+                    /* Words k = 0..31 in order: low halves of v0's then v1's dwords. */
+                    const __m512i pick = _mm512_setr_epi32(
+                        0x00020000, 0x00060004, 0x000a0008, 0x000e000c, 0x00120010, 0x00160014, 0x001a0018, 0x001e001c,
+                        0x00220020, 0x00260024, 0x002a0028, 0x002e002c, 0x00320030, 0x00360034, 0x003a0038, 0x003e003c);
+                    t[i] = _mm512_permutex2var_epi16(to_bf16_bits(v0), pick, to_bf16_bits(v1));
+                } else {
+                    t[i] = _mm512_castps_si512(v0);
+                }
+            }
+            transpose16(t);
+            /* t[j]: panel line j of this block, 16 rows wide. */
+            const int64_t lines = bf16 ? (n + 1) / 2 : n;
+            if (bf16) {
+                uint16_t *p = (uint16_t *)dst + strip_off + (kk / 2) * R * 2 + row_off * 2;
+                for (int64_t j = 0; j < lines; ++j) _mm512_storeu_si512(p + j * R * 2, t[j]);
+            } else {
+                float *p = (float *)dst + strip_off + kk * R + row_off;
+                for (int64_t j = 0; j < lines; ++j) _mm512_storeu_si512(p + j * R, t[j]);
+            }
+        }
+    }
+    return true;
+}

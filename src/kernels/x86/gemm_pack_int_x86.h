@@ -1,0 +1,15 @@
+/* x86 helpers of the integer packer (kernels/gemm/gemm_pack_int.c). */
+#ifndef PARTITA_KERNELS_X86_GEMM_PACK_INT_X86_H
+#define PARTITA_KERNELS_X86_GEMM_PACK_INT_X86_H
+
+#include "kernels/gemm/gemm_internal.h"
+
+/* Weights (s8 / u8 / s4 / u4) with k contiguous (strips of a multiple of 16
+ * rows) or rows contiguous, dequantised into F32 or BF16 panels of R rows in
+ * a zeroed `dst`, as pt_gemm_pack_panels_int lays them out; false (nothing
+ * written) for cases it does not take.  AVX-512 F/BW. */
+bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand *o, const void *data,
+                                 const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
+                                 int64_t kc, void *dst);
+
+#endif

@@ -1,0 +1,46 @@
+/* U8S8 microkernel on AVX-512 VNNI: a 12 x 32 s32 tile in 24 zmm
+ * accumulators.  Per k quad: two 64-byte B loads (32 columns x 4 k), twelve
+ * dword broadcasts of A (vpdpbusd can only broadcast its s8 operand, so A's
+ * u8 quads are broadcast into registers) and 24 independent vpdpbusd. */
+#include <immintrin.h>
+
+#include "kernels/x86/gemm_u8s8_x86.h"
+
+#define MR PT_GEMM_U8S8_AVX512_MR
+#define NR PT_GEMM_U8S8_AVX512_NR
+
+static inline int32_t quad_at(const uint8_t *p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Writes (or adds) one row of the tile; masks cover the column tail. */
+static inline void store_row(int32_t *c, __m512i lo, __m512i hi, __mmask16 mlo, __mmask16 mhi, int accumulate) {
+    if (accumulate) {
+        lo = _mm512_add_epi32(lo, _mm512_maskz_loadu_epi32(mlo, c));
+        hi = _mm512_add_epi32(hi, _mm512_maskz_loadu_epi32(mhi, c + 16));
+    }
+    _mm512_mask_storeu_epi32(c, mlo, lo);
+    _mm512_mask_storeu_epi32(c + 16, mhi, hi);
+}
+
+void pt_gemm_ukr_avx512vnni_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                 int accumulate) {
+    const uint8_t *ap = a;
+    const int8_t *bp = b;
+    __m512i acc[MR][2];
+    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+    for (int64_t k = 0; k < kc; k += 4, ap += 4 * MR, bp += 4 * NR) {
+        __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
+        for (int i = 0; i < MR; ++i) {
+            __m512i ai = _mm512_set1_epi32(quad_at(ap + 4 * i));
+            acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
+            acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
+        }
+    }
+    int32_t *cc = c;
+    __mmask16 mlo = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+    __mmask16 mhi = nr >= 32 ? 0xffff : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
+    for (int i = 0; i < mr; ++i) store_row(cc + i * ldc, acc[i][0], acc[i][1], mlo, mhi, accumulate);
+}
