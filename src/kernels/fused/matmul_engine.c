@@ -157,7 +157,13 @@ static pt_status classify(const pt_cp_state *s, bool is_b, const pt_postops *pro
                                 (dq.zp_sg && dq.group ? (s->K - 1) / dq.group * dq.zp_sg : 0);
                     m->zp_const = malloc((size_t)n * sizeof(int32_t));
                     if (!m->zp_const) return dnnl_out_of_memory;
-                    for (int64_t i = 0; i < n; ++i) m->zp_const[i] = (int32_t)prog->consts[zp->cidx][i];
+                    bool same = true;
+                    for (int64_t i = 0; i < n; ++i) {
+                        m->zp_const[i] = (int32_t)prog->consts[zp->cidx][i];
+                        same = same && m->zp_const[i] == m->zp_const[0];
+                    }
+                    /* Equal zero points (typically all 0) are one per tensor. */
+                    if (same) dq.zp_sn = dq.zp_sg = 0;
                     dq.zp_dt = dnnl_s32;
                 } else {
                     m->zp_port = zp->port;
