@@ -11,6 +11,7 @@
 #include "runtime/const_cache.h"
 
 #define MME_RUN 256 /* elements per epilogue program run */
+#define MME_PARALLEL_MIN_ELEMS (1 << 18) /* dense operand evaluation below this runs on one thread */
 
 typedef enum { SRC_DIRECT, SRC_DEQUANT, SRC_DENSE } mme_src;
 
@@ -343,6 +344,9 @@ static void eval_dense(const pt_cp_operand *op, const void *bound, float *dst, c
     const int64_t last = op->dims[r - 1];
     int64_t outer = 1;
     for (int d = 0; d < r - 1; ++d) outer *= op->dims[d];
+    /* A parallel region costs a scheduler tick when another process holds
+     * a core: small operands are evaluated by the calling thread. */
+    if (outer * last < MME_PARALLEL_MIN_ELEMS) nt = 1;
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && outer > 1)
     for (int64_t o = 0; o < outer; ++o) {
         float *tmp = (float *)(threads + (size_t)pt_thread_id() * thread_bytes + MME_RUN * sizeof(float));

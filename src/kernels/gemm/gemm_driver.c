@@ -42,7 +42,7 @@
 #endif
 #define NC_MIN 256            /* A is repacked per NC block: keep NC from shrinking below this */
 #define KC_MAX 1024
-#define MIN_MACS_PER_THREAD (INT64_C(1) << 18)
+#define MIN_MACS_PER_THREAD (INT64_C(1) << 21)
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
 #define ALIGN_BYTES 64
