@@ -139,6 +139,10 @@ static void time_both(const graph_api *partita, dnnl_engine_t partita_engine,
     for (int r = 0; r < runs; ++r)
         for (int turn = 0; turn < 2; ++turn) {
             int partita_turn = (turn + r) % 2 == 0;
+            /* A quiet gap first: the other library's worker threads (TBB,
+             * OpenMP) spin for a while after a run and would steal the
+             * cores from this one. */
+            usleep(30000);
             if (partita_turn && ps && p->ok) p->ok = case_execute(ps, &p_times[r], p);
             if (!partita_turn && ds && d->ok) d->ok = case_execute(ds, &d_times[r], d);
         }
