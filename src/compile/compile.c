@@ -1,6 +1,8 @@
 /* partition -> execution plan: match the caller's logical tensors to ports,
  * infer every shape through the op schemas, choose layouts for `any`
  * outputs, place intermediate tensors in the scratchpad. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,9 @@
 #include "partition/pattern_chain.h"
 #include "partition/pattern_rows.h"
 #include "compile/cp_cache.h"
+#include "ir/dtype.h"
+#include "runtime/clock.h"
+#include "runtime/cpu.h"
 
 /* Small id -> logical tensor map (partitions hold few tensors). */
 typedef struct {
@@ -206,6 +211,7 @@ void pt_compiled_release(pt_compiled *c) {
     free(c->inputs);
     free(c->outputs);
     free(c->inplace);
+    free(c->verbose);
     if (c->has_fused && c->fused.release) c->fused.release(&c->fused);
     free(c);
 }
@@ -250,21 +256,82 @@ static void widen_intermediates(const pt_partition_impl *p, const pt_compiled *c
 }
 
 /* A partition that runs op by op still runs its MatMuls on the GEMM engine;
- * the kernel scratch region grows to the largest step's need. */
-static pt_status bind_matmul_steps(pt_compiled *c, const pt_lower_ctx *lc) {
+ * the kernel scratch region grows to the largest step's need.  *gemm names
+ * the microkernel of the last such step (NULL when none). */
+static pt_status bind_matmul_steps(pt_compiled *c, const pt_lower_ctx *lc, const char **gemm) {
     size_t need = 0;
+    *gemm = NULL;
     for (size_t i = 0; i < c->nsteps; ++i) {
         pt_step *st = &c->steps[i];
         pt_bound_kernel k;
         if (st->op->kind == dnnl_graph_op_matmul && pt_bind_matmul_engine(st->op, lc, &k) == dnnl_success) {
             pt_bound_kernel_release(&st->kernel);
             st->kernel = k;
+            *gemm = ((const pt_fused *)k.params)->kernel_name;
         }
         if (st->kernel.scratch_bytes > need) need = st->kernel.scratch_bytes;
     }
     size_t total = c->kernel_scratch_offset + (need + PT_ALIGNMENT - 1) / PT_ALIGNMENT * PT_ALIGNMENT;
     if (total > c->scratch_size) c->scratch_size = total;
     return dnnl_success;
+}
+
+/* ---- verbose description ------------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) {
+    if (!t->buf || t->len + 1 >= t->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    t->len = t->len + (size_t)n < t->cap ? t->len + (size_t)n : t->cap - 1;
+}
+
+static void put_lt(text *t, const char *what, size_t i, const pt_lt *lt) {
+    put(t, "%s%s%zu_%s:%zu:", i ? " " : "", what, i, pt_dt_name(lt->data_type), lt->id);
+    for (int d = 0; d < lt->ndims; ++d) put(t, "%s%lld", d ? "x" : "", (long long)lt->dims[d]);
+    if (lt->ndims == 0) put(t, "scalar");
+    put(t, ":");
+    for (int d = 0; d < lt->ndims; ++d) put(t, "%lld%s", (long long)lt->layout.strides[d], d + 1 < lt->ndims ? "s" : "");
+}
+
+static const char *family_name(pt_fused_family f) {
+    static const char *names[PT_FUSED_COUNT] = {"op_by_op", "sdpa_fwd", "sdpa_bwd", "gated_mlp", "compute_post_ops",
+                                                "chain_post_ops"};
+    return (int)f >= 0 && f < PT_FUSED_COUNT ? names[f] : "?";
+}
+
+/* The static part of the partition's verbose lines (heap; NULL on OOM):
+ * engine, partition id, pattern row, ops, ports (type:id:dims:strides),
+ * math mode, kernel and ISA. */
+static char *describe(const pt_partition_impl *p, const pt_compiled *c, const char *step_gemm) {
+    text t = {.cap = 4096};
+    t.buf = malloc(t.cap);
+    if (!t.buf) return NULL;
+    t.buf[0] = 0;
+    put(&t, "cpu,partition %zu,%s,", p->id, p->row ? p->row->name : "single_op");
+    for (size_t i = 0; i < c->nsteps; ++i)
+        put(&t, "%s%s#%zu", i ? ";" : "", pt_op_kind_name(c->steps[i].op->kind), c->steps[i].op->id);
+    put(&t, ",");
+    for (size_t i = 0; i < c->nin; ++i) put_lt(&t, "in", i, &c->inputs[i]);
+    put(&t, " ");
+    for (size_t i = 0; i < c->nout; ++i) put_lt(&t, "out", i, &c->outputs[i]);
+    static const char *modes[] = {"strict", "bf16", "f16", "any", "tf32"};
+    put(&t, ",fpm:%s%s", (unsigned)c->fpmath < 5 ? modes[c->fpmath] : "?", c->apply_to_int ? ":apply_to_int" : "");
+    if (c->has_fused) {
+        const char *fam = p->row ? family_name(p->row->fused) : "compute_post_ops";
+        put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
+    } else {
+        put(&t, ",kernel:reference%s%s", step_gemm ? "+gemm/" : "", step_gemm ? step_gemm : "");
+    }
+    put(&t, ",isa:%s", pt_isa_name(pt_isa()));
+    return t.buf;
 }
 
 static pt_status build_plan(const pt_partition_impl *p, lt_map *map, pt_compiled *c) {
@@ -361,11 +428,13 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
     int apply;
     pt_partition_fpmath(part, &mode, &apply);
 
+    const double t0 = pt_now_ms();
     pt_cp_key key;
     pt_status st = pt_cp_key_build(&key, p, nin, inputs, nout, outputs, engine->kind, mode, apply);
     if (st != dnnl_success) return st;
     pt_compiled *c = pt_cp_cache_lookup(&key);
     if (c) {
+        pt_verbose(2, "info,compile,partition %zu,compiled-partition cache hit", p->id);
         pt_cp_key_free(&key);
         *out = c;
         return dnnl_success;
@@ -418,7 +487,9 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         free(ops);
         free(roles);
     }
-    if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc);
+    const char *step_gemm = NULL;
+    if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc, &step_gemm);
+    if (st == dnnl_success) c->verbose = describe(p, c, step_gemm);
     map_free(&map);
     if (st != dnnl_success) {
         pt_compiled_release(c);
@@ -426,6 +497,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         return st;
     }
     pt_cp_cache_insert(&key, c); /* takes the key; adds its own reference */
+    if (c->verbose) pt_verbose(1, "compile,%s,%.3f", c->verbose, (pt_now_ms() - t0));
     pt_verbose(2, "info,compile,partition %zu,%zu ops,%s,scratchpad %zu bytes", p->id, p->nops,
                p->row ? p->row->name : "single_op", c->has_fused ? c->fused.scratch_bytes : c->scratch_size);
     *out = c;

@@ -55,6 +55,7 @@ typedef struct pt_compiled {
     size_t ninplace;
     bool has_fused; /* the partition runs through `fused` instead of `steps` */
     pt_fused fused;
+    char *verbose;  /* "cpu,<partition>,<row>,<ops>,<ports>,fpm:..,kernel:..,isa:.." for verbose lines */
 } pt_compiled;
 
 struct dnnl_graph_compiled_partition {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compile/compiled.h"
+#include "runtime/clock.h"
 #include "ops/op_schema.h"
 
 static const struct dnnl_graph_tensor *find_tensor(size_t n, const_dnnl_graph_tensor_t *arr, size_t id) {
@@ -44,7 +45,26 @@ static size_t slot_index(const pt_compiled *c, size_t id) {
     return 0; /* every port has a slot (built at compile time) */
 }
 
+static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
+                              const_dnnl_graph_tensor_t *inputs, size_t nout,
+                              const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
+                              const size_t *key);
+
+/* With verbose level 1, one line per execution: the partition's
+ * description and the time. */
 pt_status pt_execute(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
+                     const_dnnl_graph_tensor_t *inputs, size_t nout,
+                     const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
+                     const size_t *key) {
+    if (pt_verbose_level() < 1 || !c->verbose)
+        return execute_plan(c, stream, nin, inputs, nout, outputs, scratchpad, key);
+    double t0 = pt_now_ms();
+    pt_status st = execute_plan(c, stream, nin, inputs, nout, outputs, scratchpad, key);
+    if (st == dnnl_success) pt_verbose(1, "exec,%s,%.3f", c->verbose, pt_now_ms() - t0);
+    return st;
+}
+
+static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t nin,
                      const_dnnl_graph_tensor_t *inputs, size_t nout,
                      const_dnnl_graph_tensor_t *outputs, const_dnnl_graph_tensor_t scratchpad,
                      const size_t *key) {

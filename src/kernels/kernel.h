@@ -83,6 +83,9 @@ typedef struct pt_fused {
      * Only meaningful when has_inplace. */
     bool has_inplace;
     size_t inplace_in, inplace_out;
+    /* For verbose lines: the microkernel the fused kernel runs on, NULL
+     * when it has none in particular (static storage). */
+    const char *kernel_name;
 } pt_fused;
 
 /* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */

@@ -800,6 +800,7 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
     if (st != dnnl_success) return pt_cp_state_free(s), st;
     *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
+    fused->kernel_name = s->mme ? pt_mme_kernel_name(s) : "exact_double";
     if (pt_mme_scratch_bytes(s) > fused->scratch_bytes) fused->scratch_bytes = pt_mme_scratch_bytes(s);
     return dnnl_success;
 }
