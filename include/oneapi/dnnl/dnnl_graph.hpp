@@ -18,7 +18,8 @@
  *   allocator     allocator(), allocator(host_malloc, host_free);
  *                 make_engine_with_allocator(kind, index, allocator)
  *   logical_tensor
- *                 enums data_type, layout_type, property_type; type dims;
+ *                 enums data_type, layout_type, property_type; types dim,
+ *                 dims;
  *                 constructors (id, dtype, ndims, layout_type[, property]),
  *                 (id, dtype[, layout_type]) with unknown rank,
  *                 (id, dtype, dims, layout_type[, property]),
@@ -192,7 +193,8 @@ class logical_tensor {
     dnnl_graph_logical_tensor_t data;
 
 public:
-    typedef std::vector<dnnl_dim_t> dims;
+    typedef dnnl_dim_t dim;
+    typedef std::vector<dim> dims;
 
     enum class data_type {
         undef = dnnl_data_type_undef,
