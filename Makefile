@@ -6,7 +6,7 @@ BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
 
-.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean
+.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean install
 
 all: build
 
@@ -83,6 +83,15 @@ bench: bench-deps bench-onednn
 
 bench-sdpa: build
 	./$(BENCH_DIR)/bench_sdpa $(BENCH_ARGS)
+
+# Installs headers (C and C++), libpartita.so/.a, the partita CLI, partita.pc
+# and the CMake package (find_package(Partita)) under PREFIX; DESTDIR stages
+# the tree elsewhere (make install PREFIX=/usr DESTDIR=/tmp/pkgroot).
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
