@@ -279,7 +279,7 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     }
     bool b_batch_free = true;
     for (int i = 0; i < d.nbd; ++i) b_batch_free = b_batch_free && d.b_bs[i] == 0;
-    e->cache_b = e->b.src != SRC_DENSE && e->b.params_constant && b_batch_free;
+    e->cache_b = e->b.src != SRC_DENSE && e->b.params_constant && b_batch_free && pt_gemm_prepacked_b_pays(&d);
     d.b_constant = e->cache_b;
     if (e->cache_b) {
         /* Bytes the weight (and a scale tensor) span, for the fingerprint. */

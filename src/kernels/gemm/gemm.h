@@ -155,6 +155,11 @@ typedef struct pt_gemm_args {
     void *epilogue_ctx;
 } pt_gemm_args;
 
+/* Whether packing B ahead (constant weights) pays for this problem: false
+ * where the small-M path streams B in its own layout and type faster than
+ * the packed path computes. */
+bool pt_gemm_prepacked_b_pays(const pt_gemm_desc *d);
+
 /* Scratch for a run with `nthr` threads (<= plan's nthr). */
 size_t pt_gemm_scratch_bytes(const pt_gemm_plan *p, int nthr);
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/gemm/gemm_rows.h"
 
 static const pt_gemm_ukernel *rows_of(pt_gemm_kind kind, size_t *n) {
@@ -48,4 +49,8 @@ const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind) {
     if ((unsigned)kind >= PT_GEMM_KINDS) return NULL;
     pthread_once(&g_once, choose_defaults);
     return g_default[kind];
+}
+
+bool pt_gemm_prepacked_b_pays(const pt_gemm_desc *d) {
+    return !(d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d));
 }
