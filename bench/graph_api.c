@@ -73,6 +73,7 @@ int graph_api_load(graph_api *api, const char *label, const char *library_path,
     BIND(compiled_partition_query_logical_tensor,
             "dnnl_graph_compiled_partition_query_logical_tensor")
     BIND(compiled_partition_execute, "dnnl_graph_compiled_partition_execute")
+    BIND(set_constant_tensor_cache_capacity, "dnnl_graph_set_constant_tensor_cache_capacity")
 #undef BIND
     return 0;
 fail:

@@ -98,6 +98,7 @@ typedef struct graph_api {
     dnnl_status_t (*compiled_partition_execute)(
             const_dnnl_graph_compiled_partition_t, dnnl_stream_t, size_t,
             const_dnnl_graph_tensor_t *, size_t, const_dnnl_graph_tensor_t *);
+    dnnl_status_t (*set_constant_tensor_cache_capacity)(dnnl_engine_kind_t, size_t);
 } graph_api;
 
 /* Opens library_path with RTLD_LOCAL (so the two libraries' identical symbol
