@@ -73,6 +73,13 @@ static void usage(FILE *f) {
         "  --perf-runs=N        mode P: timed executions per partition (default 10);\n"
         "                       the median is reported per partition, plus their sum\n"
         "  --perf-warmup=N      mode P: untimed executions before timing (default 3)\n"
+        "  --peak=FILE          mode P: machine peaks for the fraction of peak, as\n"
+        "                       `make bench` (bench_peak) writes them; default\n"
+        "                       build/bench/peak.txt under the working directory, else\n"
+        "                       bench/peak.txt next to this program, when present;\n"
+        "                       --peak=none: no fraction (command line only)\n"
+        "  --progress[=BOOL]    \"[n/total] <knobs> --case=FILE\" on stderr before every\n"
+        "                       run (default: when stderr is a terminal; command line only)\n"
         "  --propagate=BOOL     mode C: inputs produced by an earlier partition take that\n"
         "                       partition's library results instead of fresh test data\n"
         "                       (default false: each partition is validated on its own)\n"
@@ -89,12 +96,36 @@ static void usage(FILE *f) {
         "accumulation_mode other than strict/relaxed), FAILED (library error, wrong\n"
         "partition count, mismatching values), UNIMPLEMENTED (some partition\n"
         "unsupported), INVALID_ARGUMENTS (the knobs cannot be applied to the graph) or\n"
-        "UNTESTED (no reference could be computed). The last line is\n"
-        "  N passed, N failed[, N skipped]\n"
-        "Mode P prints <n>:PERF with each partition's median time and the total.\n"
+        "UNTESTED (no reference could be computed).\n"
         "\n"
-        "Exit status: 0 when no run failed, 1 when some run failed (or an option was\n"
-        "invalid), 2 for usage errors.\n",
+        "Output (mode P): first the peaks used (or why there are none), then per run\n"
+        "one line per partition and the run's line:\n"
+        "      partition #<k> (<ops>): <median> ms[, <W> GFLOP, <R> GFLOP/s[, <F>% of\n"
+        "      <class> peak]]\n"
+        "  <n>:PERF total <sum> ms[, <W> GFLOP in <c> of <p> partitions, <R> GFLOP/s[,\n"
+        "  <F>% of peak]] (median of N runs after W warm-up) __REPRO: ...\n"
+        "(small amounts <W> are printed in MFLOP or FLOP).\n"
+        "FLOPs are counted for MatMul (2*M*N*K per output matrix, batch and broadcast\n"
+        "included) and Convolution (2*N*OC*OH*OW*IC/G*KH*KW) only; other ops count 0\n"
+        "(element-wise work, SoftMax, normalization, data movement are not counted),\n"
+        "so a partition without them prints no rate. The peak class of a partition is\n"
+        "int8 when its MatMul/Convolution reads u8/s8 data (directly or through a\n"
+        "Dequantize), bf16 when it reads bf16 or the math mode is bf16, f32 otherwise\n"
+        "(f16 and int4/int8 weights behind a DynamicDequantize included). Figures for\n"
+        "the library's thread count (OMP_NUM_THREADS, else the processors online): 1:\n"
+        "one-thread peaks, 2: two-thread peaks, more: one-thread peak * threads. The\n"
+        "run's fraction is (time the counted FLOPs need at peak) / (sum of medians).\n"
+        "\n"
+        "After two or more runs a summary table lists every run: number, status,\n"
+        "partitions, fused partitions (more than one op), time (mode C: wall time of\n"
+        "the run, reference included; mode P: sum of the medians) and the case with\n"
+        "its non-default knobs. The last line is\n"
+        "  N passed, N failed[, N skipped]\n"
+        "\n"
+        "Exit status: 0 when no run failed (MISTRUSTED and SKIPPED are not failures),\n"
+        "1 when some run failed (FAILED, UNIMPLEMENTED, INVALID_ARGUMENTS, UNTESTED, a\n"
+        "missing case file) or an option was invalid, 2 for usage errors (nothing to\n"
+        "run, a bad --progress value, an unreadable --peak file).\n",
         f);
 }
 
@@ -166,6 +197,8 @@ int main(int argc, char **argv) {
         printf("peak (%s, %d thread%s): f32 %.1f GFLOP/s, bf16 %.1f GFLOP/s, int8 %.1f GOP/s\n", peak.path,
                peak.threads, peak.threads == 1 ? "" : "s", peak.gflops[PC_PEAK_F32], peak.gflops[PC_PEAK_BF16],
                peak.gflops[PC_PEAK_INT8]);
+    else if (perf && peak_arg && !want_peak)
+        printf("peak: not used (--peak=%s): no fraction of peak\n", peak_arg);
     else if (perf && want_peak)
         printf("peak: %s unreadable (see above): no fraction of peak\n", peak_path);
     else if (perf)

@@ -465,12 +465,22 @@ done:
     return res;
 }
 
-/* "12.3 GFLOP/s" style rate, "" when flops are not known or zero. */
+/* "1.862 GFLOP" / "3.50 MFLOP" / "1024 FLOP". */
+static void amount_text(double flops, char *buf, size_t cap) {
+    if (flops >= 1e9) snprintf(buf, cap, "%.3f GFLOP", flops * 1e-9);
+    else if (flops >= 1e6) snprintf(buf, cap, "%.3f MFLOP", flops * 1e-6);
+    else snprintf(buf, cap, "%.0f FLOP", flops);
+}
+
+/* ", 0.151 GFLOP, 12.3 GFLOP/s[, 4.5% of f32 peak]"; "" when flops are not
+ * known or zero. */
 static void rate_text(double flops, double ms, pc_peak_class cls, const pc_peak *peak, char *buf, size_t cap) {
     buf[0] = '\0';
     if (flops <= 0 || ms <= 0) return;
     double gf = flops / (ms * 1e6);
-    size_t len = (size_t)snprintf(buf, cap, ", %.3f GFLOP, %.1f GFLOP/s", flops * 1e-9, gf);
+    char amount[64];
+    amount_text(flops, amount, sizeof amount);
+    size_t len = (size_t)snprintf(buf, cap, ", %s, %.1f GFLOP/s", amount, gf);
     if (peak && peak->loaded && peak->gflops[cls] > 0 && len < cap)
         snprintf(buf + len, cap - len, ", %.1f%% of %s peak", 100.0 * gf / peak->gflops[cls],
                  pc_peak_class_name(cls));
@@ -516,8 +526,10 @@ static int time_all(part_t *pts, size_t np, const pc_case *c, const pc_run_opts 
     r->flops = flops_known ? flops : -1.0;
     size_t len = (size_t)snprintf(r->perf, sizeof r->perf, "total %.4f ms", total);
     if (flops_known && flops > 0 && total > 0 && len < sizeof r->perf) {
-        len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, ", %.3f GFLOP in %zu of %zu partition%s, %.1f GFLOP/s",
-                                flops * 1e-9, counted, np, np == 1 ? "" : "s", flops / (total * 1e6));
+        char amount[64];
+        amount_text(flops, amount, sizeof amount);
+        len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, ", %s in %zu of %zu partition%s, %.1f GFLOP/s",
+                                amount, counted, np, np == 1 ? "" : "s", flops / (total * 1e6));
         if (ideal_known && ideal_ms > 0 && len < sizeof r->perf)
             len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, ", %.1f%% of peak", 100.0 * ideal_ms / total);
     }
