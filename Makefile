@@ -39,7 +39,7 @@ demo_partitions = ONEDNN_VERBOSE=1 ./$(BUILD)/partita --mode=P --perf-runs=1 --p
 
 demo: build
 	@[ -f $(BUILD)/bench/peak.txt ] || { echo "== measuring this machine's peaks (bench_peak, once)"; \
-	  OMP_NUM_THREADS=$(JOBS) ./$(BUILD)/bench/bench_peak --seconds=0.2 | tail -n 1; }
+	  OMP_NUM_THREADS=$(JOBS) ./$(BUILD)/bench/bench_peak --seconds=0.2 | grep '^peak '; }
 	@echo "== partitions of examples/graphs/bert_base_encoder_f32.json (pattern row, kernel, ops)"
 	@$(call demo_partitions,$(DEMO_BERT))
 	@echo "== partitions of examples/graphs/llama_mlp_int4.json"
