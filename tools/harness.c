@@ -205,8 +205,14 @@ void pc_harness_set_progress(pc_harness *h, bool on, bool tty, size_t total) {
     h->total = total;
 }
 
+/* The progress line is rewritten in place on a terminal, unless the run
+ * prints lines of its own before its result line (mode P, verbose). */
+static bool progress_inplace(const pc_harness *h) {
+    return h->progress_tty && h->opts.mode == 'C' && h->opts.verbose == 0;
+}
+
 static void progress_clear(const pc_harness *h) {
-    if (h->progress && h->progress_tty) {
+    if (h->progress && progress_inplace(h)) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
@@ -214,9 +220,11 @@ static void progress_clear(const pc_harness *h) {
 
 static void progress_show(const pc_harness *h, const char *what) {
     if (!h->progress) return;
-    if (h->total) fprintf(stderr, "%s[%zu/%zu] %s%s", h->progress_tty ? "\r\033[K" : "", h->index + 1, h->total, what,
-                          h->progress_tty ? "" : "\n");
-    else fprintf(stderr, "%s[%zu] %s%s", h->progress_tty ? "\r\033[K" : "", h->index + 1, what, h->progress_tty ? "" : "\n");
+    bool inplace = progress_inplace(h);
+    fputs(inplace ? "\r\033[K" : "", stderr);
+    if (h->total) fprintf(stderr, "[%zu/%zu] %s", h->index + 1, h->total, what);
+    else fprintf(stderr, "[%zu] %s", h->index + 1, what);
+    fputs(inplace ? "" : "\n", stderr);
     fflush(stderr);
 }
 
@@ -228,9 +236,14 @@ static void fmt_time(double ms, char *buf, size_t cap) {
 
 void pc_harness_table(const pc_harness *h, FILE *f) {
     if (h->nrows < 2) return;
-    const char *tcol = h->opts.mode == 'P' ? "time (sum of medians)" : "time (wall)";
+    bool any_c = false, any_p = false;
+    for (size_t k = 0; k < h->nrows; ++k) {
+        any_c = any_c || h->rows[k].mode != 'P';
+        any_p = any_p || h->rows[k].mode == 'P';
+    }
+    const char *tcol = !any_p ? "time (wall)" : !any_c ? "time (sum of medians)" : "time (C wall, P medians)";
     fprintf(f, "\nSummary (%zu runs)\n", h->nrows);
-    fprintf(f, "%6s  %-17s %10s %6s  %-21s %s\n", "run", "result", "partitions", "fused", tcol, "case");
+    fprintf(f, "%6s  %-17s %10s %6s  %-24s %s\n", "run", "result", "partitions", "fused", tcol, "case");
     for (size_t k = 0; k < h->nrows; ++k) {
         const pc_run_row *r = &h->rows[k];
         char parts[32], fused[32], t[48];
@@ -242,7 +255,7 @@ void pc_harness_table(const pc_harness *h, FILE *f) {
             snprintf(fused, sizeof fused, "-");
         }
         fmt_time(r->ms, t, sizeof t);
-        fprintf(f, "%6zu  %-17s %10s %6s  %-21s %s\n", r->index, pc_status_name(r->st), parts, fused, t, r->name);
+        fprintf(f, "%6zu  %-17s %10s %6s  %-24s %s\n", r->index, pc_status_name(r->st), parts, fused, t, r->name);
     }
 }
 
@@ -341,6 +354,7 @@ static void add_row(pc_harness *h, pc_status st, const char *path, const char *r
     name[plen + klen] = '\0';
     pc_run_row *r = &h->rows[h->nrows++];
     r->index = h->index;
+    r->mode = h->opts.mode;
     r->st = st;
     r->name = name;
     r->nparts = res ? res->nparts : 0;

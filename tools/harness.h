@@ -22,6 +22,7 @@ typedef struct pc_harness pc_harness;
 /* One run, as the summary table lists it. */
 typedef struct {
     size_t index;    /* the run number printed on its line */
+    char mode;       /* 'C' or 'P' */
     pc_status st;
     char *name;      /* case path plus the knobs that differ from their defaults */
     size_t nparts;   /* partitions formed, 0 when not partitioned */
@@ -46,7 +47,8 @@ int pc_harness_batch(pc_harness *h, const char *path);
  * it would make (pc_harness_cases gives the total); nothing is printed. */
 void pc_harness_set_counting(pc_harness *h, bool on);
 /* Progress lines "[n/total] knobs --case=path" on stderr before every run;
- * total 0 leaves it out; tty rewrites one line in place. */
+ * total 0 leaves it out; tty rewrites one line in place (in mode C without
+ * verbose output, where nothing else prints before the result line). */
 void pc_harness_set_progress(pc_harness *h, bool on, bool tty, size_t total);
 
 /* The summary table (one row per run; printed when there were at least two
