@@ -88,6 +88,8 @@ static void usage(FILE *f) {
         "  -vN, --verbose=N     1: list partitions; 2: also every compared output;\n"
         "                       3: also a digest (FNV-1a) of every output's values\n"
         "  -h, --help           this text\n"
+        "  (ONEDNN_VERBOSE=1 in the environment makes the library print a line per\n"
+        "  compiled partition and execution, with its pattern row and kernel.)\n"
         "\n"
         "Output (mode C): one line per run,\n"
         "  <n>:<STATUS> [(<reason>)] __REPRO: <knobs> --case=<path>\n"
