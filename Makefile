@@ -24,9 +24,30 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
+# `make demo`: a BERT-base encoder layer (f32, then retyped to bf16) and a
+# llama-style MLP block with int4 weights (examples/graphs/, written by
+# examples/graphs/make_demo_graphs.py): the partitions the fusion pass forms
+# (the library's verbose line per compiled partition: pattern row, kernel,
+# ops), the check of every partition against the op-by-op reference, then
+# time, GFLOP/s and fraction of this machine's peak (bench_peak measures the
+# peak once, into $(BUILD)/bench/peak.txt, when the file is missing).
+DEMO_BERT = --expected-n-partitions=9 --case=examples/graphs/bert_base_encoder_f32.json
+DEMO_LLAMA = --expected-n-partitions=1 --case=examples/graphs/llama_mlp_int4.json
+DEMO_CASES = $(DEMO_BERT) --dt=bf16 $(DEMO_BERT) --dt= $(DEMO_LLAMA)
+demo_partitions = ONEDNN_VERBOSE=1 ./$(BUILD)/partita --mode=P --perf-runs=1 --perf-warmup=0 --peak=none $(1) \
+	  | awk -F, '$$3 == "compile" { sub(/^kernel:/, "", $$10); printf "    %-12s %-30s %-34s %s\n", $$5, $$6, $$10, $$7 }'
+
 demo: build
-	./$(BUILD)/partita --mode=C --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
-	./$(BUILD)/partita --mode=P --expected-n-partitions=2 --case=examples/graphs/mlp_f32.json
+	@[ -f $(BUILD)/bench/peak.txt ] || { echo "== measuring this machine's peaks (bench_peak, once)"; \
+	  OMP_NUM_THREADS=$(JOBS) ./$(BUILD)/bench/bench_peak --seconds=0.2 | grep '^peak '; }
+	@echo "== partitions of examples/graphs/bert_base_encoder_f32.json (pattern row, kernel, ops)"
+	@$(call demo_partitions,$(DEMO_BERT))
+	@echo "== partitions of examples/graphs/llama_mlp_int4.json"
+	@$(call demo_partitions,$(DEMO_LLAMA))
+	@echo "== correctness (mode C): every partition against the op-by-op reference"
+	./$(BUILD)/partita --mode=C $(DEMO_CASES)
+	@echo "== performance (mode P): median of 10 runs per partition"
+	./$(BUILD)/partita --mode=P $(DEMO_CASES)
 
 # Rewrites the generated tables of docs/ops.md and docs/fusion.md from the
 # library's registries (the CTest docs_tables_current checks they are current).

@@ -1,7 +1,9 @@
 /* Unit tests of the partita runner's pieces (tools/): batch tokenizing,
  * data-type rounding, buffer sizes, the loader's topological order, case
- * rewriting (docs/graph-json.md), Dropout's reference and the comparison
- * rules.  Expected values are worked out by hand in the comments. */
+ * rewriting (docs/graph-json.md), Dropout's reference, the comparison
+ * rules, FLOP counting and peak files of mode P, and the harness's run
+ * table and failure count (the exit status).  Expected values are worked
+ * out by hand in the comments. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +12,10 @@
 #include "test_util.h"
 
 #include "case_json.h"
+#include "runner.h"
 #include "compare.h"
 #include "dtconv.h"
+#include "flops.h"
 #include "harness.h"
 #include "reference.h"
 #include "rewrite.h"
@@ -374,6 +378,211 @@ static void test_compare(void) {
     CHECK_EQ_INT(pc_compare(&pv, &ops[0], 0, &lt, ref, got, N, msg, sizeof msg), PC_CMP_MISTRUSTED);
 }
 
+static void test_flops(void) {
+    pc_case c;
+    /* MatMul [2,1,4,8] x [3,8,5] -> [2,3,4,5]: 2 * (2*3*4*5) * 8 = 1920.
+     * transpose_a: [8,4]^T x [8,5] -> [4,5], K = 8: 2 * 20 * 8 = 320.
+     * Grouped convolution NCX/OIX: src [2,4,7,7], weights [6,2,3,3] (G = 2,
+     * IC/G = 2), dst [2,6,5,5]: 2 * 300 * 2 * 9 = 10800; the same as XIO
+     * ([3,3,2,6]).  ReLU counts 0. */
+    const char *json =
+        "{\"graph\": ["
+        "{\"id\": 0, \"kind\": \"MatMul\", \"inputs\": [" T(0, "f32", "[2, 1, 4, 8]", "[32, 32, 8, 1]") "," T(1, "f32", "[3, 8, 5]", "[40, 5, 1]")
+        "], \"outputs\": [" T(2, "f32", "[2, 3, 4, 5]", "[60, 20, 5, 1]") "]},"
+        "{\"id\": 1, \"kind\": \"MatMul\", \"attrs\": {\"transpose_a\": {\"type\": \"bool\", \"value\": 1}}, \"inputs\": ["
+        T(3, "f32", "[8, 4]", "[4, 1]") "," T(4, "f32", "[8, 5]", "[5, 1]") "], \"outputs\": [" T(5, "f32", "[4, 5]", "[5, 1]") "]},"
+        "{\"id\": 2, \"kind\": \"Convolution\", \"attrs\": {\"strides\": {\"type\": \"s64[]\", \"value\": [1, 1]}, "
+        "\"pads_begin\": {\"type\": \"s64[]\", \"value\": [0, 0]}, \"pads_end\": {\"type\": \"s64[]\", \"value\": [0, 0]}, "
+        "\"dilations\": {\"type\": \"s64[]\", \"value\": [1, 1]}, \"groups\": {\"type\": \"s64\", \"value\": 2}, "
+        "\"data_format\": {\"type\": \"string\", \"value\": \"NCX\"}, \"weights_format\": {\"type\": \"string\", \"value\": \"OIX\"}}, \"inputs\": ["
+        T(6, "f32", "[2, 4, 7, 7]", "[196, 49, 7, 1]") "," T(7, "f32", "[6, 2, 3, 3]", "[18, 9, 3, 1]")
+        "], \"outputs\": [" T(8, "f32", "[2, 6, 5, 5]", "[150, 25, 5, 1]") "]},"
+        "{\"id\": 3, \"kind\": \"Convolution\", \"attrs\": {\"strides\": {\"type\": \"s64[]\", \"value\": [1, 1]}, "
+        "\"pads_begin\": {\"type\": \"s64[]\", \"value\": [0, 0]}, \"pads_end\": {\"type\": \"s64[]\", \"value\": [0, 0]}, "
+        "\"dilations\": {\"type\": \"s64[]\", \"value\": [1, 1]}, \"groups\": {\"type\": \"s64\", \"value\": 2}, "
+        "\"data_format\": {\"type\": \"string\", \"value\": \"NCX\"}, \"weights_format\": {\"type\": \"string\", \"value\": \"XIO\"}}, \"inputs\": ["
+        T(9, "f32", "[2, 4, 7, 7]", "[196, 49, 7, 1]") "," T(10, "f32", "[3, 3, 2, 6]", "[36, 12, 6, 1]")
+        "], \"outputs\": [" T(11, "f32", "[2, 6, 5, 5]", "[150, 25, 5, 1]") "]},"
+        "{\"id\": 4, \"kind\": \"ReLU\", \"inputs\": [" T(2, "f32", "[2, 3, 4, 5]", "[60, 20, 5, 1]") "], \"outputs\": ["
+        T(12, "f32", "[2, 3, 4, 5]", "[60, 20, 5, 1]") "]}"
+        "]}";
+    if (parse(json, &c)) {
+        CHECK(0);
+        return;
+    }
+    CHECK(pc_op_flops(pc_case_op(&c, 0)) == 1920.0);
+    CHECK(pc_op_flops(pc_case_op(&c, 1)) == 320.0);
+    CHECK(pc_op_flops(pc_case_op(&c, 2)) == 10800.0);
+    CHECK(pc_op_flops(pc_case_op(&c, 3)) == 10800.0);
+    CHECK(pc_op_flops(pc_case_op(&c, 4)) == 0.0);
+    size_t all[5] = {0, 1, 2, 3, 4};
+    CHECK(pc_ops_flops(&c, all, 5) == 1920.0 + 320.0 + 2 * 10800.0);
+    CHECK_EQ_INT(pc_ops_peak_class(&c, all, 5), PC_PEAK_F32);
+    /* An unknown output shape makes the count unknown (-1). */
+    pc_op *mm = pc_case_op(&c, 0);
+    mm->out[0].ndims = -1;
+    CHECK(pc_op_flops(mm) < 0);
+    CHECK(pc_ops_flops(&c, all, 5) < 0);
+    pc_case_free(&c);
+
+    /* Peak classes: a MatMul reading a u8 Dequantize is int8 (only when the
+     * Dequantize is in the partition or the data are u8 themselves); bf16
+     * data, or math mode bf16, give bf16. */
+    const char *q = "{\"graph\": ["
+                    "{\"id\": 0, \"kind\": \"Dequantize\", \"attrs\": {\"scales\": {\"type\": \"f32[]\", \"value\": [0.5]}}, \"inputs\": ["
+                    T(0, "u8", "[4, 8]", "[8, 1]") "], \"outputs\": [" T(1, "f32", "[4, 8]", "[8, 1]") "]},"
+                    "{\"id\": 1, \"kind\": \"MatMul\", \"inputs\": [" T(1, "f32", "[4, 8]", "[8, 1]") "," T(2, "f32", "[8, 3]", "[3, 1]")
+                    "], \"outputs\": [" T(3, "f32", "[4, 3]", "[3, 1]") "]},"
+                    "{\"id\": 2, \"kind\": \"MatMul\", \"inputs\": [" T(4, "bf16", "[4, 8]", "[8, 1]") "," T(5, "bf16", "[8, 3]", "[3, 1]")
+                    "], \"outputs\": [" T(6, "bf16", "[4, 3]", "[3, 1]") "]}"
+                    "]}";
+    if (!parse(q, &c)) {
+        size_t both[2] = {0, 1}, alone[1] = {1}, b16[1] = {2};
+        CHECK_EQ_INT(pc_ops_peak_class(&c, both, 2), PC_PEAK_INT8);
+        CHECK_EQ_INT(pc_ops_peak_class(&c, alone, 1), PC_PEAK_F32);
+        CHECK_EQ_INT(pc_ops_peak_class(&c, b16, 1), PC_PEAK_BF16);
+        c.fpmath = dnnl_fpmath_mode_bf16;
+        CHECK_EQ_INT(pc_ops_peak_class(&c, alone, 1), PC_PEAK_BF16);
+        CHECK(pc_ops_flops(&c, both, 2) == 2.0 * 12 * 8);
+        pc_case_free(&c);
+    }
+}
+
+static void test_peak_file(void) {
+    pc_peak p;
+    char err[256];
+    /* The file bench_peak writes: one key=value per line. */
+    const char *file = "f32_gflops_1t=268.89\nf32_gflops_2t=526.70\nbf16_gflops_1t=493.93\nbf16_gflops_2t=974.40\n"
+                       "int8_gops_1t=1056.14\nint8_gops_2t=2083.60\nstream_gbs=34.01\n";
+    CHECK_EQ_INT(pc_peak_parse(file, 2, &p, err, sizeof err), 0);
+    CHECK(p.loaded && p.threads == 2);
+    CHECK(p.gflops[PC_PEAK_F32] == 526.70 && p.gflops[PC_PEAK_BF16] == 974.40 && p.gflops[PC_PEAK_INT8] == 2083.60);
+    CHECK_EQ_INT(pc_peak_parse(file, 1, &p, err, sizeof err), 0);
+    CHECK(p.gflops[PC_PEAK_F32] == 268.89 && p.gflops[PC_PEAK_INT8] == 1056.14);
+    /* More threads than bench_peak measures: one-thread figure * threads. */
+    CHECK_EQ_INT(pc_peak_parse(file, 4, &p, err, sizeof err), 0);
+    CHECK(p.gflops[PC_PEAK_F32] == 4 * 268.89);
+    /* The summary line bench_peak prints ("_per_core" spelling); a missing
+     * two-thread figure doubles the one-thread one. */
+    const char *line = "loop 1 thread\npeak f32_gflops_per_core=100 bf16_gflops_per_core=200 int8_gops_2t=700 stream_gbs=9\n";
+    CHECK_EQ_INT(pc_peak_parse(line, 2, &p, err, sizeof err), 0);
+    CHECK(p.gflops[PC_PEAK_F32] == 200.0 && p.gflops[PC_PEAK_BF16] == 400.0 && p.gflops[PC_PEAK_INT8] == 700.0);
+    /* Nothing usable. */
+    CHECK(pc_peak_parse("stream_gbs=30\nf32_gflops_1t=abc\n", 2, &p, err, sizeof err) != 0);
+    CHECK(!p.loaded);
+    CHECK(pc_peak_load("/nonexistent/peak.txt", 2, &p, err, sizeof err) != 0);
+}
+
+/* The harness on examples/graphs/mlp_f32.json (MatMul [4,16]x[16,8] +
+ * BiasAdd + ReLU fused, SoftMax alone: 2 partitions, 1 fused, 1024 FLOPs). */
+static void test_harness_table(void) {
+    const char *src = getenv("PARTITA_SOURCE_DIR");
+    char path[2048], tok[2100];
+    snprintf(path, sizeof path, "%s/examples/graphs/mlp_f32.json", src ? src : ".");
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        printf("test_harness_table: %s not found, skipped\n", path);
+        return;
+    }
+    fclose(probe);
+    snprintf(tok, sizeof tok, "--case=%s", path);
+    dnnl_engine_t eng = NULL;
+    dnnl_stream_t strm = NULL;
+    if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success ||
+        dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) != dnnl_success) {
+        CHECK(0);
+        return;
+    }
+    pc_peak peak;
+    char err[256];
+    CHECK_EQ_INT(pc_peak_parse("f32_gflops_1t=10\nf32_gflops_2t=20\n", 2, &peak, err, sizeof err), 0);
+    pc_run_opts o = {.mode = 'C', .perf_runs = 2, .perf_warmup = 0, .peak = &peak};
+    /* Runs: passes; wrong count (FAILED); missing file (FAILED); two
+     * alternatives of --mb (the second, 3 rows, passes too). */
+    const char *toks[] = {"--expected-n-partitions=2", tok, "--expected-n-partitions=3", tok, "--case=no-such-case.json",
+                          "--expected-n-partitions=2", "--mb=0,3", tok};
+    size_t ntok = sizeof toks / sizeof toks[0];
+
+    /* Dry run: counts 1 + 1 + 1 + 2 runs and prints nothing. */
+    pc_harness *dry = pc_harness_new(&o, eng, strm);
+    pc_harness_set_counting(dry, true);
+    for (size_t k = 0; k < ntok; ++k) pc_harness_token(dry, toks[k]);
+    CHECK_EQ_INT(pc_harness_cases(dry), 5);
+    CHECK_EQ_INT(pc_harness_failed(dry), 0);
+    const pc_run_row *rows = NULL;
+    CHECK_EQ_INT(pc_harness_rows(dry, &rows), 0);
+    pc_harness_free(dry);
+
+    pc_harness *h = pc_harness_new(&o, eng, strm);
+    for (size_t k = 0; k < ntok; ++k) pc_harness_token(h, toks[k]);
+    CHECK_EQ_INT(pc_harness_cases(h), 5);
+    CHECK_EQ_INT(pc_harness_failed(h), 2); /* main's exit status: 1 */
+    size_t n = pc_harness_rows(h, &rows);
+    CHECK_EQ_INT(n, 5);
+    if (n == 5) {
+        CHECK_EQ_INT(rows[0].st, PC_ST_PASSED);
+        CHECK_EQ_INT(rows[0].nparts, 2);
+        CHECK_EQ_INT(rows[0].nfused, 1);
+        CHECK(rows[0].ms >= 0);
+        CHECK_EQ_INT(rows[1].st, PC_ST_FAILED);
+        CHECK_EQ_INT(rows[1].nparts, 2);
+        CHECK(strstr(rows[1].name, "--expected-n-partitions=3") != NULL);
+        CHECK_EQ_INT(rows[2].st, PC_ST_FAILED);
+        CHECK_EQ_INT(rows[2].nparts, 0);
+        CHECK(strcmp(rows[2].name, "no-such-case.json --expected-n-partitions=3") == 0);
+        CHECK_EQ_INT(rows[4].st, PC_ST_PASSED);
+        CHECK(strstr(rows[4].name, "--mb=3") != NULL);
+        CHECK_EQ_INT(rows[4].index, 4);
+    }
+    FILE *f = tmpfile();
+    if (f) {
+        pc_harness_table(h, f);
+        rewind(f);
+        char text[4096] = "";
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        text[len] = '\0';
+        fclose(f);
+        CHECK(strstr(text, "Summary (5 runs)") != NULL);
+        CHECK(strstr(text, "FAILED") != NULL && strstr(text, "no-such-case.json") != NULL);
+    }
+    pc_harness_free(h);
+
+    /* A bad option counts as a failure too. */
+    h = pc_harness_new(&o, eng, strm);
+    CHECK(pc_harness_token(h, "--no-such-option") != 0);
+    CHECK_EQ_INT(pc_harness_failed(h), 1);
+    pc_harness_free(h);
+
+    /* Mode P: the counted FLOPs and a time per run. */
+    o.mode = 'P';
+    h = pc_harness_new(&o, eng, strm);
+    pc_harness_token(h, "--expected-n-partitions=2");
+    pc_harness_token(h, tok);
+    n = pc_harness_rows(h, &rows);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(pc_harness_failed(h), 0);
+    if (n == 1) {
+        CHECK(rows[0].flops == 2.0 * 4 * 8 * 16);
+        CHECK(rows[0].ms > 0);
+    }
+    pc_harness_free(h);
+
+    /* pc_run_case fills the totals directly: GFLOP/s and the fraction of
+     * the (made-up, 20 GFLOP/s) f32 peak are in the text. */
+    pc_case c;
+    if (pc_case_load(path, &c, err, sizeof err) == 0) {
+        pc_case_result r;
+        pc_run_case(&c, 2, &o, eng, strm, &r);
+        CHECK_EQ_INT(r.st, PC_ST_PASSED);
+        CHECK(r.flops == 1024.0 && r.nparts == 2 && r.nfused == 1);
+        CHECK(strstr(r.perf, "1024 FLOP in 1 of 2 partitions") != NULL);
+        CHECK(strstr(r.perf, "% of peak") != NULL);
+        pc_case_free(&c);
+    }
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+}
+
 int main(void) {
     test_tokenizer();
     test_dtconv();
@@ -381,5 +590,8 @@ int main(void) {
     test_rewrite();
     test_dropout();
     test_compare();
+    test_flops();
+    test_peak_file();
+    test_harness_table();
     return pt_test_summary("test_int_partita_tools");
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "case_json.h"
 #include "rewrite.h"
@@ -143,6 +144,12 @@ struct pc_harness {
     size_t nroots;
     size_t index, passed, failed, skipped, mistrusted;
     int depth;
+    bool counting;     /* dry run: count the runs, print nothing */
+    bool progress;     /* "[n/total] case" on stderr before every run */
+    bool progress_tty; /* stderr is a terminal: the progress line is rewritten in place */
+    size_t total;      /* runs counted by the dry run (0: unknown) */
+    pc_run_row *rows;  /* one per run, for the summary table */
+    size_t nrows, caprows;
 };
 
 static int reset_knobs(pc_harness *h) {
@@ -166,6 +173,8 @@ pc_harness *pc_harness_new(const pc_run_opts *opts, dnnl_engine_t eng, dnnl_stre
 
 void pc_harness_free(pc_harness *h) {
     if (!h) return;
+    for (size_t k = 0; k < h->nrows; ++k) free(h->rows[k].name);
+    free(h->rows);
     for (int k = 0; k < K_COUNT; ++k) alts_free(&h->knobs[k]);
     for (size_t k = 0; k < h->ndirs; ++k) free(h->dirs[k]);
     for (size_t k = 0; k < h->nroots; ++k) free(h->roots[k]);
@@ -184,8 +193,74 @@ void pc_harness_add_root(pc_harness *h, const char *dir) {
 
 size_t pc_harness_failed(const pc_harness *h) { return h->failed; }
 size_t pc_harness_cases(const pc_harness *h) { return h->index; }
+size_t pc_harness_rows(const pc_harness *h, const pc_run_row **rows) {
+    *rows = h->rows;
+    return h->nrows;
+}
+
+void pc_harness_set_counting(pc_harness *h, bool on) { h->counting = on; }
+void pc_harness_set_progress(pc_harness *h, bool on, bool tty, size_t total) {
+    h->progress = on;
+    h->progress_tty = tty;
+    h->total = total;
+}
+
+/* The progress line is rewritten in place on a terminal, unless the run
+ * prints lines of its own before its result line (mode P, verbose). */
+static bool progress_inplace(const pc_harness *h) {
+    return h->progress_tty && h->opts.mode == 'C' && h->opts.verbose == 0;
+}
+
+static void progress_clear(const pc_harness *h) {
+    if (h->progress && progress_inplace(h)) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
+static void progress_show(const pc_harness *h, const char *what) {
+    if (!h->progress) return;
+    bool inplace = progress_inplace(h);
+    fputs(inplace ? "\r\033[K" : "", stderr);
+    if (h->total) fprintf(stderr, "[%zu/%zu] %s", h->index + 1, h->total, what);
+    else fprintf(stderr, "[%zu] %s", h->index + 1, what);
+    fputs(inplace ? "" : "\n", stderr);
+    fflush(stderr);
+}
+
+static void fmt_time(double ms, char *buf, size_t cap) {
+    if (ms < 0) snprintf(buf, cap, "-");
+    else if (ms < 1000.0) snprintf(buf, cap, "%.3f ms", ms);
+    else snprintf(buf, cap, "%.2f s", ms * 1e-3);
+}
+
+void pc_harness_table(const pc_harness *h, FILE *f) {
+    if (h->nrows < 2) return;
+    bool any_c = false, any_p = false;
+    for (size_t k = 0; k < h->nrows; ++k) {
+        any_c = any_c || h->rows[k].mode != 'P';
+        any_p = any_p || h->rows[k].mode == 'P';
+    }
+    const char *tcol = !any_p ? "time (wall)" : !any_c ? "time (sum of medians)" : "time (C wall, P medians)";
+    fprintf(f, "\nSummary (%zu runs)\n", h->nrows);
+    fprintf(f, "%6s  %-17s %10s %6s  %-24s %s\n", "run", "result", "partitions", "fused", tcol, "case");
+    for (size_t k = 0; k < h->nrows; ++k) {
+        const pc_run_row *r = &h->rows[k];
+        char parts[32], fused[32], t[48];
+        if (r->nparts) {
+            snprintf(parts, sizeof parts, "%zu", r->nparts);
+            snprintf(fused, sizeof fused, "%zu", r->nfused);
+        } else {
+            snprintf(parts, sizeof parts, "-");
+            snprintf(fused, sizeof fused, "-");
+        }
+        fmt_time(r->ms, t, sizeof t);
+        fprintf(f, "%6zu  %-17s %10s %6s  %-24s %s\n", r->index, pc_status_name(r->st), parts, fused, t, r->name);
+    }
+}
 
 void pc_harness_summary(const pc_harness *h) {
+    pc_harness_table(h, stdout);
     if (h->mistrusted)
         printf("(%zu of the passed cases MISTRUSTED: mostly-zero outputs)\n", h->mistrusted);
     if (h->skipped)
@@ -257,6 +332,37 @@ static char *resolve(const pc_harness *h, const char *path) {
 
 /* ---- running cases ----------------------------------------------------------- */
 
+/* The summary row's case text: the path, then the knobs that differ from
+ * their defaults (the repro line without --mode and --case). */
+static void add_row(pc_harness *h, pc_status st, const char *path, const char *rep, const pc_case_result *res,
+                    double wall_ms) {
+    if (h->nrows == h->caprows) {
+        size_t nc = h->caprows ? h->caprows * 2 : 64;
+        pc_run_row *g = realloc(h->rows, nc * sizeof *g);
+        if (!g) return;
+        h->rows = g;
+        h->caprows = nc;
+    }
+    const char *knobs = strchr(rep, ' '); /* after "--mode=X" */
+    const char *casepos = strstr(rep, " --case=");
+    size_t klen = knobs && casepos && casepos > knobs ? (size_t)(casepos - knobs) : 0;
+    size_t plen = strlen(path);
+    char *name = malloc(plen + klen + 1);
+    if (!name) return;
+    memcpy(name, path, plen);
+    if (klen) memcpy(name + plen, knobs, klen);
+    name[plen + klen] = '\0';
+    pc_run_row *r = &h->rows[h->nrows++];
+    r->index = h->index;
+    r->mode = h->opts.mode;
+    r->st = st;
+    r->name = name;
+    r->nparts = res ? res->nparts : 0;
+    r->nfused = res ? res->nfused : 0;
+    r->ms = h->opts.mode == 'P' ? (res && st == PC_ST_PASSED ? res->total_ms : -1.0) : wall_ms;
+    r->flops = res ? res->flops : -1.0;
+}
+
 static void count(pc_harness *h, pc_status st) {
     if (st == PC_ST_SKIPPED) ++h->skipped;
     else if (pc_status_failed(st)) ++h->failed;
@@ -277,11 +383,18 @@ static void repro(const pc_harness *h, const size_t *sel, const char *path, char
 }
 
 static void print_line(const pc_harness *h, pc_status st, const char *reason, const char *perf, const char *rep) {
+    progress_clear(h);
     printf("%zu:%s", h->index, h->opts.mode == 'P' && st == PC_ST_PASSED ? "PERF" : pc_status_name(st));
     if (perf && *perf && st == PC_ST_PASSED) printf(" %s", perf);
     if (reason && *reason) printf(" (%s)", reason);
     printf(" __REPRO: %s\n", rep);
     fflush(stdout);
+}
+
+static double wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 static void run_one(pc_harness *h, const pc_case *loaded, const char *shown_path, const size_t *sel) {
@@ -291,6 +404,8 @@ static void run_one(pc_harness *h, const pc_case *loaded, const char *shown_path
         ++h->index;
         return;
     }
+    progress_show(h, rep + strlen("--mode=X "));
+    double t0 = wall_ms();
     pc_knobs k = {0};
     k.in_shapes = h->knobs[K_IN_SHAPES].v[sel[K_IN_SHAPES]];
     k.op_attrs = h->knobs[K_OP_ATTRS].v[sel[K_OP_ATTRS]];
@@ -324,13 +439,28 @@ static void run_one(pc_harness *h, const pc_case *loaded, const char *shown_path
             pc_case_free(&c);
         }
     }
+    double t1 = wall_ms();
     print_line(h, res.st, res.reason, res.perf, rep);
+    add_row(h, res.st, shown_path, rep, &res, t1 - t0);
     count(h, res.st);
     ++h->index;
 }
 
+/* Dry run: the number of runs --case=path would make with the knobs so far. */
+static size_t product(const pc_harness *h) {
+    size_t n = 1;
+    for (int k = 0; k < K_COUNT; ++k) n *= h->knobs[k].n ? h->knobs[k].n : 1;
+    return n;
+}
+
 static void run_case(pc_harness *h, const char *path) {
     char *full = resolve(h, path);
+    if (h->counting) {
+        /* A missing file makes one FAILED run; a present one the product. */
+        h->index += full ? product(h) : 1;
+        free(full);
+        return;
+    }
     pc_case c;
     char err[1024] = "";
     if (!full || pc_case_load(full, &c, err, sizeof err)) {
@@ -339,6 +469,7 @@ static void run_case(pc_harness *h, const char *path) {
         repro(h, sel, path, rep, sizeof rep);
         if (!full) snprintf(err, sizeof err, "%s: file not found (tried as given and relative to the batch files)", path);
         print_line(h, PC_ST_FAILED, err, NULL, rep);
+        add_row(h, PC_ST_FAILED, path, rep, NULL, -1.0);
         count(h, PC_ST_FAILED);
         ++h->index;
         free(full);
@@ -363,6 +494,8 @@ static void run_case(pc_harness *h, const char *path) {
 /* ---- tokens -------------------------------------------------------------------- */
 
 static int option_error(pc_harness *h, const char *fmt, const char *arg) {
+    if (h->counting) return -1;
+    progress_clear(h);
     fprintf(stderr, "partita: error: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n");
@@ -450,6 +583,10 @@ int pc_harness_token(pc_harness *h, const char *tok) {
         bool b;
         if (!pc_parse_bool(v, &b)) return option_error(h, "--propagate=%s: expected true or false", v);
         h->opts.propagate = b;
+        return 0;
+    }
+    if ((v = value_of(tok, "--peak")) || strcmp(tok, "--progress") == 0 || value_of(tok, "--progress")) {
+        /* Read by main before the runs start (the peak file, progress). */
         return 0;
     }
     if ((v = value_of(tok, "--graphs-root"))) {

@@ -465,6 +465,80 @@ done:
     return res;
 }
 
+/* "1.862 GFLOP" / "3.50 MFLOP" / "1024 FLOP". */
+static void amount_text(double flops, char *buf, size_t cap) {
+    if (flops >= 1e9) snprintf(buf, cap, "%.3f GFLOP", flops * 1e-9);
+    else if (flops >= 1e6) snprintf(buf, cap, "%.3f MFLOP", flops * 1e-6);
+    else snprintf(buf, cap, "%.0f FLOP", flops);
+}
+
+/* ", 0.151 GFLOP, 12.3 GFLOP/s[, 4.5% of f32 peak]"; "" when flops are not
+ * known or zero. */
+static void rate_text(double flops, double ms, pc_peak_class cls, const pc_peak *peak, char *buf, size_t cap) {
+    buf[0] = '\0';
+    if (flops <= 0 || ms <= 0) return;
+    double gf = flops / (ms * 1e6);
+    char amount[64];
+    amount_text(flops, amount, sizeof amount);
+    size_t len = (size_t)snprintf(buf, cap, ", %s, %.1f GFLOP/s", amount, gf);
+    if (peak && peak->loaded && peak->gflops[cls] > 0 && len < cap)
+        snprintf(buf + len, cap - len, ", %.1f%% of %s peak", 100.0 * gf / peak->gflops[cls],
+                 pc_peak_class_name(cls));
+}
+
+/* Mode P: times every partition and prints one line per partition; the
+ * totals go to r->perf.  Returns nonzero (with r set) on a failure. */
+static int time_all(part_t *pts, size_t np, const pc_case *c, const pc_run_opts *o, dnnl_engine_t eng,
+                    dnnl_stream_t strm, pc_case_result *r) {
+    const pc_peak *peak = o->peak && o->peak->loaded ? o->peak : NULL;
+    double total = 0.0, flops = 0.0, ideal_ms = 0.0;
+    bool flops_known = true, ideal_known = peak != NULL;
+    size_t counted = 0;
+    for (size_t k = 0; k < np; ++k) {
+        double med = 0.0;
+        char msg[768] = "";
+        pc_status ps = time_part(&pts[k], o, eng, strm, &med, msg, sizeof msg);
+        if (ps != PC_ST_PASSED) {
+            set_result(r, ps, "%s", msg);
+            return -1;
+        }
+        total += med;
+        double f = pc_ops_flops(c, pts[k].view.ops, pts[k].view.n);
+        pc_peak_class cls = pc_ops_peak_class(c, pts[k].view.ops, pts[k].view.n);
+        char ops[512], rate[160];
+        describe_ops(&pts[k], ops, sizeof ops);
+        rate_text(f, med, cls, peak, rate, sizeof rate);
+        if (f < 0) {
+            flops_known = false;
+            snprintf(rate, sizeof rate, " (FLOPs unknown: shapes not known)");
+        } else if (f == 0) {
+            snprintf(rate, sizeof rate, " (no counted FLOPs)");
+        } else {
+            flops += f;
+            ++counted;
+            if (peak && peak->gflops[cls] > 0) ideal_ms += f / (peak->gflops[cls] * 1e6);
+            else ideal_known = false;
+        }
+        printf("    partition #%zu (%s): %.4f ms%s\n", k, ops, med, rate);
+    }
+    fflush(stdout);
+    r->total_ms = total;
+    r->flops = flops_known ? flops : -1.0;
+    size_t len = (size_t)snprintf(r->perf, sizeof r->perf, "total %.4f ms", total);
+    if (flops_known && flops > 0 && total > 0 && len < sizeof r->perf) {
+        char amount[64];
+        amount_text(flops, amount, sizeof amount);
+        len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, ", %s in %zu of %zu partition%s, %.1f GFLOP/s",
+                                amount, counted, np, np == 1 ? "" : "s", flops / (total * 1e6));
+        if (ideal_known && ideal_ms > 0 && len < sizeof r->perf)
+            len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, ", %.1f%% of peak", 100.0 * ideal_ms / total);
+    }
+    if (len < sizeof r->perf)
+        snprintf(r->perf + len, sizeof r->perf - len, " (median of %d runs after %d warm-up)",
+                 o->perf_runs > 0 ? o->perf_runs : 1, o->perf_warmup);
+    return 0;
+}
+
 /* ---- the case ---------------------------------------------------------------------------------------- */
 
 void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnnl_engine_t eng, dnnl_stream_t strm,
@@ -531,6 +605,8 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
             printf("      ops: %s\n", ops);
         }
     }
+    r->nparts = np;
+    for (size_t k = 0; k < np; ++k) r->nfused += pts[k].view.n > 1;
     if (covered != c->nops) {
         set_result(r, PC_ST_FAILED, "partitions cover %zu ops, the graph has %zu", covered, c->nops);
         goto done;
@@ -580,27 +656,7 @@ void pc_run_case(const pc_case *c, int64_t expected_n, const pc_run_opts *o, dnn
     }
 
     if (o->mode == 'P') {
-        double total = 0.0;
-        size_t len = 0;
-        for (size_t k = 0; k < np; ++k) {
-            double med = 0.0;
-            char msg[768] = "";
-            pc_status ps = time_part(&pts[k], o, eng, strm, &med, msg, sizeof msg);
-            if (ps != PC_ST_PASSED) {
-                set_result(r, ps, "%s", msg);
-                goto done;
-            }
-            total += med;
-            char ops[256];
-            describe_ops(&pts[k], ops, sizeof ops);
-            if (len < sizeof r->perf)
-                len += (size_t)snprintf(r->perf + len, sizeof r->perf - len, "%spartition #%zu (%s): %.4f ms",
-                                        k ? "; " : "", k, ops, med);
-        }
-        char tail[128];
-        snprintf(tail, sizeof tail, "; total %.4f ms (median of %d runs after %d warm-up)", total,
-                 o->perf_runs > 0 ? o->perf_runs : 1, o->perf_warmup);
-        if (len < sizeof r->perf) snprintf(r->perf + len, sizeof r->perf - len, "%s", tail);
+        if (time_all(pts, np, c, o, eng, strm, r)) goto done;
         r->st = PC_ST_PASSED;
         goto done;
     }

@@ -8,6 +8,7 @@
 
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "case_json.h"
+#include "flops.h"
 
 typedef enum {
     PC_ST_PASSED = 0,
@@ -28,12 +29,17 @@ typedef struct {
     int perf_warmup;  /* untimed executions before timing */
     bool propagate;   /* inputs produced by earlier partitions take the library's results */
     int verbose;
+    const pc_peak *peak; /* mode P: machine peaks for the fraction of peak; NULL or not loaded: none */
 } pc_run_opts;
 
 typedef struct {
     pc_status st;
     char reason[1024];
-    char perf[1024]; /* mode P: per-partition and total times */
+    char perf[1024];  /* mode P: the totals (time, GFLOP/s, fraction of peak) */
+    size_t nparts;    /* partitions formed (0 when partitioning did not happen) */
+    size_t nfused;    /* partitions holding more than one op */
+    double total_ms;  /* mode P: sum of the partitions' median times */
+    double flops;     /* mode P: counted FLOPs of the timed partitions (-1: some unknown) */
 } pc_case_result;
 
 /* Runs `c` (already rewritten).  expected_n: required partition count, 0 =
