@@ -59,13 +59,13 @@ static dnnl_graph_logical_tensor_t lt(size_t id, dnnl_data_type_t dt, int nd, in
     return t;
 }
 
-/* Creates an op with the given inputs and one output, and adds it to g. */
-static dnnl_graph_op_t add_op(dnnl_graph_graph_t g, size_t id, dnnl_graph_op_kind_t kind, int nin,
-                              const dnnl_graph_logical_tensor_t *const *in, const dnnl_graph_logical_tensor_t *out) {
+/* Creates op `id` reading the tensors t[in[0..nin)] and writing t[out]. */
+static dnnl_graph_op_t make_op(size_t id, dnnl_graph_op_kind_t kind, int nin, const dnnl_graph_logical_tensor_t *t,
+                               const int *in, int out) {
     dnnl_graph_op_t op;
     CHECK(dnnl_graph_op_create(&op, id, kind, op_name[id]));
-    for (int i = 0; i < nin; ++i) CHECK(dnnl_graph_op_add_input(op, in[i]));
-    CHECK(dnnl_graph_op_add_output(op, out));
+    for (int i = 0; i < nin; ++i) CHECK(dnnl_graph_op_add_input(op, &t[in[i]]));
+    CHECK(dnnl_graph_op_add_output(op, &t[out]));
     return op;
 }
 
@@ -80,23 +80,20 @@ int main(void) {
     for (int i = T_S0; i <= T_P; ++i) t[i] = lt((size_t)i, dnnl_f32, 4, NB, H, S, S);
     t[T_O] = lt(T_O, dnnl_f32, 4, NB, H, S, D);
 
-    dnnl_graph_graph_t g;
-    CHECK(dnnl_graph_graph_create(&g, dnnl_cpu));
     dnnl_graph_op_t ops[NOPS];
-    ops[OP_QK] = add_op(g, OP_QK, dnnl_graph_op_matmul, 2, (const dnnl_graph_logical_tensor_t *[]){&t[T_Q], &t[T_K]},
-                        &t[T_S0]);
+    ops[OP_QK] = make_op(OP_QK, dnnl_graph_op_matmul, 2, t, (const int[]){T_Q, T_K}, T_S0);
     const uint8_t yes = 1;
     CHECK(dnnl_graph_op_set_attr_bool(ops[OP_QK], dnnl_graph_op_attr_transpose_b, &yes, 1));
-    ops[OP_SCALE] = add_op(g, OP_SCALE, dnnl_graph_op_multiply, 2,
-                           (const dnnl_graph_logical_tensor_t *[]){&t[T_S0], &t[T_SCALE]}, &t[T_S1]);
-    ops[OP_SELECT] = add_op(g, OP_SELECT, dnnl_graph_op_select, 3,
-                            (const dnnl_graph_logical_tensor_t *[]){&t[T_MASK], &t[T_S1], &t[T_NEG_INF]}, &t[T_S2]);
-    ops[OP_SOFTMAX] = add_op(g, OP_SOFTMAX, dnnl_graph_op_softmax, 1,
-                             (const dnnl_graph_logical_tensor_t *[]){&t[T_S2]}, &t[T_P]);
+    ops[OP_SCALE] = make_op(OP_SCALE, dnnl_graph_op_multiply, 2, t, (const int[]){T_S0, T_SCALE}, T_S1);
+    /* Masked fill: where the mask is false the score becomes -inf. */
+    ops[OP_SELECT] = make_op(OP_SELECT, dnnl_graph_op_select, 3, t, (const int[]){T_MASK, T_S1, T_NEG_INF}, T_S2);
+    ops[OP_SOFTMAX] = make_op(OP_SOFTMAX, dnnl_graph_op_softmax, 1, t, (const int[]){T_S2}, T_P);
     const int64_t last_axis = -1; /* SoftMax's default axis is 1 */
     CHECK(dnnl_graph_op_set_attr_s64(ops[OP_SOFTMAX], dnnl_graph_op_attr_axis, &last_axis, 1));
-    ops[OP_PV] = add_op(g, OP_PV, dnnl_graph_op_matmul, 2, (const dnnl_graph_logical_tensor_t *[]){&t[T_P], &t[T_V]},
-                        &t[T_O]);
+    ops[OP_PV] = make_op(OP_PV, dnnl_graph_op_matmul, 2, t, (const int[]){T_P, T_V}, T_O);
+
+    dnnl_graph_graph_t g;
+    CHECK(dnnl_graph_graph_create(&g, dnnl_cpu));
     for (int i = 0; i < NOPS; ++i) CHECK(dnnl_graph_add_op(g, ops[i]));
     CHECK(dnnl_graph_graph_finalize(g));
     CHECK(dnnl_graph_graph_filter(g, dnnl_graph_partition_policy_fusion));
