@@ -62,11 +62,16 @@ typedef struct {
 
 static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk, p->d.K); }
 
+/* Row stride (elements) of the thread's C block: NC rounded to a cache line
+ * plus one line, so that the microkernel's MR rows never share an L1 set
+ * (NC = 1024 put all twelve rows of a tile 4 KiB apart, in one set). */
+static int64_t c_ld(const pt_gemm_plan *p) { return round_up(p->NC, 16) + 16; }
+
 static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
     l.c = 0;
-    l.a = l.c + align_bytes((size_t)(p->MC * p->NC) * 4);
+    l.a = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4);
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
     l.rowsum = l.b + align_bytes((size_t)(k_padded(p) * p->NC) * eb);
     bool int_kind = p->d.kind == PT_GEMM_U8S8;
@@ -264,8 +269,8 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
     const float *bs = args->b_scales;
     for (int64_t i = 0; i < mlen; ++i) {
-        int32_t *ci = (int32_t *)cblk + i * p->NC;
-        float *fi = (float *)cblk + i * p->NC;
+        int32_t *ci = (int32_t *)cblk + i * c_ld(p);
+        float *fi = (float *)cblk + i * c_ld(p);
         const int64_t row_term = d->K * za * zb - zb * rowsum[i];
         for (int64_t j = 0; j < nlen; ++j) {
             int64_t exact = (int64_t)ci[j] - za * colsum[j] + row_term;
@@ -283,7 +288,7 @@ static void run_item(worker *w, int64_t item) {
     const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
     const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
-    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb;
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
     const packed_b_view bv = b_block(w, b_off, n0, nlen);
@@ -304,13 +309,13 @@ static void run_item(worker *w, int64_t item) {
             const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
             for (int64_t i = 0; i * uk->mr < mlen; ++i) {
                 const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
-                char *cp = cblk + (size_t)((i * uk->mr * p->NC + j * uk->nr) * 4);
-                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, p->NC, mr, nr, k0 > 0);
+                char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
+                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, ldc, mr, nr, k0 > 0);
             }
         }
     }
     if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, rowsum, bv.colsum, n0, mlen, nlen);
-    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, p->NC, w->tid);
+    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
 }
 
 static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt) {
