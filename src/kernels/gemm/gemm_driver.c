@@ -262,20 +262,42 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
     return v;
 }
 
-/* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb). */
+/* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb).
+ * While every term fits int32 (|c|, |za·colsum|, |K·za·zb - zb·rowsum| are
+ * each below K·255·255 and K·3·65025 < 2^31), the correction runs in int32
+ * over whole rows, which vectorises; larger K keeps the int64 form. */
 static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
                              const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_desc *d = &p->d;
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
+    const int64_t ld = c_ld(p);
     const float *bs = args->b_scales;
+    float scale[PT_GEMM_NC_MAX];
+    int32_t colterm[PT_GEMM_NC_MAX];
+    const bool narrow = d->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255 && nlen <= PT_GEMM_NC_MAX;
+    if (narrow) {
+        for (int64_t j = 0; j < nlen; ++j) {
+            scale[j] = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            colterm[j] = (int32_t)(za * colsum[j]);
+        }
+    }
     for (int64_t i = 0; i < mlen; ++i) {
-        int32_t *ci = (int32_t *)cblk + i * c_ld(p);
-        float *fi = (float *)cblk + i * c_ld(p);
+        int32_t *ci = (int32_t *)cblk + i * ld;
+        float *fi = (float *)cblk + i * ld;
         const int64_t row_term = d->K * za * zb - zb * rowsum[i];
+        if (narrow) {
+            /* In place: lane j is read before it is written. */
+            const int32_t rt = (int32_t)row_term;
+            for (int64_t j = 0; j < nlen; ++j) {
+                float v = (float)(ci[j] - colterm[j] + rt) * scale[j];
+                memcpy(&ci[j], &v, sizeof v);
+            }
+            continue;
+        }
         for (int64_t j = 0; j < nlen; ++j) {
             int64_t exact = (int64_t)ci[j] - za * colsum[j] + row_term;
-            float scale = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
-            fi[j] = (float)exact * scale;
+            float scale1 = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            fi[j] = (float)exact * scale1;
         }
     }
 }

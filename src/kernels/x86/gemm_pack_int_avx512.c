@@ -211,3 +211,46 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
     }
     return true;
 }
+
+/* Four k of 16 rows (one xmm per k, row r in byte r) as the panel's k quads:
+ * 64 bytes, row r's four k in bytes 4r..4r+3. */
+static inline void store_quads16(uint8_t *out, __m128i k0, __m128i k1, __m128i k2, __m128i k3) {
+    const __m128i lo01 = _mm_unpacklo_epi8(k0, k1), hi01 = _mm_unpackhi_epi8(k0, k1);
+    const __m128i lo23 = _mm_unpacklo_epi8(k2, k3), hi23 = _mm_unpackhi_epi8(k2, k3);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo01, lo23));
+    _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi16(lo01, lo23));
+    _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi16(hi01, hi23));
+    _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+}
+
+bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                              int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                              bool signed_vals, uint8_t *dst, int32_t *sums) {
+    if (R % 16 != 0 || o->s_row != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
+    const uint8_t *src = data;
+    const __m128i fl = _mm_set1_epi8((char)flip);
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int64_t rs = rows - s * R < R ? rows - s * R : R;
+        uint8_t *panel = dst + s * R * kcp;
+        for (int64_t b = 0; b < rs; b += 16) {
+            const __mmask16 m = lanes16(rs - b);
+            const uint8_t *in = src + r0 + s * R + b + k0 * o->s_k;
+            __m512i sum = _mm512_setzero_si512();
+            for (int64_t k = 0; k < kc; k += 4) {
+                __m128i q[4];
+                for (int j = 0; j < 4; ++j) {
+                    /* k past kc (the padded tail of the last quad) and rows past rs stay zero. */
+                    q[j] = k + j < kc ? _mm_maskz_loadu_epi8(m, in + (k + j) * o->s_k) : _mm_setzero_si128();
+                    q[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(q[j], k + j < kc ? fl : _mm_setzero_si128()));
+                    sum = _mm512_add_epi32(sum, signed_vals ? _mm512_cvtepi8_epi32(q[j]) : _mm512_cvtepu8_epi32(q[j]));
+                }
+                store_quads16(panel + k * R + b * 4, q[0], q[1], q[2], q[3]);
+            }
+            if (sums) _mm512_mask_storeu_epi32(sums + s * R + b, m, sum);
+        }
+        /* Whole 16-row blocks past the last row of a short strip: zero. */
+        for (int64_t b = (rs + 15) / 16 * 16; b < R; b += 16)
+            for (int64_t k = 0; k < kc; k += 4) _mm512_storeu_si512(panel + k * R + b * 4, _mm512_setzero_si512());
+    }
+    return true;
+}

@@ -12,4 +12,13 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
                                  const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
                                  int64_t kc, void *dst);
 
+/* U8S8 panels (R a multiple of 16) from u8 / s8 data with rows contiguous:
+ * each byte xor `flip`, sums[row] = Σ_k of the stored values (as s8 when
+ * signed_vals).  Same bytes and sums as the portable packer; false (nothing
+ * written) for cases it does not take.  `dst` need not be zeroed: padding
+ * k of the last quad and padding rows are written as zero.  AVX-512 BW. */
+bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                              int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                              bool signed_vals, uint8_t *dst, int32_t *sums);
+
 #endif
