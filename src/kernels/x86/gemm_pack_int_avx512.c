@@ -254,3 +254,48 @@ bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, c
     }
     return true;
 }
+
+bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                           bool signed_vals, uint8_t *dst, int32_t *sums) {
+    if (R % 4 != 0 || o->s_k != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
+    const uint8_t *src = data;
+    const __m128i fl = _mm_set1_epi8((char)flip);
+    /* Sums by vpsadbw on unsigned bytes; s8 values are summed as u8 after a
+     * flip of bit 7 and the 128 per k taken off at the end. */
+    const __m128i sum_flip = _mm_set1_epi8(signed_vals ? (char)0x80 : 0);
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int64_t rs = rows - s * R < R ? rows - s * R : R;
+        uint8_t *panel = dst + s * R * kcp;
+        for (int64_t g = 0; g < R; g += 4) {
+            __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+            for (int64_t k = 0; k < kc; k += 16) {
+                const __mmask16 m = lanes16(kc - k);
+                __m128i r[4];
+                for (int j = 0; j < 4; ++j) {
+                    if (g + j >= rs) {
+                        r[j] = _mm_setzero_si128();
+                        continue;
+                    }
+                    const uint8_t *in = src + (r0 + s * R + g + j) * o->s_row + k0 + k;
+                    r[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, in), fl));
+                    const __m128i u = _mm_maskz_mov_epi8(m, _mm_xor_si128(r[j], sum_flip));
+                    acc[j] = _mm_add_epi64(acc[j], _mm_sad_epu8(u, _mm_setzero_si128()));
+                }
+                /* 4 x 4 dword transpose: line q holds quad q of the four rows. */
+                const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+                const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+                const __m128i line[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
+                                         _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+                const int64_t quads = (kcp - k) / 4 < 4 ? (kcp - k) / 4 : 4;
+                for (int64_t q = 0; q < quads; ++q) _mm_storeu_si128((__m128i *)(panel + (k + 4 * q) * R + g * 4), line[q]);
+            }
+            if (sums)
+                for (int j = 0; j < 4 && g + j < rs; ++j) {
+                    int64_t t = _mm_cvtsi128_si64(acc[j]) + _mm_extract_epi64(acc[j], 1);
+                    sums[s * R + g + j] = (int32_t)(signed_vals ? t - 128 * kc : t);
+                }
+        }
+    }
+    return true;
+}

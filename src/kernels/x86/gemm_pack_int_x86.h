@@ -21,4 +21,9 @@ bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, c
                                               int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
                                               bool signed_vals, uint8_t *dst, int32_t *sums);
 
+/* The same for k contiguous (s_k = 1, any row stride), R a multiple of 4. */
+bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                           bool signed_vals, uint8_t *dst, int32_t *sums);
+
 #endif
