@@ -106,6 +106,7 @@ static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, i
         case dnnl_f16: strip_f32(f32_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
         default:
             if (o->s_k == 1 && fast) pt_gemm_pack_f32_kcontig_avx512(src, o->s_row, rows_in, R, kc, d);
+            else if (o->s_row == 1 && fast) pt_gemm_pack_f32_rcontig_avx512(src, o->s_k, rows_in, R, kc, d);
             else strip_f32(f32_of_f32, src, o->s_row, o->s_k, rows_in, R, kc, d);
             /* The math mode rounds f32 operands only; the strip is hot in L1. */
             if (o->round != dnnl_fpmath_mode_strict)
