@@ -46,6 +46,7 @@
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
 #define ALIGN_BYTES 64
+#define MAX_STEAL_THREADS 256 /* item slices on the stack (16 KiB) */
 
 static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
@@ -340,11 +341,46 @@ static void run_item(worker *w, int64_t item) {
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
 }
 
-static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt) {
+/* Items: each thread owns the contiguous slice the static split gives it
+ * (so a B block is packed by one thread, and consecutive items reuse it)
+ * and takes from its front; a thread that runs out takes single items from
+ * the back of another's slice.  On a shared machine a thread that loses its
+ * core for a while thus holds nobody at the barrier.  Every item is still
+ * computed whole by one thread, so results do not depend on who ran it.
+ * A slice is one 64-bit word, begin << 32 | end, changed by compare and
+ * swap. */
+typedef struct {
+    _Alignas(64) uint64_t range;
+} item_slice;
+
+static bool take_item(item_slice *sl, bool front, int64_t *it) {
+    uint64_t cur = __atomic_load_n(&sl->range, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t begin = cur >> 32, end = cur & 0xffffffffu;
+        if (begin >= end) return false;
+        uint64_t next = front ? ((begin + 1) << 32 | end) : (begin << 32 | (end - 1));
+        if (__atomic_compare_exchange_n(&sl->range, &cur, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            *it = (int64_t)(front ? begin : end - 1);
+            return true;
+        }
+    }
+}
+
+static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt,
+                             item_slice *slices) {
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
     worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
                 .tid = tid};
-    for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+    if (!slices) {
+        for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+        return;
+    }
+    int64_t it;
+    while (take_item(&slices[tid], true, &it)) run_item(&w, it);
+    for (int v = 1; v < nt; ++v) {
+        item_slice *victim = &slices[(tid + v) % nt];
+        while (take_item(victim, false, &it)) run_item(&w, it);
+    }
 }
 
 /* Small-M path: columns in chunks of GEMV_COL_ALIGN multiples, at most about
@@ -391,10 +427,22 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
     }
     const int nt = (int)min64(T, p->nbatch * p->mblocks * p->nblocks);
     if (nt <= 1) {
-        run_packed_slice(p, args, base, 0, 1);
+        run_packed_slice(p, args, base, 0, 1, NULL);
     } else {
+        /* Stealing needs the item indices in 32 bits; beyond, static slices. */
+        const int64_t items = p->nbatch * p->mblocks * p->nblocks;
+        item_slice slice_store[MAX_STEAL_THREADS], *slices = NULL;
+        if (items < (INT64_C(1) << 31) && nt <= MAX_STEAL_THREADS) {
+            slices = slice_store;
+            for (int t = 0; t < nt; ++t)
+                slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
+        }
 #pragma omp parallel num_threads(nt)
-        run_packed_slice(p, args, base, omp_get_thread_num(), omp_get_num_threads());
+        {
+            /* With slices, every planned slice is drained even if the team
+             * is smaller than asked; without, the team splits the items. */
+            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices);
+        }
     }
     return dnnl_success;
 }
