@@ -269,7 +269,42 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
         uint8_t *panel = dst + s * R * kcp;
         for (int64_t g = 0; g < R; g += 4) {
             __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
-            for (int64_t k = 0; k < kc; k += 16) {
+            int64_t k = 0;
+            if (g + 4 <= rs) {
+                /* Four full rows, 64 k a step: the 4 x 4 dword transposes run
+                 * in the four 128-bit lanes at once; lane l holds quads
+                 * 4l..4l+3 and is stored on its own. */
+                const __m512i fl512 = _mm512_set1_epi8((char)flip), sf512 = _mm512_set1_epi8((char)(signed_vals ? 0x80 : 0));
+                __m512i acc512[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                                     _mm512_setzero_si512()};
+                const uint8_t *in0 = src + (r0 + s * R + g) * o->s_row + k0;
+                for (; k + 64 <= kc; k += 64) {
+                    __m512i r[4];
+                    for (int j = 0; j < 4; ++j) {
+                        r[j] = _mm512_xor_si512(_mm512_loadu_si512(in0 + j * o->s_row + k), fl512);
+                        acc512[j] = _mm512_add_epi64(
+                            acc512[j], _mm512_sad_epu8(_mm512_xor_si512(r[j], sf512), _mm512_setzero_si512()));
+                    }
+                    const __m512i t0 = _mm512_unpacklo_epi32(r[0], r[1]), t1 = _mm512_unpackhi_epi32(r[0], r[1]);
+                    const __m512i t2 = _mm512_unpacklo_epi32(r[2], r[3]), t3 = _mm512_unpackhi_epi32(r[2], r[3]);
+                    const __m512i line[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2),
+                                             _mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3)};
+                    uint8_t *out = panel + k * R + g * 4;
+                    for (int q = 0; q < 4; ++q) {
+                        _mm_storeu_si128((__m128i *)(out + (4 * 0 + q) * 4 * R), _mm512_castsi512_si128(line[q]));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 1 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 1));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 2 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 2));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 3 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 3));
+                    }
+                }
+                for (int j = 0; j < 4; ++j)
+                    acc[j] = _mm_add_epi64(
+                        acc[j], _mm_add_epi64(_mm_add_epi64(_mm512_castsi512_si128(acc512[j]),
+                                                            _mm512_extracti32x4_epi32(acc512[j], 1)),
+                                              _mm_add_epi64(_mm512_extracti32x4_epi32(acc512[j], 2),
+                                                            _mm512_extracti32x4_epi32(acc512[j], 3))));
+            }
+            for (; k < kc; k += 16) {
                 const __mmask16 m = lanes16(kc - k);
                 __m128i r[4];
                 for (int j = 0; j < 4; ++j) {
