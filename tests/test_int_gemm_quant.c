@@ -441,6 +441,16 @@ static void test_gemv(void) {
                        128, dnnl_f16, dnnl_s8, dnnl_fpmath_mode_bf16);
         }
     check_gemv(PT_GEMM_F32, 2, 1200, 64, dnnl_f32, dnnl_u4, 1, 2, 32, dnnl_f32, dnnl_u4, dnnl_fpmath_mode_strict);
+    /* Columns-contiguous 4-bit B in 128-column blocks: full blocks, a short
+     * last one, and (M >= 3) more than one accumulator block of columns. */
+    for (int M = 1; M <= PT_GEMV_MAX_M; ++M)
+        for (int s4 = 0; s4 < 2; ++s4)
+            for (int f = 0; f < 4; ++f) {
+                int64_t N = (int64_t[]){128, 389, 1424, 2600}[(M + f) % 4], K = (int64_t[]){64, 131, 258, 96}[f];
+                check_gemv(PT_GEMM_F32, M, N, K, dnnl_f32, s4 ? dnnl_s4 : dnnl_u4, 1, (int[]){-1, 0, 2, 3}[f], 32,
+                           k_scale_dts[f % 3], k_zp_dts[(M + f) % 6],
+                           f == 3 ? dnnl_fpmath_mode_bf16 : dnnl_fpmath_mode_strict);
+            }
 
     /* What the path declines. */
     pt_gemm_desc d;
