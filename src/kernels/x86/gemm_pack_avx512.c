@@ -6,6 +6,9 @@
 
 #include "kernels/x86/gemm_pack_x86.h"
 
+/* k rows ahead that the rows-contiguous packers prefetch. */
+#define PF_K 16
+
 static inline __mmask16 mask16(int64_t n) { return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
 static inline __mmask32 mask32(int64_t n) { return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? 0 : (__mmask32)((1u << n) - 1); }
 
@@ -92,6 +95,32 @@ void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_
 void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_k, int rows_in, int R, int64_t kc,
                                       uint16_t *dst) {
     const __m512i hi_half = _mm512_set1_epi32((int32_t)0xffff0000u);
+    if (src_bf16 && R % 32 == 0) {
+        /* 32 columns a step: vpunpck{l,h}wd pair the two k rows within
+         * 128-bit lanes and one qword permute each puts the lanes in
+         * column order; rows a page apart are prefetched a few pairs on. */
+        const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+        const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+        for (int64_t k = 0; k < kc; k += 2) {
+            const bool has_odd = k + 1 < kc;
+            uint32_t *d = (uint32_t *)dst + (k / 2) * R;
+            const uint16_t *p = (const uint16_t *)src + k * s_k;
+            if (k + PF_K < kc)
+                for (int g = 0; g < rows_in; g += 32) {
+                    _mm_prefetch((const char *)(p + PF_K * s_k + g), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(p + (PF_K + 1) * s_k + g), _MM_HINT_T0);
+                }
+            for (int g = 0; g < R; g += 32) {
+                const __mmask32 load = mask32(rows_in - g), odd_load = has_odd ? load : 0;
+                const __m512i even = _mm512_maskz_loadu_epi16(load, p + g);
+                const __m512i odd = _mm512_maskz_loadu_epi16(odd_load, p + s_k + g);
+                const __m512i lo = _mm512_unpacklo_epi16(even, odd), hi = _mm512_unpackhi_epi16(even, odd);
+                _mm512_storeu_si512(d + g, _mm512_permutex2var_epi64(lo, first, hi));
+                _mm512_storeu_si512(d + g + 16, _mm512_permutex2var_epi64(lo, second, hi));
+            }
+        }
+        return;
+    }
     for (int64_t k = 0; k < kc; k += 2) {
         const bool has_odd = k + 1 < kc;
         uint32_t *d = (uint32_t *)dst + (k / 2) * R;
@@ -114,9 +143,6 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
     }
 }
 
-#ifndef PF_K
-#define PF_K 16
-#endif
 void pt_gemm_pack_f32_rcontig_avx512(const float *src, int64_t s_k, int rows_in, int R, int64_t kc, float *dst) {
     for (int64_t k = 0; k < kc; ++k) {
         const float *in = src + k * s_k;
