@@ -8,6 +8,8 @@
 
 /* k rows ahead that the rows-contiguous packers prefetch. */
 #define PF_K 16
+/* Lines ahead along each row that the k-contiguous packers prefetch. */
+#define PF_LINES 4
 
 static inline __mmask16 mask16(int64_t n) { return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
 static inline __mmask32 mask32(int64_t n) { return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? 0 : (__mmask32)((1u << n) - 1); }
@@ -53,8 +55,11 @@ void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_i
         for (int64_t k0 = 0; k0 < kc; k0 += 16) {
             const __mmask16 kmask = mask16(kc - k0);
             __m512i r[16];
-            for (int i = 0; i < 16; ++i)
+            for (int i = 0; i < 16; ++i) {
+                /* Sixteen row streams: fetch each row a few lines on. */
+                if (i < rows) _mm_prefetch((const char *)(src + (g + i) * s_row + k0 + 16 * PF_LINES), _MM_HINT_T0);
                 r[i] = i < rows ? _mm512_maskz_loadu_epi32(kmask, src + (g + i) * s_row + k0) : _mm512_setzero_si512();
+            }
             transpose16(r);
             const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
             for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
@@ -77,6 +82,8 @@ void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_
                 if (i >= rows) {
                     r[i] = _mm512_setzero_si512();
                 } else if (src_bf16) {
+                    _mm_prefetch((const char *)((const uint16_t *)src + (g + i) * s_row + k0 + 32 * PF_LINES),
+                                 _MM_HINT_T0);
                     r[i] = _mm512_maskz_loadu_epi16(mask32(kc - k0), (const uint16_t *)src + (g + i) * s_row + k0);
                 } else {
                     const float *row = (const float *)src + (g + i) * s_row + k0;
