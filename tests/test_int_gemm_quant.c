@@ -243,23 +243,24 @@ static void test_pack_u8s8(void) {
         const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(PT_GEMM_U8S8, i);
         /* Several draws, K past 2 x 64: the AVX-512 packers have 64-k and
          * 16-k steps and 16-row blocks with their own tails. */
-        for (int rep = 0; rep < 6; ++rep)
-        for (int layout = 0; layout < 3; ++layout)
-            for (int side = 0; side < 5; ++side) {
-                /* side 0: A u8, 1: A s8, 2: B s8, 3: B s4, 4: B u4 */
-                bool is_b = side >= 2;
-                int64_t rows = rnd_in(1, 3 * (is_b ? uk->nr : uk->mr) + 5), K = rnd_in(1, rep < 3 ? 150 : 300);
-                int64_t r0 = rnd_in(0, 7), k0 = rnd_in(0, 9), RT = r0 + rows, KT = k0 + K;
-                pt_gemm_operand o;
-                memset(&o, 0, sizeof o);
-                o.dt = (dnnl_data_type_t[]){dnnl_u8, dnnl_s8, dnnl_s8, dnnl_s4, dnnl_u4}[side];
-                pick_strides(layout, RT, KT, &o.s_row, &o.s_k);
-                int64_t n = extent(RT, KT, o.s_row, o.s_k);
-                void *data = aligned_zalloc(dt_bytes(o.dt, n));
-                fill_int(data, o.dt, n);
-                check_pack(uk, is_b, &o, data, NULL, r0, rows, k0, K, pt_dt_name(o.dt));
-                free(data);
-            }
+        for (int rep = 0; rep < 6; ++rep) {
+            for (int layout = 0; layout < 3; ++layout)
+                for (int side = 0; side < 5; ++side) {
+                    /* side 0: A u8, 1: A s8, 2: B s8, 3: B s4, 4: B u4 */
+                    bool is_b = side >= 2;
+                    int64_t rows = rnd_in(1, 3 * (is_b ? uk->nr : uk->mr) + 5), K = rnd_in(1, rep < 3 ? 150 : 300);
+                    int64_t r0 = rnd_in(0, 7), k0 = rnd_in(0, 9), RT = r0 + rows, KT = k0 + K;
+                    pt_gemm_operand o;
+                    memset(&o, 0, sizeof o);
+                    o.dt = (dnnl_data_type_t[]){dnnl_u8, dnnl_s8, dnnl_s8, dnnl_s4, dnnl_u4}[side];
+                    pick_strides(layout, RT, KT, &o.s_row, &o.s_k);
+                    int64_t n = extent(RT, KT, o.s_row, o.s_k);
+                    void *data = aligned_zalloc(dt_bytes(o.dt, n));
+                    fill_int(data, o.dt, n);
+                    check_pack(uk, is_b, &o, data, NULL, r0, rows, k0, K, pt_dt_name(o.dt));
+                    free(data);
+                }
+        }
     }
 }
 

@@ -274,7 +274,8 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                 /* Four full rows, 64 k a step: the 4 x 4 dword transposes run
                  * in the four 128-bit lanes at once; lane l holds quads
                  * 4l..4l+3 and is stored on its own. */
-                const __m512i fl512 = _mm512_set1_epi8((char)flip), sf512 = _mm512_set1_epi8((char)(signed_vals ? 0x80 : 0));
+                const __m512i fl512 = _mm512_set1_epi8((char)flip);
+                const __m512i sf512 = _mm512_set1_epi8((char)(signed_vals ? 0x80 : 0));
                 __m512i acc512[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                                      _mm512_setzero_si512()};
                 const uint8_t *in0 = src + (r0 + s * R + g) * o->s_row + k0;
@@ -323,7 +324,8 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                 const __m128i line[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
                                          _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
                 const int64_t quads = (kcp - k) / 4 < 4 ? (kcp - k) / 4 : 4;
-                for (int64_t q = 0; q < quads; ++q) _mm_storeu_si128((__m128i *)(panel + (k + 4 * q) * R + g * 4), line[q]);
+                for (int64_t q = 0; q < quads; ++q)
+                    _mm_storeu_si128((__m128i *)(panel + (k + 4 * q) * R + g * 4), line[q]);
             }
             if (sums)
                 for (int j = 0; j < 4 && g + j < rs; ++j) {
