@@ -425,7 +425,7 @@ typedef struct {
     _Alignas(64) int64_t done;
 } b_share_state;
 
-#define SHARE_STRIPS 2 /* strips per claim */
+#define SHARE_STRIPS 4 /* strips per claim */
 
 static void pack_b_share(const pt_gemm_plan *p, const pt_gemm_args *args, char *base, thread_layout lay,
                          b_share_state *st) {

@@ -97,6 +97,20 @@ static inline const void *elem_at(const void *data, dnnl_data_type_t dt, int64_t
 static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, int64_t r0, int64_t rows,
                             int64_t k0, int64_t kc, float *dst) {
     const bool fast = fast_pack();
+    if (fast && o->dt == dnnl_f32 && o->s_row == 1 && o->s_k != 1) {
+        /* Rows contiguous: RCONTIG_STRIPS strips per pass over k. */
+        enum { RCONTIG_STRIPS = 8 };
+        for (int64_t s = 0; s * R < rows; s += RCONTIG_STRIPS) {
+            const int64_t left = rows - s * R, n = left < RCONTIG_STRIPS * R ? left : RCONTIG_STRIPS * R;
+            const int64_t strips = (n + R - 1) / R;
+            float *d = dst + s * R * kc;
+            pt_gemm_pack_f32_rcontig_avx512((const float *)data + (r0 + s * R) + k0 * o->s_k, o->s_k, (int)n, R, kc,
+                                            d);
+            if (o->round != dnnl_fpmath_mode_strict)
+                for (int64_t i = 0; i < strips * R * kc; ++i) d[i] = pt_round_fpmath(o->round, d[i]);
+        }
+        return;
+    }
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);
@@ -106,7 +120,6 @@ static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, i
         case dnnl_f16: strip_f32(f32_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
         default:
             if (o->s_k == 1 && fast) pt_gemm_pack_f32_kcontig_avx512(src, o->s_row, rows_in, R, kc, d);
-            else if (o->s_row == 1 && fast) pt_gemm_pack_f32_rcontig_avx512(src, o->s_k, rows_in, R, kc, d);
             else strip_f32(f32_of_f32, src, o->s_row, o->s_k, rows_in, R, kc, d);
             /* The math mode rounds f32 operands only; the strip is hot in L1. */
             if (o->round != dnnl_fpmath_mode_strict)

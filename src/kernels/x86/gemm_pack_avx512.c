@@ -151,15 +151,20 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
 }
 
 void pt_gemm_pack_f32_rcontig_avx512(const float *src, int64_t s_k, int rows_in, int R, int64_t kc, float *dst) {
+    const int strips = rows_in > R ? (rows_in + R - 1) / R : 1;
     for (int64_t k = 0; k < kc; ++k) {
         const float *in = src + k * s_k;
-        float *out = dst + k * R;
         /* Rows of B lie a page or more apart, out of the hardware
          * prefetcher's reach: fetch a few k ahead (packing 40 % faster at 1024^3). */
         if (k + PF_K < kc)
             for (int g = 0; g < rows_in; g += 16) _mm_prefetch((const char *)(in + PF_K * s_k + g), _MM_HINT_T0);
-        /* Lanes past rows_in load as zero, which is the padding. */
-        for (int g = 0; g < R; g += 16)
-            _mm512_mask_storeu_ps(out + g, mask16(R - g), _mm512_maskz_loadu_ps(mask16(rows_in - g), in + g));
+        for (int t = 0; t < strips; ++t) {
+            float *out = dst + t * R * kc + k * R;
+            const int rows_t = rows_in - t * R;
+            /* Lanes past rows_t load as zero, which is the padding. */
+            for (int g = 0; g < R; g += 16)
+                _mm512_mask_storeu_ps(out + g, mask16(R - g),
+                                      _mm512_maskz_loadu_ps(mask16(rows_t - g), in + t * R + g));
+        }
     }
 }
