@@ -133,6 +133,16 @@ static void pack_bf16_panels(const pt_gemm_operand *o, const void *data, int R, 
                              int64_t k0, int64_t kc, uint16_t *dst) {
     const int64_t kcp = (kc + 1) & ~(int64_t)1;
     const bool fast = fast_pack() && o->dt != dnnl_f16 && (o->s_k == 1 || o->s_row == 1);
+    if (fast && o->dt == dnnl_bf16 && o->s_row == 1 && o->s_k != 1 && R % 32 == 0) {
+        /* Rows contiguous: RCONTIG_STRIPS strips per pass over k. */
+        enum { RCONTIG_STRIPS = 8 };
+        for (int64_t s = 0; s * R < rows; s += RCONTIG_STRIPS) {
+            const int64_t left = rows - s * R, n = left < RCONTIG_STRIPS * R ? left : RCONTIG_STRIPS * R;
+            pt_gemm_pack_bf16_rcontig_avx512((const uint16_t *)data + (r0 + s * R) + k0 * o->s_k, true, o->s_k, (int)n,
+                                             R, kc, dst + s * R * kcp);
+        }
+        return;
+    }
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);

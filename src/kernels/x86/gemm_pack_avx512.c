@@ -108,22 +108,27 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
          * column order; rows a page apart are prefetched a few pairs on. */
         const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
         const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+        const int strips = rows_in > R ? (rows_in + R - 1) / R : 1;
+        const int64_t strip_words = R * ((kc + 1) & ~(int64_t)1);
         for (int64_t k = 0; k < kc; k += 2) {
             const bool has_odd = k + 1 < kc;
-            uint32_t *d = (uint32_t *)dst + (k / 2) * R;
             const uint16_t *p = (const uint16_t *)src + k * s_k;
             if (k + PF_K < kc)
                 for (int g = 0; g < rows_in; g += 32) {
                     _mm_prefetch((const char *)(p + PF_K * s_k + g), _MM_HINT_T0);
                     _mm_prefetch((const char *)(p + (PF_K + 1) * s_k + g), _MM_HINT_T0);
                 }
-            for (int g = 0; g < R; g += 32) {
-                const __mmask32 load = mask32(rows_in - g), odd_load = has_odd ? load : 0;
-                const __m512i even = _mm512_maskz_loadu_epi16(load, p + g);
-                const __m512i odd = _mm512_maskz_loadu_epi16(odd_load, p + s_k + g);
-                const __m512i lo = _mm512_unpacklo_epi16(even, odd), hi = _mm512_unpackhi_epi16(even, odd);
-                _mm512_storeu_si512(d + g, _mm512_permutex2var_epi64(lo, first, hi));
-                _mm512_storeu_si512(d + g + 16, _mm512_permutex2var_epi64(lo, second, hi));
+            for (int t = 0; t < strips; ++t) {
+                uint32_t *d = (uint32_t *)(dst + t * strip_words) + (k / 2) * R;
+                const uint16_t *pt = p + t * R;
+                for (int g = 0; g < R; g += 32) {
+                    const __mmask32 load = mask32(rows_in - t * R - g), odd_load = has_odd ? load : 0;
+                    const __m512i even = _mm512_maskz_loadu_epi16(load, pt + g);
+                    const __m512i odd = _mm512_maskz_loadu_epi16(odd_load, pt + s_k + g);
+                    const __m512i lo = _mm512_unpacklo_epi16(even, odd), hi = _mm512_unpackhi_epi16(even, odd);
+                    _mm512_storeu_si512(d + g, _mm512_permutex2var_epi64(lo, first, hi));
+                    _mm512_storeu_si512(d + g + 16, _mm512_permutex2var_epi64(lo, second, hi));
+                }
             }
         }
         return;

@@ -22,7 +22,9 @@ void pt_gemm_pack_f32_rcontig_avx512(const float *src, int64_t s_k, int rows_in,
 void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_row, int rows_in, int R, int64_t kc,
                                       uint16_t *dst);
 
-/* f32 or bf16 with contiguous rows (s_row == 1) into a BF16 strip. */
+/* f32 or bf16 with contiguous rows (s_row == 1) into a BF16 strip.  For
+ * bf16 sources and R a multiple of 32, rows_in may exceed R: then
+ * ceil(rows_in / R) strips, R * kcp words apart, in one pass over k. */
 void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_k, int rows_in, int R, int64_t kc,
                                       uint16_t *dst);
 
