@@ -241,14 +241,16 @@ static void check_pack(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_opera
 static void test_pack_u8s8(void) {
     for (size_t i = 0; i < pt_gemm_ukernel_count(PT_GEMM_U8S8); ++i) {
         const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(PT_GEMM_U8S8, i);
-        /* Several draws, K past 2 x 64: the AVX-512 packers have 64-k and
-         * 16-k steps and 16-row blocks with their own tails. */
+        /* Several draws, K past 2 x 64 and rows past 256: the AVX-512
+         * packers have 64-k and 16-k steps, 16-row blocks and groups of
+         * strips with their own tails. */
         for (int rep = 0; rep < 6; ++rep) {
             for (int layout = 0; layout < 3; ++layout)
                 for (int side = 0; side < 5; ++side) {
                     /* side 0: A u8, 1: A s8, 2: B s8, 3: B s4, 4: B u4 */
                     bool is_b = side >= 2;
-                    int64_t rows = rnd_in(1, 3 * (is_b ? uk->nr : uk->mr) + 5), K = rnd_in(1, rep < 3 ? 150 : 300);
+                    const int R = is_b ? uk->nr : uk->mr;
+                    int64_t rows = rep < 3 ? rnd_in(1, 3 * R + 5) : rnd_in(257, 556), K = rnd_in(1, rep < 3 ? 150 : 300);
                     int64_t r0 = rnd_in(0, 7), k0 = rnd_in(0, 9), RT = r0 + rows, KT = k0 + K;
                     pt_gemm_operand o;
                     memset(&o, 0, sizeof o);

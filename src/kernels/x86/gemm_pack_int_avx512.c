@@ -226,31 +226,45 @@ static inline void store_quads16(uint8_t *out, __m128i k0, __m128i k1, __m128i k
 bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
                                               int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
                                               bool signed_vals, uint8_t *dst, int32_t *sums) {
-    if (R % 16 != 0 || o->s_row != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
+    /* Groups of strips up to GROUP_ROWS rows go through k together, so each
+     * source k row is read in one run of up to 256 bytes (block by block
+     * over all k re-read every line four times). */
+    enum { GROUP_ROWS = 256, PF_QUADS = 4 };
+    if (R % 16 != 0 || R > GROUP_ROWS || o->s_row != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
     const uint8_t *src = data;
     const __m128i fl = _mm_set1_epi8((char)flip);
-    for (int64_t s = 0; s * R < rows; ++s) {
-        const int64_t rs = rows - s * R < R ? rows - s * R : R;
-        uint8_t *panel = dst + s * R * kcp;
-        for (int64_t b = 0; b < rs; b += 16) {
-            const __mmask16 m = lanes16(rs - b);
-            const uint8_t *in = src + r0 + s * R + b + k0 * o->s_k;
-            __m512i sum = _mm512_setzero_si512();
-            for (int64_t k = 0; k < kc; k += 4) {
+    const int64_t group_strips = GROUP_ROWS / R;
+    for (int64_t s0 = 0; s0 * R < rows; s0 += group_strips) {
+        const int64_t g_rows = rows - s0 * R < group_strips * R ? rows - s0 * R : group_strips * R;
+        const int64_t nstrips = (g_rows + R - 1) / R, blocks = nstrips * R / 16;
+        const uint8_t *in = src + r0 + s0 * R + k0 * o->s_k;
+        __m512i sum[GROUP_ROWS / 16];
+        for (int64_t bl = 0; bl < blocks; ++bl) sum[bl] = _mm512_setzero_si512();
+        for (int64_t k = 0; k < kc; k += 4) {
+            if (k + 4 * PF_QUADS < kc)
+                for (int j = 0; j < 4; ++j)
+                    for (int64_t r = 0; r < g_rows; r += 64)
+                        _mm_prefetch((const char *)(in + (k + 4 * PF_QUADS + j) * o->s_k + r), _MM_HINT_T0);
+            for (int64_t bl = 0; bl < blocks; ++bl) {
+                /* Row b of the group: strip b / R, row b % R of it; rows
+                 * past g_rows (the short last strip) are zero. */
+                const int64_t b = bl * 16;
+                const __mmask16 m = lanes16(g_rows - b);
                 __m128i q[4];
                 for (int j = 0; j < 4; ++j) {
-                    /* k past kc (the padded tail of the last quad) and rows past rs stay zero. */
-                    q[j] = k + j < kc ? _mm_maskz_loadu_epi8(m, in + (k + j) * o->s_k) : _mm_setzero_si128();
+                    /* k past kc (the padded tail of the last quad) stays zero. */
+                    q[j] = k + j < kc ? _mm_maskz_loadu_epi8(m, in + (k + j) * o->s_k + b) : _mm_setzero_si128();
                     q[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(q[j], k + j < kc ? fl : _mm_setzero_si128()));
-                    sum = _mm512_add_epi32(sum, signed_vals ? _mm512_cvtepi8_epi32(q[j]) : _mm512_cvtepu8_epi32(q[j]));
+                    sum[bl] = _mm512_add_epi32(sum[bl],
+                                               signed_vals ? _mm512_cvtepi8_epi32(q[j]) : _mm512_cvtepu8_epi32(q[j]));
                 }
-                store_quads16(panel + k * R + b * 4, q[0], q[1], q[2], q[3]);
+                uint8_t *panel = dst + (s0 + b / R) * R * kcp;
+                store_quads16(panel + k * R + (b % R) * 4, q[0], q[1], q[2], q[3]);
             }
-            if (sums) _mm512_mask_storeu_epi32(sums + s * R + b, m, sum);
         }
-        /* Whole 16-row blocks past the last row of a short strip: zero. */
-        for (int64_t b = (rs + 15) / 16 * 16; b < R; b += 16)
-            for (int64_t k = 0; k < kc; k += 4) _mm512_storeu_si512(panel + k * R + b * 4, _mm512_setzero_si512());
+        if (sums)
+            for (int64_t bl = 0; bl < blocks; ++bl)
+                _mm512_mask_storeu_epi32(sums + s0 * R + bl * 16, lanes16(g_rows - bl * 16), sum[bl]);
     }
     return true;
 }
