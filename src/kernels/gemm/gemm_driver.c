@@ -21,6 +21,7 @@
 
 #include "ir/dtype.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/x86/gemm_pack_int_x86.h"
 
 /* Blocking targets (fractions of the cache the block may fill), measured on
  * Zen (48 KiB L1d, 1 MiB L2) at 1024^3 to 2048^3 and skinny shapes: the B
@@ -277,6 +278,7 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
     const float *bs = args->b_scales;
     float scale[PT_GEMM_NC_MAX];
     int32_t colterm[PT_GEMM_NC_MAX];
+    const bool fast = pt_isa() >= PT_ISA_AVX512;
     const bool narrow = d->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255 && nlen <= PT_GEMM_NC_MAX;
     if (narrow) {
         for (int64_t j = 0; j < nlen; ++j) {
@@ -288,6 +290,10 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
         int32_t *ci = (int32_t *)cblk + i * ld;
         float *fi = (float *)cblk + i * ld;
         const int64_t row_term = d->K * za * zb - zb * rowsum[i];
+        if (narrow && fast) {
+            pt_gemm_u8s8_row_to_f32_avx512(ci, nlen, colterm, (int32_t)row_term, scale);
+            continue;
+        }
         if (narrow) {
             /* In place: lane j is read before it is written. */
             const int32_t rt = (int32_t)row_term;

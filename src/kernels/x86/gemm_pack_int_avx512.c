@@ -350,3 +350,15 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
     }
     return true;
 }
+
+void pt_gemm_u8s8_row_to_f32_avx512(int32_t *c, int64_t n, const int32_t *colterm, int32_t rowterm,
+                                    const float *scale) {
+    const __m512i rt = _mm512_set1_epi32(rowterm);
+    for (int64_t j = 0; j < n; j += 16) {
+        const __mmask16 m = lanes16(n - j);
+        const __m512i v = _mm512_add_epi32(
+            _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, c + j), _mm512_maskz_loadu_epi32(m, colterm + j)), rt);
+        const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_maskz_loadu_ps(m, scale + j));
+        _mm512_mask_storeu_ps((float *)(c + j), m, f);
+    }
+}

@@ -26,4 +26,10 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                                            int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
                                            bool signed_vals, uint8_t *dst, int32_t *sums);
 
+/* One row of the U8S8 s32 -> f32 step, in place: c[j] becomes
+ * (float)(c[j] - colterm[j] + rowterm) * scale[j] for j < n, with every
+ * term exact in int32 (the driver checks the bounds).  AVX-512 F. */
+void pt_gemm_u8s8_row_to_f32_avx512(int32_t *c, int64_t n, const int32_t *colterm, int32_t rowterm,
+                                    const float *scale);
+
 #endif
