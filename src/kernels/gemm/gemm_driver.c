@@ -12,6 +12,9 @@
  * into an MC x NC block of C.  When K is done the block goes through the
  * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
+ * With several threads and a single N block, the team packs B once
+ * together instead (pack_b_share).  Items go to threads in static slices,
+ * and a thread that finishes its slice takes items from the others'. 
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, column chunk) each
@@ -422,13 +425,13 @@ static bool b_batch_invariant(const pt_gemm_desc *d) {
     return true;
 }
 
-/* Shared packing of B: threads claim a few strips at a time and count the
- * strips done; nobody computes before all are.  Claims rather than fixed
- * shares, so that a thread that loses its core holds up at most the strips
- * it has claimed. */
+/* Shared packing of B: threads claim a few strips at a time (a thread that
+ * loses its core holds up at most the strips it has claimed), then meet at
+ * a barrier, whose waiting OpenMP bounds (spin, then sleep) so that an
+ * oversubscribed core still runs the late thread.  Called by every thread
+ * of the team. */
 typedef struct {
     _Alignas(64) int64_t next;
-    _Alignas(64) int64_t done;
 } b_share_state;
 
 #define SHARE_STRIPS 4 /* strips per claim */
@@ -446,10 +449,8 @@ static void pack_b_share(const pt_gemm_plan *p, const pt_gemm_args *args, char *
         int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(base + lay.colsum) + r0 : NULL;
         pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, r0, rows, 0, d->K,
                             base + lay.b + s0 * strip_bytes, colsum);
-        __atomic_fetch_add(&st->done, s1 - s0, __ATOMIC_RELEASE);
     }
-    while (__atomic_load_n(&st->done, __ATOMIC_ACQUIRE) < strips) {
-    }
+#pragma omp barrier
 }
 
 pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
@@ -490,7 +491,7 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
          * packing all of it for its own items. */
         const bool share_b = !args->b_packed && p->nblocks == 1 && b_batch_invariant(d);
         const thread_layout lay = layout_of(p);
-        b_share_state share_state = {.next = 0, .done = 0};
+        b_share_state share_state = {.next = 0};
         packed_b_view shared = {.base = base + lay.b,
                                 .strip0 = 0,
                                 .colsum = d->kind == PT_GEMM_U8S8 ? (const int32_t *)(base + lay.colsum) : NULL};
