@@ -14,7 +14,7 @@
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * With several threads and a single N block, the team packs B once
  * together instead (pack_b_share).  Items go to threads in static slices,
- * and a thread that finishes its slice takes items from the others'. 
+ * and a thread that finishes its slice takes items from the others'.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, column chunk) each
