@@ -270,9 +270,10 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
 }
 
 /* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb).
- * While every term fits int32 (|c|, |za·colsum|, |K·za·zb - zb·rowsum| are
- * each below K·255·255 and K·3·65025 < 2^31), the correction runs in int32
- * over whole rows, which vectorises; larger K keeps the int64 form. */
+ * |c| and |za·colsum| are at most K·255·128 and |K·za·zb - zb·rowsum| at
+ * most 2·K·255·255, so for K <= 10000 every partial sum fits int32 and the
+ * correction runs in int32 over whole rows (vectorised); larger K keeps the
+ * int64 form.  Both give the same exact integer, then the same rounding. */
 static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
                              const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_desc *d = &p->d;
