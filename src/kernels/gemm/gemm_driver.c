@@ -12,9 +12,8 @@
  * into an MC x NC block of C.  When K is done the block goes through the
  * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
- * With several threads and a single N block, the team packs B once
- * together instead (pack_b_share).  Items go to threads in static slices,
- * and a thread that finishes its slice takes items from the others'.
+ * Items go to threads in static slices, and a thread that finishes its
+ * slice takes items from the others'.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, column chunk) each
@@ -242,14 +241,12 @@ typedef struct {
     int tid;
     bool b_cached;
     int64_t cached_b_off, cached_n0; /* what the B scratch holds */
-    const packed_b_view *shared_b;   /* all of B, packed by the team together (or NULL) */
 } worker;
 
 static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
     packed_b_view v;
-    if (w->shared_b) return *w->shared_b;
     if (w->args->b_packed) {
         const int64_t Npad = round_up(d->N, p->uk->nr);
         size_t panels = align_bytes((size_t)(k_padded(p) * Npad) * pt_gemm_panel_elem_bytes(d->kind));
@@ -379,10 +376,10 @@ static bool take_item(item_slice *sl, bool front, int64_t *it) {
 }
 
 static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt,
-                             item_slice *slices, const packed_b_view *shared_b) {
+                             item_slice *slices) {
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
     worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
-                .tid = tid, .shared_b = shared_b};
+                .tid = tid};
     if (!slices) {
         for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
         return;
@@ -419,41 +416,6 @@ static void run_gemv_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char
     }
 }
 
-/* B is the same for every batch item (single item or broadcast). */
-static bool b_batch_invariant(const pt_gemm_desc *d) {
-    for (int i = 0; i < d->nbd; ++i)
-        if (d->bdims[i] > 1 && d->b_bs[i] != 0) return false;
-    return true;
-}
-
-/* Shared packing of B: threads claim a few strips at a time (a thread that
- * loses its core holds up at most the strips it has claimed), then meet at
- * a barrier, whose waiting OpenMP bounds (spin, then sleep) so that an
- * oversubscribed core still runs the late thread.  Called by every thread
- * of the team. */
-typedef struct {
-    _Alignas(64) int64_t next;
-} b_share_state;
-
-#define SHARE_STRIPS 4 /* strips per claim */
-
-static void pack_b_share(const pt_gemm_plan *p, const pt_gemm_args *args, char *base, thread_layout lay,
-                         b_share_state *st) {
-    const pt_gemm_desc *d = &p->d;
-    const pt_gemm_ukernel *uk = p->uk;
-    const int64_t strips = ceil_div(d->N, uk->nr);
-    const int64_t strip_bytes = uk->nr * k_padded(p) * (int64_t)pt_gemm_panel_elem_bytes(d->kind);
-    for (;;) {
-        const int64_t s0 = __atomic_fetch_add(&st->next, SHARE_STRIPS, __ATOMIC_RELAXED);
-        if (s0 >= strips) break;
-        const int64_t s1 = min64(s0 + SHARE_STRIPS, strips), r0 = s0 * uk->nr, rows = min64(d->N, s1 * uk->nr) - r0;
-        int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(base + lay.colsum) + r0 : NULL;
-        pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, r0, rows, 0, d->K,
-                            base + lay.b + s0 * strip_bytes, colsum);
-    }
-#pragma omp barrier
-}
-
 pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
     if (!p || !args || !args->epilogue || !args->a || (!args->b && !args->b_packed) || !scratch)
         return dnnl_invalid_arguments;
@@ -476,7 +438,7 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
     }
     const int nt = (int)min64(T, p->nbatch * p->mblocks * p->nblocks);
     if (nt <= 1) {
-        run_packed_slice(p, args, base, 0, 1, NULL, NULL);
+        run_packed_slice(p, args, base, 0, 1, NULL);
     } else {
         /* Stealing needs the item indices in 32 bits; beyond, static slices. */
         const int64_t items = p->nbatch * p->mblocks * p->nblocks;
@@ -486,23 +448,11 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
             for (int t = 0; t < nt; ++t)
                 slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
         }
-        /* One N block and one B for every batch item: the team packs B
-         * once, each thread a share of the strips, into thread 0's B
-         * scratch (which holds NC >= N columns), instead of every thread
-         * packing all of it for its own items. */
-        const bool share_b = !args->b_packed && p->nblocks == 1 && b_batch_invariant(d);
-        const thread_layout lay = layout_of(p);
-        b_share_state share_state = {.next = 0};
-        packed_b_view shared = {.base = base + lay.b,
-                                .strip0 = 0,
-                                .colsum = d->kind == PT_GEMM_U8S8 ? (const int32_t *)(base + lay.colsum) : NULL};
 #pragma omp parallel num_threads(nt)
         {
-            if (share_b) pack_b_share(p, args, base, lay, &share_state);
             /* With slices, every planned slice is drained even if the team
              * is smaller than asked; without, the team splits the items. */
-            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices,
-                             share_b ? &shared : NULL);
+            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices);
         }
     }
     return dnnl_success;
