@@ -241,22 +241,28 @@ static void check_pack(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_opera
 static void test_pack_u8s8(void) {
     for (size_t i = 0; i < pt_gemm_ukernel_count(PT_GEMM_U8S8); ++i) {
         const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(PT_GEMM_U8S8, i);
-        for (int layout = 0; layout < 3; ++layout)
-            for (int side = 0; side < 5; ++side) {
-                /* side 0: A u8, 1: A s8, 2: B s8, 3: B s4, 4: B u4 */
-                bool is_b = side >= 2;
-                int64_t rows = rnd_in(1, 3 * (is_b ? uk->nr : uk->mr) + 5), K = rnd_in(1, 150);
-                int64_t r0 = rnd_in(0, 7), k0 = rnd_in(0, 9), RT = r0 + rows, KT = k0 + K;
-                pt_gemm_operand o;
-                memset(&o, 0, sizeof o);
-                o.dt = (dnnl_data_type_t[]){dnnl_u8, dnnl_s8, dnnl_s8, dnnl_s4, dnnl_u4}[side];
-                pick_strides(layout, RT, KT, &o.s_row, &o.s_k);
-                int64_t n = extent(RT, KT, o.s_row, o.s_k);
-                void *data = aligned_zalloc(dt_bytes(o.dt, n));
-                fill_int(data, o.dt, n);
-                check_pack(uk, is_b, &o, data, NULL, r0, rows, k0, K, pt_dt_name(o.dt));
-                free(data);
-            }
+        /* Several draws, K past 2 x 64 and rows past 256: the AVX-512
+         * packers have 64-k and 16-k steps, 16-row blocks and groups of
+         * strips with their own tails. */
+        for (int rep = 0; rep < 6; ++rep) {
+            for (int layout = 0; layout < 3; ++layout)
+                for (int side = 0; side < 5; ++side) {
+                    /* side 0: A u8, 1: A s8, 2: B s8, 3: B s4, 4: B u4 */
+                    bool is_b = side >= 2;
+                    const int R = is_b ? uk->nr : uk->mr;
+                    int64_t rows = rep < 3 ? rnd_in(1, 3 * R + 5) : rnd_in(257, 556), K = rnd_in(1, rep < 3 ? 150 : 300);
+                    int64_t r0 = rnd_in(0, 7), k0 = rnd_in(0, 9), RT = r0 + rows, KT = k0 + K;
+                    pt_gemm_operand o;
+                    memset(&o, 0, sizeof o);
+                    o.dt = (dnnl_data_type_t[]){dnnl_u8, dnnl_s8, dnnl_s8, dnnl_s4, dnnl_u4}[side];
+                    pick_strides(layout, RT, KT, &o.s_row, &o.s_k);
+                    int64_t n = extent(RT, KT, o.s_row, o.s_k);
+                    void *data = aligned_zalloc(dt_bytes(o.dt, n));
+                    fill_int(data, o.dt, n);
+                    check_pack(uk, is_b, &o, data, NULL, r0, rows, k0, K, pt_dt_name(o.dt));
+                    free(data);
+                }
+        }
     }
 }
 
@@ -438,6 +444,16 @@ static void test_gemv(void) {
                        128, dnnl_f16, dnnl_s8, dnnl_fpmath_mode_bf16);
         }
     check_gemv(PT_GEMM_F32, 2, 1200, 64, dnnl_f32, dnnl_u4, 1, 2, 32, dnnl_f32, dnnl_u4, dnnl_fpmath_mode_strict);
+    /* Columns-contiguous 4-bit B in 128-column blocks: full blocks, a short
+     * last one, and (M >= 3) more than one accumulator block of columns. */
+    for (int M = 1; M <= PT_GEMV_MAX_M; ++M)
+        for (int s4 = 0; s4 < 2; ++s4)
+            for (int f = 0; f < 4; ++f) {
+                int64_t N = (int64_t[]){128, 389, 1424, 2600}[(M + f) % 4], K = (int64_t[]){64, 131, 258, 96}[f];
+                check_gemv(PT_GEMM_F32, M, N, K, dnnl_f32, s4 ? dnnl_s4 : dnnl_u4, 1, (int[]){-1, 0, 2, 3}[f], 32,
+                           k_scale_dts[f % 3], k_zp_dts[(M + f) % 6],
+                           f == 3 ? dnnl_fpmath_mode_bf16 : dnnl_fpmath_mode_strict);
+            }
 
     /* What the path declines. */
     pt_gemm_desc d;

@@ -12,6 +12,8 @@
  * into an MC x NC block of C.  When K is done the block goes through the
  * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
+ * Items go to threads in static slices, and a thread that finishes its
+ * slice takes items from the others'.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, column chunk) each
@@ -21,6 +23,7 @@
 
 #include "ir/dtype.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/x86/gemm_pack_int_x86.h"
 
 /* Blocking targets (fractions of the cache the block may fill), measured on
  * Zen (48 KiB L1d, 1 MiB L2) at 1024^3 to 2048^3 and skinny shapes: the B
@@ -46,6 +49,7 @@
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
 #define ALIGN_BYTES 64
+#define MAX_STEAL_THREADS 256 /* item slices on the stack (16 KiB) */
 
 static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static inline int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
@@ -62,11 +66,16 @@ typedef struct {
 
 static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk, p->d.K); }
 
+/* Row stride (elements) of the thread's C block: NC rounded to a cache line
+ * plus one line, so that the microkernel's MR rows never share an L1 set
+ * (NC = 1024 put all twelve rows of a tile 4 KiB apart, in one set). */
+static int64_t c_ld(const pt_gemm_plan *p) { return round_up(p->NC, 16) + 16; }
+
 static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
     l.c = 0;
-    l.a = l.c + align_bytes((size_t)(p->MC * p->NC) * 4);
+    l.a = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4);
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
     l.rowsum = l.b + align_bytes((size_t)(k_padded(p) * p->NC) * eb);
     bool int_kind = p->d.kind == PT_GEMM_U8S8;
@@ -257,20 +266,48 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
     return v;
 }
 
-/* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb). */
+/* U8S8: the s32 block becomes a_scale * b_scale(n) * Σ (a - za)(b - zb).
+ * |c| and |za·colsum| are at most K·255·128 and |K·za·zb - zb·rowsum| at
+ * most 2·K·255·255, so for K <= 10000 every partial sum fits int32 and the
+ * correction runs in int32 over whole rows (vectorised); larger K keeps the
+ * int64 form.  Both give the same exact integer, then the same rounding. */
 static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
                              const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_desc *d = &p->d;
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
+    const int64_t ld = c_ld(p);
     const float *bs = args->b_scales;
+    float scale[PT_GEMM_NC_MAX];
+    int32_t colterm[PT_GEMM_NC_MAX];
+    const bool fast = pt_isa() >= PT_ISA_AVX512;
+    const bool narrow = d->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255 && nlen <= PT_GEMM_NC_MAX;
+    if (narrow) {
+        for (int64_t j = 0; j < nlen; ++j) {
+            scale[j] = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            colterm[j] = (int32_t)(za * colsum[j]);
+        }
+    }
     for (int64_t i = 0; i < mlen; ++i) {
-        int32_t *ci = (int32_t *)cblk + i * p->NC;
-        float *fi = (float *)cblk + i * p->NC;
+        int32_t *ci = (int32_t *)cblk + i * ld;
+        float *fi = (float *)cblk + i * ld;
         const int64_t row_term = d->K * za * zb - zb * rowsum[i];
+        if (narrow && fast) {
+            pt_gemm_u8s8_row_to_f32_avx512(ci, nlen, colterm, (int32_t)row_term, scale);
+            continue;
+        }
+        if (narrow) {
+            /* In place: lane j is read before it is written. */
+            const int32_t rt = (int32_t)row_term;
+            for (int64_t j = 0; j < nlen; ++j) {
+                float v = (float)(ci[j] - colterm[j] + rt) * scale[j];
+                memcpy(&ci[j], &v, sizeof v);
+            }
+            continue;
+        }
         for (int64_t j = 0; j < nlen; ++j) {
             int64_t exact = (int64_t)ci[j] - za * colsum[j] + row_term;
-            float scale = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
-            fi[j] = (float)exact * scale;
+            float scale1 = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            fi[j] = (float)exact * scale1;
         }
     }
 }
@@ -283,7 +320,7 @@ static void run_item(worker *w, int64_t item) {
     const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
     const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
-    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb;
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
     const packed_b_view bv = b_block(w, b_off, n0, nlen);
@@ -304,26 +341,63 @@ static void run_item(worker *w, int64_t item) {
             const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
             for (int64_t i = 0; i * uk->mr < mlen; ++i) {
                 const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
-                char *cp = cblk + (size_t)((i * uk->mr * p->NC + j * uk->nr) * 4);
-                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, p->NC, mr, nr, k0 > 0);
+                char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
+                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, ldc, mr, nr, k0 > 0);
             }
         }
     }
     if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, rowsum, bv.colsum, n0, mlen, nlen);
-    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, p->NC, w->tid);
+    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
 }
 
-static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt) {
+/* Items: each thread owns the contiguous slice the static split gives it
+ * (so a B block is packed by one thread, and consecutive items reuse it)
+ * and takes from its front; a thread that runs out takes single items from
+ * the back of another's slice.  On a shared machine a thread that loses its
+ * core for a while thus holds nobody at the barrier.  Every item is still
+ * computed whole by one thread, so results do not depend on who ran it.
+ * A slice is one 64-bit word, begin << 32 | end, changed by compare and
+ * swap. */
+typedef struct {
+    _Alignas(64) uint64_t range;
+} item_slice;
+
+static bool take_item(item_slice *sl, bool front, int64_t *it) {
+    uint64_t cur = __atomic_load_n(&sl->range, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t begin = cur >> 32, end = cur & 0xffffffffu;
+        if (begin >= end) return false;
+        uint64_t next = front ? ((begin + 1) << 32 | end) : (begin << 32 | (end - 1));
+        if (__atomic_compare_exchange_n(&sl->range, &cur, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            *it = (int64_t)(front ? begin : end - 1);
+            return true;
+        }
+    }
+}
+
+static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt,
+                             item_slice *slices) {
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
     worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
                 .tid = tid};
-    for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+    if (!slices) {
+        for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+        return;
+    }
+    int64_t it;
+    while (take_item(&slices[tid], true, &it)) run_item(&w, it);
+    for (int v = 1; v < nt; ++v) {
+        item_slice *victim = &slices[(tid + v) % nt];
+        while (take_item(victim, false, &it)) run_item(&w, it);
+    }
 }
 
-/* Small-M path: columns in chunks of GEMV_COL_ALIGN multiples, at most about
- * four per thread and at least GEMV_MIN_COLS each. */
+/* Small-M path: columns in chunks of GEMV_COL_ALIGN multiples, one per
+ * thread and at least GEMV_MIN_COLS each: the units are split statically
+ * anyway, and wider chunks read longer runs of each k row of
+ * columns-contiguous B (four per thread were 8-25 % slower at 1x4096x4096). */
 static int64_t gemv_chunk_cols(const pt_gemm_plan *p, int nthr) {
-    int64_t chunks = max64(1, min64(4 * (int64_t)nthr, p->d.N / GEMV_MIN_COLS));
+    int64_t chunks = max64(1, min64((int64_t)nthr, p->d.N / GEMV_MIN_COLS));
     return round_up(ceil_div(p->d.N, chunks), GEMV_COL_ALIGN);
 }
 
@@ -364,10 +438,22 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
     }
     const int nt = (int)min64(T, p->nbatch * p->mblocks * p->nblocks);
     if (nt <= 1) {
-        run_packed_slice(p, args, base, 0, 1);
+        run_packed_slice(p, args, base, 0, 1, NULL);
     } else {
+        /* Stealing needs the item indices in 32 bits; beyond, static slices. */
+        const int64_t items = p->nbatch * p->mblocks * p->nblocks;
+        item_slice slice_store[MAX_STEAL_THREADS], *slices = NULL;
+        if (items < (INT64_C(1) << 31) && nt <= MAX_STEAL_THREADS) {
+            slices = slice_store;
+            for (int t = 0; t < nt; ++t)
+                slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
+        }
 #pragma omp parallel num_threads(nt)
-        run_packed_slice(p, args, base, omp_get_thread_num(), omp_get_num_threads());
+        {
+            /* With slices, every planned slice is drained even if the team
+             * is smaller than asked; without, the team splits the items. */
+            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices);
+        }
     }
     return dnnl_success;
 }

@@ -97,6 +97,20 @@ static inline const void *elem_at(const void *data, dnnl_data_type_t dt, int64_t
 static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, int64_t r0, int64_t rows,
                             int64_t k0, int64_t kc, float *dst) {
     const bool fast = fast_pack();
+    if (fast && o->dt == dnnl_f32 && o->s_row == 1 && o->s_k != 1) {
+        /* Rows contiguous: RCONTIG_STRIPS strips per pass over k. */
+        enum { RCONTIG_STRIPS = 8 };
+        for (int64_t s = 0; s * R < rows; s += RCONTIG_STRIPS) {
+            const int64_t left = rows - s * R, n = left < RCONTIG_STRIPS * R ? left : RCONTIG_STRIPS * R;
+            const int64_t strips = (n + R - 1) / R;
+            float *d = dst + s * R * kc;
+            pt_gemm_pack_f32_rcontig_avx512((const float *)data + (r0 + s * R) + k0 * o->s_k, o->s_k, (int)n, R, kc,
+                                            d);
+            if (o->round != dnnl_fpmath_mode_strict)
+                for (int64_t i = 0; i < strips * R * kc; ++i) d[i] = pt_round_fpmath(o->round, d[i]);
+        }
+        return;
+    }
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);
@@ -119,6 +133,16 @@ static void pack_bf16_panels(const pt_gemm_operand *o, const void *data, int R, 
                              int64_t k0, int64_t kc, uint16_t *dst) {
     const int64_t kcp = (kc + 1) & ~(int64_t)1;
     const bool fast = fast_pack() && o->dt != dnnl_f16 && (o->s_k == 1 || o->s_row == 1);
+    if (fast && o->dt == dnnl_bf16 && o->s_row == 1 && o->s_k != 1 && R % 32 == 0) {
+        /* Rows contiguous: RCONTIG_STRIPS strips per pass over k. */
+        enum { RCONTIG_STRIPS = 8 };
+        for (int64_t s = 0; s * R < rows; s += RCONTIG_STRIPS) {
+            const int64_t left = rows - s * R, n = left < RCONTIG_STRIPS * R ? left : RCONTIG_STRIPS * R;
+            pt_gemm_pack_bf16_rcontig_avx512((const uint16_t *)data + (r0 + s * R) + k0 * o->s_k, true, o->s_k, (int)n,
+                                             R, kc, dst + s * R * kcp);
+        }
+        return;
+    }
     for (int64_t s = 0; s * R < rows; ++s) {
         int rows_in = rows - s * R < R ? (int)(rows - s * R) : R;
         const void *src = elem_at(data, o->dt, (r0 + s * R) * o->s_row + k0 * o->s_k);

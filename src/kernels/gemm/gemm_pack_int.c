@@ -81,6 +81,12 @@ static void pack_u8s8(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_operan
     const uint8_t flip = !is_b && o->dt == dnnl_s8 ? 0x80 : 0;
     const bool signed_vals = is_b && o->dt == dnnl_s8;
     const uint8_t *src = data;
+    if (o->s_row == 1 && o->s_k != 1 && pt_isa() >= PT_ISA_AVX512 &&
+        pt_gemm_pack_u8s8_rows_contiguous_avx512(R, o, data, r0, rows, k0, kc, kcp, flip, signed_vals, dst, sums))
+        return;
+    if (o->s_k == 1 && pt_isa() >= PT_ISA_AVX512 &&
+        pt_gemm_pack_u8s8_k_contiguous_avx512(R, o, data, r0, rows, k0, kc, kcp, flip, signed_vals, dst, sums))
+        return;
     memset(dst, 0, (size_t)(strips * R * kcp));
     if (o->dt != dnnl_s8 && o->dt != dnnl_u8) {
         /* 4-bit B (values fit s8): decoded a row at a time. */

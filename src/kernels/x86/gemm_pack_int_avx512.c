@@ -211,3 +211,154 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
     }
     return true;
 }
+
+/* Four k of 16 rows (one xmm per k, row r in byte r) as the panel's k quads:
+ * 64 bytes, row r's four k in bytes 4r..4r+3. */
+static inline void store_quads16(uint8_t *out, __m128i k0, __m128i k1, __m128i k2, __m128i k3) {
+    const __m128i lo01 = _mm_unpacklo_epi8(k0, k1), hi01 = _mm_unpackhi_epi8(k0, k1);
+    const __m128i lo23 = _mm_unpacklo_epi8(k2, k3), hi23 = _mm_unpackhi_epi8(k2, k3);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo01, lo23));
+    _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi16(lo01, lo23));
+    _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi16(hi01, hi23));
+    _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+}
+
+bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                              int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                              bool signed_vals, uint8_t *dst, int32_t *sums) {
+    /* Groups of strips up to GROUP_ROWS rows go through k together, so each
+     * source k row is read in one run of up to 256 bytes (block by block
+     * over all k re-read every line four times). */
+    enum { GROUP_ROWS = 256, PF_QUADS = 4 };
+    if (R % 16 != 0 || R > GROUP_ROWS || o->s_row != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
+    const uint8_t *src = data;
+    const __m128i fl = _mm_set1_epi8((char)flip);
+    const int64_t group_strips = GROUP_ROWS / R;
+    for (int64_t s0 = 0; s0 * R < rows; s0 += group_strips) {
+        const int64_t g_rows = rows - s0 * R < group_strips * R ? rows - s0 * R : group_strips * R;
+        const int64_t nstrips = (g_rows + R - 1) / R, blocks = nstrips * R / 16;
+        const uint8_t *in = src + r0 + s0 * R + k0 * o->s_k;
+        __m512i sum[GROUP_ROWS / 16];
+        for (int64_t bl = 0; bl < blocks; ++bl) sum[bl] = _mm512_setzero_si512();
+        for (int64_t k = 0; k < kc; k += 4) {
+            if (k + 4 * PF_QUADS < kc)
+                for (int j = 0; j < 4; ++j)
+                    for (int64_t r = 0; r < g_rows; r += 64)
+                        _mm_prefetch((const char *)(in + (k + 4 * PF_QUADS + j) * o->s_k + r), _MM_HINT_T0);
+            for (int64_t bl = 0; bl < blocks; ++bl) {
+                /* Row b of the group: strip b / R, row b % R of it; rows
+                 * past g_rows (the short last strip) are zero. */
+                const int64_t b = bl * 16;
+                const __mmask16 m = lanes16(g_rows - b);
+                __m128i q[4];
+                for (int j = 0; j < 4; ++j) {
+                    /* k past kc (the padded tail of the last quad) stays zero. */
+                    q[j] = k + j < kc ? _mm_maskz_loadu_epi8(m, in + (k + j) * o->s_k + b) : _mm_setzero_si128();
+                    q[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(q[j], k + j < kc ? fl : _mm_setzero_si128()));
+                    sum[bl] = _mm512_add_epi32(sum[bl],
+                                               signed_vals ? _mm512_cvtepi8_epi32(q[j]) : _mm512_cvtepu8_epi32(q[j]));
+                }
+                uint8_t *panel = dst + (s0 + b / R) * R * kcp;
+                store_quads16(panel + k * R + (b % R) * 4, q[0], q[1], q[2], q[3]);
+            }
+        }
+        if (sums)
+            for (int64_t bl = 0; bl < blocks; ++bl)
+                _mm512_mask_storeu_epi32(sums + s0 * R + bl * 16, lanes16(g_rows - bl * 16), sum[bl]);
+    }
+    return true;
+}
+
+bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                           bool signed_vals, uint8_t *dst, int32_t *sums) {
+    if (R % 4 != 0 || o->s_k != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
+    const uint8_t *src = data;
+    const __m128i fl = _mm_set1_epi8((char)flip);
+    /* Sums by vpsadbw on unsigned bytes; s8 values are summed as u8 after a
+     * flip of bit 7 and the 128 per k taken off at the end. */
+    const __m128i sum_flip = _mm_set1_epi8(signed_vals ? (char)0x80 : 0);
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int64_t rs = rows - s * R < R ? rows - s * R : R;
+        uint8_t *panel = dst + s * R * kcp;
+        for (int64_t g = 0; g < R; g += 4) {
+            __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+            int64_t k = 0;
+            if (g + 4 <= rs) {
+                /* Four full rows, 64 k a step: the 4 x 4 dword transposes run
+                 * in the four 128-bit lanes at once; lane l holds quads
+                 * 4l..4l+3 and is stored on its own. */
+                const __m512i fl512 = _mm512_set1_epi8((char)flip);
+                const __m512i sf512 = _mm512_set1_epi8((char)(signed_vals ? 0x80 : 0));
+                __m512i acc512[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                                     _mm512_setzero_si512()};
+                const uint8_t *in0 = src + (r0 + s * R + g) * o->s_row + k0;
+                for (; k + 64 <= kc; k += 64) {
+                    __m512i r[4];
+                    for (int j = 0; j < 4; ++j) {
+                        r[j] = _mm512_xor_si512(_mm512_loadu_si512(in0 + j * o->s_row + k), fl512);
+                        acc512[j] = _mm512_add_epi64(
+                            acc512[j], _mm512_sad_epu8(_mm512_xor_si512(r[j], sf512), _mm512_setzero_si512()));
+                    }
+                    const __m512i t0 = _mm512_unpacklo_epi32(r[0], r[1]), t1 = _mm512_unpackhi_epi32(r[0], r[1]);
+                    const __m512i t2 = _mm512_unpacklo_epi32(r[2], r[3]), t3 = _mm512_unpackhi_epi32(r[2], r[3]);
+                    const __m512i line[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2),
+                                             _mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3)};
+                    uint8_t *out = panel + k * R + g * 4;
+                    for (int q = 0; q < 4; ++q) {
+                        _mm_storeu_si128((__m128i *)(out + (4 * 0 + q) * 4 * R), _mm512_castsi512_si128(line[q]));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 1 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 1));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 2 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 2));
+                        _mm_storeu_si128((__m128i *)(out + (4 * 3 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 3));
+                    }
+                }
+                for (int j = 0; j < 4; ++j)
+                    acc[j] = _mm_add_epi64(
+                        acc[j], _mm_add_epi64(_mm_add_epi64(_mm512_castsi512_si128(acc512[j]),
+                                                            _mm512_extracti32x4_epi32(acc512[j], 1)),
+                                              _mm_add_epi64(_mm512_extracti32x4_epi32(acc512[j], 2),
+                                                            _mm512_extracti32x4_epi32(acc512[j], 3))));
+            }
+            for (; k < kc; k += 16) {
+                const __mmask16 m = lanes16(kc - k);
+                __m128i r[4];
+                for (int j = 0; j < 4; ++j) {
+                    if (g + j >= rs) {
+                        r[j] = _mm_setzero_si128();
+                        continue;
+                    }
+                    const uint8_t *in = src + (r0 + s * R + g + j) * o->s_row + k0 + k;
+                    r[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, in), fl));
+                    const __m128i u = _mm_maskz_mov_epi8(m, _mm_xor_si128(r[j], sum_flip));
+                    acc[j] = _mm_add_epi64(acc[j], _mm_sad_epu8(u, _mm_setzero_si128()));
+                }
+                /* 4 x 4 dword transpose: line q holds quad q of the four rows. */
+                const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+                const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+                const __m128i line[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
+                                         _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+                const int64_t quads = (kcp - k) / 4 < 4 ? (kcp - k) / 4 : 4;
+                for (int64_t q = 0; q < quads; ++q)
+                    _mm_storeu_si128((__m128i *)(panel + (k + 4 * q) * R + g * 4), line[q]);
+            }
+            if (sums)
+                for (int j = 0; j < 4 && g + j < rs; ++j) {
+                    int64_t t = _mm_cvtsi128_si64(acc[j]) + _mm_extract_epi64(acc[j], 1);
+                    sums[s * R + g + j] = (int32_t)(signed_vals ? t - 128 * kc : t);
+                }
+        }
+    }
+    return true;
+}
+
+void pt_gemm_u8s8_row_to_f32_avx512(int32_t *c, int64_t n, const int32_t *colterm, int32_t rowterm,
+                                    const float *scale) {
+    const __m512i rt = _mm512_set1_epi32(rowterm);
+    for (int64_t j = 0; j < n; j += 16) {
+        const __mmask16 m = lanes16(n - j);
+        const __m512i v = _mm512_add_epi32(
+            _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, c + j), _mm512_maskz_loadu_epi32(m, colterm + j)), rt);
+        const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_maskz_loadu_ps(m, scale + j));
+        _mm512_mask_storeu_ps((float *)(c + j), m, f);
+    }
+}

@@ -12,4 +12,24 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
                                  const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0,
                                  int64_t kc, void *dst);
 
+/* U8S8 panels (R a multiple of 16) from u8 / s8 data with rows contiguous:
+ * each byte xor `flip`, sums[row] = Σ_k of the stored values (as s8 when
+ * signed_vals).  Same bytes and sums as the portable packer; false (nothing
+ * written) for cases it does not take.  `dst` need not be zeroed: padding
+ * k of the last quad and padding rows are written as zero.  AVX-512 BW. */
+bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                              int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                              bool signed_vals, uint8_t *dst, int32_t *sums);
+
+/* The same for k contiguous (s_k = 1, any row stride), R a multiple of 4. */
+bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                           bool signed_vals, uint8_t *dst, int32_t *sums);
+
+/* One row of the U8S8 s32 -> f32 step, in place: c[j] becomes
+ * (float)(c[j] - colterm[j] + rowterm) * scale[j] for j < n, with every
+ * term exact in int32 (the driver checks the bounds).  AVX-512 F. */
+void pt_gemm_u8s8_row_to_f32_avx512(int32_t *c, int64_t n, const int32_t *colterm, int32_t rowterm,
+                                    const float *scale);
+
 #endif

@@ -20,34 +20,42 @@ static inline __m256i a_quad_s16(const uint8_t *p) {
     return _mm256_broadcastq_epi64(w);
 }
 
+/* One row of the tile: hadd within 128-bit lanes gives columns
+ * 0 1 4 5 | 2 3 6 7, which a qword permute puts in order. */
+static inline void store_row(int32_t *row, __m256i lo, __m256i hi, __m256i mask, int nr, int accumulate) {
+    __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+    if (nr >= NR) {
+        if (accumulate) s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)row));
+        _mm256_storeu_si256((__m256i *)row, s);
+    } else {
+        if (accumulate) s = _mm256_add_epi32(s, _mm256_maskload_epi32(row, mask));
+        _mm256_maskstore_epi32(row, mask, s);
+    }
+}
+
+/* Named accumulators (an array of them was kept on the stack by GCC):
+ * c<i>_0 holds columns 0-3 of row i as (k01, k23) dword pairs, c<i>_1 4-7. */
+#define DECL(i) __m256i c##i##_0 = _mm256_setzero_si256(), c##i##_1 = _mm256_setzero_si256();
+#define STEP(i)                                                          \
+    {                                                                    \
+        __m256i ai = a_quad_s16(ap + 4 * (i));                           \
+        c##i##_0 = _mm256_add_epi32(c##i##_0, _mm256_madd_epi16(ai, b0)); \
+        c##i##_1 = _mm256_add_epi32(c##i##_1, _mm256_madd_epi16(ai, b1)); \
+    }
+#define STORE(i) \
+    if (i < mr) store_row(cc + (i) * ldc, c##i##_0, c##i##_1, mask, nr, accumulate);
+
 void pt_gemm_ukr_avx2_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                            int accumulate) {
     const uint8_t *ap = a;
     const int8_t *bp = b;
-    /* acc[i][0]: columns 0-3 as (k01, k23) dword pairs; acc[i][1]: 4-7. */
-    __m256i acc[MR][2];
-    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5)
     for (int64_t k = 0; k < kc; k += 4, ap += 4 * MR, bp += 4 * NR) {
         __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)bp));
         __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(bp + 16)));
-        for (int i = 0; i < MR; ++i) {
-            __m256i ai = a_quad_s16(ap + 4 * i);
-            acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(ai, b0));
-            acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(ai, b1));
-        }
+        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5)
     }
     int32_t *cc = c;
     __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    for (int i = 0; i < mr; ++i) {
-        /* hadd within 128-bit lanes gives columns 0 1 4 5 | 2 3 6 7. */
-        __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[i][0], acc[i][1]), _MM_SHUFFLE(3, 1, 2, 0));
-        int32_t *row = cc + i * ldc;
-        if (nr >= NR) {
-            if (accumulate) s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)row));
-            _mm256_storeu_si256((__m256i *)row, s);
-        } else {
-            if (accumulate) s = _mm256_add_epi32(s, _mm256_maskload_epi32(row, mask));
-            _mm256_maskstore_epi32(row, mask, s);
-        }
-    }
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
 }

@@ -25,22 +25,30 @@ static inline void store_row(int32_t *c, __m512i lo, __m512i hi, __mmask16 mlo, 
     _mm512_mask_storeu_epi32(c + 16, mhi, hi);
 }
 
+/* Named accumulators, not an array: GCC kept acc[MR][2] on the stack and
+ * copied every accumulator through memory each k quad (~35 % of peak). */
+#define DECL(i) __m512i c##i##_0 = _mm512_setzero_si512(), c##i##_1 = _mm512_setzero_si512();
+#define STEP(i)                                                   \
+    {                                                             \
+        __m512i ai = _mm512_set1_epi32(quad_at(ap + 4 * (i)));    \
+        c##i##_0 = _mm512_dpbusd_epi32(c##i##_0, ai, b0);         \
+        c##i##_1 = _mm512_dpbusd_epi32(c##i##_1, ai, b1);         \
+    }
+#define STORE(i) \
+    if (i < mr) store_row(cc + (i) * ldc, c##i##_0, c##i##_1, mlo, mhi, accumulate);
+
 void pt_gemm_ukr_avx512vnni_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                  int accumulate) {
     const uint8_t *ap = a;
     const int8_t *bp = b;
-    __m512i acc[MR][2];
-    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+    int32_t *cc = c;
+    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9) DECL(10) DECL(11)
+    for (int i = 0; i < mr; ++i) _mm_prefetch((const char *)(cc + i * ldc), _MM_HINT_T0);
     for (int64_t k = 0; k < kc; k += 4, ap += 4 * MR, bp += 4 * NR) {
         __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
-        for (int i = 0; i < MR; ++i) {
-            __m512i ai = _mm512_set1_epi32(quad_at(ap + 4 * i));
-            acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
-            acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
-        }
+        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
     }
-    int32_t *cc = c;
     __mmask16 mlo = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
     __mmask16 mhi = nr >= 32 ? 0xffff : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
-    for (int i = 0; i < mr; ++i) store_row(cc + i * ldc, acc[i][0], acc[i][1], mlo, mhi, accumulate);
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7) STORE(8) STORE(9) STORE(10) STORE(11)
 }

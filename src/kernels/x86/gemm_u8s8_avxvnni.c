@@ -30,24 +30,30 @@ static inline void store_half(int32_t *c, __m256i v, __m256i mask, int full, int
     }
 }
 
+/* Named accumulators: an array of them was kept on the stack by GCC. */
+#define DECL(i) __m256i c##i##_0 = _mm256_setzero_si256(), c##i##_1 = _mm256_setzero_si256();
+#define STEP(i)                                                  \
+    {                                                            \
+        __m256i ai = _mm256_set1_epi32(quad_at(ap + 4 * (i)));   \
+        c##i##_0 = _mm256_dpbusd_avx_epi32(c##i##_0, ai, b0);    \
+        c##i##_1 = _mm256_dpbusd_avx_epi32(c##i##_1, ai, b1);    \
+    }
+#define STORE(i)                                                                              \
+    if (i < mr) {                                                                             \
+        if (nr > 0) store_half(cc + (i) * ldc, c##i##_0, m0, nr >= 8, accumulate);            \
+        if (nr > 8) store_half(cc + (i) * ldc + 8, c##i##_1, m1, nr >= 16, accumulate);       \
+    }
+
 void pt_gemm_ukr_avxvnni_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                               int accumulate) {
     const uint8_t *ap = a;
     const int8_t *bp = b;
-    __m256i acc[MR][2];
-    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5)
     for (int64_t k = 0; k < kc; k += 4, ap += 4 * MR, bp += 4 * NR) {
         __m256i b0 = _mm256_loadu_si256((const __m256i *)bp), b1 = _mm256_loadu_si256((const __m256i *)(bp + 32));
-        for (int i = 0; i < MR; ++i) {
-            __m256i ai = _mm256_set1_epi32(quad_at(ap + 4 * i));
-            acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], ai, b0);
-            acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], ai, b1);
-        }
+        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5)
     }
     int32_t *cc = c;
     __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
-    for (int i = 0; i < mr; ++i) {
-        if (nr > 0) store_half(cc + i * ldc, acc[i][0], m0, nr >= 8, accumulate);
-        if (nr > 8) store_half(cc + i * ldc + 8, acc[i][1], m1, nr >= 16, accumulate);
-    }
+    STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
 }

@@ -12,7 +12,9 @@
  * reordered the same way once per chunk.
  *
  * Columns contiguous B ([k][n]): a block of columns accumulated in an L1
- * buffer while B is read row by row in long contiguous runs.
+ * buffer while B is read row by row in long contiguous runs; 4-bit B 64
+ * bytes (128 columns) at a time, each nibble looked up in a 16-entry table
+ * of its integer value by vpermps after a per-dword shift.
  *
  * Every kernel is instantiated per M (1..4), B type and rounding, so the
  * accumulators live in registers and the type tests fold away. */
@@ -274,28 +276,6 @@ AINLINE void kc_nibble(const pt_gemv_chunk *ch, const float (*ap)[KCH], const in
 
 /* ---- columns contiguous ------------------------------------------------------ */
 
-/* Up to 32 4-bit values of consecutive columns from element e (even) on,
- * split as they unpack: even columns into *lo, odd ones into *hi.  The
- * accumulators of columns-contiguous 4-bit B use the same split order
- * (per 32 columns: 16 even, then 16 odd), so nothing is shuffled back per
- * element. */
-AINLINE void load32_nibbles(const void *p, int64_t e, const int S4, int64_t count, __m512 *lo, __m512 *hi) {
-    __m512i d = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(first_lanes((count + 1) / 2), (const uint8_t *)p + e / 2));
-    __m512i l, h;
-    if (S4) {
-        l = _mm512_srai_epi32(_mm512_slli_epi32(d, 28), 28);
-        h = _mm512_srai_epi32(_mm512_slli_epi32(d, 24), 28);
-    } else {
-        l = _mm512_and_si512(d, _mm512_set1_epi32(15));
-        h = _mm512_srli_epi32(d, 4);
-    }
-    *lo = _mm512_cvtepi32_ps(l);
-    *hi = _mm512_cvtepi32_ps(h);
-}
-
-/* Position of column j of a block in the split order. */
-static inline int64_t split_pos(int64_t j) { return (j & ~(int64_t)31) + ((j & 1) << 4) + ((j & 31) >> 1); }
-
 /* Rows of B ahead that software prefetch asks for. */
 #define PREFETCH_ROWS 4
 
@@ -303,40 +283,31 @@ static inline int64_t split_pos(int64_t j) { return (j & ~(int64_t)31) + ((j & 1
 AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k, const float *zbuf,
                      const float *sbuf, const int M, const int DT, const int DQ, const int RB, const int K2) {
     const pt_gemm_operand *o = ch->bo;
-    const int bits = DT == DT_F32 ? 32 : DT == DT_BF16 || DT == DT_F16 ? 16 : DT == DT_S8 || DT == DT_U8 ? 8 : 4;
+    const int bits = DT == DT_F32 ? 32 : DT == DT_BF16 || DT == DT_F16 ? 16 : 8;
     const int64_t line_cols = 512 / bits;
     __m512 a0[4], a1[4];
     for (int m = 0; m < M; ++m) {
         a0[m] = _mm512_set1_ps(ch->a[m * KCH + (k - ch->k0)]);
         a1[m] = K2 ? _mm512_set1_ps(ch->a[m * KCH + (k + 1 - ch->k0)]) : a0[m];
     }
-    const int NIB = DT == DT_S4 || DT == DT_U4, step = NIB ? 32 : 16;
-    for (int64_t j = 0; j < w; j += step) {
+    for (int64_t j = 0; j < w; j += 16) {
         if (j % line_cols == 0) {
             _mm_prefetch((const char *)ch->b + (e + j + PREFETCH_ROWS * o->s_k) * bits / 8, _MM_HINT_T0);
             if (K2) _mm_prefetch((const char *)ch->b + (e + j + (PREFETCH_ROWS + 1) * o->s_k) * bits / 8, _MM_HINT_T0);
         }
-        /* Two vectors of values per row: 32 nibbles, or 16 columns (the
-         * second half unused). */
-        __m512 v[2][2];
+        __m512 v[2];
+        for (int r = 0; r <= K2; ++r) v[r] = load16(ch->b, e + r * o->s_k + j, DT, first_lanes(w - j));
+        const __m512 z = DQ ? _mm512_load_ps(zbuf + j) : _mm512_setzero_ps();
+        const __m512 sc = DQ ? _mm512_load_ps(sbuf + j) : _mm512_setzero_ps();
         for (int r = 0; r <= K2; ++r) {
-            const int64_t er = e + r * o->s_k + j;
-            if (NIB) load32_nibbles(ch->b, er, DT == DT_S4, w - j, &v[r][0], &v[r][1]);
-            else v[r][0] = v[r][1] = load16(ch->b, er, DT, first_lanes(w - j));
+            if (DQ) v[r] = _mm512_mul_ps(_mm512_sub_ps(v[r], z), sc);
+            v[r] = apply_round(v[r], RB);
         }
-        for (int h = 0; h <= NIB; ++h) {
-            __m512 z = DQ ? _mm512_load_ps(zbuf + j + 16 * h) : _mm512_setzero_ps();
-            __m512 sc = DQ ? _mm512_load_ps(sbuf + j + 16 * h) : _mm512_setzero_ps();
-            for (int r = 0; r <= K2; ++r) {
-                if (DQ) v[r][h] = _mm512_mul_ps(_mm512_sub_ps(v[r][h], z), sc);
-                v[r][h] = apply_round(v[r][h], RB);
-            }
-            for (int m = 0; m < M; ++m) {
-                float *at = acc + m * W + j + 16 * h;
-                __m512 t = _mm512_fmadd_ps(a0[m], v[0][h], _mm512_load_ps(at));
-                if (K2) t = _mm512_fmadd_ps(a1[m], v[1][h], t);
-                _mm512_store_ps(at, t);
-            }
+        for (int m = 0; m < M; ++m) {
+            float *at = acc + m * W + j;
+            __m512 t = _mm512_fmadd_ps(a0[m], v[0], _mm512_load_ps(at));
+            if (K2) t = _mm512_fmadd_ps(a1[m], v[1], t);
+            _mm512_store_ps(at, t);
         }
     }
 }
@@ -346,7 +317,6 @@ AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, 
 
 AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
-    const int NIB = DT == DT_S4 || DT == DT_U4;
     const int64_t W = NC_ACC_FLOATS / M / 32 * 32;
     _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[DQ ? NC_ACC_FLOATS : 1], sbuf[DQ ? NC_ACC_FLOATS : 1];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
@@ -361,12 +331,6 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
                 pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg,
                                    dq->zp_sn, w, sbuf, zbuf);
                 for (int64_t j = w; j < (w + 31) / 32 * 32; ++j) sbuf[j] = zbuf[j] = 0.0f;
-                if (NIB)
-                    for (int64_t j0 = 0; j0 < w; j0 += 32) {
-                        float zt[32], st[32];
-                        memcpy(zt, zbuf + j0, sizeof zt), memcpy(st, sbuf + j0, sizeof st);
-                        for (int j = 0; j < 32; ++j) zbuf[split_pos(j0 + j)] = zt[j], sbuf[split_pos(j0 + j)] = st[j];
-                    }
             }
             int64_t k = ks;
             for (; k + 1 < se; k += 2)
@@ -375,11 +339,13 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
             ks = se;
         }
         for (int m = 0; m < M; ++m)
-            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + (NIB ? split_pos(j) : j)]);
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + j]);
     }
 }
 
 /* ---- dispatch ------------------------------------------------------------------ */
+
+
 
 #define FOR_M(CALL)                                                                                             \
     switch (ch->M) {                                                                                            \
@@ -388,6 +354,105 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
     case 3: CALL(3); break;                                                                                     \
     default: CALL(4); break;                                                                                    \
     }
+
+/* ---- columns contiguous, 4-bit B ----------------------------------------------- */
+
+/* 64 bytes of a k row are 128 columns.  Dword i of the raw vector holds
+ * columns 8i..8i+7, one nibble each; shifted right by 4s, its low nibble is
+ * column 8i + s, and vpermps reads only the low 4 bits of an index, so one
+ * shift and one table lookup give 16 columns as f32 with no masking, no
+ * widening shuffle and no conversion.  Accumulators, scales and zero points
+ * of a 128-column block use that order: vector s, lane i = column 8i + s. */
+static inline int64_t nib128_pos(int64_t j) { return (j & ~(int64_t)127) + (j & 7) * 16 + ((j & 127) >> 3); }
+
+/* KR (1..4) k rows of B over w columns into the accumulators; the values
+ * are (q - zp) * scale in f32, rounded as the other kernels do, then FMA'd
+ * row after row in k order. */
+AINLINE void nc_nib_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k,
+                         const float *zbuf, const float *sbuf, const int M, const int S4, const int ZP, const int RB,
+                         const int KR) {
+    const pt_gemm_operand *o = ch->bo;
+    const __m512 tab = S4 ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
+                          : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 a[4][4];
+    for (int r = 0; r < KR; ++r)
+        for (int m = 0; m < M; ++m) a[r][m] = _mm512_set1_ps(ch->a[m * KCH + (k + r - ch->k0)]);
+    const uint8_t *b = (const uint8_t *)ch->b;
+    for (int64_t j = 0; j < w; j += 128) {
+        __m512i raw[4];
+        for (int r = 0; r < KR; ++r) {
+            const uint8_t *row = b + (e + r * o->s_k + j) / 2;
+            /* Two steps ahead (PREFETCH_ROWS rows for single rows). */
+            _mm_prefetch((const char *)row + (KR == 1 ? PREFETCH_ROWS : 2 * KR) * o->s_k / 2, _MM_HINT_T0);
+            raw[r] = w - j >= 128 ? _mm512_loadu_si512(row)
+                                  : _mm512_maskz_loadu_epi8(w - j >= 127 ? ~(__mmask64)0
+                                                                          : (((__mmask64)1 << ((w - j + 1) / 2)) - 1),
+                                                            row);
+        }
+        for (int sh = 0; sh < 8; ++sh) {
+            const __m512 sc = _mm512_load_ps(sbuf + j + 16 * sh);
+            const __m512 z = ZP ? _mm512_load_ps(zbuf + j + 16 * sh) : _mm512_setzero_ps();
+            __m512 t[4];
+            for (int m = 0; m < M; ++m) t[m] = _mm512_load_ps(acc + m * W + j + 16 * sh);
+            for (int r = 0; r < KR; ++r) {
+                __m512 v = _mm512_permutexvar_ps(sh ? _mm512_srli_epi32(raw[r], 4 * sh) : raw[r], tab);
+                if (ZP) v = _mm512_sub_ps(v, z);
+                v = apply_round(_mm512_mul_ps(v, sc), RB);
+                for (int m = 0; m < M; ++m) t[m] = _mm512_fmadd_ps(a[r][m], v, t[m]);
+            }
+            for (int m = 0; m < M; ++m) _mm512_store_ps(acc + m * W + j + 16 * sh, t[m]);
+        }
+    }
+}
+
+/* Without dequantisation the parameters are scale 1 and zero point 0
+ * (pt_gemv_params_f32): q * 1 is q, the value the other kernels use. */
+AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4, const int ZP, const int RB) {
+    const pt_gemm_operand *o = ch->bo;
+    const int DQ = o->dq.on;
+    const int64_t W = NC_ACC_FLOATS / M / 128 * 128;
+    _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[NC_ACC_FLOATS], sbuf[NC_ACC_FLOATS], zt[NC_ACC_FLOATS],
+        st[NC_ACC_FLOATS];
+    const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
+    const pt_gemm_dequant *dq = &o->dq;
+    for (int64_t jb = 0; jb < ch->nlen; jb += W) {
+        const int64_t w = ch->nlen - jb < W ? ch->nlen - jb : W, nb = ch->n0 + jb, wp = (w + 127) / 128 * 128;
+        memset(acc, 0, sizeof(float) * (size_t)(M * W));
+        for (int64_t ks = ch->k0; ks < kend;) {
+            const int64_t se = segment_end(group, ks, kend);
+            if (DQ || ks == ch->k0) {
+                const int64_t g = group > 0 ? ks / group : 0;
+                pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg,
+                                   dq->zp_sn, w, st, zt);
+                for (int64_t j = w; j < wp; ++j) st[j] = zt[j] = 0.0f;
+                for (int64_t j = 0; j < wp; ++j) sbuf[nib128_pos(j)] = st[j], zbuf[nib128_pos(j)] = zt[j];
+            }
+            int64_t k = ks;
+            for (; k + 3 < se; k += 4)
+                nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 4);
+            for (; k < se; ++k)
+                nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 1);
+            ks = se;
+        }
+        for (int m = 0; m < M; ++m)
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + nib128_pos(j)]);
+    }
+}
+
+static void nc_nibble_any(const pt_gemv_chunk *ch, int s4, int zp, int rb) {
+#define NN(M)                                                                                                   \
+    do {                                                                                                        \
+        if (s4) {                                                                                               \
+            if (zp) rb ? nc_nibble_kernel(ch, M, 1, 1, 1) : nc_nibble_kernel(ch, M, 1, 1, 0);                   \
+            else rb ? nc_nibble_kernel(ch, M, 1, 0, 1) : nc_nibble_kernel(ch, M, 1, 0, 0);                      \
+        } else {                                                                                                \
+            if (zp) rb ? nc_nibble_kernel(ch, M, 0, 1, 1) : nc_nibble_kernel(ch, M, 0, 1, 0);                   \
+            else rb ? nc_nibble_kernel(ch, M, 0, 0, 1) : nc_nibble_kernel(ch, M, 0, 0, 0);                      \
+        }                                                                                                       \
+    } while (0)
+    FOR_M(NN)
+#undef NN
+}
 
 static void kc_dense_any(const pt_gemv_chunk *ch, int dt, int dq, int rb) {
 #define KC(M)                                                                                                   \
@@ -436,9 +501,7 @@ static void nc_any(const pt_gemv_chunk *ch, int dt, int dq, int rb) {
         case DT_BF16: nc_kernel(ch, M, DT_BF16, 0, 0); break;                                                   \
         case DT_F16: rb ? nc_kernel(ch, M, DT_F16, 0, 1) : nc_kernel(ch, M, DT_F16, 0, 0); break;               \
         case DT_S8: NC_INT(M, DT_S8); break;                                                                    \
-        case DT_U8: NC_INT(M, DT_U8); break;                                                                    \
-        case DT_S4: NC_INT(M, DT_S4); break;                                                                    \
-        default: NC_INT(M, DT_U4); break;                                                                       \
+        default: NC_INT(M, DT_U8); break;                                                                       \
         }                                                                                                       \
     } while (0)
     FOR_M(NCK)
@@ -469,6 +532,10 @@ bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch) {
         return true;
     }
     if (nibble && (ch->n0 % 2 != 0 || o->s_k % 2 != 0)) return false;
+    if (nibble) {
+        nc_nibble_any(ch, dt == DT_S4, dq && o->dq.zp_dt != dnnl_data_type_undef, rb);
+        return true;
+    }
     nc_any(ch, dt, dq, rb);
     return true;
 }
