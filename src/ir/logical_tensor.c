@@ -69,6 +69,15 @@ static const char *span_of(const pt_lt *lt, size_t *bytes) {
         else if (__builtin_mul_overflow(span, lt->dims[d], &span)) return "has an element count that overflows int64";
     }
     if (empty) {
+        /* No element, but kernels still step the other dims by their
+         * strides: those steps must fit too. */
+        int64_t last = 0, step;
+        for (int d = 0; d < lt->ndims && lt->layout_type == dnnl_graph_layout_type_strided; ++d) {
+            int64_t e = lt->dims[d], st = lt->layout.strides[d];
+            if (e > 1 && st > 0 &&
+                (__builtin_mul_overflow(e - 1, st, &step) || __builtin_add_overflow(last, step, &last)))
+                return "has strides whose byte span overflows int64";
+        }
         *bytes = 0;
         return NULL;
     }
