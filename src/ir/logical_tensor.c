@@ -47,6 +47,11 @@ bool pt_lt_is_dense(const pt_lt *lt) {
     return true;
 }
 
+/* No buffer can exceed 2^48 bytes (x86-64 user space is 2^47): larger
+ * tensors are refused, which leaves kernels 2^15 of headroom for the
+ * products of dims, strides and element sizes they form. */
+#define PT_SPAN_LIMIT ((int64_t)1 << 48)
+
 /* The byte span of a tensor's buffer (the single definition; see the header).
  * Returns NULL and sets *bytes, or returns the reason the layout is refused. */
 static const char *span_of(const pt_lt *lt, size_t *bytes) {
@@ -66,7 +71,8 @@ static const char *span_of(const pt_lt *lt, size_t *bytes) {
     bool empty = false;
     for (int d = 0; d < lt->ndims; ++d) {
         if (lt->dims[d] == 0) empty = true;
-        else if (__builtin_mul_overflow(span, lt->dims[d], &span)) return "has an element count that overflows int64";
+        else if (__builtin_mul_overflow(span, lt->dims[d], &span) || span > PT_SPAN_LIMIT)
+            return "has more than 2^48 elements";
     }
     if (empty) {
         /* No element, but kernels still step the other dims by their
@@ -75,8 +81,9 @@ static const char *span_of(const pt_lt *lt, size_t *bytes) {
         for (int d = 0; d < lt->ndims && lt->layout_type == dnnl_graph_layout_type_strided; ++d) {
             int64_t e = lt->dims[d], st = lt->layout.strides[d];
             if (e > 1 && st > 0 &&
-                (__builtin_mul_overflow(e - 1, st, &step) || __builtin_add_overflow(last, step, &last)))
-                return "has strides whose byte span overflows int64";
+                (__builtin_mul_overflow(e - 1, st, &step) || __builtin_add_overflow(last, step, &last) ||
+                 last > PT_SPAN_LIMIT))
+                return "has strides that span more than 2^48 elements";
         }
         *bytes = 0;
         return NULL;
@@ -95,15 +102,15 @@ static const char *span_of(const pt_lt *lt, size_t *bytes) {
             if (st == DNNL_GRAPH_UNKNOWN_DIM) return NULL;
             if (st < 0) return "has a negative stride";
             if (__builtin_mul_overflow(e, st, &m) || __builtin_mul_overflow(e - 1, st, &step) ||
-                __builtin_add_overflow(last, step, &last))
-                return "has strides whose byte span overflows int64";
+                __builtin_add_overflow(last, step, &last) || m > PT_SPAN_LIMIT || last > PT_SPAN_LIMIT)
+                return "has strides that span more than 2^48 elements";
             if (m > spec) spec = m;
         }
         span = spec > last + 1 ? spec : last + 1;
     }
     uint64_t b;
-    if (__builtin_mul_overflow((uint64_t)span, (uint64_t)bits, &b) || b > (uint64_t)INT64_MAX)
-        return "has a byte size that overflows int64";
+    if (__builtin_mul_overflow((uint64_t)span, (uint64_t)bits, &b) || (b + 7u) / 8u > (uint64_t)PT_SPAN_LIMIT)
+        return "has a byte size over 2^48";
     *bytes = (size_t)((b + 7u) / 8u);
     return NULL;
 }

@@ -30,7 +30,8 @@ bool pt_lt_is_dense(const pt_lt *lt);
  * for 4-bit types.  *bytes is SIZE_MAX for any/undef layouts, unknown dims
  * or unknown strides.  dnnl_invalid_arguments (with one verbose line naming
  * the tensor) for more than 12 dims, a negative stride, or an element
- * count, stride span or byte size that overflows int64. */
+ * count (of the non-zero dims), stride span or byte size over 2^48, more
+ * than any x86-64 buffer holds (so no product kernels form overflows). */
 pt_status pt_lt_span_bytes(const pt_lt *lt, size_t *bytes);
 /* Fields a logical tensor from the caller must have right wherever it is
  * handed in (op ports, tensors, compile): ndims -1 .. 12, and a host scalar
