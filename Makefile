@@ -6,7 +6,7 @@ BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
 
-.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean install
+.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean install fuzz
 
 all: build
 
@@ -116,3 +116,35 @@ install: build
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
+
+# libFuzzer targets (docs/reliability.md): builds fuzz_json_graph and
+# fuzz_c_api with clang, ASan and UBSan in $(BUILD_FUZZ), seeds each corpus
+# ($(BUILD_FUZZ)/corpus/<target>) from the project's JSON cases, the saved
+# regression inputs and fuzz/seeds/, then runs each target FUZZ_SECONDS.
+# Crash inputs land in $(BUILD_FUZZ)/artifacts/.
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = fuzz_json_graph fuzz_c_api
+FUZZ_FLAGS ?= -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 -print_final_stats=1
+
+fuzz: deps
+	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - 2>/dev/null; then \
+	  echo "installing: clang libclang-rt-14-dev"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev; fi; \
+	fi
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=Release -DPARTITA_FUZZ=ON \
+	  -DPARTITA_BUILD_TESTS=OFF >/dev/null
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
+	mkdir -p $(BUILD_FUZZ)/artifacts $(addprefix $(BUILD_FUZZ)/corpus/,$(FUZZ_TARGETS))
+	cp tests/graphs/*.json examples/graphs/*.json $(BUILD_FUZZ)/corpus/fuzz_json_graph/
+	for t in $(FUZZ_TARGETS); do \
+	  for d in tests/fuzz_regressions/$$t fuzz/seeds/$$t; do \
+	    if [ -d $$d ]; then cp $$d/* $(BUILD_FUZZ)/corpus/$$t/ 2>/dev/null || true; fi; done; done
+	set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "== $$t: $(FUZZ_SECONDS) s"; \
+	  OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ./$(BUILD_FUZZ)/$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(BUILD_FUZZ)/artifacts/$$t- $(BUILD_FUZZ)/corpus/$$t; done

@@ -276,7 +276,12 @@ size_t pc_buffer_bytes(dnnl_data_type_t dt, int ndims, const int64_t *dims, cons
         n = 0;
         for (int d = 0; d < ndims; ++d) {
             if (dims[d] == 0) return 0;
-            int64_t span = dims[d] * (dims[d] == 1 ? 1 : strides[d]);
+            if (dims[d] == 1) {
+                /* Any stride (even INT64_MIN) is fine: the dim adds no offset. */
+                if (n < 1) n = 1;
+                continue;
+            }
+            int64_t span = dims[d] * strides[d];
             if (span > n) n = span;
             last += (dims[d] - 1) * (strides[d] < 0 ? -strides[d] : strides[d]);
         }

@@ -470,6 +470,15 @@ int pc_reference_run(const pc_part_view *pv, pc_values *vals, dnnl_engine_t eng,
             if (!outv[o]) goto next;
         }
         int64_t n0 = nin ? pc_lt_nelems(&op->in[0]) : 0;
+        bool own = ((op->kind == dnnl_graph_op_type_cast || op->kind == dnnl_graph_op_reciprocal) && nout == 1) ||
+                   (op->kind == dnnl_graph_op_dropout && nin == 4);
+        bool same = true; /* the ops computed here map input elements to output elements one to one */
+        for (size_t o = 0; own && o < nout && o < 2; ++o) same = same && pc_lt_nelems(&op->out[o]) == n0;
+        if (own && (n0 < 0 || !same)) {
+            pc_set_err(err, cap, "reference: op %zu (%s): outputs must have as many elements as input 0", op->id,
+                       pc_kind_name(op->kind));
+            goto next;
+        }
         if (op->kind == dnnl_graph_op_type_cast && nout == 1) {
             /* The reference does not round at casts (docs/graph-json.md). */
             memcpy(outv[0], inv[0], (size_t)n0 * sizeof **outv);

@@ -44,7 +44,8 @@ static void strides_from_order(int nd, const int64_t *dims, const int *perm, int
     int64_t s = 1;
     for (int k = nd - 1; k >= 0; --k) {
         strides[perm[k]] = s;
-        s *= dims[perm[k]] > 1 ? dims[perm[k]] : 1;
+        /* Saturates like pt_dense_strides: the library refuses the layout. */
+        if (dims[perm[k]] > 1 && __builtin_mul_overflow(s, dims[perm[k]], &s)) s = INT64_MAX;
     }
 }
 

@@ -91,7 +91,9 @@ dnnl_status_t DNNL_API dnnl_graph_logical_tensor_init_with_strides(
 dnnl_status_t DNNL_API dnnl_graph_logical_tensor_get_mem_size(const dnnl_graph_logical_tensor_t *logical_tensor,
                                                               size_t *size) {
     if (!logical_tensor || !size) return pt_err(dnnl_invalid_arguments, "logical_tensor_get_mem_size: NULL argument");
-    *size = pt_lt_mem_size(logical_tensor);
+    size_t bytes;
+    PT_CHECK(pt_lt_span_bytes(logical_tensor, &bytes));
+    *size = bytes;
     return dnnl_success;
 }
 

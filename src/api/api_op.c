@@ -28,11 +28,13 @@ dnnl_status_t DNNL_API dnnl_graph_op_destroy(dnnl_graph_op_t op) {
 
 dnnl_status_t DNNL_API dnnl_graph_op_add_input(dnnl_graph_op_t op, const dnnl_graph_logical_tensor_t *input) {
     if (!op || !input) return pt_err(dnnl_invalid_arguments, "op_add_input: NULL argument");
+    PT_CHECK(pt_lt_check(input, "op_add_input"));
     return pt_op_add_input(op, input);
 }
 
 dnnl_status_t DNNL_API dnnl_graph_op_add_output(dnnl_graph_op_t op, const dnnl_graph_logical_tensor_t *output) {
     if (!op || !output) return pt_err(dnnl_invalid_arguments, "op_add_output: NULL argument");
+    PT_CHECK(pt_lt_check(output, "op_add_output"));
     return pt_op_add_output(op, output);
 }
 

@@ -11,6 +11,9 @@ static pt_status tensor_new(dnnl_graph_tensor_t *tensor, const pt_lt *lt, dnnl_e
     if (lt->property == dnnl_graph_tensor_property_host_scalar)
         return pt_err(dnnl_invalid_arguments,
                       "tensor_create: logical tensor %zu is a host scalar (use tensor_create_scalar)", lt->id);
+    size_t size;
+    PT_CHECK(pt_lt_check(lt, "tensor_create"));
+    PT_CHECK(pt_lt_span_bytes(lt, &size)); /* refuses layouts no buffer can hold */
     struct dnnl_graph_tensor *t = calloc(1, sizeof *t);
     if (!t) {
         *tensor = NULL;
@@ -20,7 +23,6 @@ static pt_status tensor_new(dnnl_graph_tensor_t *tensor, const pt_lt *lt, dnnl_e
     t->engine = engine;
     t->id = id;
     if (handle == DNNL_MEMORY_ALLOCATE) {
-        size_t size = pt_lt_mem_size(lt);
         if (size == SIZE_MAX) {
             free(t);
             return pt_err(dnnl_invalid_arguments,
@@ -65,6 +67,7 @@ dnnl_status_t DNNL_API dnnl_graph_tensor_create_scalar(dnnl_graph_tensor_t *tens
                       logical_tensor->id);
     if (!handle || handle == DNNL_MEMORY_ALLOCATE)
         return pt_err(dnnl_invalid_arguments, "tensor_create_scalar: a value pointer is required");
+    PT_CHECK(pt_lt_check(logical_tensor, "tensor_create_scalar")); /* ndims 0: kernels read one value */
     struct dnnl_graph_tensor *t = calloc(1, sizeof *t);
     if (!t) return dnnl_out_of_memory;
     t->lt = *logical_tensor;

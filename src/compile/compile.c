@@ -90,6 +90,7 @@ static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *
         if (!given)
             return pt_err(dnnl_invalid_arguments, "partition %zu: no logical tensor given for input port %zu",
                           p->id, port->id);
+        PT_CHECK(pt_lt_check(given, "compile"));
         if (given->data_type != port->data_type)
             return pt_err(dnnl_invalid_arguments,
                           "partition %zu: input %zu has data type %d, port expects %d", p->id,
@@ -117,6 +118,8 @@ static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *
             if (lt.layout.strides[d] < 0 && lt.dims[d] != 1)
                 return pt_err(dnnl_invalid_arguments, "partition %zu: input %zu has a negative or unknown stride",
                               p->id, port->id);
+        size_t bytes;
+        PT_CHECK(pt_lt_span_bytes(&lt, &bytes));
         PT_CHECK(map_put(map, &lt));
     }
     for (size_t o = 0; o < p->nops; ++o) {
@@ -154,8 +157,16 @@ static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *
                 return pt_err(dnnl_invalid_shape, "op %s#%zu: output %zu shape cannot be inferred (%s)",
                               pt_op_kind_name(op->kind), op->id, out[k].id, buf);
             }
-            if (pt_lt_shape_known(&out[k]))
+            if (pt_lt_shape_known(&out[k])) {
                 concretize_layout(&out[k], out[k].layout_type == dnnl_graph_layout_type_strided);
+                /* Inferred and given outputs alike: a byte span that fits,
+                 * and no two elements at one address. */
+                size_t bytes;
+                PT_CHECK(pt_lt_span_bytes(&out[k], &bytes));
+                if (pt_lt_overlaps(&out[k]))
+                    return pt_err(dnnl_invalid_arguments, "op %s#%zu: output %zu has overlapping strides",
+                                  pt_op_kind_name(op->kind), op->id, out[k].id);
+            }
             PT_CHECK(map_put(map, &out[k]));
         }
     }

@@ -39,6 +39,17 @@ static pt_status check_bound(const struct dnnl_graph_tensor *t, const pt_lt *wan
     return dnnl_success;
 }
 
+/* True when every tensor of both lists holds no element (a 0 dim): there is
+ * nothing to read or write, and kernels would still walk the other dims. */
+static bool all_empty(const pt_lt *a, size_t na, const pt_lt *b, size_t nb) {
+    if (na + nb == 0) return false;
+    for (size_t i = 0; i < na; ++i)
+        if (pt_lt_nelems(&a[i]) != 0) return false;
+    for (size_t i = 0; i < nb; ++i)
+        if (pt_lt_nelems(&b[i]) != 0) return false;
+    return true;
+}
+
 static size_t slot_index(const pt_compiled *c, size_t id) {
     for (size_t i = 0; i < c->nslots; ++i)
         if (c->slots[i].id == id) return i;
@@ -113,6 +124,10 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s)
         if (c->slots[s].kind == PT_SLOT_SCRATCH) data[s] = scratch + c->slots[s].offset;
 
+    if (st == dnnl_success && all_empty(c->inputs, c->nin, c->outputs, c->nout)) {
+        if (own_scratch) pt_engine_free(stream->engine, scratch);
+        return dnnl_success;
+    }
     if (st == dnnl_success && c->has_fused) {
         /* Ports in compiled order; a repeated id binds the same buffer. */
         pt_tview *fin = views;
@@ -146,6 +161,7 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
             vout[k].lt = op->out[k];
             vout[k].data = data[step->out_slot[k]];
         }
+        if (all_empty(op->in, op->nin, op->out, op->nout)) continue;
         ctx.scratch = step->kernel.scratch_bytes ? scratch + c->kernel_scratch_offset : NULL;
         ctx.scratch_bytes = step->kernel.scratch_bytes;
         st = step->kernel.run(step->kernel.params, vin, op->nin, vout, op->nout, &ctx);

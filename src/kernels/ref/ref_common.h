@@ -94,7 +94,7 @@ static inline size_t pt_lt_count(const pt_lt *lt) {
 static inline size_t pt_scratch_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 static inline void *pt_scratch_take(char **cur, size_t bytes) {
     void *p = *cur;
-    *cur += pt_scratch_round(bytes);
+    if (p) *cur += pt_scratch_round(bytes); /* none at all (empty tensors): stays NULL */
     return p;
 }
 
