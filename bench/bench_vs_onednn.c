@@ -126,8 +126,8 @@ static void time_both(const graph_api *partita, dnnl_engine_t partita_engine,
             ? case_prepare(onednn, onednn_engine, onednn_stream, c, d)
             : NULL;
     double p_first = 0, d_first = 0;
-    if (ps) p->ok = case_execute(ps, &p_first, p);
-    if (ds) d->ok = case_execute(ds, &d_first, d);
+    if (ps) bench_warm_up(ps, run, &p_first, p);
+    if (ds) bench_warm_up(ds, run, &d_first, d);
     int runs = bench_runs_within_budget(
             run, (p->ok ? p_first : 0) + (d->ok ? d_first : 0));
     double *p_times = calloc((size_t)runs, sizeof *p_times);

@@ -47,6 +47,11 @@ int case_execute(case_session *session, double *seconds, case_result *result);
 /* Copies the graph outputs into result when asked, then frees the session. */
 void case_finish(case_session *session, const bench_case *c, int keep_outputs,
         case_result *result);
+/* Warm-up executions of a prepared case: options->warmup_runs, and more
+ * until BENCH_WARMUP_S seconds of them have run. */
+#define BENCH_WARMUP_S 0.25
+void bench_warm_up(case_session *session, const run_options *options, double *last, case_result *result);
+
 /* Timed runs allowed when one run takes seconds_per_run (>= 1). */
 int bench_runs_within_budget(const run_options *options, double seconds_per_run);
 
