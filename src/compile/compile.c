@@ -17,6 +17,7 @@
 #include "ir/dtype.h"
 #include "runtime/clock.h"
 #include "runtime/cpu.h"
+#include "runtime/settings.h"
 
 /* Small id -> logical tensor map (partitions hold few tensors). */
 typedef struct {
@@ -333,8 +334,7 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
     for (size_t i = 0; i < c->nin; ++i) put_lt(&t, "in", i, &c->inputs[i]);
     put(&t, " ");
     for (size_t i = 0; i < c->nout; ++i) put_lt(&t, "out", i, &c->outputs[i]);
-    static const char *modes[] = {"strict", "bf16", "f16", "any", "tf32"};
-    put(&t, ",fpm:%s%s", (unsigned)c->fpmath < 5 ? modes[c->fpmath] : "?", c->apply_to_int ? ":apply_to_int" : "");
+    put(&t, ",fpm:%s%s", pt_fpmath_name(c->fpmath), c->apply_to_int ? ":apply_to_int" : "");
     if (c->has_fused) {
         const char *fam = p->row ? family_name(p->row->fused) : "compute_post_ops";
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");

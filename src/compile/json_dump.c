@@ -15,6 +15,7 @@
 #include "ir/dtype.h"
 #include "oneapi/dnnl/dnnl_version.h"
 #include "ops/op_schema.h"
+#include "runtime/settings.h"
 
 /* ---- tree construction ---------------------------------------------------- */
 
@@ -51,16 +52,6 @@ static const char *engine_kind_str(dnnl_engine_kind_t k) {
         case dnnl_cpu: return "cpu";
         case dnnl_gpu: return "gpu";
         default: return "any";
-    }
-}
-
-static const char *fpmath_str(dnnl_fpmath_mode_t m) {
-    switch (m) {
-        case dnnl_fpmath_mode_bf16: return "bf16";
-        case dnnl_fpmath_mode_f16: return "f16";
-        case dnnl_fpmath_mode_tf32: return "tf32";
-        case dnnl_fpmath_mode_any: return "any";
-        default: return "strict";
     }
 }
 
@@ -243,7 +234,7 @@ static cJSON *build_document(const pt_op *const *ops, size_t n, dnnl_engine_kind
     snprintf(version, sizeof version, "%d.%d.%d", DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH);
     int ok = put(doc, "version", cJSON_CreateString(version));
     ok = ok && put(doc, "engine_kind", cJSON_CreateString(engine_kind_str(ekind)));
-    ok = ok && put(doc, "fpmath_mode", cJSON_CreateString(fpmath_str(fpmath)));
+    ok = ok && put(doc, "fpmath_mode", cJSON_CreateString(pt_fpmath_name(fpmath)));
     ok = ok && put(doc, "fpmath_mode_apply_to_int", cJSON_CreateString(apply_to_int ? "true" : "false"));
 
     /* One entry per (op, input) pair fed from outside the dumped ops. */

@@ -2,6 +2,7 @@
  * Everything here relies only on the default floating-point environment
  * (round-to-nearest-even, no flush-to-zero): nearbyintf/rint give RNE. */
 #include "ir/dtype.h"
+#include "ir/dtype_round.h"
 
 #include <math.h>
 #include <string.h>
@@ -121,15 +122,9 @@ static uint32_t minifloat_code(float a, int mb, int bias) {
     return ((uint32_t)(e + bias) << mb) + (uint32_t)q - (1u << mb);
 }
 
-float pt_bf16_to_f32(uint16_t v) { return f32_from_bits((uint32_t)v << 16); }
+float pt_bf16_to_f32(uint16_t v) { return pt_bf16_bits_to_f32(v); }
 
-uint16_t pt_f32_to_bf16(float f) {
-    uint32_t u = f32_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
-    /* RNE on the upper half; a carry out of the largest finite value gives inf. */
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
+uint16_t pt_f32_to_bf16(float f) { return pt_bf16_bits_rne(f); }
 
 float pt_f16_to_f32(uint16_t v) {
     uint32_t sign = (uint32_t)(v & 0x8000u) << 16;

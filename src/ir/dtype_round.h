@@ -12,6 +12,25 @@
 
 #include "oneapi/dnnl/dnnl_common_types.h"
 
+/* f32 to bf16 bits: round to nearest even, a carry out of the largest
+ * finite value gives infinity, NaN stays a (quiet) NaN.  Inline because
+ * packers run it once per element; pt_f32_to_bf16 (ir/dtype.h) is this. */
+static inline uint16_t pt_bf16_bits_rne(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* bf16 bits to f32 (exact). */
+static inline float pt_bf16_bits_to_f32(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 /* To bf16 (8 mantissa bits) and back. */
 static inline float pt_round_bf16(float x) {
     uint32_t u;

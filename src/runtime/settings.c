@@ -19,10 +19,15 @@ static const char *env2(const char *onednn, const char *dnnl) {
 /* ---- default math mode ---- */
 static int fpmath = -1;
 
+static const char *const fpmath_names[] = {"strict", "bf16", "f16", "any", "tf32"}; /* by enum value */
+
+const char *pt_fpmath_name(dnnl_fpmath_mode_t mode) {
+    return (unsigned)mode < sizeof fpmath_names / sizeof fpmath_names[0] ? fpmath_names[mode] : "strict";
+}
+
 static int parse_fpmath(const char *v) {
-    static const char *names[] = {"strict", "bf16", "f16", "any", "tf32"};
     for (int i = 0; i < 5; ++i)
-        if (strcasecmp(v, names[i]) == 0) return i;
+        if (strcasecmp(v, fpmath_names[i]) == 0) return i;
     return dnnl_fpmath_mode_strict;
 }
 

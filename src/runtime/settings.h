@@ -8,6 +8,9 @@
 #include "oneapi/dnnl/dnnl_graph.h"
 #include "ir/status.h"
 
+/* "strict", "bf16", "f16", "any", "tf32" (the environment's spelling). */
+const char *pt_fpmath_name(dnnl_fpmath_mode_t mode);
+
 dnnl_fpmath_mode_t pt_default_fpmath(void);
 pt_status pt_set_default_fpmath(dnnl_fpmath_mode_t mode);
 

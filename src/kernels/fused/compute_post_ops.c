@@ -651,10 +651,7 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     if (nout < 1) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no output");
     if (s->nbatch == 0 || s->P == 0 || s->Q == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "compute_post_ops: no scratchpad");
-    /* The engine path was planned for one math mode; another one (a caller
-     * of the kernel-level entry) takes the exact path. */
-    if (s->mme && pt_mme_mode(s) == (ctx ? ctx->fpmath : dnnl_fpmath_mode_strict))
-        return pt_mme_run(s, in, nin, out, scratch, ctx);
+    if (s->mme) return pt_mme_run(s, in, nin, out, scratch, ctx);
     char *base = scratch;
     cp_args A;
     memset(&A, 0, sizeof A);
@@ -796,12 +793,17 @@ static pt_status plan(cp_state *s) {
 }
 
 pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
+    /* A MatMul planned on the GEMM engine runs only there (its math mode is
+     * the compiled partition's, which every execution uses). */
+    if (s->mme) {
+        *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s,
+                            .scratch_bytes = pt_mme_scratch_bytes(s), .kernel_name = pt_mme_kernel_name(s)};
+        return dnnl_success;
+    }
     pt_status st = plan(s);
     if (st != dnnl_success) return pt_cp_state_free(s), st;
-    *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s};
+    *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s, .kernel_name = "exact_double"};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
-    fused->kernel_name = s->mme ? pt_mme_kernel_name(s) : "exact_double";
-    if (pt_mme_scratch_bytes(s) > fused->scratch_bytes) fused->scratch_bytes = pt_mme_scratch_bytes(s);
     return dnnl_success;
 }
 

@@ -29,7 +29,6 @@ typedef struct {
 
 struct pt_mme {
     pt_gemm_plan plan;
-    dnnl_fpmath_mode_t mode; /* the math mode the plan was made for */
     mme_operand a, b;
     bool cache_b; /* pack B once through the constant cache */
     size_t b_bytes, b_scale_bytes; /* spans of the weight and its scales (fingerprints) */
@@ -99,6 +98,25 @@ static bool param_form(const pt_cp_state *s, bool is_b, const po_opd *p, int64_t
     *group = p->div[dk] >= s->K ? 0 : p->div[dk];
     if (*group == 0) *sg = 0;
     return true;
+}
+
+/* The operand evaluated through its program into a dense row-major f32
+ * copy in its own dims (scratch at execute). */
+static void make_dense(const pt_cp_state *s, bool is_b, mme_operand *m, pt_gemm_operand *o, int64_t *bs) {
+    const pt_cp_operand *op = is_b ? &s->w : &s->a;
+    int64_t es[PT_CP_MAXD], n = 1;
+    for (int d = op->ndims - 1; d >= 0; --d) es[d] = n, n *= op->dims[d];
+    free(m->zp_const);
+    memset(m, 0, sizeof *m);
+    m->src = SRC_DENSE;
+    m->scale_port = m->zp_port = -1;
+    m->dense_elems = n;
+    memset(o, 0, sizeof *o);
+    o->dt = dnnl_f32;
+    strides_into(s, is_b, es, o, bs);
+    int r = is_b ? s->rb : s->ra;
+    for (int i = 0; i + 2 < r; ++i)
+        if (op->dims[i] == 1) bs[i + s->nbd - (r - 2)] = 0;
 }
 
 /* Classifies an operand program: a plain load, or one dequantisation of
@@ -177,17 +195,7 @@ static pt_status classify(const pt_cp_state *s, bool is_b, const pt_postops *pro
             return dnnl_success;
         }
     }
-    /* Dense f32 copy in the operand's own dims, row-major. */
-    const pt_cp_operand *op = is_b ? &s->w : &s->a;
-    int64_t es[PT_CP_MAXD], n = 1;
-    for (int d = op->ndims - 1; d >= 0; --d) es[d] = n, n *= op->dims[d];
-    m->dense_elems = n;
-    o->dt = dnnl_f32;
-    o->dq.on = false;
-    strides_into(s, is_b, es, o, bs);
-    int r = is_b ? s->rb : s->ra;
-    for (int i = 0; i + 2 < r; ++i)
-        if (op->dims[i] == 1) bs[i + s->nbd - (r - 2)] = 0;
+    make_dense(s, is_b, m, o, bs);
     return dnnl_success;
 }
 
@@ -225,7 +233,6 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     struct pt_mme *e = calloc(1, sizeof *e);
     if (!e) return dnnl_out_of_memory;
     s->mme = e;
-    e->mode = mode;
     e->nthr = 1;
 #ifdef _OPENMP
     e->nthr = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
@@ -264,18 +271,9 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     }
     if (d.kind != PT_GEMM_U8S8 && d.a.dq.on) {
         /* Dequantised activations of a float product: evaluate them densely. */
-        free(e->a.zp_const);
-        memset(&e->a, 0, sizeof e->a);
-        e->a.src = SRC_DENSE;
-        const pt_cp_operand *op = &s->a;
-        int64_t es[PT_CP_MAXD], n = 1;
-        for (int q = op->ndims - 1; q >= 0; --q) es[q] = n, n *= op->dims[q];
-        e->a.dense_elems = n;
-        d.a.dt = dnnl_f32;
-        d.a.dq.on = false;
-        strides_into(s, false, es, &d.a, d.a_bs);
-        for (int i = 0; i + 2 < s->ra; ++i)
-            if (op->dims[i] == 1) d.a_bs[i + s->nbd - (s->ra - 2)] = 0;
+        dnnl_fpmath_mode_t round = d.a.round;
+        make_dense(s, false, &e->a, &d.a, d.a_bs);
+        d.a.round = round;
     }
     bool b_batch_free = true;
     for (int i = 0; i < d.nbd; ++i) b_batch_free = b_batch_free && d.b_bs[i] == 0;
@@ -320,8 +318,6 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
                e->cache_b ? ",constant weights packed once" : "");
     return dnnl_success;
 }
-
-dnnl_fpmath_mode_t pt_mme_mode(const pt_cp_state *s) { return s->mme->mode; }
 
 size_t pt_mme_scratch_bytes(const pt_cp_state *s) { return s && s->mme ? s->mme->bytes : 0; }
 
@@ -389,9 +385,10 @@ static void epilogue(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen
                 int64_t n = nlen - c0 < MME_RUN ? nlen - c0 : MME_RUN;
                 const float *row = c + i * ldc + c0;
                 if (E->bias) {
-                    int64_t bo = bbase + m * s->bias_sm + (n0 + c0) * s->bias_sn;
-                    for (int64_t j = 0; j < n; ++j)
-                        x[j] = row[j] + pt_load_f32(E->bias->data, s->bias_dt, bo + j * s->bias_sn);
+                    /* The bias run through the shared typed loader, then added. */
+                    pt_run_load(E->bias->data, s->bias_dt, bbase + m * s->bias_sm + (n0 + c0) * s->bias_sn,
+                                s->bias_sn, x, n);
+                    for (int64_t j = 0; j < n; ++j) x[j] += row[j];
                 } else {
                     memcpy(x, row, (size_t)n * sizeof(float));
                 }

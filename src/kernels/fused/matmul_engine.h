@@ -43,9 +43,6 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
 
 void pt_mme_free(pt_cp_state *s);
 
-/* The math mode the engine path was planned for. */
-dnnl_fpmath_mode_t pt_mme_mode(const pt_cp_state *s);
-
 /* Name of the microkernel the plan uses ("" without the engine path). */
 const char *pt_mme_kernel_name(const pt_cp_state *s);
 

@@ -19,18 +19,9 @@ static float f32_of_f32(const void *p, int64_t e) { return ((const float *)p)[e]
 static float f32_of_bf16(const void *p, int64_t e) { return pt_bf16_to_f32(((const uint16_t *)p)[e]); }
 static float f32_of_f16(const void *p, int64_t e) { return pt_f16_to_f32(((const uint16_t *)p)[e]); }
 
-/* Round to nearest even, quiet NaN: the bits pt_f32_to_bf16 gives, inline
- * because it runs once per packed element. */
-static inline uint16_t bf16_rne(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-static uint16_t bf16_of_f32(const void *p, int64_t e) { return bf16_rne(((const float *)p)[e]); }
+static uint16_t bf16_of_f32(const void *p, int64_t e) { return pt_bf16_bits_rne(((const float *)p)[e]); }
 static uint16_t bf16_of_bf16(const void *p, int64_t e) { return ((const uint16_t *)p)[e]; }
-static uint16_t bf16_of_f16(const void *p, int64_t e) { return bf16_rne(pt_f16_to_f32(((const uint16_t *)p)[e])); }
+static uint16_t bf16_of_f16(const void *p, int64_t e) { return pt_bf16_bits_rne(pt_f16_to_f32(((const uint16_t *)p)[e])); }
 
 enum { K_BLOCK = 64 }; /* k run per row in the transposing loops */
 

@@ -13,20 +13,13 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "ir/dtype_round.h"
 #include "kernels/gemm/gemm_int_load.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/x86/gemm_pack_int_x86.h"
 
 /* Elements decoded per step of a k-contiguous row. */
 #define RUN 256
-
-/* f32 -> bf16 as pt_f32_to_bf16 (round to nearest even, NaN quieted). */
-static inline uint16_t to_bf16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
 
 /* n integers of type dt from element e0 on, `step` elements apart. */
 static void decode_ints(const void *p, dnnl_data_type_t dt, int64_t e0, int64_t step, int64_t n, int32_t *out) {
@@ -166,7 +159,7 @@ static inline void params_at(const pt_gemm_dequant *dq, const void *scales, cons
 /* Writes value v of (row r of the strip, k) into a panel of R rows. */
 static inline void put_f32(float *panel, int R, int64_t k, int64_t r, float v) { panel[k * R + r] = v; }
 static inline void put_bf16(uint16_t *panel, int R, int64_t k, int64_t r, float v) {
-    panel[(k >> 1) * R * 2 + r * 2 + (k & 1)] = to_bf16(v);
+    panel[(k >> 1) * R * 2 + r * 2 + (k & 1)] = pt_bf16_bits_rne(v);
 }
 
 /* k contiguous (or any strides): a row at a time, RUN k per decode. */

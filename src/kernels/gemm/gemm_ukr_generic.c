@@ -4,15 +4,10 @@
 
 #include <string.h>
 
+#include "ir/dtype_round.h"
+
 #define GMR PT_GEMM_GENERIC_MR
 #define GNR PT_GEMM_GENERIC_NR
-
-static inline float bf16_to_f32(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* Stores the accumulator tile into c (f32), only the mr x nr corner. */
 static void store_f32(const float acc[GMR][GNR], float *c, int64_t ldc, int mr, int nr, int accumulate) {
@@ -39,9 +34,9 @@ void pt_gemm_ukr_generic_bf16(int64_t kc, const void *a, const void *b, void *c,
     /* One k pair per step, both products summed first as vdpbf16ps does. */
     for (int64_t k = 0; k < kc; k += 2, ap += 2 * GMR, bp += 2 * GNR)
         for (int i = 0; i < GMR; ++i) {
-            float a0 = bf16_to_f32(ap[2 * i]), a1 = bf16_to_f32(ap[2 * i + 1]);
+            float a0 = pt_bf16_bits_to_f32(ap[2 * i]), a1 = pt_bf16_bits_to_f32(ap[2 * i + 1]);
             for (int j = 0; j < GNR; ++j)
-                acc[i][j] += a0 * bf16_to_f32(bp[2 * j]) + a1 * bf16_to_f32(bp[2 * j + 1]);
+                acc[i][j] += a0 * pt_bf16_bits_to_f32(bp[2 * j]) + a1 * pt_bf16_bits_to_f32(bp[2 * j + 1]);
         }
     store_f32((const float(*)[GNR])acc, c, ldc, mr, nr, accumulate);
 }
