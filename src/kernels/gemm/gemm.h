@@ -101,6 +101,28 @@ typedef struct pt_gemm_quant {
     bool b_scale_per_n; /* else per tensor */
 } pt_gemm_quant;
 
+/* Bytes of one element of a kind's panels (A side == B side). */
+static inline size_t pt_gemm_panel_elem_bytes(pt_gemm_kind k) { return k == PT_GEMM_F32 ? 4 : k == PT_GEMM_BF16 ? 2 : 1; }
+
+/* kc rounded up to the kind's k group. */
+static inline int64_t pt_gemm_kc_padded(const pt_gemm_ukernel *uk, int64_t kc) { return (kc + uk->kg - 1) / uk->kg * uk->kg; }
+
+/* Packing for kernels that drive the microkernels themselves (the fused
+ * attention kernels) as well as for the driver.
+ *
+ * Packs rows [r0, r0 + rows) by k [k0, k0 + kc) of operand `o` (data at
+ * `data`: the operand's first element for this batch item) into strips of R
+ * rows (R = uk->mr for A, uk->nr for B): strip s starts at
+ * dst + s * R * kcp * elem_bytes (kcp = pt_gemm_kc_padded(kc)), laid out
+ * [kcp/kg][R][kg]; rows past `rows` and k past kc are zero.  B with o->dq.on
+ * is dequantised with `scales` / `zps` (tensors indexed by (row, k/group)
+ * through the dq strides).  U8S8: s8 A is shifted to u8 (+128); `sums`
+ * (when non-NULL) receives Σ_k of each packed row's integer values as
+ * packed (rows entries).  Pure function. */
+void pt_gemm_pack_panels(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_operand *o, const void *data,
+                         const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0, int64_t kc,
+                         void *dst, int32_t *sums);
+
 /* ---- 3. the driver ------------------------------------------------------------ */
 
 #define PT_GEMM_MAX_BATCH 10
