@@ -104,15 +104,18 @@ static pt_status propagate(const pt_partition_impl *p, size_t nin, const pt_lt *
         if (port->ndims >= 0 && given->ndims != port->ndims)
             return pt_err(dnnl_invalid_shape, "partition %zu: input %zu has rank %d, port has rank %d",
                           p->id, port->id, given->ndims, port->ndims);
+        /* `any` is allowed on constant inputs only (seed 004 option 2: the
+         * compiled partition chooses, query_logical_tensor reports it). */
         if (strict && given->layout_type != dnnl_graph_layout_type_strided &&
-            given->layout_type != dnnl_graph_layout_type_opaque)
+            given->layout_type != dnnl_graph_layout_type_opaque &&
+            !(given->layout_type == dnnl_graph_layout_type_any &&
+              given->property == dnnl_graph_tensor_property_constant))
             return pt_err(dnnl_invalid_arguments,
-                          "partition %zu: input %zu must have a strided or opaque layout", p->id,
-                          port->id);
+                          "partition %zu: input %zu must have a strided or opaque layout (any only if constant)",
+                          p->id, port->id);
+        size_t given_bytes;
         if (given->layout_type == dnnl_graph_layout_type_opaque && given->layout.layout_id != 0)
-            return pt_err(dnnl_invalid_arguments,
-                          "partition %zu: input %zu carries opaque layout id %zu not produced by Partita",
-                          p->id, port->id, given->layout.layout_id);
+            PT_CHECK(pt_lt_span_bytes(given, &given_bytes)); /* refuses ids nobody registered */
         pt_lt lt = *given;
         if (lt.layout_type != dnnl_graph_layout_type_strided) pt_lt_make_dense(&lt);
         for (int d = 0; d < lt.ndims; ++d)
@@ -270,9 +273,73 @@ static void widen_intermediates(const pt_partition_impl *p, const pt_compiled *c
 /* A partition that runs op by op still runs its MatMuls on the GEMM engine;
  * the kernel scratch region grows to the largest step's need.  *gemm names
  * the microkernel of the last such step (NULL when none). */
-static pt_status bind_matmul_steps(pt_compiled *c, const pt_lower_ctx *lc, const char **gemm) {
+/* How each input and output port was given, for the lowerings
+ * (lower_ctx.h): 0 plain, SIZE_MAX a constant input given as `any`, else a
+ * registered opaque layout id.  Both arrays NULL when every port is plain. */
+static pt_status given_layouts(const pt_partition_impl *p, size_t nin, const pt_lt *const *inputs, size_t nout,
+                               const pt_lt *const *outputs, size_t **in_layout, size_t **out_layout) {
+    bool any_special = false;
+    *in_layout = calloc(p->nin ? p->nin : 1, sizeof **in_layout);
+    *out_layout = calloc(p->nout ? p->nout : 1, sizeof **out_layout);
+    if (!*in_layout || !*out_layout) return dnnl_out_of_memory;
+    for (size_t i = 0; i < p->nin; ++i) {
+        const pt_lt *g = find_given(nin, inputs, p->inputs[i].id);
+        if (!g) continue;
+        if (g->layout_type == dnnl_graph_layout_type_any && g->property == dnnl_graph_tensor_property_constant)
+            (*in_layout)[i] = SIZE_MAX, any_special = true;
+        else if (g->layout_type == dnnl_graph_layout_type_opaque && g->layout.layout_id != 0)
+            (*in_layout)[i] = g->layout.layout_id, any_special = true;
+    }
+    for (size_t i = 0; i < p->nout; ++i) {
+        const pt_lt *g = find_given(nout, outputs, p->outputs[i].id);
+        if (g && g->layout_type == dnnl_graph_layout_type_opaque && g->layout.layout_id != 0)
+            (*out_layout)[i] = g->layout.layout_id, any_special = true;
+    }
+    if (!any_special) {
+        free(*in_layout), free(*out_layout);
+        *in_layout = *out_layout = NULL;
+    }
+    return dnnl_success;
+}
+
+/* The compiled ports take the opaque layout the fused kernel reads or
+ * writes; a port given in a registered opaque layout that no kernel takes
+ * is refused (its bytes are not the plain tensor the steps would read). */
+static pt_status apply_packed_layouts(const pt_partition_impl *p, pt_compiled *c, const size_t *in_layout,
+                                      const size_t *out_layout) {
+    const pt_fused *f = c->has_fused ? &c->fused : NULL;
+    for (size_t i = 0; in_layout && i < c->nin; ++i) {
+        bool taken = f && f->has_packed_in && f->packed_in == i;
+        if (taken) {
+            c->inputs[i].layout_type = dnnl_graph_layout_type_opaque;
+            c->inputs[i].layout.layout_id = f->packed_layout;
+        } else if (in_layout[i] != 0 && in_layout[i] != SIZE_MAX) {
+            return pt_err(dnnl_invalid_arguments,
+                          "partition %zu: input %zu is given in opaque layout %zu, which its kernel does not read",
+                          p->id, c->inputs[i].id, in_layout[i]);
+        }
+    }
+    for (size_t i = 0; out_layout && i < c->nout; ++i) {
+        bool taken = f && f->has_packed_out && f->packed_out == i;
+        if (taken) {
+            c->outputs[i].layout_type = dnnl_graph_layout_type_opaque;
+            c->outputs[i].layout.layout_id = f->packed_layout;
+        } else if (out_layout[i] != 0) {
+            return pt_err(dnnl_invalid_arguments,
+                          "partition %zu: output %zu is asked for in opaque layout %zu, which its kernel does not write",
+                          p->id, c->outputs[i].id, out_layout[i]);
+        }
+    }
+    return dnnl_success;
+}
+
+static pt_status bind_matmul_steps(pt_compiled *c, const pt_lower_ctx *partition_lc, const char **gemm) {
     size_t need = 0;
     *gemm = NULL;
+    /* A step's ports are its op's, not the partition's: no given layouts. */
+    pt_lower_ctx step_lc = *partition_lc;
+    step_lc.in_layout = step_lc.out_layout = NULL;
+    const pt_lower_ctx *lc = &step_lc;
     for (size_t i = 0; i < c->nsteps; ++i) {
         pt_step *st = &c->steps[i];
         pt_bound_kernel k;
@@ -310,6 +377,10 @@ static void put_lt(text *t, const char *what, size_t i, const pt_lt *lt) {
     for (int d = 0; d < lt->ndims; ++d) put(t, "%s%lld", d ? "x" : "", (long long)lt->dims[d]);
     if (lt->ndims == 0) put(t, "scalar");
     put(t, ":");
+    if (lt->layout_type == dnnl_graph_layout_type_opaque) {
+        put(t, "opaque%zu", lt->layout.layout_id);
+        return;
+    }
     for (int d = 0; d < lt->ndims; ++d) put(t, "%lld%s", (long long)lt->layout.strides[d], d + 1 < lt->ndims ? "s" : "");
 }
 
@@ -336,7 +407,9 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
     for (size_t i = 0; i < c->nout; ++i) put_lt(&t, "out", i, &c->outputs[i]);
     put(&t, ",fpm:%s%s", pt_fpmath_name(c->fpmath), c->apply_to_int ? ":apply_to_int" : "");
     if (c->has_fused) {
-        const char *fam = p->row ? family_name(p->row->fused) : "compute_post_ops";
+        const char *fam = p->row ? family_name(p->row->fused)
+                          : c->steps[0].op->kind == dnnl_graph_op_reorder ? "packed_reorder"
+                                                                          : "compute_post_ops";
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
     } else {
         put(&t, ",kernel:reference%s%s", step_gemm ? "+gemm/" : "", step_gemm ? step_gemm : "");
@@ -469,7 +542,18 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
      * (with an empty epilogue), like every other MatMul partition. */
     bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
     if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
-    const pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply};
+    size_t *in_layout = NULL, *out_layout = NULL;
+    if (st == dnnl_success) st = given_layouts(p, nin, inputs, nout, outputs, &in_layout, &out_layout);
+    pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply, .in_layout = in_layout, .out_layout = out_layout};
+    bool packed_reorder = st == dnnl_success && !p->row && c->nsteps == 1 && pt_packed_reorder_wanted(c->steps[0].op, &lc);
+    if (packed_reorder) {
+        /* Both sides of the Reorder are the op's own ports. */
+        pt_fused f = {0};
+        st = pt_lower_packed_reorder((const pt_op *const *)&c->steps[0].op, 1, c->inputs, c->nin, c->outputs,
+                                     c->nout, &f, &lc);
+        if (st == dnnl_success) c->fused = f, c->has_fused = true;
+        lower = NULL;
+    }
     if (st == dnnl_success && lower) {
         const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);
         int *roles = malloc((c->nsteps ? c->nsteps : 1) * sizeof *roles);
@@ -498,6 +582,10 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         free(ops);
         free(roles);
     }
+    if (st == dnnl_success) st = apply_packed_layouts(p, c, in_layout, out_layout);
+    free(in_layout);
+    free(out_layout);
+    lc.in_layout = lc.out_layout = NULL;
     const char *step_gemm = NULL;
     if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc, &step_gemm);
     if (st == dnnl_success) c->verbose = describe(p, c, step_gemm);

@@ -312,7 +312,7 @@ static pt_status try_engine(cp_state *s, const pt_lt *in, size_t nin, const pt_l
     bool *cst = malloc((nin ? nin : 1) * sizeof *cst);
     if (!cst) return dnnl_out_of_memory;
     for (size_t i = 0; i < nin; ++i) cst[i] = in[i].property == dnnl_graph_tensor_property_constant;
-    pt_status st = pt_mme_prepare(s, cst, nin, lc->fpmath, lc->apply_to_int != 0);
+    pt_status st = pt_mme_prepare(s, cst, lc->in_layout, nin, lc->fpmath, lc->apply_to_int != 0);
     free(cst);
     return st;
 }
@@ -338,7 +338,10 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
         pt_cp_state_free(s);
         return st;
     }
+    size_t layout = 0;
+    int packed = st == dnnl_success ? pt_mme_packed_port(s, &layout) : -1;
     PT_CHECK(pt_compute_post_ops_finish(s, fused));
+    if (packed >= 0) fused->has_packed_in = true, fused->packed_in = (size_t)packed, fused->packed_layout = layout;
     /* The in-place pair as port indices (the compiled partition reports ids). */
     for (size_t i = 0; s->has_inplace && i < nin; ++i)
         if (in[i].id == s->inplace_in) {

@@ -36,6 +36,13 @@ pt_status pt_lower_chain_post_ops(const pt_op *const *ops, const int *roles, siz
 pt_status pt_prepare_chain_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                     const pt_lt *out, size_t nout, pt_fused *fused);
 
+/* A lone Reorder between a plain weight and a packed-weight opaque layout
+ * (seed 004 option 2; the layout ids come in lc->in_layout / out_layout):
+ * wanted when one side is given in such a layout. */
+bool pt_packed_reorder_wanted(const pt_op *op, const pt_lower_ctx *lc);
+pt_status pt_lower_packed_reorder(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
+                                  size_t nout, pt_fused *fused, const pt_lower_ctx *lc);
+
 /* Compute partitions (roles of partition/pattern_chain.h). */
 pt_status pt_lower_compute_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
                                     size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,

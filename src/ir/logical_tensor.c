@@ -65,6 +65,13 @@ static const char *span_of(const pt_lt *lt, size_t *bytes) {
         return NULL;
     }
     if (!pt_lt_shape_known(lt)) return NULL;
+    if (lt->layout_type == dnnl_graph_layout_type_opaque && lt->layout.layout_id != 0) {
+        size_t reg;
+        if (!pt_opaque_layout_find(lt->layout.layout_id, &reg, NULL, 0, NULL))
+            return "has an opaque layout id that no compiled partition produced";
+        *bytes = reg;
+        return NULL;
+    }
     /* Kernels multiply dims in any order: the product of the non-zero dims
      * must fit even when a zero dim makes the tensor empty. */
     int64_t span = 1;
@@ -192,6 +199,7 @@ bool pt_lt_equal(const pt_lt *a, const pt_lt *b) {
     if (s->layout_type != dnnl_graph_layout_type_strided ||
         o->layout_type != dnnl_graph_layout_type_opaque)
         return false;
+    if (o->layout.layout_id != 0) return false; /* a registered (packed) layout is not row-major */
     return pt_lt_is_dense(s);
 }
 

@@ -86,6 +86,12 @@ typedef struct pt_fused {
     /* For verbose lines: the microkernel the fused kernel runs on, NULL
      * when it has none in particular (static storage). */
     const char *kernel_name;
+    /* An input and/or output port the kernel reads or writes in a
+     * registered opaque layout (seed 004 option 2: packed weights) and that
+     * layout's id.  Set by the lowering; the compiled partition reports the
+     * layout for those ports. */
+    bool has_packed_in, has_packed_out;
+    size_t packed_in, packed_out, packed_layout;
 } pt_fused;
 
 /* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */

@@ -31,6 +31,7 @@ struct pt_mme {
     pt_gemm_plan plan;
     mme_operand a, b;
     bool cache_b; /* pack B once through the constant cache */
+    size_t b_layout; /* B's port holds it packed, in this opaque layout (0: plain) */
     size_t b_bytes, b_scale_bytes; /* spans of the weight and its scales (fingerprints) */
     int nthr;     /* threads the scratch is planned for */
     /* scratch layout */
@@ -227,8 +228,43 @@ void pt_mme_free(pt_cp_state *s) {
     s->mme = NULL;
 }
 
-pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode,
-                         bool apply_to_int) {
+/* B's own dims as seed 004 option 2 describes the plain weight: [.., N, K]
+ * (transpose_b) or [.., K, N]. */
+static bool b_k_last(const pt_cp_state *s) {
+    int drow, dk;
+    operand_dims(s, true, &drow, &dk);
+    return drow >= 0 && dk > drow;
+}
+
+/* Chooses the packed-weight layout for B when its port was given as `any`
+ * (constant), or accepts the one it was given in; the plan packs nothing
+ * then (b_constant only shapes the plan). */
+static void choose_b_layout(struct pt_mme *e, const pt_cp_state *s, const size_t *port_layout, size_t nin,
+                            pt_gemm_desc *d, bool b_batch_free) {
+    if (!port_layout || e->b.src != SRC_DIRECT || (size_t)e->b.port >= nin || !b_batch_free) return;
+    const size_t given = port_layout[e->b.port];
+    if (given == 0 || d->kind == PT_GEMM_U8S8) return;
+    if (given == PT_MME_LAYOUT_ANY && !pt_gemm_prepacked_b_pays(d)) return; /* plain streams faster */
+    pt_gemm_desc packed = *d;
+    packed.b_constant = true;
+    pt_gemm_plan plan;
+    if (pt_gemm_plan_init(&plan, &packed, e->nthr) != dnnl_success) return;
+    size_t id = given == PT_MME_LAYOUT_ANY ? pt_gemm_packed_b_register(&plan, b_k_last(s))
+                : pt_gemm_packed_b_matches(&plan, b_k_last(s), given) ? given
+                                                                     : 0;
+    if (!id) return;
+    *d = packed;
+    e->b_layout = id;
+}
+
+int pt_mme_packed_port(const pt_cp_state *s, size_t *layout_id) {
+    if (!s || !s->mme || !s->mme->b_layout) return -1;
+    if (layout_id) *layout_id = s->mme->b_layout;
+    return s->mme->b.port;
+}
+
+pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, const size_t *port_layout, size_t nin,
+                         dnnl_fpmath_mode_t mode, bool apply_to_int) {
     if (s->kind != PT_CP_MATMUL) return dnnl_unimplemented;
     struct pt_mme *e = calloc(1, sizeof *e);
     if (!e) return dnnl_out_of_memory;
@@ -277,8 +313,10 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     }
     bool b_batch_free = true;
     for (int i = 0; i < d.nbd; ++i) b_batch_free = b_batch_free && d.b_bs[i] == 0;
-    e->cache_b = e->b.src != SRC_DENSE && e->b.params_constant && b_batch_free && pt_gemm_prepacked_b_pays(&d);
-    d.b_constant = e->cache_b;
+    choose_b_layout(e, s, port_layout, nin, &d, b_batch_free);
+    e->cache_b = !e->b_layout && e->b.src != SRC_DENSE && e->b.params_constant && b_batch_free &&
+                 pt_gemm_prepacked_b_pays(&d);
+    if (!e->b_layout) d.b_constant = e->cache_b;
     if (e->cache_b) {
         /* Bytes the weight (and a scale tensor) span, for the fingerprint. */
         int64_t last = (s->Q - 1) * (d.b.s_row > 0 ? d.b.s_row : 0) + (s->K - 1) * (d.b.s_k > 0 ? d.b.s_k : 0);
@@ -315,7 +353,9 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, 
     e->bytes = at;
     pt_verbose(2, "info,kernel,matmul,%s,M %lld N %lld K %lld batch %lld%s", e->plan.uk->name,
                (long long)s->P, (long long)s->Q, (long long)s->K, (long long)s->nbatch,
-               e->cache_b ? ",constant weights packed once" : "");
+               e->b_layout ? ",weights given packed (opaque layout)"
+               : e->cache_b ? ",constant weights packed once"
+                            : "");
     return dnnl_success;
 }
 
@@ -463,6 +503,7 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
     args.a = a_data;
     args.b = b_data;
     pt_const_entry *entry = NULL;
+    if (e->b_layout) args.b_packed = b_data; /* the user's buffer is already in the panel layout */
     if (e->cache_b) {
         pack_ctx pc = {&e->plan, b_data, args.b_scales, args.b_zps};
         /* Named by the caller's key, else the weight tensor's own id, else

@@ -30,10 +30,21 @@
 
 /* Plans the engine path for MatMul state `s` (already prepared by the
  * lowering); `port_constant[i]` tells whether partition input i has
- * property constant.  On success s->mme is set; dnnl_unimplemented leaves
- * the state as it was (the compute kernel's own path runs). */
-pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, size_t nin, dnnl_fpmath_mode_t mode,
-                         bool apply_to_int);
+ * property constant.  `port_layout[i]` (NULL: all plain) says how input i
+ * was given: 0 plain; PT_MME_LAYOUT_ANY for a constant weight given with
+ * layout `any`, which the engine may turn into its packed-weight layout
+ * (seed 004, option 2: where packing ahead pays); otherwise the id of a
+ * packed-weight opaque layout (kernels/gemm/gemm.h), read as such when it
+ * is exactly what this product packs.  On success s->mme is set;
+ * dnnl_unimplemented leaves the state as it was (the compute kernel's own
+ * path runs). */
+#define PT_MME_LAYOUT_ANY SIZE_MAX
+pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, const size_t *port_layout, size_t nin,
+                         dnnl_fpmath_mode_t mode, bool apply_to_int);
+
+/* The input port the engine reads in its packed-weight layout and that
+ * layout's id; -1 when it reads every input plain. */
+int pt_mme_packed_port(const pt_cp_state *s, size_t *layout_id);
 
 /* Scratch of the engine path for up to s->nthr threads. */
 size_t pt_mme_scratch_bytes(const pt_cp_state *s);

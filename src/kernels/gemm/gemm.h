@@ -193,4 +193,47 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
  * args.  Single-threaded; meant for constant weights at first execution. */
 void pt_gemm_pack_b_all(const pt_gemm_plan *p, const void *b, const void *b_scales, const void *b_zps, void *dst);
 
+/* ---- packed weights as a layout of their own (seed 004, option 2) ------ */
+
+/* A constant f32 / bf16 / f16 weight of an F32 or BF16 product can be handed
+ * to the user already packed (pt_gemm_pack_b_all's whole-K strips): the
+ * layout is registered as an opaque layout id (ir/logical_tensor.h) whose
+ * description is this struct, so a Reorder can pack a plain weight into it
+ * and back, and a MatMul reads it without packing.  It depends on the
+ * microkernel (strip width, k group), K, N, the plain weight's type and the
+ * math-mode rounding applied on packing; not on M or the cache blocks. */
+typedef struct pt_gemm_packed_layout {
+    char tag[8];               /* "ptgemmB" */
+    pt_gemm_kind kind;
+    char ukernel[40];          /* microkernel row name */
+    int64_t K, N;
+    dnnl_data_type_t src_dt;   /* the plain weight's type */
+    dnnl_fpmath_mode_t round;  /* rounding of f32 values on packing */
+    bool k_last;               /* the plain weight is [.., N, K] (else [.., K, N]) */
+} pt_gemm_packed_layout;
+
+/* The layout of plan `p`'s prepacked B: registered (or found) and its id
+ * returned; 0 when the plan's B cannot be a user-visible layout (integer
+ * kind, dequantised or integer weights, batched B) or the registry is full. */
+size_t pt_gemm_packed_b_register(const pt_gemm_plan *p, bool k_last);
+
+/* True when a buffer in layout `id` is exactly what plan `p` would pack. */
+bool pt_gemm_packed_b_matches(const pt_gemm_plan *p, bool k_last, size_t id);
+
+/* The description behind layout `id`; false when `id` is not a packed-weight
+ * layout. */
+bool pt_gemm_packed_b_layout(size_t id, pt_gemm_packed_layout *out);
+
+/* A plan to pack a plain weight into layout `id` or to unpack it; s_row and
+ * s_k are the plain weight's strides over N and over K.
+ * dnnl_invalid_arguments for an id that is not a packed-weight layout or a
+ * type other than the layout's. */
+pt_status pt_gemm_packed_b_plan(size_t id, dnnl_data_type_t dt, int64_t s_row, int64_t s_k, pt_gemm_plan *out);
+
+/* Inverse of pt_gemm_pack_b_all for F32 / BF16 plans: writes the values of
+ * the panels back to the plain weight (plan's b operand type and strides).
+ * Exact unless packing rounded (a bf16 kind over f32 data, f16 / tf32
+ * modes): the rounded values come back.  Single-threaded. */
+void pt_gemm_unpack_b_all(const pt_gemm_plan *p, const void *packed, void *dst);
+
 #endif

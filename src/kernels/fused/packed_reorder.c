@@ -1,0 +1,47 @@
+/* Reorder to / from the packed-weight layout (packed_reorder.h). */
+#include <stdlib.h>
+
+#include "kernels/fused/packed_reorder.h"
+#include "kernels/gemm/gemm.h"
+
+typedef struct {
+    pt_gemm_plan plan;
+    bool to_packed;
+} packed_reorder;
+
+static pt_status packed_reorder_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out,
+                                    size_t nout, void *scratch, const pt_exec_ctx *ctx) {
+    (void)scratch, (void)ctx;
+    const packed_reorder *r = f->state;
+    if (nin < 1 || nout < 1 || !in[0].data || !out[0].data)
+        return pt_err(dnnl_invalid_arguments, "Reorder (packed weights): buffer missing");
+    if (r->to_packed) pt_gemm_pack_b_all(&r->plan, in[0].data, NULL, NULL, out[0].data);
+    else pt_gemm_unpack_b_all(&r->plan, in[0].data, out[0].data);
+    return dnnl_success;
+}
+
+static void packed_reorder_release(pt_fused *f) {
+    free(f->state);
+    f->state = NULL;
+}
+
+pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_row, int64_t s_k, bool to_packed,
+                                 pt_fused *f) {
+    packed_reorder *r = calloc(1, sizeof *r);
+    if (!r) return dnnl_out_of_memory;
+    pt_status st = pt_gemm_packed_b_plan(layout, dt, s_row, s_k, &r->plan);
+    if (st != dnnl_success) {
+        free(r);
+        return st;
+    }
+    r->to_packed = to_packed;
+    f->run = packed_reorder_run;
+    f->release = packed_reorder_release;
+    f->state = r;
+    f->scratch_bytes = 0;
+    f->kernel_name = r->plan.uk->name;
+    if (to_packed) f->has_packed_out = true, f->packed_out = 0;
+    else f->has_packed_in = true, f->packed_in = 0;
+    f->packed_layout = layout;
+    return dnnl_success;
+}

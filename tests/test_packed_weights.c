@@ -1,0 +1,285 @@
+/* Seed 004 option 2 through the public API: a constant MatMul weight given
+ * with layout `any` gets the engine's packed layout (an opaque layout id)
+ * from query_logical_tensor; a Reorder partition made with
+ * partition_create_with_op packs a plain weight into it and back; a MatMul
+ * given that opaque layout reads it; mismatching and unknown layout ids are
+ * refused; where packing ahead does not pay (one row) the weight stays
+ * plain; a variable weight may not be `any`. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oneapi/dnnl/dnnl_graph.h"
+#include "test_util.h"
+
+typedef dnnl_graph_logical_tensor_t lt_t;
+
+static dnnl_engine_t eng;
+static dnnl_stream_t strm;
+
+static lt_t lt2(size_t id, dnnl_data_type_t dt, int64_t a, int64_t b, dnnl_graph_layout_type_t lay,
+                dnnl_graph_tensor_property_t prop) {
+    lt_t t;
+    dnnl_dims_t d = {a, b};
+    CHECK(dnnl_graph_logical_tensor_init_with_dims(&t, id, dt, 2, d, lay, prop) == dnnl_success);
+    return t;
+}
+
+static float rnd(uint32_t *s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (float)((*s >> 8) & 0xffff) / 32768.f - 1.f;
+}
+
+static uint16_t to_bf16(float f) { /* truncation is enough for test data that is bf16 already */
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Compiles the single-op partition of `op` for the given ports. */
+static dnnl_graph_compiled_partition_t compile_op(dnnl_graph_op_t op, size_t nin, const lt_t **ins, size_t nout,
+                                                  const lt_t **outs, dnnl_status_t *status) {
+    dnnl_graph_partition_t part = NULL;
+    dnnl_graph_compiled_partition_t cp = NULL;
+    dnnl_status_t st = dnnl_graph_partition_create_with_op(&part, op, dnnl_cpu);
+    if (st == dnnl_success) st = dnnl_graph_compiled_partition_create(&cp, part);
+    if (st == dnnl_success) st = dnnl_graph_partition_compile(part, cp, nin, ins, nout, outs, eng);
+    if (part) dnnl_graph_partition_destroy(part);
+    if (st != dnnl_success && cp) dnnl_graph_compiled_partition_destroy(cp), cp = NULL;
+    *status = st;
+    return cp;
+}
+
+static dnnl_graph_op_t matmul_op(size_t id, const lt_t *x, const lt_t *w, const lt_t *y, bool tb) {
+    dnnl_graph_op_t op;
+    CHECK(dnnl_graph_op_create(&op, id, dnnl_graph_op_matmul, "mm") == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, x) == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, w) == dnnl_success);
+    CHECK(dnnl_graph_op_add_output(op, y) == dnnl_success);
+    if (tb) {
+        uint8_t one = 1;
+        CHECK(dnnl_graph_op_set_attr_bool(op, dnnl_graph_op_attr_transpose_b, &one, 1) == dnnl_success);
+    }
+    return op;
+}
+
+static dnnl_graph_op_t reorder_op(size_t id, const lt_t *in, const lt_t *out) {
+    dnnl_graph_op_t op;
+    CHECK(dnnl_graph_op_create(&op, id, dnnl_graph_op_reorder, "reorder") == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, in) == dnnl_success);
+    CHECK(dnnl_graph_op_add_output(op, out) == dnnl_success);
+    return op;
+}
+
+static void run(dnnl_graph_compiled_partition_t cp, size_t nin, const lt_t *const *ins, void *const *in_data,
+                size_t nout, const lt_t *const *outs, void *const *out_data) {
+    dnnl_graph_tensor_t ti[4], to[2];
+    for (size_t i = 0; i < nin; ++i) CHECK(dnnl_graph_tensor_create(&ti[i], ins[i], eng, in_data[i]) == dnnl_success);
+    for (size_t i = 0; i < nout; ++i) CHECK(dnnl_graph_tensor_create(&to[i], outs[i], eng, out_data[i]) == dnnl_success);
+    CHECK(dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)ti, nout,
+                                                (const_dnnl_graph_tensor_t *)to) == dnnl_success);
+    CHECK(dnnl_stream_wait(strm) == dnnl_success);
+    for (size_t i = 0; i < nin; ++i) dnnl_graph_tensor_destroy(ti[i]);
+    for (size_t i = 0; i < nout; ++i) dnnl_graph_tensor_destroy(to[i]);
+}
+
+/* One scenario: x [M, K] f32 · w (dt wdt; [K, N], or [N, K] with tb). */
+static void scenario(int64_t M, int64_t K, int64_t N, bool tb, dnnl_data_type_t wdt, dnnl_fpmath_mode_t mode) {
+    printf("  M %lld K %lld N %lld%s w %s mode %d\n", (long long)M, (long long)K, (long long)N, tb ? " transposed" : "",
+           wdt == dnnl_bf16 ? "bf16" : "f32", (int)mode);
+    const dnnl_data_type_t xdt = wdt;
+    const int64_t wr = tb ? N : K, wc = tb ? K : N;
+    lt_t x = lt2(1, xdt, M, K, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    lt_t w_any = lt2(2, wdt, wr, wc, dnnl_graph_layout_type_any, dnnl_graph_tensor_property_constant);
+    lt_t y = lt2(3, dnnl_f32, M, N, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    lt_t w_user = lt2(10, wdt, wr, wc, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_constant);
+
+    /* The MatMul, compiled with the weight as `any`. */
+    dnnl_graph_op_t mm = matmul_op(1, &x, &w_any, &y, tb);
+    dnnl_graph_partition_t part;
+    CHECK(dnnl_graph_partition_create_with_op(&part, mm, dnnl_cpu) == dnnl_success);
+    CHECK(dnnl_graph_partition_set_fpmath_mode(part, mode, 0) == dnnl_success);
+    dnnl_graph_compiled_partition_t cp;
+    CHECK(dnnl_graph_compiled_partition_create(&cp, part) == dnnl_success);
+    const lt_t *ins[] = {&x, &w_any}, *outs[] = {&y};
+    CHECK(dnnl_graph_partition_compile(part, cp, 2, ins, 1, outs, eng) == dnnl_success);
+    dnnl_graph_partition_destroy(part);
+    lt_t wq;
+    CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cp, 2, &wq) == dnnl_success);
+    CHECK_EQ_INT(wq.layout_type, dnnl_graph_layout_type_opaque);
+    CHECK(wq.layout.layout_id != 0);
+    CHECK_EQ_INT(wq.dims[0], wr);
+    uint8_t equal = 1;
+    CHECK(dnnl_graph_logical_tensor_is_equal(&w_user, &wq, &equal) == dnnl_success);
+    CHECK(!equal);
+    size_t packed_bytes = 0;
+    CHECK(dnnl_graph_logical_tensor_get_mem_size(&wq, &packed_bytes) == dnnl_success);
+    const size_t panel_bytes = wdt == dnnl_bf16 || mode == dnnl_fpmath_mode_bf16 ? 2 : 4;
+    CHECK(packed_bytes >= (size_t)(K * N) * panel_bytes && packed_bytes < SIZE_MAX);
+
+    /* Data. */
+    uint32_t seed = 7;
+    const size_t eb = wdt == dnnl_bf16 ? 2 : 4;
+    float *xf = malloc(sizeof(float) * (size_t)(M * K)), *wf = malloc(sizeof(float) * (size_t)(K * N));
+    void *xb = malloc(eb * (size_t)(M * K)), *wb = malloc(eb * (size_t)(K * N)), *back = malloc(eb * (size_t)(K * N));
+    void *packed = aligned_alloc(64, (packed_bytes + 63) / 64 * 64);
+    float *yv = malloc(sizeof(float) * (size_t)(M * N)), *y2 = malloc(sizeof(float) * (size_t)(M * N));
+    for (int64_t i = 0; i < M * K; ++i) {
+        float v = rnd(&seed);
+        if (eb == 2) ((uint16_t *)xb)[i] = to_bf16(v), xf[i] = from_bf16(((uint16_t *)xb)[i]);
+        else ((float *)xb)[i] = xf[i] = v;
+    }
+    for (int64_t i = 0; i < K * N; ++i) { /* wf in the user's layout */
+        float v = rnd(&seed);
+        if (eb == 2) ((uint16_t *)wb)[i] = to_bf16(v), wf[i] = from_bf16(((uint16_t *)wb)[i]);
+        else ((float *)wb)[i] = wf[i] = v;
+    }
+
+    /* Reorder plain -> packed (the output is the queried logical tensor). */
+    dnnl_status_t st;
+    dnnl_graph_op_t ro = reorder_op(2, &w_user, &wq);
+    const lt_t *rin[] = {&w_user}, *rout[] = {&wq};
+    dnnl_graph_compiled_partition_t cpr = compile_op(ro, 1, rin, 1, rout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cpr) {
+        lt_t rq;
+        CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpr, 2, &rq) == dnnl_success);
+        CHECK(rq.layout_type == dnnl_graph_layout_type_opaque && rq.layout.layout_id == wq.layout.layout_id);
+        run(cpr, 1, rin, (void *const[]){wb}, 1, rout, (void *const[]){packed});
+    }
+
+    /* The MatMul on the packed weight, against a double loop. */
+    const lt_t *ein[] = {&x, &wq}, *eout[] = {&y};
+    run(cp, 2, ein, (void *const[]){xb, packed}, 1, eout, (void *const[]){yv});
+    const double rel = mode == dnnl_fpmath_mode_bf16 || wdt == dnnl_bf16 ? 1e-2 : 2e-5;
+    int bad = 0;
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            double acc = 0, mag = 0;
+            for (int64_t k = 0; k < K; ++k) {
+                double wv = tb ? wf[n * K + k] : wf[k * N + n];
+                acc += xf[m * K + k] * wv, mag += fabs(xf[m * K + k] * wv);
+            }
+            bad += fabs(acc - yv[m * N + n]) > rel * (mag + 1e-6);
+        }
+    CHECK_EQ_INT(bad, 0);
+
+    /* A later partition given the opaque layout directly reads it too. */
+    dnnl_graph_op_t mm2 = matmul_op(5, &x, &wq, &y, tb);
+    dnnl_graph_compiled_partition_t cp2 = NULL;
+    {
+        dnnl_graph_partition_t p2;
+        CHECK(dnnl_graph_partition_create_with_op(&p2, mm2, dnnl_cpu) == dnnl_success);
+        CHECK(dnnl_graph_partition_set_fpmath_mode(p2, mode, 0) == dnnl_success);
+        CHECK(dnnl_graph_compiled_partition_create(&cp2, p2) == dnnl_success);
+        CHECK(dnnl_graph_partition_compile(p2, cp2, 2, ein, 1, eout, eng) == dnnl_success);
+        dnnl_graph_partition_destroy(p2);
+        run(cp2, 2, ein, (void *const[]){xb, packed}, 1, eout, (void *const[]){y2});
+        CHECK(memcmp(yv, y2, sizeof(float) * (size_t)(M * N)) == 0);
+        dnnl_graph_compiled_partition_destroy(cp2);
+    }
+
+    /* And back: packed -> plain gives the weight (bf16-rounded under the bf16 mode). */
+    lt_t w_back = lt2(11, wdt, wr, wc, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    dnnl_graph_op_t ub = reorder_op(3, &wq, &w_back);
+    const lt_t *uin[] = {&wq}, *uout[] = {&w_back};
+    dnnl_graph_compiled_partition_t cpu = compile_op(ub, 1, uin, 1, uout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cpu) {
+        run(cpu, 1, uin, (void *const[]){packed}, 1, uout, (void *const[]){back});
+        int diff = 0;
+        for (int64_t i = 0; i < K * N; ++i) {
+            float got = eb == 2 ? from_bf16(((uint16_t *)back)[i]) : ((float *)back)[i];
+            float want = wf[i];
+            /* Under the bf16 mode the panels hold f32 weights rounded to bf16. */
+            diff += mode == dnnl_fpmath_mode_bf16 && eb == 4 ? fabsf(got - want) > 4e-3f * fabsf(want) : got != want;
+        }
+        CHECK_EQ_INT(diff, 0);
+        dnnl_graph_compiled_partition_destroy(cpu);
+    }
+
+    /* A MatMul of another N given this layout is refused. */
+    {
+        lt_t y3 = lt2(3, dnnl_f32, M + 1, N + 1, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+        lt_t x3 = lt2(1, xdt, M + 1, K, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+        lt_t wbad = wq;
+        /* Same layout id, other shape: the product does not match it. */
+        wbad.dims[tb ? 0 : 1] = N + 1;
+        dnnl_graph_op_t mm3 = matmul_op(6, &x3, &wbad, &y3, tb);
+        const lt_t *bin[] = {&x3, &wbad}, *bout[] = {&y3};
+        dnnl_graph_compiled_partition_t bad_cp = compile_op(mm3, 2, bin, 1, bout, &st);
+        CHECK_EQ_INT(st, dnnl_invalid_arguments);
+        CHECK(bad_cp == NULL);
+        dnnl_graph_op_destroy(mm3);
+    }
+    dnnl_graph_op_destroy(ro);
+    dnnl_graph_op_destroy(ub);
+    dnnl_graph_op_destroy(mm);
+    dnnl_graph_op_destroy(mm2);
+    if (cpr) dnnl_graph_compiled_partition_destroy(cpr);
+    dnnl_graph_compiled_partition_destroy(cp);
+    free(xf), free(wf), free(xb), free(wb), free(back), free(packed), free(yv), free(y2);
+}
+
+int main(void) {
+    CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success);
+    CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success);
+    scenario(64, 96, 80, false, dnnl_f32, dnnl_fpmath_mode_strict);
+    scenario(37, 65, 33, true, dnnl_f32, dnnl_fpmath_mode_strict);
+    scenario(48, 130, 70, false, dnnl_bf16, dnnl_fpmath_mode_strict);
+    scenario(40, 64, 64, true, dnnl_f32, dnnl_fpmath_mode_bf16);
+
+    /* One row: the small-M path streams the plain weight faster, so `any`
+     * resolves to plain strides and the user needs no reorder. */
+    {
+        lt_t x = lt2(1, dnnl_f32, 1, 256, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+        lt_t w = lt2(2, dnnl_f32, 256, 128, dnnl_graph_layout_type_any, dnnl_graph_tensor_property_constant);
+        lt_t y = lt2(3, dnnl_f32, 1, 128, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+        lt_t wu = lt2(2, dnnl_f32, 256, 128, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_constant);
+        dnnl_graph_op_t mm = matmul_op(1, &x, &w, &y, false);
+        const lt_t *ins[] = {&x, &w}, *outs[] = {&y};
+        dnnl_status_t st;
+        dnnl_graph_compiled_partition_t cp = compile_op(mm, 2, ins, 1, outs, &st);
+        CHECK_EQ_INT(st, dnnl_success);
+        lt_t q;
+        if (cp) {
+            CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cp, 2, &q) == dnnl_success);
+            /* The small-M path exists on AVX-512 only; below it, packing pays
+             * even for one row and the opaque layout is offered. */
+            printf("  one row: weight layout %s\n", q.layout_type == dnnl_graph_layout_type_strided ? "plain" : "packed");
+            uint8_t eq = 0;
+            CHECK(dnnl_graph_logical_tensor_is_equal(&wu, &q, &eq) == dnnl_success);
+            CHECK(q.layout_type == dnnl_graph_layout_type_strided ? eq : !eq && q.layout.layout_id != 0);
+            dnnl_graph_compiled_partition_destroy(cp);
+        }
+        /* A variable weight may not be `any`. */
+        lt_t wv = lt2(2, dnnl_f32, 256, 128, dnnl_graph_layout_type_any, dnnl_graph_tensor_property_variable);
+        dnnl_graph_op_t mmv = matmul_op(1, &x, &wv, &y, false);
+        const lt_t *vin[] = {&x, &wv};
+        cp = compile_op(mmv, 2, vin, 1, outs, &st);
+        CHECK_EQ_INT(st, dnnl_invalid_arguments);
+        /* An opaque id nobody registered is refused by get_mem_size and compile. */
+        lt_t wo = wu;
+        wo.layout_type = dnnl_graph_layout_type_opaque;
+        wo.layout.layout_id = 987654;
+        size_t sz = 0;
+        CHECK_EQ_INT(dnnl_graph_logical_tensor_get_mem_size(&wo, &sz), dnnl_invalid_arguments);
+        dnnl_graph_op_t mmo = matmul_op(1, &x, &wo, &y, false);
+        const lt_t *oin[] = {&x, &wo};
+        cp = compile_op(mmo, 2, oin, 1, outs, &st);
+        CHECK_EQ_INT(st, dnnl_invalid_arguments);
+        dnnl_graph_op_destroy(mm), dnnl_graph_op_destroy(mmv), dnnl_graph_op_destroy(mmo);
+    }
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return pt_test_summary("test_packed_weights");
+}
