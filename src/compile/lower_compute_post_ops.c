@@ -334,6 +334,9 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
         return st;
     }
     st = try_engine(s, in, nin, lc);
+    /* Convolutions take the engine's microkernels on the compile path (lc
+     * given); the ops-only entries below keep the exact double path. */
+    s->conv_engine_allowed = lc != NULL;
     if (st == dnnl_out_of_memory) {
         pt_cp_state_free(s);
         return st;
@@ -361,23 +364,29 @@ pt_status pt_lower_compute_post_ops(const pt_op *const *ops, const int *roles, s
 
 /* The ops-only entries: the compute op is the anchor. */
 static pt_status lower_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
-                           size_t nout, pt_fused *fused, bool round_floats) {
+                           size_t nout, pt_fused *fused, bool round_floats, const pt_lower_ctx *lc) {
     int *roles = malloc((nops ? nops : 1) * sizeof *roles);
     if (!roles) return dnnl_out_of_memory;
     for (size_t i = 0; i < nops; ++i) roles[i] = is_compute(ops[i]->kind) ? PT_CHAIN_ANCHOR : PT_CHAIN_POST;
-    pt_status st = lower(ops, roles, nops, in, nin, out, nout, fused, round_floats, NULL);
+    pt_status st = lower(ops, roles, nops, in, nin, out, nout, fused, round_floats, lc);
     free(roles);
     return st;
 }
 
 pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                       const pt_lt *out, size_t nout, pt_fused *fused) {
-    return lower_ops(ops, nops, in, nin, out, nout, fused, false);
+    return lower_ops(ops, nops, in, nin, out, nout, fused, false, NULL);
+}
+
+pt_status pt_prepare_compute_post_ops_engine(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
+                                             const pt_lt *out, size_t nout, pt_fused *fused) {
+    const pt_lower_ctx lc = {.fpmath = dnnl_fpmath_mode_strict};
+    return lower_ops(ops, nops, in, nin, out, nout, fused, false, &lc);
 }
 
 pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                                const pt_lt *out, size_t nout, pt_fused *fused) {
-    return lower_ops(ops, nops, in, nin, out, nout, fused, true);
+    return lower_ops(ops, nops, in, nin, out, nout, fused, true, NULL);
 }
 
 /* ---- MatMul steps of op-by-op partitions ------------------------------------ */

@@ -60,5 +60,10 @@ pt_status pt_prepare_compute_post_ops(const pt_op *const *ops, size_t nops, cons
                                       const pt_lt *out, size_t nout, pt_fused *fused);
 pt_status pt_prepare_compute_post_ops_op_by_op(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
                                                const pt_lt *out, size_t nout, pt_fused *fused);
+/* The compile path's kernel (GEMM engine for MatMul and Convolution, math
+ * mode strict at planning; a Convolution follows the run's mode): not
+ * bit-identical, compared within the engine's bound.  For tests. */
+pt_status pt_prepare_compute_post_ops_engine(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin,
+                                             const pt_lt *out, size_t nout, pt_fused *fused);
 
 #endif

@@ -30,6 +30,7 @@
 
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
+#include "kernels/gemm/gemm.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -233,6 +234,10 @@ typedef struct {
     double *mask; /* like ap: CP_PRESENT where a term exists (convolutions) */
     uint8_t *oob;
     float *box, *run, *tmp;
+    /* Convolutions on the GEMM microkernels: im2col rows [MB][K], A and B
+     * panels of the engine's layout, f32 results [MB][NB]. */
+    float *fa, *fc;
+    void *fap, *fbp;
 } cp_bufs;
 
 typedef struct {
@@ -245,6 +250,10 @@ typedef struct {
     dnnl_fpmath_mode_t mode;
     cp_ukernel_fn uk;
     cp_ukernel_masked_fn ukm;
+    /* Convolutions: the engine microkernel of this run (NULL: the exact
+     * double path) and how its panels round f32 values. */
+    const pt_gemm_ukernel *fuk;
+    dnnl_fpmath_mode_t fround;
 } cp_args;
 
 /* ---- MatMul packing --------------------------------------------------------- */
@@ -358,7 +367,10 @@ static void conv_load_window(const cp_args *A, int64_t g, int64_t n, int64_t d, 
     load_box(&s->a, A->ba, tlo, text, tds, t->box, t->run, t->tmp);
 }
 
-static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t) {
+/* Packs output positions [p0, p0 + mb) of group g as the exact path's A
+ * strips with their presence masks or, with `dense`, as plain im2col rows
+ * dense[i * K + k] (values as loaded; padding taps 0). */
+static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t, float *dense) {
     const cp_state *s = A->s;
     const int64_t K = s->K, T = s->T, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
     const int64_t strips = (mb + CP_MR - 1) / CP_MR;
@@ -367,13 +379,17 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
     const int64_t XW = s->xd[4];
     const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
     const size_t n = (size_t)(strips * K * CP_MR);
-    memset(t->ap, 0, n * sizeof(double));
-    memset(t->mask, 0, n * sizeof(double));
+    if (dense) {
+        memset(dense, 0, (size_t)(mb * K) * sizeof(float));
+    } else {
+        memset(t->ap, 0, n * sizeof(double));
+        memset(t->mask, 0, n * sizeof(double));
+    }
     /* Rows past mb are padding: mark them present so they never force the
      * masked kernel.  present[st] counts the terms present per strip. */
     int64_t present[CP_MB / CP_MR];
     for (int64_t st = 0; st < strips; ++st) present[st] = 0;
-    for (int64_t i = mb; i < strips * CP_MR; ++i) {
+    for (int64_t i = mb; i < strips * CP_MR && !dense; ++i) {
         for (int64_t k = 0; k < K; ++k) t->mask[((i / CP_MR) * K + k) * CP_MR + i % CP_MR] = CP_PRESENT;
         present[i / CP_MR] += K;
     }
@@ -428,6 +444,10 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         for (int64_t ii = 0; ii < len; ++ii) {
                             if (sw_of[ii] < 0) continue;
                             int64_t i = i0 + ii;
+                            if (dense) {
+                                dense[i * K + k] = wrow[sw_of[ii]];
+                                continue;
+                            }
                             size_t at = (size_t)(((i / CP_MR) * K + k) * CP_MR + i % CP_MR);
                             t->ap[at] = cp_operand_value(wrow[sw_of[ii]], rnd, A->mode);
                             t->mask[at] = CP_PRESENT;
@@ -437,14 +457,44 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
             }
         p += len;
     }
-    for (int64_t st = 0; st < strips; ++st) t->oob[st] = present[st] != K * CP_MR;
+    for (int64_t st = 0; st < strips && !dense; ++st) t->oob[st] = present[st] != K * CP_MR;
 }
 
-static void conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
+/* Packs output channels [q0, q0 + nb) of group g as B: the exact path's
+ * double strips, or (A->fuk) the engine's panels in t->fbp.  Returns false
+ * when a weight is not finite, where only the exact path (which skips
+ * padding taps instead of multiplying them by 0) gives the reference's
+ * result. */
+static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
     const cp_state *s = A->s;
     const int64_t T = s->T, KH = s->wd[3], KW = s->wd[4];
     int64_t tlo[CP_MAXD], text[CP_MAXD], tds[CP_MAXD];
     const bool rnd = s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
+    if (A->fuk) {
+        /* Weights as dense rows w[j][k] (k in the im2col order), then panels. */
+        const float *rows = t->box;
+        if (s->kind == CP_CONV) {
+            int64_t Qg = s->yd[1] / s->G;
+            int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, s->Cin_g, s->wd[2], KH, KW};
+            int64_t cds[5] = {s->K, T, KH * KW, KW, 1};
+            canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
+            load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+        } else {
+            int64_t cg = s->xd[1] / s->G;
+            int64_t clo[5] = {g * cg, q0, 0, 0, 0}, cext[5] = {cg, nb, s->wd[2], KH, KW};
+            int64_t cds[5] = {nb * T, T, KH * KW, KW, 1};
+            canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
+            load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+            for (int64_t j = 0; j < nb; ++j) /* k = tap * cg + ocg */
+                for (int64_t k = 0; k < s->K; ++k) t->fa[j * s->K + k] = t->box[((k % cg) * nb + j) * T + k / cg];
+            rows = t->fa;
+        }
+        for (int64_t e = 0; e < nb * s->K; ++e)
+            if (!isfinite(rows[e])) return false;
+        pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
+        pt_gemm_pack_panels(A->fuk, true, &o, rows, NULL, NULL, 0, nb, 0, s->K, t->fbp, NULL);
+        return true;
+    }
     if (s->kind == CP_CONV) {
         /* box[j][c][tap] = box[j * K + k] with k = c * T + tap */
         int64_t Qg = s->yd[1] / s->G;
@@ -471,6 +521,7 @@ static void conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
                 }
             }
     }
+    return true;
 }
 
 /* ---- tile compute ------------------------------------------------------------ */
@@ -488,6 +539,25 @@ static void compute_tile(const cp_args *A, int64_t mb, int64_t nb, bool masked, 
                 const double *a = t->ap + (ri * K + k0) * CP_MR, *b = t->bp + (cj * K + k0) * CP_NR;
                 if (masked && t->oob[ri]) A->ukm(kc, a, t->mask + (ri * K + k0) * CP_MR, b, c, ldc);
                 else A->uk(kc, a, b, c, ldc);
+            }
+    }
+}
+
+/* The engine's microkernels over the packed panels: C (initialised with the
+ * bias) accumulates K in chunks that keep a B strip in L1. */
+#define CP_FAST_KC 256
+static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const cp_bufs *t) {
+    const pt_gemm_ukernel *uk = A->fuk;
+    const int64_t ldc = A->s->NB, Kp = pt_gemm_kc_padded(uk, A->s->K);
+    const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+    for (int64_t k0 = 0; k0 < Kp; k0 += CP_FAST_KC) {
+        const int64_t kc = Kp - k0 < CP_FAST_KC ? Kp - k0 : CP_FAST_KC;
+        for (int64_t j0 = 0; j0 < nb; j0 += uk->nr)
+            for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
+                const char *a = (const char *)t->fap + (size_t)(i0 * Kp + k0 * uk->mr) * eb;
+                const char *b = (const char *)t->fbp + (size_t)(j0 * Kp + k0 * uk->nr) * eb;
+                const int mr = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr), nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
+                uk->run(kc, a, b, t->fc + i0 * ldc + j0, ldc, mr, nr, 1);
             }
     }
 }
@@ -560,6 +630,11 @@ static void conv_out_index(const cp_state *s, const int64_t *pos, int64_t oc, in
         if (s->ymap[c] >= 0) idx[s->ymap[c]] = cv[c];
 }
 
+/* Result (i, j) of a tile: the exact path's double or the engine's f32. */
+static inline float tile_at(const cp_args *A, const cp_bufs *t, int64_t at) {
+    return A->fuk ? t->fc[at] : (float)t->c[at];
+}
+
 static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, int64_t q0, int64_t nb,
                           const cp_bufs *t) {
     const cp_state *s = A->s;
@@ -571,8 +646,9 @@ static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, i
             conv_decode(s, p0 + i, pos);
             for (int64_t c0 = 0; c0 < nb; c0 += CP_RUN) {
                 int64_t n = nb - c0 < CP_RUN ? nb - c0 : CP_RUN;
-                const double *crow = t->c + i * ldc + c0;
-                for (int64_t j = 0; j < n; ++j) x[j] = (float)crow[j];
+                if (A->fuk) memcpy(x, t->fc + i * ldc + c0, (size_t)n * sizeof(float));
+                else
+                    for (int64_t j = 0; j < n; ++j) x[j] = (float)t->c[i * ldc + c0 + j];
                 conv_out_index(s, pos, g * Qg + q0 + c0, idx);
                 finish_run(A, x, n, idx, t);
             }
@@ -587,7 +663,7 @@ static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, i
             int64_t len = s->yd[4] - pos[3];
             if (p + len > p0 + mb) len = p0 + mb - p;
             if (len > CP_RUN) len = CP_RUN;
-            for (int64_t e = 0; e < len; ++e) x[e] = (float)t->c[(p - p0 + e) * ldc + j];
+            for (int64_t e = 0; e < len; ++e) x[e] = tile_at(A, t, (p - p0 + e) * ldc + j);
             conv_out_index(s, pos, g * Qg + q0 + j, idx);
             finish_run(A, x, len, idx, t);
             p += len;
@@ -599,6 +675,7 @@ static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, i
 
 static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     const cp_state *s = A->s;
+    cp_args exact;
     int64_t mc = u % s->mchunks, rest = u / s->mchunks;
     int64_t qb = rest % s->qblocks, b = rest / s->qblocks;
     int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
@@ -614,7 +691,23 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     if (s->kind == CP_MATMUL) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
+    } else if (A->fuk && !A->bias_neg_zero && conv_pack_b(A, b, q0, nb, t)) {
+        /* On the GEMM microkernels: im2col rows, panels, f32 accumulation. */
+        for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
+            int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
+            conv_pack_a(A, b, m0, mb, t, t->fa);
+            pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
+            pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
+            for (int64_t i = 0; i < mb; ++i)
+                for (int64_t j = 0; j < nb; ++j) t->fc[i * s->NB + j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
+            compute_tile_fast(A, mb, nb, t);
+            conv_epilogue(A, b, m0, mb, q0, nb, t);
+        }
+        return;
     } else {
+        exact = *A; /* a unit the engine path cannot take runs exactly */
+        exact.fuk = NULL;
+        A = &exact;
         conv_pack_b(A, b, q0, nb, t);
         need_mask = A->bias_neg_zero;
         const int64_t nbp = (nb + CP_NR - 1) / CP_NR * CP_NR * s->K;
@@ -629,7 +722,7 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
             mm_pack_a(A, bi, m0, mb, t);
             memset(t->c, 0, (size_t)(rows * ldc) * sizeof(double));
         } else {
-            conv_pack_a(A, b, m0, mb, t);
+            conv_pack_a(A, b, m0, mb, t, NULL);
             masked = need_mask;
             for (int64_t i = 0; i < rows; ++i)
                 for (int64_t j = 0; j < ldc; ++j) {
@@ -661,6 +754,15 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     A.mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
     A.uk = cp_pick_ukernel();
     A.ukm = cp_pick_ukernel_masked();
+    if (s->conv_engine) {
+        /* bf16 operands, or f32 ones under the bf16 / any modes, on the bf16
+         * kind; f32 otherwise, its panels rounded as f16 / tf32 modes say. */
+        bool narrow = A.mode == dnnl_fpmath_mode_bf16 || A.mode == dnnl_fpmath_mode_any;
+        bool bf16 = (s->a.dt == dnnl_bf16 && s->w.dt == dnnl_bf16) ||
+                    (narrow && s->a.dt != dnnl_f16 && s->w.dt != dnnl_f16);
+        A.fuk = pt_gemm_ukernel_default(bf16 ? PT_GEMM_BF16 : PT_GEMM_F32);
+        A.fround = bf16 ? dnnl_fpmath_mode_strict : A.mode;
+    }
     A.ba = base + s->off_bound_a;
     A.bw = base + s->off_bound_w;
     A.be = base + s->off_bound_e;
@@ -701,6 +803,10 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
             .box = (float *)(mine + s->t_box),
             .run = (float *)(mine + s->t_run),
             .tmp = (float *)(mine + s->t_tmp),
+            .fa = (float *)(mine + s->t_fa),
+            .fc = (float *)(mine + s->t_fc),
+            .fap = mine + s->t_fap,
+            .fbp = mine + s->t_fbp,
         };
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
@@ -757,7 +863,18 @@ static pt_status plan(cp_state *s) {
         s->t_box = align64(s->t_oob + (size_t)MB);
         s->t_run = align64(s->t_box + box * sizeof(float));
         s->t_tmp = align64(s->t_run + CP_RUN * sizeof(float));
-        s->thread_bytes = align64(s->t_tmp + tmp_floats * sizeof(float));
+        size_t end = align64(s->t_tmp + tmp_floats * sizeof(float));
+        if (s->conv_engine) {
+            /* f32 panels are the larger kind; strips rounded up to the widest row. */
+            const size_t kp = kk + 1, mr = (size_t)s->conv_mr, nr = (size_t)s->conv_nr;
+            const size_t rows = (size_t)(MB > NB ? MB : NB);
+            s->t_fa = end;
+            s->t_fc = align64(s->t_fa + rows * kk * sizeof(float));
+            s->t_fap = align64(s->t_fc + (size_t)MB * (size_t)NB * sizeof(float));
+            s->t_fbp = align64(s->t_fap + ((size_t)MB + mr) * kp * sizeof(float));
+            end = align64(s->t_fbp + ((size_t)NB + nr) * kp * sizeof(float));
+        }
+        s->thread_bytes = end;
         if (s->thread_bytes <= CP_THREAD_CAP) break;
         if (MB > CP_MR) MB = MB / 2 / CP_MR * CP_MR > CP_MR ? MB / 2 / CP_MR * CP_MR : CP_MR;
         else if (NB > CP_NR) NB = NB / 2 / CP_NR * CP_NR > CP_NR ? NB / 2 / CP_NR * CP_NR : CP_NR;
@@ -800,9 +917,21 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
                             .scratch_bytes = pt_mme_scratch_bytes(s), .kernel_name = pt_mme_kernel_name(s)};
         return dnnl_success;
     }
+    /* Convolutions run on the engine's microkernels (f32 accumulation, not
+     * bit-identical: docs/numerics.md) unless the partition asks for the
+     * op-by-op rounding of every intermediate. */
+    if (s->kind != CP_MATMUL && !s->round_floats && s->conv_engine_allowed) {
+        const pt_gemm_ukernel *f = pt_gemm_ukernel_default(PT_GEMM_F32), *h = pt_gemm_ukernel_default(PT_GEMM_BF16);
+        s->conv_engine = f && h;
+        if (s->conv_engine) {
+            s->conv_mr = f->mr > h->mr ? f->mr : h->mr;
+            s->conv_nr = f->nr > h->nr ? f->nr : h->nr;
+        }
+    }
     pt_status st = plan(s);
     if (st != dnnl_success) return pt_cp_state_free(s), st;
-    *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s, .kernel_name = "exact_double"};
+    *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s,
+                        .kernel_name = s->conv_engine ? pt_gemm_ukernel_default(PT_GEMM_F32)->name : "exact_double"};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
 }

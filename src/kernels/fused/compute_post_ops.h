@@ -88,6 +88,12 @@ typedef struct {
     int nthr;
     size_t off_bound_a, off_bound_w, off_bound_e, off_bias, shared_bytes;
     size_t t_ap, t_mask, t_oob, t_bp, t_box, t_c, t_run, t_tmp, thread_bytes;
+    /* Convolutions on the GEMM microkernels (f32 or bf16 kind, chosen per
+     * run from the math mode): im2col rows, f32 tile, A and B panels. */
+    bool conv_engine_allowed; /* set by the lowering: compile path */
+    bool conv_engine;
+    int conv_mr, conv_nr;
+    size_t t_fa, t_fc, t_fap, t_fbp;
     bool has_inplace;
     size_t inplace_in, inplace_out;
     /* MatMul on the GEMM engine (matmul_engine.h); NULL: the exact path. */
