@@ -369,7 +369,7 @@ static void conv_load_window(const cp_args *A, int64_t g, int64_t n, int64_t d, 
 
 /* Packs output positions [p0, p0 + mb) of group g as the exact path's A
  * strips with their presence masks or, with `dense`, as plain im2col rows
- * dense[i * K + k] (values as loaded; padding taps 0). */
+ * dense[i * K + k], k = tap * cg + c (values as loaded; padding taps 0). */
 static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t, float *dense) {
     const cp_state *s = A->s;
     const int64_t K = s->K, T = s->T, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
@@ -437,6 +437,17 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         sw_of[ii] = (sw < lo || sw >= hi) ? -1 : sw - lo;
                         if (sw_of[ii] >= 0) present[(i0 + ii) / CP_MR] += cg;
                     }
+                    if (dense) {
+                        /* im2col rows, k = tap * cg + c (the engine path's order):
+                         * a row's channels of one tap are adjacent. */
+                        for (int64_t ii = 0; ii < len; ++ii) {
+                            if (sw_of[ii] < 0) continue;
+                            float *drow = dense + (i0 + ii) * K + tap * cg;
+                            const float *src = t->box + sw_of[ii];
+                            for (int64_t c = 0; c < cg; ++c) drow[c] = src[c * L];
+                        }
+                        continue;
+                    }
                     /* Positions innermost: consecutive rows of a strip are adjacent in `ap`. */
                     for (int64_t c = 0; c < cg; ++c) {
                         const int64_t k = deconv ? tap * cg + c : c * T + tap;
@@ -444,10 +455,6 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         for (int64_t ii = 0; ii < len; ++ii) {
                             if (sw_of[ii] < 0) continue;
                             int64_t i = i0 + ii;
-                            if (dense) {
-                                dense[i * K + k] = wrow[sw_of[ii]];
-                                continue;
-                            }
                             size_t at = (size_t)(((i / CP_MR) * K + k) * CP_MR + i % CP_MR);
                             t->ap[at] = cp_operand_value(wrow[sw_of[ii]], rnd, A->mode);
                             t->mask[at] = CP_PRESENT;
@@ -473,10 +480,10 @@ static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
     if (A->fuk) {
         /* Weights as dense rows w[j][k] (k in the im2col order), then panels. */
         const float *rows = t->box;
-        if (s->kind == CP_CONV) {
-            int64_t Qg = s->yd[1] / s->G;
-            int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, s->Cin_g, s->wd[2], KH, KW};
-            int64_t cds[5] = {s->K, T, KH * KW, KW, 1};
+        if (s->kind == CP_CONV) { /* k = tap * Cin_g + c, as the dense im2col rows */
+            int64_t Qg = s->yd[1] / s->G, cg = s->Cin_g;
+            int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, cg, s->wd[2], KH, KW};
+            int64_t cds[5] = {s->K, 1, KH * KW * cg, KW * cg, cg};
             canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
             load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
         } else {
