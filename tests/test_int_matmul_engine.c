@@ -344,14 +344,18 @@ static double check_product(const float *x, const float *w, const float *y, int6
  * compiled partition through the compiled-partition cache; they run
  * alternately with two different constant weights, then one weight buffer
  * is overwritten with other values in place.  Every output must be right. */
-static void constant_weight_names(int how) {
+/* With `conv`, the op is a 1x1 channels-last Convolution laid out exactly
+ * like the MatMul (x [1, 1, M, K] NXC, w [1, 1, K, N] XIO). */
+static void constant_weight_names(int how, bool conv) {
     const int64_t M = 8, K = 96, N = 40;
     dnnl_dims_t xd = {M, K}, wd = {K, N}, yd = {M, N};
+    dnnl_dims_t xc = {1, 1, M, K}, wc = {1, 1, K, N}, yc = {1, 1, M, N};
+    const int nd = conv ? 4 : 2;
     dnnl_graph_logical_tensor_t x, w, y;
-    dnnl_graph_logical_tensor_init_with_dims(&x, 1, dnnl_f32, 2, xd, dnnl_graph_layout_type_strided, 0);
-    dnnl_graph_logical_tensor_init_with_dims(&w, 2, dnnl_f32, 2, wd, dnnl_graph_layout_type_strided,
+    dnnl_graph_logical_tensor_init_with_dims(&x, 1, dnnl_f32, nd, conv ? xc : xd, dnnl_graph_layout_type_strided, 0);
+    dnnl_graph_logical_tensor_init_with_dims(&w, 2, dnnl_f32, nd, conv ? wc : wd, dnnl_graph_layout_type_strided,
                                              dnnl_graph_tensor_property_constant);
-    dnnl_graph_logical_tensor_init_with_dims(&y, 3, dnnl_f32, 2, yd, dnnl_graph_layout_type_strided, 0);
+    dnnl_graph_logical_tensor_init_with_dims(&y, 3, dnnl_f32, nd, conv ? yc : yd, dnnl_graph_layout_type_strided, 0);
     float *xb = malloc(sizeof(float) * (size_t)(M * K)), *yb = malloc(sizeof(float) * (size_t)(M * N));
     float *wb[2] = {malloc(sizeof(float) * (size_t)(K * N)), malloc(sizeof(float) * (size_t)(K * N))};
     for (int64_t i = 0; i < M * K; ++i) xb[i] = rnd();
@@ -360,7 +364,16 @@ static void constant_weight_names(int how) {
     dnnl_graph_compiled_partition_t cp[2] = {NULL, NULL};
     for (int j = 0; j < 2; ++j) { /* the "two ops": separate graphs, same ids */
         dnnl_graph_op_t op;
-        OK(dnnl_graph_op_create(&op, 7, dnnl_graph_op_matmul, "mm"));
+        OK(dnnl_graph_op_create(&op, 7, conv ? dnnl_graph_op_convolution : dnnl_graph_op_matmul, "op"));
+        if (conv) {
+            const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
+            OK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_strides, ones, 2));
+            OK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_dilations, ones, 2));
+            OK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_pads_begin, zeros, 2));
+            OK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_pads_end, zeros, 2));
+            OK(dnnl_graph_op_set_attr_str(op, dnnl_graph_op_attr_data_format, "NXC", 3));
+            OK(dnnl_graph_op_set_attr_str(op, dnnl_graph_op_attr_weights_format, "XIO", 3));
+        }
         OK(dnnl_graph_op_add_input(op, &x));
         OK(dnnl_graph_op_add_input(op, &w));
         OK(dnnl_graph_op_add_output(op, &y));
@@ -391,7 +404,8 @@ static void constant_weight_names(int how) {
         OK(dnnl_stream_wait(strm));
         double err = check_product(xb, wb[j], yb, M, N, K);
         if (err > 1e-5) {
-            printf("constant weights (naming %d) round %d: relative error %g\n", how, round, err);
+            printf("constant weights (%s, naming %d) round %d: relative error %g\n", conv ? "conv" : "matmul", how,
+                   round, err);
             ++bad;
         }
         dnnl_graph_tensor_destroy(tx), dnnl_graph_tensor_destroy(tw), dnnl_graph_tensor_destroy(ty);
@@ -466,8 +480,11 @@ int main(void) {
     CHECK(pt_const_cache_entries() >= before + 2);
     for (int how = NAME_NEITHER; how <= NAME_TENSOR_ID; ++how) {
         size_t n0 = pt_const_cache_entries();
-        constant_weight_names(how);
+        constant_weight_names(how, false);
         CHECK(pt_const_cache_entries() > n0); /* the weights were cached */
+        n0 = pt_const_cache_entries();
+        constant_weight_names(how, true); /* Convolution weights through the same cache */
+        CHECK(pt_const_cache_entries() > n0);
     }
     OK(dnnl_graph_set_constant_tensor_cache_capacity(dnnl_cpu, 0));
     CHECK_EQ_INT(pt_const_cache_entries(), 0);

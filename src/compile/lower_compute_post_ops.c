@@ -307,6 +307,27 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
 
 /* MatMul anchors run on the GEMM engine when it takes them (a plain
  * compiled partition, not the op-by-op replica, which must stay exact). */
+/* True when every port the weights' prologue program reads has property
+ * constant (the weights, their scales and zero points): the derived panels
+ * may then be cached across executions.  *first: the first such port. */
+static bool weights_constant(const pt_postops *p, const pt_lt *in, size_t nin, int *first) {
+    *first = -1;
+    if (!p) return false;
+    for (int i = 0; i < p->nins; ++i) {
+        const po_instr *ins = &p->ins[i];
+        int ports[PO_MAX_OPERANDS + 4], n = 0;
+        for (int j = 0; j < ins->na; ++j)
+            if (ins->a[j].kind == OPD_PORT) ports[n++] = ins->a[j].port;
+        for (int j = 0; ins->ik == I_BN && j < 4; ++j) ports[n++] = ins->bn_port[j];
+        for (int j = 0; j < n; ++j) {
+            if (ports[j] < 0 || (size_t)ports[j] >= nin || in[ports[j]].property != dnnl_graph_tensor_property_constant)
+                return false;
+            if (*first < 0) *first = ports[j];
+        }
+    }
+    return *first >= 0;
+}
+
 static pt_status try_engine(cp_state *s, const pt_lt *in, size_t nin, const pt_lower_ctx *lc) {
     if (s->kind != CP_MATMUL || s->round_floats || !lc) return dnnl_unimplemented;
     bool *cst = malloc((nin ? nin : 1) * sizeof *cst);
@@ -337,6 +358,7 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
     /* Convolutions take the engine's microkernels on the compile path (lc
      * given); the ops-only entries below keep the exact double path. */
     s->conv_engine_allowed = lc != NULL;
+    s->w_constant = weights_constant(s->w.prog, in, nin, &s->w_port);
     if (st == dnnl_out_of_memory) {
         pt_cp_state_free(s);
         return st;

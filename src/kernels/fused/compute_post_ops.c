@@ -17,6 +17,7 @@
  * micro-kernel in k order, and runs the epilogue program over the tile's
  * runs along the output's last dim before storing them. */
 #include "kernels/fused/compute_post_ops.h"
+#include "kernels/fused/const_weights.h"
 #include "kernels/fused/matmul_engine.h"
 
 #include <math.h>
@@ -254,6 +255,10 @@ typedef struct {
      * double path) and how its panels round f32 values. */
     const pt_gemm_ukernel *fuk;
     dnnl_fpmath_mode_t fround;
+    /* Constant weights: every (group, column block) packed once, from the
+     * constant tensor cache (NULL: packed per unit). */
+    const char *wpanels;
+    size_t wblock_bytes; /* one (group, column block) of panels */
 } cp_args;
 
 /* ---- MatMul packing --------------------------------------------------------- */
@@ -553,7 +558,7 @@ static void compute_tile(const cp_args *A, int64_t mb, int64_t nb, bool masked, 
 /* The engine's microkernels over the packed panels: C (initialised with the
  * bias) accumulates K in chunks that keep a B strip in L1. */
 #define CP_FAST_KC 256
-static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const cp_bufs *t) {
+static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const void *bpanels, const cp_bufs *t) {
     const pt_gemm_ukernel *uk = A->fuk;
     const int64_t ldc = A->s->NB, Kp = pt_gemm_kc_padded(uk, A->s->K);
     const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
@@ -562,7 +567,7 @@ static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const cp
         for (int64_t j0 = 0; j0 < nb; j0 += uk->nr)
             for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
                 const char *a = (const char *)t->fap + (size_t)(i0 * Kp + k0 * uk->mr) * eb;
-                const char *b = (const char *)t->fbp + (size_t)(j0 * Kp + k0 * uk->nr) * eb;
+                const char *b = (const char *)bpanels + (size_t)(j0 * Kp + k0 * uk->nr) * eb;
                 const int mr = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr), nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
                 uk->run(kc, a, b, t->fc + i0 * ldc + j0, ldc, mr, nr, 1);
             }
@@ -698,8 +703,11 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     if (s->kind == CP_MATMUL) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
-    } else if (A->fuk && !A->bias_neg_zero && conv_pack_b(A, b, q0, nb, t)) {
-        /* On the GEMM microkernels: im2col rows, panels, f32 accumulation. */
+    } else if (A->fuk && !A->bias_neg_zero &&
+               (A->wpanels ? A->wpanels[-1] != 0 : conv_pack_b(A, b, q0, nb, t))) {
+        /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
+         * Cached constant panels carry a flag before them: all finite. */
+        const void *bpanels = A->wpanels ? A->wpanels + (size_t)(b * s->qblocks + qb) * A->wblock_bytes : t->fbp;
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
             conv_pack_a(A, b, m0, mb, t, t->fa);
@@ -707,7 +715,7 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
             pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
             for (int64_t i = 0; i < mb; ++i)
                 for (int64_t j = 0; j < nb; ++j) t->fc[i * s->NB + j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
-            compute_tile_fast(A, mb, nb, t);
+            compute_tile_fast(A, mb, nb, bpanels, t);
             conv_epilogue(A, b, m0, mb, q0, nb, t);
         }
         return;
@@ -744,6 +752,66 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
 }
 
 static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
+
+/* Thread 0's buffers (free before the parallel region). */
+static cp_bufs thread_bufs(const cp_state *s, char *mine) {
+    return (cp_bufs){
+        .ap = (double *)(mine + s->t_ap),
+        .bp = (double *)(mine + s->t_bp),
+        .c = (double *)(mine + s->t_c),
+        .mask = (double *)(mine + s->t_mask),
+        .oob = (uint8_t *)(mine + s->t_oob),
+        .box = (float *)(mine + s->t_box),
+        .run = (float *)(mine + s->t_run),
+        .tmp = (float *)(mine + s->t_tmp),
+        .fa = (float *)(mine + s->t_fa),
+        .fc = (float *)(mine + s->t_fc),
+        .fap = mine + s->t_fap,
+        .fbp = mine + s->t_fbp,
+    };
+}
+
+typedef struct {
+    const cp_args *A;
+    cp_bufs t;
+} conv_fill_ctx;
+
+/* Packs every (group, column block) of the constant weights: 64 bytes of
+ * header (byte 63: all weights finite) then one block after another. */
+static void fill_conv_weights(void *vctx, void *dst) {
+    const conv_fill_ctx *f = vctx;
+    const cp_args *A = f->A;
+    const cp_state *s = A->s;
+    char *out = (char *)dst + 64;
+    bool finite = true;
+    cp_bufs t = f->t;
+    for (int64_t g = 0; g < s->G; ++g)
+        for (int64_t qb = 0; qb < s->qblocks; ++qb) {
+            const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
+            t.fbp = out + (size_t)(g * s->qblocks + qb) * A->wblock_bytes;
+            finite = conv_pack_b(A, g, q0, nb, &t) && finite;
+        }
+    memset(dst, 0, 64);
+    ((char *)dst)[63] = finite;
+}
+
+/* Constant weights: their panels from the constant tensor cache (packed on
+ * the first execution), named as MatMul weights are (const_weights.h). */
+static pt_status cache_conv_weights(cp_args *A, const pt_exec_ctx *ctx, char *thread0, pt_const_entry **entry) {
+    const cp_state *s = A->s;
+    const pt_gemm_ukernel *uk = A->fuk;
+    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
+    A->wblock_bytes = align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)) * pt_gemm_panel_elem_bytes(uk->kind));
+    const size_t bytes = 64 + (size_t)(s->G * s->qblocks) * A->wblock_bytes;
+    const pt_tview *w = &A->in[s->w_port];
+    const pt_const_key key = pt_const_key_for(s, 2 + (uint64_t)uk->kind * 8 + (uint64_t)A->fround, ctx, s->w_port, w->data);
+    conv_fill_ctx fc = {A, thread_bufs(s, thread0)};
+    const void *data = NULL;
+    PT_CHECK(pt_const_cache_acquire(&key, pt_const_fingerprint(w->data, pt_lt_mem_size(&w->lt)), bytes,
+                                    fill_conv_weights, &fc, entry, &data));
+    if (data) A->wpanels = (const char *)data + 64;
+    return dnnl_success;
+}
 
 static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                         void *scratch, const pt_exec_ctx *ctx) {
@@ -792,6 +860,9 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
         A.conv_bias = bias;
         for (int64_t c = 0; c < C; ++c) A.bias_neg_zero = A.bias_neg_zero || (bias[c] == 0.0 && signbit(bias[c]));
     }
+    char *tbase0 = base + s->shared_bytes;
+    pt_const_entry *wentry = NULL;
+    if (A.fuk && s->w_constant) PT_CHECK(cache_conv_weights(&A, ctx, tbase0, &wentry));
     const int64_t units = s->nbatch * s->qblocks * s->mchunks;
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > s->nthr) nt = s->nthr;
@@ -801,23 +872,11 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     {
         int tid = pt_thread_id();
         char *mine = tbase + (size_t)tid * s->thread_bytes;
-        cp_bufs t = {
-            .ap = (double *)(mine + s->t_ap),
-            .bp = (double *)(mine + s->t_bp),
-            .c = (double *)(mine + s->t_c),
-            .mask = (double *)(mine + s->t_mask),
-            .oob = (uint8_t *)(mine + s->t_oob),
-            .box = (float *)(mine + s->t_box),
-            .run = (float *)(mine + s->t_run),
-            .tmp = (float *)(mine + s->t_tmp),
-            .fa = (float *)(mine + s->t_fa),
-            .fc = (float *)(mine + s->t_fc),
-            .fap = mine + s->t_fap,
-            .fbp = mine + s->t_fbp,
-        };
+        cp_bufs t = thread_bufs(s, mine);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
     }
+    pt_const_cache_release(wentry);
     return dnnl_success;
 }
 
@@ -827,6 +886,7 @@ void pt_cp_state_free(cp_state *s) {
     pt_postops_destroy(s->w.prog);
     pt_postops_destroy(s->epi);
     pt_mme_free(s);
+    pt_const_cache_forget_owner(s);
     free(s);
 }
 

@@ -91,6 +91,8 @@ typedef struct {
     /* Convolutions on the GEMM microkernels (f32 or bf16 kind, chosen per
      * run from the math mode): im2col rows, f32 tile, A and B panels. */
     bool conv_engine_allowed; /* set by the lowering: compile path */
+    bool w_constant;          /* every port the weights' program reads is constant */
+    int w_port;               /* the first of them (names the cache entry) */
     bool conv_engine;
     int conv_mr, conv_nr;
     size_t t_fa, t_fc, t_fap, t_fbp;

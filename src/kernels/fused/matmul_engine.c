@@ -8,6 +8,7 @@
 #include "ir/dtype.h"
 #include "kernels/fused/run_io.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/fused/const_weights.h"
 #include "runtime/const_cache.h"
 
 #define MME_RUN 256 /* elements per epilogue program run */
@@ -508,10 +509,7 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
         pack_ctx pc = {&e->plan, b_data, args.b_scales, args.b_zps};
         /* Named by the caller's key, else the weight tensor's own id, else
          * its address; the fingerprint catches other bytes under a name. */
-        pt_const_key key = {.owner = e, .tag = 1, .name = PT_CONST_BY_ADDRESS, .value = (uintptr_t)b_data};
-        size_t wid = ctx && ctx->in_ids ? ctx->in_ids[e->b.port] : SIZE_MAX;
-        if (ctx && ctx->has_key) key.name = PT_CONST_BY_KEY, key.value = ctx->key;
-        else if (wid != SIZE_MAX) key.name = PT_CONST_BY_TENSOR_ID, key.value = wid;
+        const pt_const_key key = pt_const_key_for(e, 1, ctx, e->b.port, b_data);
         uint64_t fp = pt_const_fingerprint(b_data, e->b_bytes);
         if (e->b.scale_port >= 0 && args.b_scales) fp ^= pt_const_fingerprint(args.b_scales, e->b_scale_bytes) * 31;
         const void *packed = NULL;
