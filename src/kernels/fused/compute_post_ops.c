@@ -428,7 +428,16 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                 if (hi > XW) hi = XW;
                 if (lo >= hi) continue;
                 const int64_t L = hi - lo;
-                conv_load_window(A, g, pos[0], sd, sh, lo, hi, t);
+                /* Channels-last f32 input read as it is: a tap's channels are
+                 * copied straight from the tensor (no window). */
+                const float *xrow = NULL;
+                if (dense && s->a_direct) {
+                    const int64_t *es = s->a_es;
+                    xrow = (const float *)A->in[s->a_port].data + pos[0] * es[0] + g * cg * es[1] + sd * es[2] +
+                           sh * es[3] + lo * es[4];
+                } else {
+                    conv_load_window(A, g, pos[0], sd, sh, lo, hi, t);
+                }
                 for (int64_t kw = 0; kw < KW; ++kw) {
                     const int64_t tap = (kd * KH + kh) * KW + kw;
                     for (int64_t ii = 0; ii < len; ++ii) {
@@ -448,6 +457,10 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         for (int64_t ii = 0; ii < len; ++ii) {
                             if (sw_of[ii] < 0) continue;
                             float *drow = dense + (i0 + ii) * K + tap * cg;
+                            if (xrow) {
+                                memcpy(drow, xrow + sw_of[ii] * s->a_es[4], (size_t)cg * sizeof(float));
+                                continue;
+                            }
                             const float *src = t->box + sw_of[ii];
                             for (int64_t c = 0; c < cg; ++c) drow[c] = src[c * L];
                         }
@@ -990,6 +1003,15 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
     if (s->kind != CP_MATMUL && !s->round_floats && s->conv_engine_allowed) {
         const pt_gemm_ukernel *f = pt_gemm_ukernel_default(PT_GEMM_F32), *h = pt_gemm_ukernel_default(PT_GEMM_BF16);
         s->conv_engine = f && h;
+        /* A plain channels-last f32 input is gathered straight from memory. */
+        const po_instr *in = s->a.prog && s->a.prog->nins == 1 ? &s->a.prog->ins[0] : NULL;
+        if (s->kind == CP_CONV && in && in->ik == I_COPY && in->a[0].kind == OPD_PORT && in->a[0].dt == dnnl_f32) {
+            bool unit = true;
+            for (int d = 0; d < s->a.prog->ndims; ++d) unit = unit && in->a[0].div[d] == 1;
+            for (int c = 0; c < 5; ++c) s->a_es[c] = s->xmap[c] >= 0 ? in->a[0].es[s->xmap[c]] : 0;
+            s->a_direct = unit && s->a_es[1] == 1;
+            s->a_port = in->a[0].port;
+        }
         if (s->conv_engine) {
             s->conv_mr = f->mr > h->mr ? f->mr : h->mr;
             s->conv_nr = f->nr > h->nr ? f->nr : h->nr;

@@ -95,6 +95,9 @@ typedef struct {
     int w_port;               /* the first of them (names the cache entry) */
     bool conv_engine;
     int conv_mr, conv_nr;
+    bool a_direct;      /* input a plain channels-last f32 port: im2col reads it directly */
+    int a_port;
+    int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
     size_t t_fa, t_fc, t_fap, t_fbp;
     bool has_inplace;
     size_t inplace_in, inplace_out;
