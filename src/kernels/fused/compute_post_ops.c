@@ -490,26 +490,34 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
  * when a weight is not finite, where only the exact path (which skips
  * padding taps instead of multiplying them by 0) gives the reference's
  * result. */
-static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
+static void load_weight_box(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t, bool tap_major) {
     const cp_state *s = A->s;
     const int64_t T = s->T, KH = s->wd[3], KW = s->wd[4];
     int64_t tlo[CP_MAXD], text[CP_MAXD], tds[CP_MAXD];
+    if (s->kind == CP_CONV) {
+        const int64_t Qg = s->yd[1] / s->G, cg = s->Cin_g;
+        int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, cg, s->wd[2], KH, KW};
+        int64_t cmaj[5] = {s->K, T, KH * KW, KW, 1}, tmaj[5] = {s->K, 1, KH * KW * cg, KW * cg, cg};
+        canon_box(s->wmap, s->w.ndims, clo, cext, tap_major ? tmaj : cmaj, tlo, text, tds);
+    } else {
+        const int64_t cg = s->xd[1] / s->G;
+        int64_t clo[5] = {g * cg, q0, 0, 0, 0}, cext[5] = {cg, nb, s->wd[2], KH, KW};
+        int64_t cds[5] = {nb * T, T, KH * KW, KW, 1};
+        canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
+    }
+    load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+}
+
+static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t T = s->T;
     const bool rnd = s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
     if (A->fuk) {
-        /* Weights as dense rows w[j][k] (k in the im2col order), then panels. */
+        /* Weights as dense rows w[j][k] (k = tap * cg + c, the im2col order), then panels. */
         const float *rows = t->box;
-        if (s->kind == CP_CONV) { /* k = tap * Cin_g + c, as the dense im2col rows */
-            int64_t Qg = s->yd[1] / s->G, cg = s->Cin_g;
-            int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, cg, s->wd[2], KH, KW};
-            int64_t cds[5] = {s->K, 1, KH * KW * cg, KW * cg, cg};
-            canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
-            load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
-        } else {
-            int64_t cg = s->xd[1] / s->G;
-            int64_t clo[5] = {g * cg, q0, 0, 0, 0}, cext[5] = {cg, nb, s->wd[2], KH, KW};
-            int64_t cds[5] = {nb * T, T, KH * KW, KW, 1};
-            canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
-            load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
+        load_weight_box(A, g, q0, nb, t, true);
+        if (s->kind != CP_CONV) {
+            const int64_t cg = s->xd[1] / s->G;
             for (int64_t j = 0; j < nb; ++j) /* k = tap * cg + ocg */
                 for (int64_t k = 0; k < s->K; ++k) t->fa[j * s->K + k] = t->box[((k % cg) * nb + j) * T + k / cg];
             rows = t->fa;
@@ -520,21 +528,13 @@ static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
         pt_gemm_pack_panels(A->fuk, true, &o, rows, NULL, NULL, 0, nb, 0, s->K, t->fbp, NULL);
         return true;
     }
+    load_weight_box(A, g, q0, nb, t, false);
     if (s->kind == CP_CONV) {
         /* box[j][c][tap] = box[j * K + k] with k = c * T + tap */
-        int64_t Qg = s->yd[1] / s->G;
-        int64_t clo[5] = {g * Qg + q0, 0, 0, 0, 0}, cext[5] = {nb, s->Cin_g, s->wd[2], KH, KW};
-        int64_t cds[5] = {s->K, T, KH * KW, KW, 1};
-        canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
-        load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
         pack_b_from_box(A, t->box, 1, s->K, nb, rnd, t->bp);
     } else {
         /* box[ocg][j][tap]; k = tap * cg + ocg */
         int64_t cg = s->xd[1] / s->G;
-        int64_t clo[5] = {g * cg, q0, 0, 0, 0}, cext[5] = {cg, nb, s->wd[2], KH, KW};
-        int64_t cds[5] = {nb * T, T, KH * KW, KW, 1};
-        canon_box(s->wmap, s->w.ndims, clo, cext, cds, tlo, text, tds);
-        load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
         const int64_t K = s->K, strips = (nb + CP_NR - 1) / CP_NR;
         for (int64_t st = 0; st < strips; ++st)
             for (int64_t k = 0; k < K; ++k) {
