@@ -309,10 +309,10 @@ static pt_status apply_packed_layouts(const pt_partition_impl *p, pt_compiled *c
                                       const size_t *out_layout) {
     const pt_fused *f = c->has_fused ? &c->fused : NULL;
     for (size_t i = 0; in_layout && i < c->nin; ++i) {
-        bool taken = f && f->has_packed_in && f->packed_in == i;
+        const size_t taken = pt_fused_packed_layout(f, false, i);
         if (taken) {
             c->inputs[i].layout_type = dnnl_graph_layout_type_opaque;
-            c->inputs[i].layout.layout_id = f->packed_layout;
+            c->inputs[i].layout.layout_id = taken;
         } else if (in_layout[i] != 0 && in_layout[i] != SIZE_MAX) {
             return pt_err(dnnl_invalid_arguments,
                           "partition %zu: input %zu is given in opaque layout %zu, which its kernel does not read",
@@ -320,10 +320,10 @@ static pt_status apply_packed_layouts(const pt_partition_impl *p, pt_compiled *c
         }
     }
     for (size_t i = 0; out_layout && i < c->nout; ++i) {
-        bool taken = f && f->has_packed_out && f->packed_out == i;
+        const size_t taken = pt_fused_packed_layout(f, true, i);
         if (taken) {
             c->outputs[i].layout_type = dnnl_graph_layout_type_opaque;
-            c->outputs[i].layout.layout_id = f->packed_layout;
+            c->outputs[i].layout.layout_id = taken;
         } else if (out_layout[i] != 0) {
             return pt_err(dnnl_invalid_arguments,
                           "partition %zu: output %zu is asked for in opaque layout %zu, which its kernel does not write",

@@ -366,7 +366,7 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
     size_t layout = 0;
     int packed = st == dnnl_success ? pt_mme_packed_port(s, &layout) : -1;
     PT_CHECK(pt_compute_post_ops_finish(s, fused));
-    if (packed >= 0) fused->has_packed_in = true, fused->packed_in = (size_t)packed, fused->packed_layout = layout;
+    if (packed >= 0) pt_fused_add_packed(fused, false, (size_t)packed, layout);
     /* The in-place pair as port indices (the compiled partition reports ids). */
     for (size_t i = 0; s->has_inplace && i < nin; ++i)
         if (in[i].id == s->inplace_in) {

@@ -14,8 +14,8 @@ typedef struct pt_lower_ctx {
      * constant weight given with layout `any`, whose layout a lowering may
      * choose; else a registered opaque layout id (ir/logical_tensor.h) that
      * only a lowering that reads it may accept (seed 004, option 2).  A
-     * lowering that chooses or accepts one reports it in pt_fused.packed_in
-     * / packed_out. */
+     * lowering that chooses or accepts one reports it with
+     * pt_fused_add_packed. */
     const size_t *in_layout;
     const size_t *out_layout; /* outputs: 0 plain, else a registered opaque layout id */
 } pt_lower_ctx;

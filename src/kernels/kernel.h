@@ -72,6 +72,8 @@ typedef struct pt_bound_kernel {
  * partition at once.  `in`/`out` are the partition's ports in the compiled
  * order; `scratch` holds scratch_bytes (shared by all threads: the kernel
  * splits it per thread itself). */
+#define PT_FUSED_MAX_PACKED 4
+
 typedef struct pt_fused {
     pt_status (*run)(const struct pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out,
                      size_t nout, void *scratch, const pt_exec_ctx *ctx);
@@ -86,13 +88,32 @@ typedef struct pt_fused {
     /* For verbose lines: the microkernel the fused kernel runs on, NULL
      * when it has none in particular (static storage). */
     const char *kernel_name;
-    /* An input and/or output port the kernel reads or writes in a
-     * registered opaque layout (seed 004 option 2: packed weights) and that
-     * layout's id.  Set by the lowering; the compiled partition reports the
-     * layout for those ports. */
-    bool has_packed_in, has_packed_out;
-    size_t packed_in, packed_out, packed_layout;
+    /* Ports the kernel reads or writes in a registered opaque layout (seed
+     * 004 option 2: packed weights), with that layout's id.  Set by the
+     * lowering (pt_fused_add_packed); the compiled partition reports the
+     * layouts for those ports. */
+    int npacked;
+    struct {
+        bool is_out;
+        size_t port, layout;
+    } packed[PT_FUSED_MAX_PACKED];
 } pt_fused;
+
+static inline void pt_fused_add_packed(pt_fused *f, bool is_out, size_t port, size_t layout) {
+    if (f->npacked < PT_FUSED_MAX_PACKED) {
+        f->packed[f->npacked].is_out = is_out;
+        f->packed[f->npacked].port = port;
+        f->packed[f->npacked].layout = layout;
+        ++f->npacked;
+    }
+}
+
+/* The opaque layout the kernel uses for a port, 0 for none. */
+static inline size_t pt_fused_packed_layout(const pt_fused *f, bool is_out, size_t port) {
+    for (int i = 0; f && i < f->npacked; ++i)
+        if (f->packed[i].is_out == is_out && f->packed[i].port == port) return f->packed[i].layout;
+    return 0;
+}
 
 /* Reference kernel for an op kind (NULL for End / Wildcard, which never run). */
 pt_kernel_fn pt_ref_kernel(int kind);

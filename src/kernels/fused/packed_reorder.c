@@ -40,8 +40,6 @@ pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_r
     f->state = r;
     f->scratch_bytes = 0;
     f->kernel_name = r->plan.uk->name;
-    if (to_packed) f->has_packed_out = true, f->packed_out = 0;
-    else f->has_packed_in = true, f->packed_in = 0;
-    f->packed_layout = layout;
+    pt_fused_add_packed(f, to_packed, 0, layout);
     return dnnl_success;
 }
