@@ -230,6 +230,97 @@ static void scenario(int64_t M, int64_t K, int64_t N, bool tb, dnnl_data_type_t 
     free(xf), free(wf), free(xb), free(wb), free(back), free(packed), free(yv), free(y2);
 }
 
+/* Convolution weights: NCX/OIX with groups, or NXC/XIO. */
+static dnnl_graph_op_t conv_op(size_t id, const lt_t *x, const lt_t *w, const lt_t *y, bool nxc, int64_t groups) {
+    dnnl_graph_op_t op;
+    CHECK(dnnl_graph_op_create(&op, id, dnnl_graph_op_convolution, "conv") == dnnl_success);
+    const int64_t ones[2] = {1, 1}, pads[2] = {1, 1};
+    CHECK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_strides, ones, 2) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_dilations, ones, 2) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_pads_begin, pads, 2) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_pads_end, pads, 2) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_groups, &groups, 1) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_str(op, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX", 3) == dnnl_success);
+    CHECK(dnnl_graph_op_set_attr_str(op, dnnl_graph_op_attr_weights_format, nxc ? "XIO" : "OIX", 3) == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, x) == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, w) == dnnl_success);
+    CHECK(dnnl_graph_op_add_output(op, y) == dnnl_success);
+    return op;
+}
+
+static lt_t lt4(size_t id, const int64_t *d, dnnl_graph_layout_type_t lay, dnnl_graph_tensor_property_t prop) {
+    lt_t t;
+    CHECK(dnnl_graph_logical_tensor_init_with_dims(&t, id, dnnl_f32, 4, d, lay, prop) == dnnl_success);
+    return t;
+}
+
+/* A Convolution whose constant weights are given as `any`: the packed
+ * layout is reported, a Reorder packs the plain weights into it, the
+ * result equals the same Convolution on plain weights bit for bit (same
+ * kernel, same panels), and the weights unpack back exactly. */
+static void conv_scenario(bool nxc, int64_t groups, int64_t IC, int64_t OC, int64_t H, int64_t W) {
+    printf("  conv %s groups %lld IC %lld OC %lld %lldx%lld\n", nxc ? "NXC/XIO" : "NCX/OIX", (long long)groups,
+           (long long)IC, (long long)OC, (long long)H, (long long)W);
+    const int64_t xd_c[4] = {1, IC, H, W}, xd_l[4] = {1, H, W, IC};
+    const int64_t wd_c[4] = {OC, IC / groups, 3, 3}, wd_l[4] = {3, 3, IC / groups, OC};
+    const int64_t yd_c[4] = {1, OC, H, W}, yd_l[4] = {1, H, W, OC};
+    lt_t x = lt4(1, nxc ? xd_l : xd_c, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    lt_t w_any = lt4(2, nxc ? wd_l : wd_c, dnnl_graph_layout_type_any, dnnl_graph_tensor_property_constant);
+    lt_t w_plain = lt4(2, nxc ? wd_l : wd_c, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_constant);
+    lt_t w_user = lt4(10, nxc ? wd_l : wd_c, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_constant);
+    lt_t w_back = lt4(11, nxc ? wd_l : wd_c, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    lt_t y = lt4(3, nxc ? yd_l : yd_c, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    const int64_t nx = IC * H * W, nw = OC * (IC / groups) * 9, ny = OC * H * W;
+    float *xb = malloc(sizeof(float) * (size_t)nx), *wb = malloc(sizeof(float) * (size_t)nw);
+    float *back = malloc(sizeof(float) * (size_t)nw), *y1 = malloc(sizeof(float) * (size_t)ny),
+          *y2 = malloc(sizeof(float) * (size_t)ny);
+    uint32_t seed = 11;
+    for (int64_t i = 0; i < nx; ++i) xb[i] = rnd(&seed);
+    for (int64_t i = 0; i < nw; ++i) wb[i] = rnd(&seed);
+    dnnl_status_t st;
+    dnnl_graph_op_t c1 = conv_op(1, &x, &w_any, &y, nxc, groups);
+    const lt_t *ins[] = {&x, &w_any}, *outs[] = {&y};
+    dnnl_graph_compiled_partition_t cp = compile_op(c1, 2, ins, 1, outs, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    lt_t wq;
+    CHECK(cp && dnnl_graph_compiled_partition_query_logical_tensor(cp, 2, &wq) == dnnl_success);
+    CHECK_EQ_INT(wq.layout_type, dnnl_graph_layout_type_opaque);
+    size_t bytes = 0;
+    CHECK(dnnl_graph_logical_tensor_get_mem_size(&wq, &bytes) == dnnl_success);
+    void *packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    dnnl_graph_op_t ro = reorder_op(2, &w_user, &wq);
+    const lt_t *rin[] = {&w_user}, *rout[] = {&wq};
+    dnnl_graph_compiled_partition_t cpr = compile_op(ro, 1, rin, 1, rout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cp && cpr) {
+        run(cpr, 1, rin, (void *const[]){wb}, 1, rout, (void *const[]){packed});
+        const lt_t *ein[] = {&x, &wq};
+        run(cp, 2, ein, (void *const[]){xb, packed}, 1, outs, (void *const[]){y1});
+    }
+    /* The same Convolution on plain weights. */
+    dnnl_graph_op_t c2 = conv_op(5, &x, &w_plain, &y, nxc, groups);
+    const lt_t *pin[] = {&x, &w_plain};
+    dnnl_graph_compiled_partition_t cp2 = compile_op(c2, 2, pin, 1, outs, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cp2) run(cp2, 2, pin, (void *const[]){xb, wb}, 1, outs, (void *const[]){y2});
+    CHECK(memcmp(y1, y2, sizeof(float) * (size_t)ny) == 0);
+    /* And back. */
+    dnnl_graph_op_t ub = reorder_op(3, &wq, &w_back);
+    const lt_t *uin[] = {&wq}, *uout[] = {&w_back};
+    dnnl_graph_compiled_partition_t cpu = compile_op(ub, 1, uin, 1, uout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cpu) {
+        run(cpu, 1, uin, (void *const[]){packed}, 1, uout, (void *const[]){back});
+        CHECK(memcmp(back, wb, sizeof(float) * (size_t)nw) == 0);
+        dnnl_graph_compiled_partition_destroy(cpu);
+    }
+    if (cp) dnnl_graph_compiled_partition_destroy(cp);
+    if (cp2) dnnl_graph_compiled_partition_destroy(cp2);
+    if (cpr) dnnl_graph_compiled_partition_destroy(cpr);
+    dnnl_graph_op_destroy(c1), dnnl_graph_op_destroy(c2), dnnl_graph_op_destroy(ro), dnnl_graph_op_destroy(ub);
+    free(xb), free(wb), free(back), free(y1), free(y2), free(packed);
+}
+
 int main(void) {
     CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success);
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success);
@@ -237,6 +328,8 @@ int main(void) {
     scenario(37, 65, 33, true, dnnl_f32, dnnl_fpmath_mode_strict);
     scenario(48, 130, 70, false, dnnl_bf16, dnnl_fpmath_mode_strict);
     scenario(40, 64, 64, true, dnnl_f32, dnnl_fpmath_mode_bf16);
+    conv_scenario(false, 2, 6, 10, 9, 11);
+    conv_scenario(true, 1, 16, 70, 7, 5);
 
     /* One row: the small-M path streams the plain weight faster, so `any`
      * resolves to plain strides and the user needs no reorder. */

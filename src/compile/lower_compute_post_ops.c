@@ -367,6 +367,14 @@ static pt_status lower(const pt_op *const *ops, const int *roles, size_t nops, c
     int packed = st == dnnl_success ? pt_mme_packed_port(s, &layout) : -1;
     PT_CHECK(pt_compute_post_ops_finish(s, fused));
     if (packed >= 0) pt_fused_add_packed(fused, false, (size_t)packed, layout);
+    /* Convolution weights given as `any` or packed (seed 004 option 2). */
+    size_t wport = 0, wgiven = 0;
+    const pt_postops *wp = s->w.prog;
+    if (lc && lc->in_layout && s->kind != CP_MATMUL && wp && wp->nins == 1 && wp->ins[0].a[0].kind == OPD_PORT &&
+        (size_t)wp->ins[0].a[0].port < nin)
+        wgiven = lc->in_layout[wp->ins[0].a[0].port];
+    size_t wl = wgiven ? pt_cp_conv_weight_layout(s, lc->fpmath, wgiven, &wport) : 0;
+    if (wl) pt_fused_add_packed(fused, false, wport, wl);
     /* The in-place pair as port indices (the compiled partition reports ids). */
     for (size_t i = 0; s->has_inplace && i < nin; ++i)
         if (in[i].id == s->inplace_in) {

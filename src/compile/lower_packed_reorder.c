@@ -20,6 +20,8 @@ pt_status pt_lower_packed_reorder(const pt_op *const *ops, size_t nops, const pt
         return pt_err(dnnl_unimplemented, "Reorder#%zu: both sides in opaque layouts", ops[0]->id);
     const size_t layout = to_packed ? lc->out_layout[0] : lc->in_layout[0];
     const pt_lt *plain = to_packed ? &in[0] : &out[0];
+    pt_status st = pt_packed_reorder_make_conv(layout, plain, to_packed, fused);
+    if (st != dnnl_unimplemented) return st; /* a Convolution layout */
     pt_gemm_packed_layout l;
     if (!pt_gemm_packed_b_layout(layout, &l))
         return pt_err(dnnl_invalid_arguments, "Reorder#%zu: opaque layout %zu is not a packed-weight layout",

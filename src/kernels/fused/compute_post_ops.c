@@ -18,6 +18,7 @@
  * runs along the output's last dim before storing them. */
 #include "kernels/fused/compute_post_ops.h"
 #include "kernels/fused/const_weights.h"
+#include "kernels/fused/conv_packed_layout.h"
 #include "kernels/fused/matmul_engine.h"
 
 #include <math.h>
@@ -716,10 +717,12 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     if (s->kind == CP_MATMUL) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
-    } else if (A->fuk && !A->bias_neg_zero &&
-               (A->wpanels ? A->wpanels[-1] != 0 : conv_pack_b(A, b, q0, nb, t))) {
+    } else if (A->fuk && (s->w_layout || (!A->bias_neg_zero &&
+                                           (A->wpanels ? A->wpanels[-1] != 0 : conv_pack_b(A, b, q0, nb, t))))) {
         /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
-         * Cached constant panels carry a flag before them: all finite. */
+         * Cached constant panels carry a flag before them: all finite.
+         * Weights the user packed (option 2) have no plain copy to fall back
+         * on: they always run here. */
         const void *bpanels = A->wpanels ? A->wpanels + (size_t)(b * s->qblocks + qb) * A->wblock_bytes : t->fbp;
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
@@ -875,11 +878,21 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     }
     char *tbase0 = base + s->shared_bytes;
     pt_const_entry *wentry = NULL;
-    if (A.fuk && s->w_constant) PT_CHECK(cache_conv_weights(&A, ctx, tbase0, &wentry));
+    if (s->w_layout) { /* the user's buffer holds the packed panels (option 2) */
+        if (!A.fuk || s->w_layout_kind != (int)A.fuk->kind)
+            return pt_err(dnnl_invalid_arguments, "Convolution: packed weights of another kind than this run's");
+        A.wblock_bytes = s->w_block_bytes;
+        A.wpanels = (const char *)in[s->w_port].data + 64;
+    } else if (A.fuk && s->w_constant) {
+        PT_CHECK(cache_conv_weights(&A, ctx, tbase0, &wentry));
+    }
     const int64_t units = s->nbatch * s->qblocks * s->mchunks;
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > s->nthr) nt = s->nthr;
     if ((int64_t)nt > units) nt = (int)units;
+    /* Small products stay on one thread: a parallel region costs up to a
+     * scheduler tick (4 ms) when another process holds a core. */
+    if ((double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K < (double)(1 << 21) * nt) nt = 1;
     char *tbase = base + s->shared_bytes;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -1023,6 +1036,53 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
                         .kernel_name = s->conv_engine ? pt_gemm_ukernel_default(PT_GEMM_F32)->name : "exact_double"};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
+}
+
+/* The kind a run under `mode` uses (as cp_run chooses it). */
+static pt_gemm_kind conv_kind(const cp_state *s, dnnl_fpmath_mode_t mode) {
+    bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
+    bool bf16 = (s->a.dt == dnnl_bf16 && s->w.dt == dnnl_bf16) || (narrow && s->a.dt != dnnl_f16 && s->w.dt != dnnl_f16);
+    return bf16 ? PT_GEMM_BF16 : PT_GEMM_F32;
+}
+
+size_t pt_cp_conv_weight_layout(cp_state *s, dnnl_fpmath_mode_t mode, size_t given, size_t *port) {
+    const po_instr *in = s->w.prog && s->w.prog->nins == 1 ? &s->w.prog->ins[0] : NULL;
+    if (!s->conv_engine || given == 0 || !in || in->ik != I_COPY || in->a[0].kind != OPD_PORT) return 0;
+    const dnnl_data_type_t dt = in->a[0].dt;
+    if (dt != dnnl_f32 && dt != dnnl_bf16 && dt != dnnl_f16) return 0;
+    for (int d = 0; d < s->w.prog->ndims; ++d)
+        if (in->a[0].div[d] != 1) return 0;
+    const pt_gemm_kind kind = conv_kind(s, mode);
+    const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(kind);
+    pt_conv_packed_layout l;
+    memset(&l, 0, sizeof l); /* padding too: the registry compares bytes */
+    memcpy(l.tag, "ptconvW", 8);
+    if (strlen(uk->name) >= sizeof l.ukernel) return 0;
+    strcpy(l.ukernel, uk->name);
+    l.kind = kind;
+    l.deconv = s->kind == CP_DECONV;
+    l.G = s->G, l.Q = s->Q, l.NB = s->NB, l.qblocks = s->qblocks;
+    l.cg = s->kind == CP_CONV ? s->Cin_g : s->xd[1] / s->G;
+    l.KD = s->wd[2], l.KH = s->wd[3], l.KW = s->wd[4];
+    l.wndims = s->w.ndims;
+    memcpy(l.wmap, s->wmap, sizeof l.wmap);
+    memcpy(l.wdims, s->w.dims, sizeof(int64_t) * (size_t)s->w.ndims);
+    l.src_dt = dt;
+    l.round = kind == PT_GEMM_F32 ? mode : dnnl_fpmath_mode_strict;
+    size_t id = 0;
+    if (given == SIZE_MAX) {
+        id = pt_conv_packed_register(&l);
+    } else {
+        pt_conv_packed_layout have;
+        if (pt_conv_packed_find(given, &have) && memcmp(&have, &l, sizeof l) == 0) id = given;
+    }
+    if (!id) return 0;
+    s->w_layout = id;
+    s->w_layout_kind = kind;
+    s->w_block_bytes = pt_conv_packed_block_bytes(&l, uk);
+    s->w_port = in->a[0].port;
+    *port = (size_t)s->w_port;
+    return id;
 }
 
 bool pt_compute_post_ops_inplace(const pt_fused *f, size_t *input_id, size_t *output_id) {

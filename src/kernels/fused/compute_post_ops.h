@@ -95,6 +95,9 @@ typedef struct {
     int w_port;               /* the first of them (names the cache entry) */
     bool conv_engine;
     int conv_mr, conv_nr;
+    size_t w_layout;    /* the weight port holds packed panels in this opaque layout (0: plain) */
+    int w_layout_kind;  /* its pt_gemm_kind */
+    size_t w_block_bytes; /* one (group, block of output channels) of its panels */
     bool a_direct;      /* input a plain channels-last f32 port: im2col reads it directly */
     int a_port;
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
@@ -128,5 +131,13 @@ void pt_cp_finish_run(const pt_cp_state *s, const void *bound_epi, void *out_dat
  * also records the pair in pt_fused (has_inplace, port indices), which
  * compile.c reports. */
 bool pt_compute_post_ops_inplace(const pt_fused *f, size_t *input_id, size_t *output_id);
+
+/* Seed 004 option 2 for a Convolution / ConvTranspose planned on the engine
+ * (after pt_compute_post_ops_finish): when its weights are one plain float
+ * port, given as `any` (given == SIZE_MAX: the packed layout is chosen and
+ * registered) or in a packed layout (given: accepted when it is exactly
+ * this kernel's), the kernel reads that port as packed panels.  Returns the
+ * layout id (0: the port stays plain) and the port in *port. */
+size_t pt_cp_conv_weight_layout(pt_cp_state *s, dnnl_fpmath_mode_t mode, size_t given, size_t *port);
 
 #endif

@@ -1,6 +1,7 @@
 /* Reorder to / from the packed-weight layout (packed_reorder.h). */
 #include <stdlib.h>
 
+#include "kernels/fused/conv_packed_layout.h"
 #include "kernels/fused/packed_reorder.h"
 #include "kernels/gemm/gemm.h"
 
@@ -17,6 +18,42 @@ static pt_status packed_reorder_run(const pt_fused *f, const pt_tview *in, size_
         return pt_err(dnnl_invalid_arguments, "Reorder (packed weights): buffer missing");
     if (r->to_packed) pt_gemm_pack_b_all(&r->plan, in[0].data, NULL, NULL, out[0].data);
     else pt_gemm_unpack_b_all(&r->plan, in[0].data, out[0].data);
+    return dnnl_success;
+}
+
+static void packed_reorder_release(pt_fused *f);
+
+typedef struct {
+    pt_conv_packed_layout l;
+    pt_lt plain;
+    bool to_packed;
+} conv_reorder;
+
+static pt_status conv_reorder_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                                  void *scratch, const pt_exec_ctx *ctx) {
+    (void)ctx;
+    const conv_reorder *r = f->state;
+    if (nin < 1 || nout < 1 || !in[0].data || !out[0].data || (r->to_packed && !scratch))
+        return pt_err(dnnl_invalid_arguments, "Reorder (packed convolution weights): buffer missing");
+    return r->to_packed ? pt_conv_packed_pack(&r->l, &r->plain, in[0].data, out[0].data, scratch)
+                        : pt_conv_packed_unpack(&r->l, &r->plain, in[0].data, out[0].data);
+}
+
+pt_status pt_packed_reorder_make_conv(size_t layout, const pt_lt *plain, bool to_packed, pt_fused *f) {
+    conv_reorder *r = calloc(1, sizeof *r);
+    if (!r) return dnnl_out_of_memory;
+    if (!pt_conv_packed_find(layout, &r->l)) {
+        free(r);
+        return dnnl_unimplemented;
+    }
+    r->plain = *plain;
+    r->to_packed = to_packed;
+    f->run = conv_reorder_run;
+    f->release = packed_reorder_release;
+    f->state = r;
+    f->scratch_bytes = to_packed ? pt_conv_packed_scratch_bytes(&r->l) : 0;
+    f->kernel_name = "conv_weights";
+    pt_fused_add_packed(f, to_packed, 0, layout);
     return dnnl_success;
 }
 

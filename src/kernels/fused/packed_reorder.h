@@ -16,4 +16,9 @@
 pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_row, int64_t s_k, bool to_packed,
                                  pt_fused *f);
 
+/* The same for a Convolution weight layout (conv_packed_layout.h): `plain`
+ * is the plain weight's logical tensor.  dnnl_unimplemented when `layout`
+ * is not a convolution layout. */
+pt_status pt_packed_reorder_make_conv(size_t layout, const pt_lt *plain, bool to_packed, pt_fused *f);
+
 #endif
