@@ -429,7 +429,7 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                 if (hi > XW) hi = XW;
                 if (lo >= hi) continue;
                 const int64_t L = hi - lo;
-                /* Channels-last f32 input read as it is: a tap's channels are
+                /* A plain f32 input is read as it is: a tap's channels are
                  * copied straight from the tensor (no window). */
                 const float *xrow = NULL;
                 if (dense && s->a_direct) {
@@ -459,7 +459,11 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                             if (sw_of[ii] < 0) continue;
                             float *drow = dense + (i0 + ii) * K + tap * cg;
                             if (xrow) {
-                                memcpy(drow, xrow + sw_of[ii] * s->a_es[4], (size_t)cg * sizeof(float));
+                                const float *xp = xrow + sw_of[ii] * s->a_es[4];
+                                const int64_t cs = s->a_es[1];
+                                if (cs == 1) memcpy(drow, xp, (size_t)cg * sizeof(float));
+                                else
+                                    for (int64_t c = 0; c < cg; ++c) drow[c] = xp[c * cs];
                                 continue;
                             }
                             const float *src = t->box + sw_of[ii];
@@ -1016,13 +1020,13 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
     if (s->kind != CP_MATMUL && !s->round_floats && s->conv_engine_allowed) {
         const pt_gemm_ukernel *f = pt_gemm_ukernel_default(PT_GEMM_F32), *h = pt_gemm_ukernel_default(PT_GEMM_BF16);
         s->conv_engine = f && h;
-        /* A plain channels-last f32 input is gathered straight from memory. */
+        /* A plain f32 input is gathered straight from memory. */
         const po_instr *in = s->a.prog && s->a.prog->nins == 1 ? &s->a.prog->ins[0] : NULL;
         if (s->kind == CP_CONV && in && in->ik == I_COPY && in->a[0].kind == OPD_PORT && in->a[0].dt == dnnl_f32) {
             bool unit = true;
             for (int d = 0; d < s->a.prog->ndims; ++d) unit = unit && in->a[0].div[d] == 1;
             for (int c = 0; c < 5; ++c) s->a_es[c] = s->xmap[c] >= 0 ? in->a[0].es[s->xmap[c]] : 0;
-            s->a_direct = unit && s->a_es[1] == 1;
+            s->a_direct = unit;
             s->a_port = in->a[0].port;
         }
         if (s->conv_engine) {

@@ -98,7 +98,7 @@ typedef struct {
     size_t w_layout;    /* the weight port holds packed panels in this opaque layout (0: plain) */
     int w_layout_kind;  /* its pt_gemm_kind */
     size_t w_block_bytes; /* one (group, block of output channels) of its panels */
-    bool a_direct;      /* input a plain channels-last f32 port: im2col reads it directly */
+    bool a_direct;      /* input a plain f32 port: im2col reads it directly */
     int a_port;
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
     size_t t_fa, t_fc, t_fap, t_fbp;
