@@ -352,7 +352,8 @@ static void check(const char *name, graph *g, pt_status expect, dnnl_fpmath_mode
          * (so only there), Convolution on the engine in every mode. */
         bool conv = false;
         for (int o = 0; o < g->nop; ++o)
-            conv = conv || g->ops[o]->kind == dnnl_graph_op_convolution || g->ops[o]->kind == dnnl_graph_op_conv_transpose;
+            conv = conv || g->ops[o]->kind == dnnl_graph_op_convolution || g->ops[o]->kind == dnnl_graph_op_conv_transpose ||
+                   g->ops[o]->kind == dnnl_graph_op_convolution_backward_data;
         if (mode == dnnl_fpmath_mode_strict || conv) {
             snprintf(nm, sizeof nm, "%s [engine]", name);
             run_fused(nm, g, pt_prepare_compute_post_ops_engine, in, bench[res], expect, &ctx, inplace, false);
@@ -935,6 +936,57 @@ static void test_deconv(void) {
     conv_case("deconv 3d", &c, CV_PLAIN, dnnl_fpmath_mode_strict, false);
 }
 
+/* ConvolutionBackwardData runs as the transposed convolution of diff_dst:
+ * the same cases through the reference op and the fused kernels. */
+static void bwd_data_case(const char *name, const cv_cfg *c, dnnl_fpmath_mode_t mode) {
+    graph g;
+    g_init(&g);
+    const int r = c->k + 2;
+    int64_t dd[5], wd[5], sd[5];
+    dd[0] = sd[0] = c->N;
+    dd[c->nxc ? r - 1 : 1] = c->OC;
+    sd[c->nxc ? r - 1 : 1] = c->IC;
+    for (int j = 0; j < c->k; ++j) {
+        const int64_t o = (c->in[j] + c->pb[j] + c->pe[j] - c->Dl[j] * (c->ker[j] - 1) - 1) / c->S[j] + 1;
+        dd[c->nxc ? 1 + j : 2 + j] = o;
+        sd[c->nxc ? 1 + j : 2 + j] = c->in[j];
+        wd[c->xfirst ? j : 2 + j] = c->ker[j];
+    }
+    if (c->xfirst) wd[r - 2] = c->IC / c->G, wd[r - 1] = c->OC;
+    else wd[0] = c->OC, wd[1] = c->IC / c->G;
+    size_t x = tens(&g, dnnl_f32, r, dd, NULL), w = tens(&g, dnnl_f32, r, wd, NULL);
+    pt_op *op = mk(&g, dnnl_graph_op_convolution_backward_data);
+    a_s64s(op, dnnl_graph_op_attr_strides, c->S, (size_t)c->k);
+    a_s64s(op, dnnl_graph_op_attr_dilations, c->Dl, (size_t)c->k);
+    a_s64s(op, dnnl_graph_op_attr_pads_begin, c->pb, (size_t)c->k);
+    a_s64s(op, dnnl_graph_op_attr_pads_end, c->pe, (size_t)c->k);
+    a_s64s(op, dnnl_graph_op_attr_dst_shape, sd, (size_t)r);
+    a_s64(op, dnnl_graph_op_attr_groups, c->G);
+    a_str(op, dnnl_graph_op_attr_data_format, c->nxc ? "NXC" : "NCX");
+    a_str(op, dnnl_graph_op_attr_weights_format, c->xfirst ? "XIO" : "OIX");
+    size_t y = fin(&g, op, (size_t[]){x, w}, 2, dnnl_f32);
+    if (c->bias_in) { /* a ReLU after it: the epilogue runs too */
+        pt_op *relu = mk(&g, dnnl_graph_op_relu);
+        fin(&g, relu, (size_t[]){y}, 1, dnnl_f32);
+    }
+    check(name, &g, dnnl_success, mode, false);
+    g_free(&g);
+}
+
+static void test_conv_bwd_data(void) {
+    cv_cfg c = cv_base(2);
+    bwd_data_case("conv bwd data 2d NCX OIX pad1", &c, dnnl_fpmath_mode_strict);
+    c.S[0] = c.S[1] = 2, c.G = 2, c.nxc = true, c.xfirst = true, c.bias_in = true, c.Dl[0] = 2;
+    bwd_data_case("conv bwd data 2d stride 2 groups dilation NXC XIO + ReLU", &c, dnnl_fpmath_mode_strict);
+    bwd_data_case("conv bwd data 2d NXC XIO, fpmath bf16", &c, dnnl_fpmath_mode_bf16);
+    c = cv_base(1);
+    c.in[0] = 17, c.ker[0] = 4, c.S[0] = 3, c.pb[0] = 0, c.pe[0] = 2, c.OC = 12;
+    bwd_data_case("conv bwd data 1d stride 3", &c, dnnl_fpmath_mode_strict);
+    c = cv_base(3);
+    c.in[0] = 4, c.in[1] = 5, c.in[2] = 6, c.S[2] = 2, c.OC = 4, c.IC = 4;
+    bwd_data_case("conv bwd data 3d", &c, dnnl_fpmath_mode_strict);
+}
+
 /* ---- in-place, zero-size, refusals ---------------------------------------------- */
 
 static void test_misc(void) {
@@ -1053,6 +1105,7 @@ int main(void) {
     test_bmb();
     test_conv();
     test_deconv();
+    test_conv_bwd_data();
     test_conv_skip_padding();
     test_misc();
     printf("fused runs bit-identical to op-by-op: %d; engine runs within its bound: %d\n", n_fused_ok, n_engine_ok);

@@ -91,21 +91,28 @@ static void canon_dims(const pt_lt *lt, const int *map, int64_t *cd) {
     for (int c = 0; c < 5; ++c) cd[c] = map[c] >= 0 ? lt->dims[map[c]] : 1;
 }
 
+/* ConvolutionBackwardData is the ConvTranspose of diff_dst with the same
+ * weights, strides, pads and dilations: its [OC, IC/G] (OIX) or [.., IC/G,
+ * OC] (XIO) weights are a transposed convolution's IOX / XOI weights, and
+ * diff_src is that convolution's output (its shape given). */
 static pt_status prep_conv(const pt_op *anchor, cp_state *s) {
-    bool deconv = anchor->kind == dnnl_graph_op_conv_transpose;
+    const bool bwd_data = anchor->kind == dnnl_graph_op_convolution_backward_data;
+    bool deconv = anchor->kind == dnnl_graph_op_conv_transpose || bwd_data;
     const pt_lt *x = &anchor->in[0], *w = &anchor->in[1], *y = &anchor->out[0];
     int r = x->ndims;
     if (r < 3 || r > 5 || w->ndims != r || y->ndims != r)
         return pt_err(dnnl_unimplemented, "compute_post_ops: convolution rank %d", r);
     const char *df = pt_op_str(anchor, dnnl_graph_op_attr_data_format, "NXC");
-    const char *wf = pt_op_str(anchor, dnnl_graph_op_attr_weights_format, deconv ? "XOI" : "XIO");
+    const char *wf = pt_op_str(anchor, dnnl_graph_op_attr_weights_format, deconv && !bwd_data ? "XOI" : "XIO");
     bool nxc, xf;
     if (strcmp(df, "NXC") == 0) nxc = true;
     else if (strcmp(df, "NCX") == 0) nxc = false;
     else return pt_err(dnnl_unimplemented, "compute_post_ops: data_format %s", df);
-    if (strcmp(wf, deconv ? "XOI" : "XIO") == 0) xf = true;
-    else if (strcmp(wf, deconv ? "IOX" : "OIX") == 0) xf = false;
+    if (strcmp(wf, bwd_data ? "XIO" : deconv ? "XOI" : "XIO") == 0) xf = true;
+    else if (strcmp(wf, bwd_data ? "OIX" : deconv ? "IOX" : "OIX") == 0) xf = false;
     else return pt_err(dnnl_unimplemented, "compute_post_ops: weights_format %s", wf);
+    if (bwd_data && strcmp(pt_op_str(anchor, dnnl_graph_op_attr_auto_pad, "None"), "None") != 0)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: ConvolutionBackwardData with auto_pad");
     int k = r - 2;
     int64_t strides[3], dils[3], pb[3], pe[3];
     if (!read_list(anchor, dnnl_graph_op_attr_strides, k, 1, 1, strides) ||
@@ -230,7 +237,8 @@ static void find_inplace(const pt_op *const *ops, size_t nops, const pt_lt *in, 
 }
 
 static bool is_compute(int k) {
-    return k == dnnl_graph_op_matmul || k == dnnl_graph_op_convolution || k == dnnl_graph_op_conv_transpose;
+    return k == dnnl_graph_op_matmul || k == dnnl_graph_op_convolution || k == dnnl_graph_op_conv_transpose ||
+           k == dnnl_graph_op_convolution_backward_data;
 }
 
 static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
@@ -250,6 +258,8 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     if (!pt_lower_lt_known(&anchor->out[0]) || !pt_lower_lt_known(&out[0]) || out[0].layout_type != dnnl_graph_layout_type_strided)
         return pt_err(dnnl_unimplemented, "compute_post_ops: output of unknown shape or layout");
     const pt_lt *bias = NULL;
+    if (anchor->nin == 3 && anchor->kind == dnnl_graph_op_convolution_backward_data)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: ConvolutionBackwardData with a dst_shape input");
     if (anchor->nin == 3) {
         s->bias_port = pt_lower_port_of(in, nin, anchor->in[2].id);
         if (s->bias_port < 0 || pt_lower_producer(ops, nops, anchor->in[2].id) >= 0)
@@ -305,8 +315,6 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     return dnnl_success;
 }
 
-/* MatMul anchors run on the GEMM engine when it takes them (a plain
- * compiled partition, not the op-by-op replica, which must stay exact). */
 /* True when every port the weights' prologue program reads has property
  * constant (the weights, their scales and zero points): the derived panels
  * may then be cached across executions.  *first: the first such port. */
@@ -328,6 +336,8 @@ static bool weights_constant(const pt_postops *p, const pt_lt *in, size_t nin, i
     return *first >= 0;
 }
 
+/* MatMul anchors run on the GEMM engine when it takes them (a plain
+ * compiled partition, not the op-by-op replica, which must stay exact). */
 static pt_status try_engine(cp_state *s, const pt_lt *in, size_t nin, const pt_lower_ctx *lc) {
     if (s->kind != CP_MATMUL || s->round_floats || !lc) return dnnl_unimplemented;
     bool *cst = malloc((nin ? nin : 1) * sizeof *cst);
