@@ -407,9 +407,11 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
     for (size_t i = 0; i < c->nout; ++i) put_lt(&t, "out", i, &c->outputs[i]);
     put(&t, ",fpm:%s%s", pt_fpmath_name(c->fpmath), c->apply_to_int ? ":apply_to_int" : "");
     if (c->has_fused) {
-        const char *fam = p->row ? family_name(p->row->fused)
-                          : c->steps[0].op->kind == dnnl_graph_op_reorder ? "packed_reorder"
-                                                                          : "compute_post_ops";
+        const int lone = c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
+        const char *fam = p->row                                               ? family_name(p->row->fused)
+                          : lone == dnnl_graph_op_reorder                      ? "packed_reorder"
+                          : lone == dnnl_graph_op_convolution_backward_weights ? "conv_bwd_weights"
+                                                                               : "compute_post_ops";
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
     } else {
         put(&t, ",kernel:reference%s%s", step_gemm ? "+gemm/" : "", step_gemm ? step_gemm : "");
@@ -542,6 +544,12 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
      * (with an empty epilogue), like every other MatMul partition. */
     bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
     if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
+    /* Lone convolution backward ops run on the engine too: backward data as
+     * a transposed convolution (compute lowering), backward weights on its
+     * own kernel. */
+    const int lone_kind = !p->row && c && c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
+    if (lone_kind == dnnl_graph_op_convolution_backward_data) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
+    if (lone_kind == dnnl_graph_op_convolution_backward_weights) lower = pt_lower_conv_bwd_weights;
     size_t *in_layout = NULL, *out_layout = NULL;
     if (st == dnnl_success) st = given_layouts(p, nin, inputs, nout, outputs, &in_layout, &out_layout);
     pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply, .in_layout = in_layout, .out_layout = out_layout};
@@ -561,7 +569,9 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
         /* Steps skip End ops: keep each step's role beside it. */
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
-            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = lone_matmul ? PT_CHAIN_ANCHOR : p->roles[o];
+            if (p->ops[o]->kind != dnnl_graph_op_end)
+                roles[i++] = lone_matmul || lone_kind == dnnl_graph_op_convolution_backward_data ? PT_CHAIN_ANCHOR
+                                                                                                  : p->roles[o];
         pt_fused f = {0};
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */

@@ -43,6 +43,11 @@ bool pt_packed_reorder_wanted(const pt_op *op, const pt_lower_ctx *lc);
 pt_status pt_lower_packed_reorder(const pt_op *const *ops, size_t nops, const pt_lt *in, size_t nin, const pt_lt *out,
                                   size_t nout, pt_fused *fused, const pt_lower_ctx *lc);
 
+/* A lone ConvolutionBackwardWeights on the GEMM microkernels. */
+pt_status pt_lower_conv_bwd_weights(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
+                                    size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
+                                    const pt_lower_ctx *lc);
+
 /* Compute partitions (roles of partition/pattern_chain.h). */
 pt_status pt_lower_compute_post_ops(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in,
                                     size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,

@@ -1,0 +1,174 @@
+/* Convolutions on the GEMM microkernels, through the public API: each graph
+ * runs with its compiled kernels and through the reference kernels (the
+ * oracle), compared within the engine's bound (f32 accumulation).  Forward
+ * convolutions with post-ops, lone ConvolutionBackwardData (a transposed
+ * convolution of diff_dst) and lone ConvolutionBackwardWeights (positions
+ * as the reduction, in chunks: sizes on both sides of a chunk), NCX / NXC,
+ * OIX / XIO, groups, strides, dilations, padding, 1-D to 3-D, bf16 data
+ * and the bf16 math mode. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_graph_util.h"
+#include "test_util.h"
+
+static uint32_t rng = 99u;
+
+static void fill_input(const tg_graph *g, int t, void *buf) {
+    (void)g;
+    tg_attn_fill f = {&rng, TG_V_RAND, 0.f, 0.f, 0.f};
+    tg_fill(&g->lt[t], buf, tg_attn_value, &f);
+}
+
+/* Runs `g` compiled and through the reference kernels; every result within
+ * the engine bound (wider for the bf16 math mode: operands rounded to bf16,
+ * sums of up to `terms` products). */
+static void check_graph(const char *name, tg_graph *g, int terms) {
+    const tg_graph *sets[2] = {g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 2, fill_input);
+    tg_run_info ri, fi;
+    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion, .reference = true}, B.set[0], &ri);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, B.set[1], &fi);
+    CHECK(ok);
+    if (ok) {
+        CHECK(tg_count_fused(&fi, NULL) >= 1); /* the kernel under test ran */
+        for (int r = 0; r < g->nres; ++r) {
+            const size_t t = g->result[r] - 1;
+            const tg_lt *lt = &g->lt[t];
+            if (g->fpmath == dnnl_fpmath_mode_bf16) {
+                /* bf16 operands: each product off by up to 2^-8 relative. */
+                tg_diff d = tg_diff_values(lt, B.set[0][t], B.set[1][t], NULL);
+                (void)d;
+                const float *a = B.set[0][t], *b = B.set[1][t];
+                int64_t bad = 0;
+                for (int64_t e = 0; e < tg_nelems(lt); ++e)
+                    bad += fabs((double)a[tg_offset(lt, e)] - b[tg_offset(lt, e)]) > 8e-3 * sqrt((double)terms) + 1e-3;
+                if (bad) printf("  %s: %lld elements beyond the bf16 bound\n", name, (long long)bad);
+                CHECK(bad == 0);
+            } else {
+                tg_check_values(name, lt, B.set[0][t], B.set[1][t], tg_engine_tol);
+            }
+        }
+    }
+    tg_bufs_free(&B);
+}
+
+typedef struct {
+    int k;                        /* spatial dims */
+    int64_t N, IC, OC, G, in[3], ker[3], S[3], Dl[3], pb[3], pe[3];
+    bool nxc, xio;
+    dnnl_data_type_t dt;
+    dnnl_fpmath_mode_t mode;
+} cfg;
+
+static cfg base(int k) {
+    cfg c;
+    memset(&c, 0, sizeof c);
+    c.k = k, c.N = 2, c.IC = 8, c.OC = 12, c.G = 1, c.dt = dnnl_f32;
+    for (int j = 0; j < 3; ++j) c.in[j] = 7 + 3 * j, c.ker[j] = 3, c.S[j] = 1, c.Dl[j] = 1, c.pb[j] = 1, c.pe[j] = 1;
+    return c;
+}
+
+static void dims_of(const cfg *c, int64_t *x, int64_t *w, int64_t *y) {
+    const int r = c->k + 2;
+    x[0] = y[0] = c->N;
+    x[c->nxc ? r - 1 : 1] = c->IC;
+    y[c->nxc ? r - 1 : 1] = c->OC;
+    for (int j = 0; j < c->k; ++j) {
+        x[c->nxc ? 1 + j : 2 + j] = c->in[j];
+        y[c->nxc ? 1 + j : 2 + j] = (c->in[j] + c->pb[j] + c->pe[j] - c->Dl[j] * (c->ker[j] - 1) - 1) / c->S[j] + 1;
+        w[c->xio ? j : 2 + j] = c->ker[j];
+    }
+    if (c->xio) w[r - 2] = c->IC / c->G, w[r - 1] = c->OC;
+    else w[0] = c->OC, w[1] = c->IC / c->G;
+}
+
+static void conv_attrs(tg_op *o, const cfg *c, bool with_dst_shape, const int64_t *x) {
+    tg_attr_s64(o, dnnl_graph_op_attr_strides, c->S, c->k);
+    tg_attr_s64(o, dnnl_graph_op_attr_dilations, c->Dl, c->k);
+    tg_attr_s64(o, dnnl_graph_op_attr_pads_begin, c->pb, c->k);
+    tg_attr_s64(o, dnnl_graph_op_attr_pads_end, c->pe, c->k);
+    tg_attr_s64(o, dnnl_graph_op_attr_groups, &c->G, 1);
+    tg_attr_str(o, dnnl_graph_op_attr_data_format, c->nxc ? "NXC" : "NCX");
+    tg_attr_str(o, dnnl_graph_op_attr_weights_format, c->xio ? "XIO" : "OIX");
+    if (with_dst_shape) tg_attr_s64(o, dnnl_graph_op_attr_dst_shape, x, c->k + 2);
+}
+
+enum { FWD, BWD_DATA, BWD_WEIGHTS };
+
+static void run_case(const char *name, const cfg *c, int which) {
+    tg_graph g;
+    memset(&g, 0, sizeof g);
+    g.fpmath = c->mode;
+    const int r = c->k + 2;
+    int64_t xd[5], wd[5], yd[5];
+    dims_of(c, xd, wd, yd);
+    int64_t positions = c->N, taps = 1;
+    for (int j = 0; j < c->k; ++j) positions *= yd[c->nxc ? 1 + j : 2 + j], taps *= c->ker[j];
+    int terms = 0;
+    if (which == FWD) {
+        size_t x = tg_tensor(&g, c->dt, r, xd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
+        size_t y = tg_tensor(&g, c->dt, r, yd, NULL), z = tg_tensor(&g, c->dt, r, yd, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_convolution, 2, (size_t[]){x, w}, 1, (size_t[]){y});
+        conv_attrs(o, c, false, NULL);
+        tg_add(&g, dnnl_graph_op_relu, 1, (size_t[]){y}, 1, (size_t[]){z});
+        g.result[g.nres++] = z;
+        terms = (int)(c->IC / c->G * taps);
+    } else if (which == BWD_DATA) {
+        size_t dy = tg_tensor(&g, c->dt, r, yd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
+        size_t dx = tg_tensor(&g, c->dt, r, xd, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_convolution_backward_data, 2, (size_t[]){dy, w}, 1, (size_t[]){dx});
+        conv_attrs(o, c, true, xd);
+        g.result[g.nres++] = dx;
+        terms = (int)(c->OC / c->G * taps);
+    } else {
+        size_t x = tg_tensor(&g, c->dt, r, xd, NULL), dy = tg_tensor(&g, c->dt, r, yd, NULL);
+        size_t dw = tg_tensor(&g, c->dt, r, wd, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_convolution_backward_weights, 2, (size_t[]){x, dy}, 1, (size_t[]){dw});
+        conv_attrs(o, c, false, NULL);
+        tg_attr_s64(o, dnnl_graph_op_attr_weights_shape, wd, r);
+        g.result[g.nres++] = dw;
+        terms = (int)positions;
+    }
+    check_graph(name, &g, terms);
+}
+
+int main(void) {
+    tg_setup();
+    const char *kinds[3] = {"conv", "conv bwd data", "conv bwd weights"};
+    for (int which = FWD; which <= BWD_WEIGHTS; ++which) {
+        char name[160];
+        cfg c = base(2);
+        snprintf(name, sizeof name, "%s 2d NCX OIX pad 1", kinds[which]);
+        run_case(name, &c, which);
+        c.nxc = c.xio = true, c.G = 2, c.S[0] = 2, c.Dl[1] = 2;
+        snprintf(name, sizeof name, "%s 2d NXC XIO groups 2 stride 2 dilation 2", kinds[which]);
+        run_case(name, &c, which);
+        c = base(1);
+        c.N = 3, c.in[0] = 300, c.ker[0] = 5, c.pb[0] = 2, c.pe[0] = 0, c.IC = 3, c.OC = 40; /* 888 positions */
+        snprintf(name, sizeof name, "%s 1d long (positions past a chunk)", kinds[which]);
+        run_case(name, &c, which);
+        c = base(3);
+        c.N = 1, c.in[0] = 4, c.in[1] = 5, c.in[2] = 6, c.S[2] = 2, c.IC = 4, c.OC = 5, c.G = 1;
+        snprintf(name, sizeof name, "%s 3d", kinds[which]);
+        run_case(name, &c, which);
+        c = base(2);
+        c.N = 1, c.IC = 1, c.OC = 1, c.in[0] = 1, c.in[1] = 1, c.ker[0] = c.ker[1] = 1, c.pb[0] = c.pb[1] = 0,
+        c.pe[0] = c.pe[1] = 0;
+        snprintf(name, sizeof name, "%s 1x1 everything", kinds[which]);
+        run_case(name, &c, which);
+        c = base(2);
+        c.dt = dnnl_bf16;
+        snprintf(name, sizeof name, "%s 2d bf16", kinds[which]);
+        run_case(name, &c, which);
+        c = base(2);
+        c.mode = dnnl_fpmath_mode_bf16, c.IC = 32, c.OC = 64, c.in[0] = c.in[1] = 20;
+        snprintf(name, sizeof name, "%s 2d fpmath bf16", kinds[which]);
+        run_case(name, &c, which);
+    }
+    tg_teardown();
+    return pt_test_summary("test_int_conv_engine");
+}
