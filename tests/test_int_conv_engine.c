@@ -3,7 +3,8 @@
  * oracle), compared within the engine's bound (f32 accumulation).  Forward
  * convolutions with post-ops, lone ConvolutionBackwardData (a transposed
  * convolution of diff_dst) and lone ConvolutionBackwardWeights (positions
- * as the reduction, in chunks: sizes on both sides of a chunk), NCX / NXC,
+ * as the reduction, in chunks: sizes on both sides of a chunk), the two
+ * ConvTranspose backward ops (the adjoint convolution), NCX / NXC,
  * OIX / XIO, groups, strides, dilations, padding, 1-D to 3-D, bf16 data
  * and the bf16 math mode. */
 #include <math.h>
@@ -86,18 +87,23 @@ static void dims_of(const cfg *c, int64_t *x, int64_t *w, int64_t *y) {
     else w[0] = c->OC, w[1] = c->IC / c->G;
 }
 
-static void conv_attrs(tg_op *o, const cfg *c, bool with_dst_shape, const int64_t *x) {
+/* `transposed`: the ConvTranspose formats (IOX / XOI name the same memory
+ * as OIX / XIO of the adjoint convolution). */
+static void conv_attrs(tg_op *o, const cfg *c, bool with_dst_shape, const int64_t *x, bool transposed) {
     tg_attr_s64(o, dnnl_graph_op_attr_strides, c->S, c->k);
     tg_attr_s64(o, dnnl_graph_op_attr_dilations, c->Dl, c->k);
     tg_attr_s64(o, dnnl_graph_op_attr_pads_begin, c->pb, c->k);
     tg_attr_s64(o, dnnl_graph_op_attr_pads_end, c->pe, c->k);
     tg_attr_s64(o, dnnl_graph_op_attr_groups, &c->G, 1);
     tg_attr_str(o, dnnl_graph_op_attr_data_format, c->nxc ? "NXC" : "NCX");
-    tg_attr_str(o, dnnl_graph_op_attr_weights_format, c->xio ? "XIO" : "OIX");
+    tg_attr_str(o, dnnl_graph_op_attr_weights_format, transposed ? (c->xio ? "XOI" : "IOX") : c->xio ? "XIO" : "OIX");
     if (with_dst_shape) tg_attr_s64(o, dnnl_graph_op_attr_dst_shape, x, c->k + 2);
 }
 
-enum { FWD, BWD_DATA, BWD_WEIGHTS };
+/* The ConvTranspose backward ops are written in the adjoint convolution's
+ * terms: ConvTransposeBackwardData(diff_dst = conv x) = conv y,
+ * ConvTransposeBackwardWeights(src = conv y, diff_dst = conv x). */
+enum { FWD, BWD_DATA, BWD_WEIGHTS, T_BWD_DATA, T_BWD_WEIGHTS };
 
 static void run_case(const char *name, const cfg *c, int which) {
     tg_graph g;
@@ -113,7 +119,7 @@ static void run_case(const char *name, const cfg *c, int which) {
         size_t x = tg_tensor(&g, c->dt, r, xd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
         size_t y = tg_tensor(&g, c->dt, r, yd, NULL), z = tg_tensor(&g, c->dt, r, yd, NULL);
         tg_op *o = tg_add(&g, dnnl_graph_op_convolution, 2, (size_t[]){x, w}, 1, (size_t[]){y});
-        conv_attrs(o, c, false, NULL);
+        conv_attrs(o, c, false, NULL, false);
         tg_add(&g, dnnl_graph_op_relu, 1, (size_t[]){y}, 1, (size_t[]){z});
         g.result[g.nres++] = z;
         terms = (int)(c->IC / c->G * taps);
@@ -121,14 +127,30 @@ static void run_case(const char *name, const cfg *c, int which) {
         size_t dy = tg_tensor(&g, c->dt, r, yd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
         size_t dx = tg_tensor(&g, c->dt, r, xd, NULL);
         tg_op *o = tg_add(&g, dnnl_graph_op_convolution_backward_data, 2, (size_t[]){dy, w}, 1, (size_t[]){dx});
-        conv_attrs(o, c, true, xd);
+        conv_attrs(o, c, true, xd, false);
         g.result[g.nres++] = dx;
         terms = (int)(c->OC / c->G * taps);
-    } else {
+    } else if (which == BWD_WEIGHTS) {
         size_t x = tg_tensor(&g, c->dt, r, xd, NULL), dy = tg_tensor(&g, c->dt, r, yd, NULL);
         size_t dw = tg_tensor(&g, c->dt, r, wd, NULL);
         tg_op *o = tg_add(&g, dnnl_graph_op_convolution_backward_weights, 2, (size_t[]){x, dy}, 1, (size_t[]){dw});
-        conv_attrs(o, c, false, NULL);
+        conv_attrs(o, c, false, NULL, false);
+        tg_attr_s64(o, dnnl_graph_op_attr_weights_shape, wd, r);
+        g.result[g.nres++] = dw;
+        terms = (int)positions;
+    } else if (which == T_BWD_DATA) {
+        size_t dy = tg_tensor(&g, c->dt, r, xd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
+        size_t dx = tg_tensor(&g, c->dt, r, yd, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_conv_transpose_backward_data, 2, (size_t[]){dy, w}, 1, (size_t[]){dx});
+        conv_attrs(o, c, false, NULL, true);
+        g.result[g.nres++] = dx;
+        terms = (int)(c->IC / c->G * taps);
+    } else {
+        size_t src = tg_tensor(&g, c->dt, r, yd, NULL), dy = tg_tensor(&g, c->dt, r, xd, NULL);
+        size_t dw = tg_tensor(&g, c->dt, r, wd, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_conv_transpose_backward_weights, 2, (size_t[]){src, dy}, 1,
+                          (size_t[]){dw});
+        conv_attrs(o, c, false, NULL, true);
         tg_attr_s64(o, dnnl_graph_op_attr_weights_shape, wd, r);
         g.result[g.nres++] = dw;
         terms = (int)positions;
@@ -138,8 +160,9 @@ static void run_case(const char *name, const cfg *c, int which) {
 
 int main(void) {
     tg_setup();
-    const char *kinds[3] = {"conv", "conv bwd data", "conv bwd weights"};
-    for (int which = FWD; which <= BWD_WEIGHTS; ++which) {
+    const char *kinds[5] = {"conv", "conv bwd data", "conv bwd weights", "convtranspose bwd data",
+                            "convtranspose bwd weights"};
+    for (int which = FWD; which <= T_BWD_WEIGHTS; ++which) {
         char name[160];
         cfg c = base(2);
         snprintf(name, sizeof name, "%s 2d NCX OIX pad 1", kinds[which]);

@@ -410,7 +410,9 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
         const int lone = c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
         const char *fam = p->row                                               ? family_name(p->row->fused)
                           : lone == dnnl_graph_op_reorder                      ? "packed_reorder"
-                          : lone == dnnl_graph_op_convolution_backward_weights ? "conv_bwd_weights"
+                          : lone == dnnl_graph_op_convolution_backward_weights ||
+                                    lone == dnnl_graph_op_conv_transpose_backward_weights
+                              ? "conv_bwd_weights"
                                                                                : "compute_post_ops";
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
     } else {
@@ -548,8 +550,12 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
      * a transposed convolution (compute lowering), backward weights on its
      * own kernel. */
     const int lone_kind = !p->row && c && c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
-    if (lone_kind == dnnl_graph_op_convolution_backward_data) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
-    if (lone_kind == dnnl_graph_op_convolution_backward_weights) lower = pt_lower_conv_bwd_weights;
+    const bool lone_bwd_data = lone_kind == dnnl_graph_op_convolution_backward_data ||
+                               lone_kind == dnnl_graph_op_conv_transpose_backward_data;
+    if (lone_bwd_data) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
+    if (lone_kind == dnnl_graph_op_convolution_backward_weights ||
+        lone_kind == dnnl_graph_op_conv_transpose_backward_weights)
+        lower = pt_lower_conv_bwd_weights;
     size_t *in_layout = NULL, *out_layout = NULL;
     if (st == dnnl_success) st = given_layouts(p, nin, inputs, nout, outputs, &in_layout, &out_layout);
     pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply, .in_layout = in_layout, .out_layout = out_layout};
@@ -570,8 +576,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         /* Steps skip End ops: keep each step's role beside it. */
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
             if (p->ops[o]->kind != dnnl_graph_op_end)
-                roles[i++] = lone_matmul || lone_kind == dnnl_graph_op_convolution_backward_data ? PT_CHAIN_ANCHOR
-                                                                                                  : p->roles[o];
+                roles[i++] = lone_matmul || lone_bwd_data ? PT_CHAIN_ANCHOR : p->roles[o];
         pt_fused f = {0};
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */

@@ -95,24 +95,29 @@ static void canon_dims(const pt_lt *lt, const int *map, int64_t *cd) {
  * weights, strides, pads and dilations: its [OC, IC/G] (OIX) or [.., IC/G,
  * OC] (XIO) weights are a transposed convolution's IOX / XOI weights, and
  * diff_src is that convolution's output (its shape given). */
+/* ConvTransposeBackwardData is, the other way round, the forward
+ * convolution of diff_dst with the ConvTranspose weights read as [O, I/G]
+ * (IOX as OIX, XOI as XIO). */
 static pt_status prep_conv(const pt_op *anchor, cp_state *s) {
     const bool bwd_data = anchor->kind == dnnl_graph_op_convolution_backward_data;
+    const bool t_bwd_data = anchor->kind == dnnl_graph_op_conv_transpose_backward_data;
     bool deconv = anchor->kind == dnnl_graph_op_conv_transpose || bwd_data;
     const pt_lt *x = &anchor->in[0], *w = &anchor->in[1], *y = &anchor->out[0];
     int r = x->ndims;
     if (r < 3 || r > 5 || w->ndims != r || y->ndims != r)
         return pt_err(dnnl_unimplemented, "compute_post_ops: convolution rank %d", r);
     const char *df = pt_op_str(anchor, dnnl_graph_op_attr_data_format, "NXC");
-    const char *wf = pt_op_str(anchor, dnnl_graph_op_attr_weights_format, deconv && !bwd_data ? "XOI" : "XIO");
+    const bool t_format = (deconv && !bwd_data) || t_bwd_data; /* IOX / XOI */
+    const char *wf = pt_op_str(anchor, dnnl_graph_op_attr_weights_format, t_format ? "XOI" : "XIO");
     bool nxc, xf;
     if (strcmp(df, "NXC") == 0) nxc = true;
     else if (strcmp(df, "NCX") == 0) nxc = false;
     else return pt_err(dnnl_unimplemented, "compute_post_ops: data_format %s", df);
-    if (strcmp(wf, bwd_data ? "XIO" : deconv ? "XOI" : "XIO") == 0) xf = true;
-    else if (strcmp(wf, bwd_data ? "OIX" : deconv ? "IOX" : "OIX") == 0) xf = false;
+    if (strcmp(wf, t_format ? "XOI" : "XIO") == 0) xf = true;
+    else if (strcmp(wf, t_format ? "IOX" : "OIX") == 0) xf = false;
     else return pt_err(dnnl_unimplemented, "compute_post_ops: weights_format %s", wf);
-    if (bwd_data && strcmp(pt_op_str(anchor, dnnl_graph_op_attr_auto_pad, "None"), "None") != 0)
-        return pt_err(dnnl_unimplemented, "compute_post_ops: ConvolutionBackwardData with auto_pad");
+    if ((bwd_data || t_bwd_data) && strcmp(pt_op_str(anchor, dnnl_graph_op_attr_auto_pad, "None"), "None") != 0)
+        return pt_err(dnnl_unimplemented, "compute_post_ops: backward data with auto_pad");
     int k = r - 2;
     int64_t strides[3], dils[3], pb[3], pe[3];
     if (!read_list(anchor, dnnl_graph_op_attr_strides, k, 1, 1, strides) ||
@@ -238,7 +243,7 @@ static void find_inplace(const pt_op *const *ops, size_t nops, const pt_lt *in, 
 
 static bool is_compute(int k) {
     return k == dnnl_graph_op_matmul || k == dnnl_graph_op_convolution || k == dnnl_graph_op_conv_transpose ||
-           k == dnnl_graph_op_convolution_backward_data;
+           k == dnnl_graph_op_convolution_backward_data || k == dnnl_graph_op_conv_transpose_backward_data;
 }
 
 static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
@@ -258,8 +263,9 @@ static pt_status prepare_impl(const pt_op *const *ops, const int *roles, size_t 
     if (!pt_lower_lt_known(&anchor->out[0]) || !pt_lower_lt_known(&out[0]) || out[0].layout_type != dnnl_graph_layout_type_strided)
         return pt_err(dnnl_unimplemented, "compute_post_ops: output of unknown shape or layout");
     const pt_lt *bias = NULL;
-    if (anchor->nin == 3 && anchor->kind == dnnl_graph_op_convolution_backward_data)
-        return pt_err(dnnl_unimplemented, "compute_post_ops: ConvolutionBackwardData with a dst_shape input");
+    if (anchor->nin == 3 && (anchor->kind == dnnl_graph_op_convolution_backward_data ||
+                             anchor->kind == dnnl_graph_op_conv_transpose_backward_data))
+        return pt_err(dnnl_unimplemented, "compute_post_ops: backward data with a third input");
     if (anchor->nin == 3) {
         s->bias_port = pt_lower_port_of(in, nin, anchor->in[2].id);
         if (s->bias_port < 0 || pt_lower_producer(ops, nops, anchor->in[2].id) >= 0)

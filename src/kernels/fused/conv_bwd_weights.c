@@ -80,6 +80,7 @@ static pt_status bww_run(const pt_fused *f, const pt_tview *in, size_t nin, cons
     const pt_conv_bww_plan *p = f->state;
     if (nin < 2 || nout < 1 || !in[0].data || !in[1].data || !out[0].data)
         return pt_err(dnnl_invalid_arguments, "ConvolutionBackwardWeights: buffer missing");
+    const void *src = in[p->src_port].data, *ddst = in[p->ddst_port].data;
     if (pt_v5_count(&p->dw) == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "ConvolutionBackwardWeights: no scratchpad");
     const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(PT_GEMM_F32);
@@ -95,7 +96,7 @@ static pt_status bww_run(const pt_fused *f, const pt_tview *in, size_t nin, cons
     {
         char *buf = threads + (size_t)pt_thread_id() * p->thr_bytes;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t w = 0; w < p->items; ++w) run_item(p, uk, in[0].data, in[1].data, dw, w, buf);
+        for (int64_t w = 0; w < p->items; ++w) run_item(p, uk, src, ddst, dw, w, buf);
     }
     pt_v5_store(&out[0], &p->dw, dw, ctx);
     return dnnl_success;
@@ -106,8 +107,9 @@ static void bww_release(pt_fused *f) {
     f->state = NULL;
 }
 
-pt_status pt_conv_bww_make(const pt_ref_conv_params *geom, const pt_lt *src, const pt_lt *ddst, const pt_lt *dw,
+pt_status pt_conv_bww_make(const pt_ref_conv_params *geom, const pt_lt *in, bool swap, const pt_lt *dw,
                            dnnl_fpmath_mode_t mode, pt_fused *f) {
+    const pt_lt *src = &in[swap ? 1 : 0], *ddst = &in[swap ? 0 : 1];
     if (!is_float(src->data_type) || !is_float(ddst->data_type) || !is_float(dw->data_type))
         return pt_err(dnnl_unimplemented, "ConvolutionBackwardWeights: types");
     if (src->layout_type != dnnl_graph_layout_type_strided || ddst->layout_type != dnnl_graph_layout_type_strided ||
@@ -136,6 +138,7 @@ pt_status pt_conv_bww_make(const pt_ref_conv_params *geom, const pt_lt *src, con
         return pt_err(dnnl_unimplemented, "ConvolutionBackwardWeights: layout or shapes");
     }
     p->src_dt = src->data_type, p->ddst_dt = ddst->data_type;
+    p->src_port = swap ? 1 : 0, p->ddst_port = swap ? 0 : 1;
     p->round = mode;
     p->kc = p->P < BWW_KC ? (p->P > 0 ? p->P : 1) : BWW_KC;
     p->nthr = 1;

@@ -21,16 +21,18 @@ typedef struct {
     int64_t dd_pos_stride;    /* element step between consecutive positions of diff_dst */
     dnnl_data_type_t src_dt, ddst_dt;
     dnnl_fpmath_mode_t round; /* operands rounded as the math mode says (f32 kind) */
+    int src_port, ddst_port;  /* ports of src and diff_dst (swapped for ConvTransposeBackwardWeights) */
     int64_t kc, nbw, items;   /* positions per chunk, columns per item, items */
     int nthr;
     size_t dw_off, thr_off, thr_bytes, a_off, col_off, b_off; /* scratch layout */
 } pt_conv_bww_plan;
 
 /* Plans the kernel for a ConvolutionBackwardWeights op decoded into `geom`
- * with ports src / diff_dst / diff_weights (concrete logical tensors) and
+ * with input ports in[0..1] = src, diff_dst (diff_dst, src with `swap`:
+ * the adjoint convolution of a ConvTranspose) and diff_weights, and
  * fills `f`; dnnl_unimplemented for layouts it does not take (positions of
  * diff_dst not one stride apart, non-float types). */
-pt_status pt_conv_bww_make(const pt_ref_conv_params *geom, const pt_lt *src, const pt_lt *ddst, const pt_lt *dw,
+pt_status pt_conv_bww_make(const pt_ref_conv_params *geom, const pt_lt *in, bool swap, const pt_lt *dw,
                            dnnl_fpmath_mode_t mode, pt_fused *f);
 
 #endif
