@@ -252,6 +252,7 @@ static bool lower(gm_ctx *c) {
         !pt_lower_same_dims(&co->in[1], hl))
         return false;
     p->comb_dt = co->out[0].data_type;
+    p->comb_kind = co->kind;
     if (pt_ref_bind(co, &p->comb_k) != dnnl_success) return false;
 
     /* Hidden [hb.., M, N]: its batch dims broadcast into the output's. */

@@ -13,8 +13,9 @@
  *      into H;
  *   3. the down product reads H (rounded by the engine as the math mode
  *      rounds an f32 operand); its epilogue adds the bias and stores.
- * The element-wise ops run through the bound reference kernels on whole
- * tile rows.  Weights are read by the engine in their own type: the
+ * The element-wise ops run on runs of GM_RUN elements of a tile row:
+ * swish (Sigmoid and Multiply) and a Multiply combine inline on the vector
+ * exp, the rest through the bound reference kernels.  Weights are read by the engine in their own type: the
  * small-M path streams f32 / bf16 / f16 and dequantises int8 / int4 (groups
  * along k) in registers; larger blocks pack panels.  Weights whose scales
  * also group along n are dequantised into a dense f32 copy first.
@@ -34,12 +35,15 @@
 #include "ir/dtype_round.h"
 #include "kernels/fused/run_io.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/vec/vec.h"
 #include "runtime/const_cache.h"
 
 #define GM_H_BYTES (32u << 20)           /* hidden rows of one row block at most */
 #define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
 #define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
+#define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
+                                          * reference kernels' threshold for a parallel region */
 
 enum { GM_IN0, GM_IN1, GM_DOWN, GM_PRODUCTS }; /* combine input 0, input 1, down projection */
 
@@ -59,7 +63,7 @@ struct pt_gm_engine {
     int64_t bm, nblocks, tail; /* rows per block, blocks, rows of the last block */
     int nthr;
     size_t ref_scratch;        /* per thread, for the bound reference kernels */
-    size_t tmp_floats;         /* per thread: one tile row */
+    size_t tmp_floats;         /* per thread: one run of a tile row */
     size_t off_h, off_threads, thread_bytes, off_gemm, total;
 };
 
@@ -255,7 +259,7 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     const pt_bound_kernel *ks[] = {&p->br[0].act_k, &p->br[0].mul_k, &p->br[1].act_k, &p->br[1].mul_k, &p->comb_k};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i]->scratch_bytes > e->ref_scratch) e->ref_scratch = ks[i]->scratch_bytes;
-    e->tmp_floats = (size_t)(p->N > p->O ? p->N : p->O);
+    e->tmp_floats = GM_RUN;
 
     size_t at = 0, gemm = 0;
     e->off_h = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
@@ -337,10 +341,25 @@ static gm_thread thread_state(const gm_epi *E, int tid) {
     return s;
 }
 
-/* Branch `s`'s combine input over one row segment (row m of the block,
- * columns [n0, n0 + n)): the MatMul output x plus bias, rounded to the
+/* Rounds a run to a declared type: bf16 / f16 inline (vectorised), other
+ * types through the shared converter. */
+static void round_run(dnnl_data_type_t dt, float *x, int64_t n) {
+    switch ((int)dt) {
+        case dnnl_f32: break;
+        case dnnl_bf16:
+            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_bf16(x[j]);
+            break;
+        case dnnl_f16:
+            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_f16(x[j]);
+            break;
+        default: pt_run_round(dt, x, n); break;
+    }
+}
+
+/* Branch `s`'s combine input over one run (row m of the block, columns
+ * [n0, n0 + n), n <= GM_RUN): the MatMul output x plus bias, rounded to the
  * MatMul's type, then the activation, into dst (which may be x). */
-static pt_status branch_row(const gm_epi *E, int s, int64_t m, int64_t n0, float *x, int64_t n, float *dst,
+static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float *x, int64_t n, float *dst,
                             gm_thread *t) {
     const pt_gm_branch *b = &E->p->br[s];
     if (b->has_bias) {
@@ -348,22 +367,24 @@ static pt_status branch_row(const gm_epi *E, int s, int64_t m, int64_t n0, float
                     b->bias.cs, t->tmp, n);
         for (int64_t j = 0; j < n; ++j) x[j] += t->tmp[j];
     }
-    pt_run_round(b->mm_dt, x, n);
-    pt_tview xv = row_view(x, n), dv = row_view(dst, n);
+    round_run(b->mm_dt, x, n);
     switch (b->act) {
-        case PT_GM_ACT_UNARY:
+        case PT_GM_ACT_UNARY: {
+            pt_tview xv = row_view(x, n), dv = row_view(dst, n);
             PT_CHECK(b->act_k.run(b->act_k.params, &xv, 1, &dv, 1, &t->ectx));
-            pt_run_round(b->act_dt, dst, n);
+            round_run(b->act_dt, dst, n);
             break;
+        }
         case PT_GM_ACT_SWISH: {
-            pt_tview tv = row_view(t->tmp, n);
-            PT_CHECK(b->act_k.run(b->act_k.params, &xv, 1, &tv, 1, &t->ectx));
-            pt_run_round(b->act_dt, t->tmp, n);
-            pt_tview ins[2];
-            ins[b->g_pos] = xv;
-            ins[1 - b->g_pos] = tv;
-            PT_CHECK(b->mul_k.run(b->mul_k.params, ins, 2, &dv, 1, &t->ectx));
-            pt_run_round(b->mul_dt, dst, n);
+            /* Sigmoid as 1 / (1 + exp(-x)) with the vector exp (0 where
+             * exp overflows, as the reference), then the Multiply. */
+            float *sg = t->tmp;
+            for (int64_t j = 0; j < n; ++j) sg[j] = -x[j];
+            pt_vec()->exp_sum(sg, n, 0.f);
+            for (int64_t j = 0; j < n; ++j) sg[j] = 1.f / (1.f + sg[j]);
+            round_run(b->act_dt, sg, n);
+            for (int64_t j = 0; j < n; ++j) dst[j] = x[j] * sg[j];
+            round_run(b->mul_dt, dst, n);
             break;
         }
         default:
@@ -379,10 +400,12 @@ static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
     (void)b;
     const gm_epi *E = vctx;
     gm_thread t = thread_state(E, tid);
-    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i) {
-        float *h = E->H + (m0 + i) * E->p->N + n0;
-        *t.status = branch_row(E, 0, m0 + i, n0, c + i * ldc, nlen, h, &t);
-    }
+    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
+        for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *h = E->H + (m0 + i) * E->p->N + n0 + j;
+            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, h, &t);
+        }
 }
 
 /* Combine input 1, then the combine (and TypeCast) into H. */
@@ -392,15 +415,21 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
     const gm_epi *E = vctx;
     const pt_gm_plan *p = E->p;
     gm_thread t = thread_state(E, tid);
-    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i) {
-        float *x = c + i * ldc, *h = E->H + (m0 + i) * p->N + n0;
-        pt_status st = branch_row(E, 1, m0 + i, n0, x, nlen, x, &t);
-        pt_tview ins[2] = {row_view(h, nlen), row_view(x, nlen)};
-        if (st == dnnl_success) st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
-        pt_run_round(p->comb_dt, h, nlen);
-        if (p->has_tc) pt_run_round(p->tc_dt, h, nlen);
-        *t.status = st;
-    }
+    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
+        for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *x = c + i * ldc + j, *h = E->H + (m0 + i) * p->N + n0 + j;
+            pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
+            if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
+                for (int64_t k = 0; k < n; ++k) h[k] *= x[k];
+            } else if (st == dnnl_success) {
+                pt_tview ins[2] = {row_view(h, n), row_view(x, n)};
+                st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
+            }
+            round_run(p->comb_dt, h, n);
+            if (p->has_tc) round_run(p->tc_dt, h, n);
+            *t.status = st;
+        }
 }
 
 /* The down product's tile: bias, then the output's type. */
@@ -411,14 +440,17 @@ static void epi_down(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen
     const pt_gm_plan *p = E->p;
     gm_thread t = thread_state(E, tid);
     for (int64_t i = 0; i < mlen; ++i) {
-        float *x = c + i * ldc;
         const int64_t m = E->m_base + m0 + i;
-        if (p->has_dbias) {
-            pt_run_load(E->in[p->dbias.port], p->dbias.dt, E->dbias_off + m * p->dbias.rs + n0 * p->dbias.cs,
-                        p->dbias.cs, t.tmp, nlen);
-            for (int64_t j = 0; j < nlen; ++j) x[j] += t.tmp[j];
+        for (int64_t j = 0; j < nlen; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *x = c + i * ldc + j;
+            if (p->has_dbias) {
+                pt_run_load(E->in[p->dbias.port], p->dbias.dt,
+                            E->dbias_off + m * p->dbias.rs + (n0 + j) * p->dbias.cs, p->dbias.cs, t.tmp, n);
+                for (int64_t k = 0; k < n; ++k) x[k] += t.tmp[k];
+            }
+            pt_run_store(E->out, p->out.dt, E->out_off + m * p->out.rs + (n0 + j) * p->out.cs, p->out.cs, x, n);
         }
-        pt_run_store(E->out, p->out.dt, E->out_off + m * p->out.rs + n0 * p->out.cs, p->out.cs, x, nlen);
     }
 }
 

@@ -62,6 +62,7 @@ typedef struct {
     pt_gm_view src; /* rows m, columns k */
     pt_gm_branch br[2];
     pt_bound_kernel comb_k;
+    int comb_kind;          /* the combine's op kind (Multiply runs inline) */
     dnnl_data_type_t comb_dt;
     bool has_tc;
     dnnl_data_type_t tc_dt;
