@@ -204,8 +204,32 @@ static void build_gated_mlp_case(bench_case *c, dnnl_data_type_t dt, int64_t m, 
     }
 }
 
-/* The fused gated MLP against its three MatMuls run alone on the engine
- * (the op-by-op time without the element-wise ops, so a lower bound of it). */
+/* One element-wise op alone on [m, i] tensors of type dt (Sigmoid: b 0). */
+static double time_eltwise(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream, const run_options *run,
+        dnnl_graph_op_kind_t kind, dnnl_data_type_t dt, int64_t m, int64_t i, int *ok) {
+    bench_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "eltwise");
+    c.fpmath_mode = dnnl_fpmath_mode_strict;
+    int64_t d[2] = {m, i};
+    bench_tensor a = bench_tensor_dense(0, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_tensor b = bench_tensor_dense(1, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_tensor y = bench_tensor_dense(2, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_op *op = bench_case_add_op(&c, 0, kind, "op");
+    bench_op_add_input(op, &a);
+    if (kind != dnnl_graph_op_sigmoid) bench_op_add_input(op, &b);
+    bench_op_add_output(op, &y);
+    case_result r;
+    *ok = *ok && run_case(api, engine, stream, &c, run, &r);
+    double t = r.median_s;
+    case_result_free(&r);
+    bench_case_free(&c);
+    return t;
+}
+
+/* The fused gated MLP against its ops run one by one, each a partition of
+ * its own (the three MatMuls on the engine, then with the Sigmoid and the
+ * two Multiply ops added). */
 static void gated_mlp_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
         const run_options *run, const int64_t *mkio, matmul_kind kind, const machine_peak *peak, int have_peak) {
     const int64_t m = mkio[0], k = mkio[1], i = mkio[2], o = mkio[3];
@@ -225,6 +249,9 @@ static void gated_mlp_case(const graph_api *api, dnnl_engine_t engine, dnnl_stre
         case_result_free(&r);
         bench_case_free(&c);
     }
+    const dnnl_data_type_t dt = kind == MATMUL_BF16 ? dnnl_bf16 : dnnl_f32;
+    double eltwise = time_eltwise(api, engine, stream, run, dnnl_graph_op_sigmoid, dt, m, i, &ok)
+            + 2 * time_eltwise(api, engine, stream, run, dnnl_graph_op_multiply, dt, m, i, &ok);
     if (ok) {
         double bytes = 2 * matmul_weight_bytes(kind, k, i) + matmul_weight_bytes(kind, i, o);
         double flops = 2.0 * (double)m * (2.0 * (double)k * (double)i + (double)i * (double)o);
@@ -232,10 +259,11 @@ static void gated_mlp_case(const graph_api *api, dnnl_engine_t engine, dnnl_stre
         char of_stream[32] = "";
         if (have_peak && peak->stream_gbs > 0) snprintf(of_stream, sizeof of_stream, ", %.0f%% of stream", 100 * gbs / peak->stream_gbs);
         printf("gated MLP %s %lldx%lldx%lldx%lld (MxKxIxO): fused %zu(%zu) parts %.3f ms (%.1f GFLOP/s, %.1f GB/s of "
-               "weights%s); its three MatMuls alone %.3f ms: fused %.2fx\n",
+               "weights%s); its three MatMuls alone %.3f ms (%.2fx), op by op with the element-wise ops %.3f ms "
+               "(%.2fx)\n",
                 matmul_kind_name(kind), (long long)m, (long long)k, (long long)i, (long long)o, rf.n_partitions,
                 rf.n_fused, rf.median_s * 1e3, flops / rf.median_s / 1e9, gbs, of_stream, alone * 1e3,
-                alone / rf.median_s);
+                alone / rf.median_s, (alone + eltwise) * 1e3, (alone + eltwise) / rf.median_s);
     } else {
         printf("gated MLP %s: a run failed (%s)\n", matmul_kind_name(kind), rf.ok ? "a MatMul" : rf.stage);
     }
