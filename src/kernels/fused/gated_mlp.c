@@ -15,10 +15,11 @@
  *      rounds an f32 operand); its epilogue adds the bias and stores.
  * The element-wise ops run on runs of GM_RUN elements of a tile row:
  * swish (Sigmoid and Multiply) and a Multiply combine inline on the vector
- * exp, the rest through the bound reference kernels.  Weights are read by the engine in their own type: the
- * small-M path streams f32 / bf16 / f16 and dequantises int8 / int4 (groups
- * along k) in registers; larger blocks pack panels.  Weights whose scales
- * also group along n are dequantised into a dense f32 copy first.
+ * exp, the rest through the bound reference kernels.  The engine reads the
+ * weights in their own type: the small-M path streams f32 / bf16 / f16 and
+ * dequantises int8 / int4 (groups along k) in registers; larger blocks pack
+ * panels.  Weights whose scales also group along n are dequantised into a
+ * dense f32 copy first.
  * Constant weights are packed once through the constant tensor cache where
  * packing pays.  Products accumulate in f32 (docs/numerics.md). */
 #include "kernels/fused/gated_mlp.h"
@@ -112,7 +113,8 @@ static bool batch_free(const pt_gm_weight *W, int nb) {
 /* ---- planning ------------------------------------------------------------ */
 
 /* The engine's form of W's dequantisation: one scale (and zero point) per
- * column and group of k.  False when they group along n as well. */
+ * column and group of k.  False when they group along n as well, or for
+ * zero points of a type the engine does not read. */
 static bool engine_dequant(const pt_gm_weight *W, int64_t K, int64_t N, pt_gemm_dequant *dq) {
     memset(dq, 0, sizeof *dq);
     dq->on = true;
