@@ -46,7 +46,10 @@ static void usage(void) {
            "  --peak=FILE                  bench_peak's results (<exe dir>/peak.txt)\n"
            "  --partita-lib=PATH           libpartita.so to load\n"
            "  --write-cases=DIR            write the cases as JSON graph cases "
-           "and exit\n");
+           "and exit\n"
+           "  --mlp=MxKxIxO,...            gated-MLP shapes, fused vs its three "
+           "MatMuls alone (128x4096x14336x4096)\n"
+           "  --mlp-only                   only the gated-MLP lines\n");
 }
 
 static int parse_shapes(const char *text, shape *shapes) {
@@ -175,6 +178,99 @@ static void fpmath_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_
     bench_case_free(&strict), bench_case_free(&bf16);
 }
 
+/* A gated MLP, out = (swish(src·Wg) ⊙ (src·Wu))·Wd, all tensors of one type. */
+static void build_gated_mlp_case(bench_case *c, dnnl_data_type_t dt, int64_t m, int64_t k, int64_t i, int64_t o) {
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "gated_mlp_%s", dt == dnnl_bf16 ? "bf16" : "f32");
+    c->fpmath_mode = dnnl_fpmath_mode_strict;
+    const dnnl_graph_tensor_property_t var = dnnl_graph_tensor_property_variable;
+    int64_t sd[2] = {m, k}, wd[2] = {k, i}, hd[2] = {m, i}, dd[2] = {i, o}, od[2] = {m, o};
+    bench_tensor src = bench_tensor_dense(0, dt, 2, sd, var), wg = bench_tensor_dense(1, dt, 2, wd, var);
+    bench_tensor wu = bench_tensor_dense(2, dt, 2, wd, var), wdn = bench_tensor_dense(3, dt, 2, dd, var);
+    bench_tensor gate = bench_tensor_dense(10, dt, 2, hd, var), sig = bench_tensor_dense(11, dt, 2, hd, var);
+    bench_tensor sw = bench_tensor_dense(12, dt, 2, hd, var), up = bench_tensor_dense(13, dt, 2, hd, var);
+    bench_tensor hid = bench_tensor_dense(14, dt, 2, hd, var), out = bench_tensor_dense(15, dt, 2, od, var);
+    const struct {
+        dnnl_graph_op_kind_t kind;
+        const bench_tensor *a, *b, *y;
+    } ops[] = {{dnnl_graph_op_matmul, &src, &wg, &gate}, {dnnl_graph_op_sigmoid, &gate, NULL, &sig},
+               {dnnl_graph_op_multiply, &gate, &sig, &sw}, {dnnl_graph_op_matmul, &src, &wu, &up},
+               {dnnl_graph_op_multiply, &sw, &up, &hid},   {dnnl_graph_op_matmul, &hid, &wdn, &out}};
+    for (size_t j = 0; j < sizeof ops / sizeof ops[0]; ++j) {
+        bench_op *op = bench_case_add_op(c, j, ops[j].kind, "op");
+        bench_op_add_input(op, ops[j].a);
+        if (ops[j].b) bench_op_add_input(op, ops[j].b);
+        bench_op_add_output(op, ops[j].y);
+    }
+}
+
+/* One element-wise op alone on [m, i] tensors of type dt (Sigmoid: b 0). */
+static double time_eltwise(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream, const run_options *run,
+        dnnl_graph_op_kind_t kind, dnnl_data_type_t dt, int64_t m, int64_t i, int *ok) {
+    bench_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "eltwise");
+    c.fpmath_mode = dnnl_fpmath_mode_strict;
+    int64_t d[2] = {m, i};
+    bench_tensor a = bench_tensor_dense(0, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_tensor b = bench_tensor_dense(1, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_tensor y = bench_tensor_dense(2, dt, 2, d, dnnl_graph_tensor_property_variable);
+    bench_op *op = bench_case_add_op(&c, 0, kind, "op");
+    bench_op_add_input(op, &a);
+    if (kind != dnnl_graph_op_sigmoid) bench_op_add_input(op, &b);
+    bench_op_add_output(op, &y);
+    case_result r;
+    *ok = *ok && run_case(api, engine, stream, &c, run, &r);
+    double t = r.median_s;
+    case_result_free(&r);
+    bench_case_free(&c);
+    return t;
+}
+
+/* The fused gated MLP against its ops run one by one, each a partition of
+ * its own (the three MatMuls on the engine, then with the Sigmoid and the
+ * two Multiply ops added). */
+static void gated_mlp_case(const graph_api *api, dnnl_engine_t engine, dnnl_stream_t stream,
+        const run_options *run, const int64_t *mkio, matmul_kind kind, const machine_peak *peak, int have_peak) {
+    const int64_t m = mkio[0], k = mkio[1], i = mkio[2], o = mkio[3];
+    bench_case fused;
+    build_gated_mlp_case(&fused, kind == MATMUL_BF16 ? dnnl_bf16 : dnnl_f32, m, k, i, o);
+    case_result rf;
+    run_case(api, engine, stream, &fused, run, &rf);
+    const int64_t shapes[3][3] = {{m, k, i}, {m, k, i}, {m, i, o}};
+    double alone = 0;
+    int ok = rf.ok;
+    for (int j = 0; j < 3 && ok; ++j) {
+        bench_case c;
+        build_matmul_case(&c, kind, shapes[j][0], shapes[j][1], shapes[j][2]);
+        case_result r;
+        ok = run_case(api, engine, stream, &c, run, &r);
+        alone += r.median_s;
+        case_result_free(&r);
+        bench_case_free(&c);
+    }
+    const dnnl_data_type_t dt = kind == MATMUL_BF16 ? dnnl_bf16 : dnnl_f32;
+    double eltwise = time_eltwise(api, engine, stream, run, dnnl_graph_op_sigmoid, dt, m, i, &ok)
+            + 2 * time_eltwise(api, engine, stream, run, dnnl_graph_op_multiply, dt, m, i, &ok);
+    if (ok) {
+        double bytes = 2 * matmul_weight_bytes(kind, k, i) + matmul_weight_bytes(kind, i, o);
+        double flops = 2.0 * (double)m * (2.0 * (double)k * (double)i + (double)i * (double)o);
+        double gbs = bytes / rf.median_s / 1e9;
+        char of_stream[32] = "";
+        if (have_peak && peak->stream_gbs > 0) snprintf(of_stream, sizeof of_stream, ", %.0f%% of stream", 100 * gbs / peak->stream_gbs);
+        printf("gated MLP %s %lldx%lldx%lldx%lld (MxKxIxO): fused %zu(%zu) parts %.3f ms (%.1f GFLOP/s, %.1f GB/s of "
+               "weights%s); its three MatMuls alone %.3f ms (%.2fx), op by op with the element-wise ops %.3f ms "
+               "(%.2fx)\n",
+                matmul_kind_name(kind), (long long)m, (long long)k, (long long)i, (long long)o, rf.n_partitions,
+                rf.n_fused, rf.median_s * 1e3, flops / rf.median_s / 1e9, gbs, of_stream, alone * 1e3,
+                alone / rf.median_s, (alone + eltwise) * 1e3, (alone + eltwise) / rf.median_s);
+    } else {
+        printf("gated MLP %s: a run failed (%s)\n", matmul_kind_name(kind), rf.ok ? "a MatMul" : rf.stage);
+    }
+    case_result_free(&rf);
+    bench_case_free(&fused);
+}
+
 int main(int argc, char **argv) {
     shape shapes[MAX_SHAPES];
     int n_shapes = (int)(sizeof default_shapes / sizeof default_shapes[0]);
@@ -187,8 +283,30 @@ int main(int argc, char **argv) {
     strcat(peak_path, "/peak.txt");
     const char *partita_library = BENCH_PARTITA_LIBRARY;
     const char *write_dir = NULL;
+    int64_t mlp_shapes[MAX_SHAPES][4] = {{128, 4096, 14336, 4096}};
+    int n_mlp = 1, mlp_only = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
+        if (!strncmp(a, "--mlp=", 6)) {
+            n_mlp = 0;
+            for (const char *p = a + 6; *p && n_mlp < MAX_SHAPES;) {
+                long long v[4];
+                int used = 0;
+                if (sscanf(p, "%lldx%lldx%lldx%lld%n", &v[0], &v[1], &v[2], &v[3], &used) != 4) {
+                    usage();
+                    return 2;
+                }
+                for (int j = 0; j < 4; ++j) mlp_shapes[n_mlp][j] = v[j];
+                ++n_mlp;
+                p += used;
+                if (*p == ',') ++p;
+            }
+            continue;
+        }
+        if (!strcmp(a, "--mlp-only")) {
+            mlp_only = 1;
+            continue;
+        }
         if (!strncmp(a, "--kinds=", 8)) {
             for (int k = 0; k < MATMUL_KIND_COUNT; ++k)
                 kind_enabled[k] = strstr(a + 8, matmul_kind_name((matmul_kind)k)) != NULL;
@@ -273,7 +391,7 @@ int main(int argc, char **argv) {
     printf("%-5s %-16s %6s %11s %9s %9s %11s %9s %8s\n", "type", "MxKxN", "parts",
             "Partita ms", "GFLOP/s", "% peak", "OpenBLAS ms", "GFLOP/s", "ratio");
 
-    for (int s = 0; s < n_shapes; ++s) {
+    for (int s = 0; s < n_shapes && !mlp_only; ++s) {
         const shape *sh = &shapes[s];
         double flops = 2.0 * (double)sh->m * (double)sh->k * (double)sh->n;
         for (int k = 0; k < MATMUL_KIND_COUNT; ++k) {
@@ -326,8 +444,13 @@ int main(int argc, char **argv) {
         }
     }
     printf("\n");
-    constant_weight_case(&api, engine, stream, &run, 128, 1024, 1024);
-    fpmath_case(&api, engine, stream, &run, 1024, 1024, 1024);
+    if (!mlp_only) {
+        constant_weight_case(&api, engine, stream, &run, 128, 1024, 1024);
+        fpmath_case(&api, engine, stream, &run, 1024, 1024, 1024);
+    }
+    for (int s = 0; s < n_mlp; ++s)
+        for (int k = 0; k < 2; ++k) /* f32 and bf16 */
+            if (kind_enabled[k]) gated_mlp_case(&api, engine, stream, &run, mlp_shapes[s], (matmul_kind)k, &peak, have_peak);
     api.stream_destroy(stream);
     api.engine_destroy(engine);
     return 0;

@@ -1,15 +1,21 @@
 /* Gated MLP fusion (docs/fusion.md): graphs built through the public
  * API must form one partition of the expected row (gated_mlp, gated_mlp_v1,
  * quantized_gated_mlp, quantized_gated_mlp_v1) that runs through the fused
- * kernel and gives bit-identical results to the debug-policy run (every op
- * alone, reference kernels).  Shapes are odd and cross the kernel's block
- * sizes; variants cover transposes, batch broadcasting, strided src, biases,
- * f32 / bf16 / f16 with and without the TypeCast, non-strict math modes and
- * int4 / int8 weights (per_group, per_channel, per_tensor, with and without
- * zero points).  Negative graphs (src not shared, an activation outside
- * UNARY, an intermediate with an outside consumer, the gate on the wrong
- * side of a non-commutative combine) must not form a gated-MLP partition and
- * still compute the same values; a form the kernel declines runs op by op. */
+ * kernel on the GEMM engine and agrees with the debug-policy run (every op
+ * alone, reference kernels) within the engine's bound (f32 accumulation in
+ * blocks, docs/numerics.md).  Shapes cover decode rows (M 1..5, the
+ * engine's small-M path), prompts (17, 64, 200: packed panels, row blocks),
+ * sizes of 1 and odd tails of the 32-column microkernel; variants cover
+ * transposes, batch broadcasting, strided src, biases, f32 / bf16 / f16
+ * with and without the TypeCast, every math mode with and without
+ * apply_to_int, int4 / int8 weights (per_group along k or n, per_channel,
+ * per_tensor, with and without zero points), and constant weights packed
+ * once through the constant tensor cache (run twice, then with other
+ * weights in place and in other buffers).  Negative graphs (src not shared,
+ * an activation outside UNARY, an intermediate with an outside consumer,
+ * the gate on the wrong side of a non-commutative combine) must not form a
+ * gated-MLP partition and still compute the same values; a form the kernel
+ * declines runs op by op. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,6 +23,7 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "runtime/const_cache.h"
 #include "test_graph_util.h"
 
 typedef tg_graph gdesc;
@@ -25,7 +32,10 @@ typedef tg_lt lt_t;
 
 /* ---- graph description ---------------------------------------------------- */
 
-enum { F_RAND, F_INT, F_SCALE, F_ZP4 }; /* F_ZP4: u8 zero points of 4-bit weights, values 0..15 */
+/* F_ZP4: u8 zero points of 4-bit weights, values 0..15; F_SCALE_POW2: scales
+ * 2^-4..2^-7, so that dequantized weights of up to 8 significant bits are
+ * exact in every math mode's type. */
+enum { F_RAND, F_INT, F_SCALE, F_ZP4, F_SCALE_POW2 };
 
 static size_t tensor(gdesc *g, dnnl_data_type_t dt, int nd, const int64_t *dims, const int64_t *strides) {
     size_t id = tg_tensor(g, dt, nd, dims, strides);
@@ -70,6 +80,7 @@ static float next_value(void *ctx) {
         case F_INT: return (float)(f->lo + (int)(next_rand() % (uint32_t)(f->hi - f->lo + 1)));
         case F_ZP4: return (float)(next_rand() % 16u);
         case F_SCALE: return 0.01f + 0.05f * (frand() + 1.f);
+        case F_SCALE_POW2: return ldexpf(1.f, -4 - (int)(next_rand() % 4u));
         default: return frand();
     }
 }
@@ -86,12 +97,73 @@ static bool is_gated_row(const char *name) { return name && strstr(name, "gated_
 
 static int cases_run, cases_fused;
 
+/* The error allowed in a result, relative to the largest reference value
+ * of the tensor (the down product sums hidden values of either sign, so a
+ * small output carries the rounding of large terms): 2^-22 per term of the
+ * contractions (f32 accumulation in blocks; a Divide combine amplifies it
+ * where its divisor is small), and two units in the last place of a narrow
+ * output.  Observed errors stay below a quarter of it at every ISA cap. */
+static double tol_abs;
+static double mlp_tol(double a, const lt_t *lt) {
+    (void)a, (void)lt;
+    return tol_abs;
+}
+
+static double result_scale(const lt_t *lt, const void *buf) {
+    double m = 1.0;
+    for (int64_t e = 0; e < tg_nelems(lt); ++e) {
+        double v = fabs(pt_load_f32(buf, lt->data_type, tg_offset(lt, e)));
+        if (v > m && isfinite(v)) m = v;
+    }
+    return m;
+}
+
+static void set_tolerance(const gdesc *g, const lt_t *out, const void *ref) {
+    int64_t contraction = 0; /* per MatMul the larger of its weight's two dims (K or more), summed */
+    for (int o = 0; o < g->nop; ++o)
+        if (g->op[o].kind == dnnl_graph_op_matmul) {
+            const lt_t *w = &g->lt[g->op[o].in[1] - 1];
+            contraction += w->dims[w->ndims - 2] > w->dims[w->ndims - 1] ? w->dims[w->ndims - 2] : w->dims[w->ndims - 1];
+        }
+    double ulp = out->data_type == dnnl_bf16 ? 0x1p-7 : out->data_type == dnnl_f16 ? 0x1p-10 : 0;
+    double acc = 0x1p-22 * (double)contraction;
+    tol_abs = (2 * ulp + acc) * result_scale(out, ref);
+}
+
+typedef struct {
+    bool constant;     /* weights constant: run again, then with other weights */
+    bool expect_cache; /* and packing pays (prompt rows): the cache gains entries */
+} check_opts;
+
+/* Compares every result of g between `ref` and `got`. */
+static void compare_results(const char *name, const gdesc *g, void **ref, void **got) {
+    for (int r = 0; r < g->nres; ++r) {
+        size_t t = g->result[r] - 1;
+        set_tolerance(g, &g->lt[t], ref[t]);
+        tg_diff d = tg_check_values(name, &g->lt[t], ref[t], got[t], mlp_tol);
+        CHECK(d.total == 0 || d.nonzero > 0); /* the comparison means something */
+    }
+}
+
+/* Refills the constant inputs (weights, scales, zero points) in place; the
+ * reference set's converted copies (u4 zero points) get the same values. */
+static void refill_weights(const gdesc *g, const gdesc *gref, void **got, void **ref) {
+    for (int t = 0; t < g->nt; ++t) {
+        if (g->lt[t].property != dnnl_graph_tensor_property_constant) continue;
+        fill_input(g, t, got[t]);
+        if (ref[t] == got[t]) continue;
+        for (int64_t e = 0; e < tg_span(&g->lt[t]); ++e)
+            pt_store_f32(ref[t], gref->lt[t].data_type, e, pt_load_f32(got[t], g->lt[t].data_type, e));
+    }
+}
+
 /* Runs `g` under the debug policy and the fusion policy and compares every
- * result bit for bit.  want_row: the gated-MLP row that must form exactly one
- * partition (NULL: no gated partition at all); single: that partition is the
- * whole graph (otherwise, or for want_row NULL, several partitions);
- * want_fused: the gated partition runs through the fused kernel. */
-static void check_graph(const char *name, const gdesc *g, const char *want_row, bool single, bool want_fused) {
+ * result.  want_row: the gated-MLP row that must form exactly one partition
+ * (NULL: no gated partition at all); single: that partition is the whole
+ * graph (otherwise, or for want_row NULL, several partitions); want_fused:
+ * the gated partition runs through the fused kernel. */
+static void check_graph_with(const char *name, const gdesc *g, const char *want_row, bool single, bool want_fused,
+                             check_opts co) {
     /* The reference graph: u8 zero points of 4-bit weights become u4 (same
      * values), the form a lone DynamicDequantize supports. */
     static gdesc gref;
@@ -109,8 +181,11 @@ static void check_graph(const char *name, const gdesc *g, const char *want_row, 
     tg_run_info ri, fi;
     bool ok = tg_run(&gref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, ref, &ri);
     CHECK(ok);
+    size_t entries = pt_const_cache_entries();
     ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
     CHECK(ok);
+    if (!ok) fprintf(stderr, "  %s: did not run\n", name);
+    if (co.expect_cache) CHECK(pt_const_cache_entries() > entries);
     ++cases_run;
     if (ok) {
         int ngated = 0;
@@ -133,16 +208,41 @@ static void check_graph(const char *name, const gdesc *g, const char *want_row, 
             fprintf(stderr, "  %s: %d partitions, %d gated (%s, fused %d), want %s\n", name, fi.nparts, ngated,
                     gated_row ? gated_row : "-", (int)gated_fused, want_row ? want_row : "none");
         if (gated_fused) ++cases_fused;
-        for (int r = 0; r < g->nres; ++r) {
-            size_t t = g->result[r] - 1;
-            /* One fused gated-MLP kernel is exact; MatMuls left to the GEMM
-             * engine are not. */
-            bool exact = want_row && want_fused && single;
-            tg_diff d = tg_check_values(name, &g->lt[t], ref[t], got[t], exact ? NULL : tg_engine_tol);
-            CHECK(d.total == 0 || d.nonzero > 0); /* the comparison means something */
-        }
+        compare_results(name, g, ref, got);
+    }
+    if (ok && co.constant) {
+        /* Again on the same buffers (the packed weights come from the
+         * cache), then with other weight values in the same buffers (the
+         * fingerprint notices), then in other buffers. */
+        char nm[96];
+        for (int t = 0; t < g->nt; ++t)
+            if (tg_produced(g, (size_t)t + 1)) memset(got[t], 0, 4);
+        ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
+        CHECK(ok);
+        snprintf(nm, sizeof nm, "%s, run again", name);
+        if (ok) compare_results(nm, g, ref, got);
+        refill_weights(g, &gref, got, ref);
+        ok = ok && tg_run(&gref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, ref,
+                          &ri);
+        ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, got, &fi);
+        CHECK(ok);
+        snprintf(nm, sizeof nm, "%s, other weights in place", name);
+        if (ok) compare_results(nm, g, ref, got);
+        tg_bufs B2;
+        tg_bufs_alloc(&B2, sets, 2, fill_input);
+        ok = tg_run(&gref, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true},
+                    B2.set[1], &ri);
+        ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, B2.set[0], &fi);
+        CHECK(ok);
+        snprintf(nm, sizeof nm, "%s, other weight buffers", name);
+        if (ok) compare_results(nm, g, B2.set[1], B2.set[0]);
+        tg_bufs_free(&B2);
     }
     tg_bufs_free(&B);
+}
+
+static void check_graph(const char *name, const gdesc *g, const char *want_row, bool single, bool want_fused) {
+    check_graph_with(name, g, want_row, single, want_fused, (check_opts){0});
 }
 
 /* ---- gated MLP builder ------------------------------------------------------- */
@@ -155,6 +255,7 @@ typedef struct {
     bool on;
     dnnl_data_type_t wdt, sdt, zdt; /* zdt undef: no zero points */
     const char *qtype;              /* per_group / per_channel / per_tensor */
+    bool pow2;                      /* F_SCALE_POW2 scales */
     int64_t group[2];               /* per_group: group_shape of the [rows, cols] weight tensor */
     int64_t axis;                   /* per_channel */
 } quant_cfg;
@@ -181,6 +282,7 @@ typedef struct {
     quant_cfg q[3];          /* gate, up, down */
     dnnl_fpmath_mode_t fpmath;
     int apply_to_int;
+    bool constant;           /* weights (and their scales / zero points) have property constant */
     int neg;
 } mlp_cfg;
 
@@ -205,8 +307,15 @@ static size_t weight(gdesc *g, const mlp_cfg *c, const quant_cfg *q, int nb, con
     dims[nb] = trans ? cols : rows;
     dims[nb + 1] = trans ? rows : cols;
     int nd = nb + 2;
-    if (!q->on) return tensor(g, c->dt, nd, dims, NULL);
+    const dnnl_graph_tensor_property_t prop = c->constant ? dnnl_graph_tensor_property_constant
+                                                          : dnnl_graph_tensor_property_undef;
+    if (!q->on) {
+        size_t w = tensor(g, c->dt, nd, dims, NULL);
+        tg_lt_of(g, w)->property = prop;
+        return w;
+    }
     size_t w = tensor(g, q->wdt, nd, dims, NULL);
+    tg_lt_of(g, w)->property = prop;
     int64_t sd[5];
     int snd;
     if (strcmp(q->qtype, "per_group") == 0) {
@@ -222,7 +331,8 @@ static size_t weight(gdesc *g, const mlp_cfg *c, const quant_cfg *q, int nb, con
         snd = 1;
     }
     size_t s = tensor(g, q->sdt, snd, sd, NULL);
-    g->fill[lt_index(s)] = F_SCALE;
+    g->fill[lt_index(s)] = q->pow2 ? F_SCALE_POW2 : F_SCALE;
+    tg_lt_of(g, s)->property = prop;
     size_t in[3] = {w, s, 0};
     int nin = 2;
     if (q->zdt != dnnl_data_type_undef) {
@@ -230,6 +340,7 @@ static size_t weight(gdesc *g, const mlp_cfg *c, const quant_cfg *q, int nb, con
         memcpy(zd, sd, sizeof zd);
         int znd = snd;
         in[2] = tensor(g, q->zdt, znd, zd, NULL);
+        tg_lt_of(g, in[2])->property = prop;
         if (q->zdt == dnnl_u8 && (q->wdt == dnnl_u4 || q->wdt == dnnl_s4)) g->fill[lt_index(in[2])] = F_ZP4;
         nin = 3;
     }
@@ -399,7 +510,10 @@ static void run_cfg(const char *name, const mlp_cfg *c, const char *want_row, bo
         return;
     }
     build_mlp(g, c);
-    check_graph(name, g, want_row, single, want_fused);
+    size_t cap = 0;
+    CHECK(dnnl_graph_get_constant_tensor_cache_capacity(dnnl_cpu, &cap) == dnnl_success);
+    check_opts co = {.constant = c->constant, .expect_cache = c->constant && want_fused && c->M > 4 && cap > 0};
+    check_graph_with(name, g, want_row, single, want_fused, co);
     free(g);
 }
 
@@ -570,6 +684,158 @@ static void quant_cases(void) {
     run_cfg("u4 gate/up only, bf16", &c, "quantized_gated_mlp_v1", true, true);
 }
 
+/* The engine's paths: decode rows (M <= 4: weights streamed in their own
+ * type), prompt rows (packed panels), row blocks of a wide hidden layer,
+ * odd sizes and tails of the 32-column microkernel. */
+static void engine_cases(void) {
+    static const int64_t rows[] = {1, 2, 3, 4, 5, 17, 64, 200};
+    char nm[96];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        mlp_cfg c = base_cfg();
+        c.M = rows[i], c.K = 96, c.N = 161, c.O = 33;
+        c.bias_gate = c.bias_down = i % 2 == 1;
+        snprintf(nm, sizeof nm, "engine swish M=%lld", (long long)c.M);
+        run_cfg(nm, &c, "gated_mlp_v1", true, true);
+        c.act = ACT_UNARY;
+        c.act_kind = i % 3 == 0 ? dnnl_graph_op_gelu : i % 3 == 1 ? dnnl_graph_op_relu : dnnl_graph_op_elu;
+        c.K = 33 + 32 * (int64_t)(i % 3), c.N = 31 + (int64_t)i, c.O = 65;
+        snprintf(nm, sizeof nm, "engine unary %d M=%lld", (int)c.act_kind, (long long)c.M);
+        run_cfg(nm, &c, "gated_mlp", true, true);
+    }
+    static const int64_t odd[][4] = {{1, 1, 1, 1}, {1, 1, 33, 1}, {2, 7, 1, 5}, {17, 1, 1, 31}, {4, 63, 95, 97}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; ++i) {
+        mlp_cfg c = base_cfg();
+        c.M = odd[i][0], c.K = odd[i][1], c.N = odd[i][2], c.O = odd[i][3];
+        snprintf(nm, sizeof nm, "engine odd %lldx%lldx%lldx%lld", (long long)c.M, (long long)c.K, (long long)c.N,
+                 (long long)c.O);
+        run_cfg(nm, &c, "gated_mlp_v1", true, true);
+    }
+    /* A hidden layer wide enough for two row blocks (and a shorter last one). */
+    mlp_cfg w = base_cfg();
+    w.M = 301, w.K = 8, w.N = 40000, w.O = 3;
+    w.bias_gate = true;
+    run_cfg("engine two row blocks", &w, "gated_mlp_v1", true, true);
+
+    /* Narrow types at decode and prompt rows. */
+    static const dnnl_data_type_t narrow[] = {dnnl_bf16, dnnl_f16};
+    static const int64_t nrows[] = {1, 4, 17};
+    for (int t = 0; t < 2; ++t)
+        for (size_t i = 0; i < 3; ++i) {
+            mlp_cfg c = base_cfg();
+            c.dt = narrow[t];
+            c.cast = true;
+            c.M = nrows[i], c.K = 128, c.N = 97, c.O = 40;
+            c.bias_down = i == 1;
+            snprintf(nm, sizeof nm, "engine %s cast M=%lld", t ? "f16" : "bf16", (long long)c.M);
+            run_cfg(nm, &c, "gated_mlp_v1", true, true);
+            c.cast = false;
+            c.mid_dt = narrow[t];
+            snprintf(nm, sizeof nm, "engine %s all narrow M=%lld", t ? "f16" : "bf16", (long long)c.M);
+            run_cfg(nm, &c, "gated_mlp_v1", true, true);
+        }
+
+    /* Every math mode at decode and prompt rows. */
+    static const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_strict, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16,
+                                               dnnl_fpmath_mode_tf32, dnnl_fpmath_mode_any};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        for (int m = 0; m < 2; ++m) {
+            mlp_cfg c = base_cfg();
+            c.fpmath = modes[i];
+            c.M = m ? 19 : 1, c.K = 64, c.N = 95, c.O = 37;
+            snprintf(nm, sizeof nm, "engine mode %d M=%lld", (int)modes[i], (long long)c.M);
+            run_cfg(nm, &c, "gated_mlp_v1", true, true);
+        }
+}
+
+/* Compressed weights on the engine's dequantising operand, under every
+ * math mode with and without apply_to_int; groups along n take the dense
+ * copy. */
+static void engine_quant_cases(void) {
+    char nm[96];
+    static const int64_t rows[] = {1, 3, 64};
+    for (size_t i = 0; i < 3; ++i) {
+        mlp_cfg c = base_cfg();
+        c.M = rows[i], c.K = 128, c.N = 112, c.O = 65;
+        c.q[0] = qgroup(dnnl_u4, dnnl_f32, dnnl_u8, 32, 1);
+        c.q[1] = qgroup(dnnl_s4, dnnl_f32, dnnl_s4, 64, 1);
+        c.q[2] = qgroup(dnnl_u4, dnnl_f32, dnnl_data_type_undef, 16, 1);
+        snprintf(nm, sizeof nm, "engine int4 groups along k M=%lld", (long long)c.M);
+        run_cfg(nm, &c, "quantized_gated_mlp_v1", true, true);
+        c.q[0] = (quant_cfg){.on = true, .wdt = dnnl_s8, .sdt = dnnl_f32, .zdt = dnnl_s8, .qtype = "per_channel",
+                             .axis = 1};
+        c.q[1] = qgroup(dnnl_u8, dnnl_f32, dnnl_u8, 32, 1);
+        c.q[2] = (quant_cfg){.on = true, .wdt = dnnl_s8, .sdt = dnnl_f32, .zdt = dnnl_data_type_undef,
+                             .qtype = "per_tensor"};
+        snprintf(nm, sizeof nm, "engine int8 M=%lld", (long long)c.M);
+        run_cfg(nm, &c, "quantized_gated_mlp_v1", true, true);
+        c.q[0] = qgroup(dnnl_u4, dnnl_f32, dnnl_u8, 4, 8); /* groups along n too: dense copy */
+        snprintf(nm, sizeof nm, "engine int4 groups along k and n M=%lld", (long long)c.M);
+        run_cfg(nm, &c, "quantized_gated_mlp_v1", true, true);
+    }
+    static const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_strict, dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16,
+                                               dnnl_fpmath_mode_tf32, dnnl_fpmath_mode_any};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        for (int ati = 0; ati < 2; ++ati)
+            for (int m = 0; m < 2; ++m) {
+                mlp_cfg c = base_cfg();
+                c.fpmath = modes[i];
+                c.apply_to_int = ati;
+                c.M = m ? 9 : 1, c.K = 96, c.N = 70, c.O = 33;
+                /* The engine keeps integer weights exact unless apply_to_int
+                 * (docs/numerics.md) where the reference rounds them to the
+                 * mode: scales of 2^-k make both the same value. */
+                c.q[0] = qgroup(dnnl_u4, dnnl_f32, dnnl_u8, 32, 1);
+                c.q[0].pow2 = true;
+                c.q[1] = c.q[0];
+                c.q[2] = qgroup(dnnl_s8, dnnl_f32, dnnl_data_type_undef, 35, 1);
+                c.q[2].pow2 = true;
+                snprintf(nm, sizeof nm, "engine int mode %d apply_to_int %d M=%lld", (int)modes[i], ati,
+                         (long long)c.M);
+                run_cfg(nm, &c, "quantized_gated_mlp_v1", true, true);
+            }
+    /* bf16 activations with int4 weights. */
+    mlp_cfg c = base_cfg();
+    c.dt = dnnl_bf16;
+    c.cast = true;
+    c.M = 2, c.K = 256, c.N = 64, c.O = 32;
+    c.q[0] = qgroup(dnnl_u4, dnnl_bf16, dnnl_u4, 128, 1);
+    c.q[1] = c.q[0];
+    c.q[2] = qgroup(dnnl_u4, dnnl_bf16, dnnl_u4, 32, 1);
+    run_cfg("engine int4 bf16 decode", &c, "quantized_gated_mlp_v1", true, true);
+}
+
+/* Constant weights: packed once where packing pays, run again, then with
+ * other weights in the same and in other buffers. */
+static void constant_cases(void) {
+    CHECK(dnnl_graph_set_constant_tensor_cache_capacity(dnnl_cpu, 64) == dnnl_success);
+    static const int64_t rows[] = {1, 37};
+    for (int i = 0; i < 2; ++i) {
+        mlp_cfg c = base_cfg();
+        c.constant = true;
+        c.M = rows[i], c.K = 96, c.N = 130, c.O = 35;
+        c.bias_gate = true;
+        run_cfg(i ? "constant f32 M=37" : "constant f32 M=1", &c, "gated_mlp_v1", true, true);
+        c.q[0] = qgroup(dnnl_u4, dnnl_f32, dnnl_u8, 32, 1);
+        c.q[1] = c.q[0];
+        c.q[2] = qgroup(dnnl_s8, dnnl_f32, dnnl_data_type_undef, 65, 1);
+        run_cfg(i ? "constant int M=37" : "constant int M=1", &c, "quantized_gated_mlp_v1", true, true);
+        c = base_cfg();
+        c.constant = true;
+        c.dt = dnnl_bf16;
+        c.cast = true;
+        c.fpmath = dnnl_fpmath_mode_bf16;
+        c.M = rows[i] + 3, c.K = 64, c.N = 33, c.O = 50;
+        run_cfg(i ? "constant bf16 M=40" : "constant bf16 M=4", &c, "gated_mlp_v1", true, true);
+    }
+    CHECK(dnnl_graph_set_constant_tensor_cache_capacity(dnnl_cpu, 0) == dnnl_success);
+    CHECK_EQ_INT(pt_const_cache_entries(), 0);
+    /* Cache off: the engine packs per block on every run. */
+    mlp_cfg c = base_cfg();
+    c.constant = true;
+    c.M = 20;
+    run_cfg("constant, cache off", &c, "gated_mlp_v1", true, true);
+}
+
 static void negative_cases(void) {
     static const struct {
         int neg;
@@ -607,6 +873,9 @@ int main(void) {
     tg_setup();
     float_cases();
     quant_cases();
+    engine_cases();
+    engine_quant_cases();
+    constant_cases();
     negative_cases();
     printf("gated MLP: %d graphs run, %d through the fused kernel\n", cases_run, cases_fused);
     tg_teardown();

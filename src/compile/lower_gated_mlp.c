@@ -169,6 +169,12 @@ static bool weight_view(const gm_ctx *c, const pt_op *mm, const pt_op *dq, int64
             W->zp.bs[j] = zs[i];
         }
     }
+    W->constant = wl->property == dnnl_graph_tensor_property_constant;
+    if (W->quant) {
+        W->constant = W->constant && c->in[W->sc.port].property == dnnl_graph_tensor_property_constant;
+        if (W->zp.port >= 0)
+            W->constant = W->constant && c->in[W->zp.port].property == dnnl_graph_tensor_property_constant;
+    }
     W->w.port = pi;
     W->w.dt = wl->data_type;
     W->w.rs = stride_of(wl, dk);
@@ -246,6 +252,7 @@ static bool lower(gm_ctx *c) {
         !pt_lower_same_dims(&co->in[1], hl))
         return false;
     p->comb_dt = co->out[0].data_type;
+    p->comb_kind = co->kind;
     if (pt_ref_bind(co, &p->comb_k) != dnnl_success) return false;
 
     /* Hidden [hb.., M, N]: its batch dims broadcast into the output's. */
@@ -316,12 +323,15 @@ pt_status pt_lower_gated_mlp(const pt_op *const *ops, const int *roles, size_t n
         ok = r >= PT_MLP_DOWN && r <= PT_MLP_DOWN_DEQUANT && !c.by_role[r];
         if (ok) c.by_role[r] = ops[i];
     }
+    p->mode = lc ? lc->fpmath : dnnl_fpmath_mode_strict;
+    p->apply_to_int = lc && lc->apply_to_int;
     ok = ok && lower(&c);
-    if (!ok) {
+    pt_status st = ok ? pt_gated_mlp_finish(p, fused) : dnnl_unimplemented;
+    if (st != dnnl_success) {
         pt_gated_mlp_plan_free(p);
+        if (st == dnnl_out_of_memory) return st;
         return pt_err(dnnl_unimplemented,
                       "gated_mlp: partition form not handled by the fused kernel; running op by op");
     }
-    pt_gated_mlp_finish(p, fused);
     return dnnl_success;
 }

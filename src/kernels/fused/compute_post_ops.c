@@ -773,6 +773,12 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
 
 static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
+/* The kind a run under `mode` uses (as cp_run chooses it). */
+static pt_gemm_kind conv_kind(const cp_state *s, dnnl_fpmath_mode_t mode) {
+    return pt_gemm_float_kind(s->a.dt, s->w.dt, false, mode, false);
+}
+
+
 /* Thread 0's buffers (free before the parallel region). */
 static cp_bufs thread_bufs(const cp_state *s, char *mine) {
     return (cp_bufs){
@@ -852,9 +858,7 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     if (s->conv_engine) {
         /* bf16 operands, or f32 ones under the bf16 / any modes, on the bf16
          * kind; f32 otherwise, its panels rounded as f16 / tf32 modes say. */
-        bool narrow = A.mode == dnnl_fpmath_mode_bf16 || A.mode == dnnl_fpmath_mode_any;
-        bool bf16 = (s->a.dt == dnnl_bf16 && s->w.dt == dnnl_bf16) ||
-                    (narrow && s->a.dt != dnnl_f16 && s->w.dt != dnnl_f16);
+        const bool bf16 = conv_kind(s, A.mode) == PT_GEMM_BF16;
         A.fuk = pt_gemm_ukernel_default(bf16 ? PT_GEMM_BF16 : PT_GEMM_F32);
         A.fround = bf16 ? dnnl_fpmath_mode_strict : A.mode;
     }
@@ -1040,13 +1044,6 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
                         .kernel_name = s->conv_engine ? pt_gemm_ukernel_default(PT_GEMM_F32)->name : "exact_double"};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
-}
-
-/* The kind a run under `mode` uses (as cp_run chooses it). */
-static pt_gemm_kind conv_kind(const cp_state *s, dnnl_fpmath_mode_t mode) {
-    bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
-    bool bf16 = (s->a.dt == dnnl_bf16 && s->w.dt == dnnl_bf16) || (narrow && s->a.dt != dnnl_f16 && s->w.dt != dnnl_f16);
-    return bf16 ? PT_GEMM_BF16 : PT_GEMM_F32;
 }
 
 size_t pt_cp_conv_weight_layout(cp_state *s, dnnl_fpmath_mode_t mode, size_t given, size_t *port) {

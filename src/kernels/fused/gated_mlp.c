@@ -1,20 +1,28 @@
 /* The fused gated-MLP kernel (see gated_mlp.h): runs a plan made by
- * compile/lower_gated_mlp.c.
+ * compile/lower_gated_mlp.c on the GEMM engine (kernels/gemm/gemm.h).
  *
- * Work goes by blocks of src rows.  For one row block the threads first
- * compute its hidden rows (gate and up products by hidden-column block,
- * activation and combine applied per block), then the down product by
- * output-column block; scratch is O(row block × (K + hidden)) shared plus
- * O(tile) per thread.  Weights are read tile by tile, int weights
- * dequantized into the tile on the fly.
- *
- * The arithmetic is the op-by-op one, bit for bit: MatMul products are
- * accumulated in double in k order (exact products, as the reference
- * MatMul), rounded to f32, with f32 operands first rounded as the math mode
- * permits; every intermediate is rounded to its declared type; the
- * element-wise ops run through the reference kernels.  A zero src or hidden
- * value is skipped only where its weight row is finite, which leaves the
- * sums unchanged. */
+ * Work goes by blocks of src rows (one block for decode; a block's hidden
+ * rows H stay within GM_H_BYTES for long prompts).  Per row block, three
+ * engine runs, each parallel inside the engine (it splits N and M; this
+ * kernel opens no parallel region around them):
+ *   1. combine input 0 (src · W): the epilogue adds the bias, rounds to the
+ *      MatMul's type, applies the branch's activation and stores the value
+ *      into H while the tile is hot;
+ *   2. combine input 1: the same, then the combine op with the H row as its
+ *      first input, rounded to the combine's (and the TypeCast's) type, back
+ *      into H;
+ *   3. the down product reads H (rounded by the engine as the math mode
+ *      rounds an f32 operand); its epilogue adds the bias and stores.
+ * The element-wise ops run on runs of GM_RUN elements of a tile row:
+ * swish (Sigmoid and Multiply) and a Multiply combine inline on the vector
+ * exp, the rest through the bound reference kernels.  The engine reads the
+ * weights in their own type: the small-M path streams f32 / bf16 / f16 and
+ * dequantises int8 / int4 (groups along k) in registers; larger blocks pack
+ * panels.  Weights whose scales also group along n are dequantised into a
+ * dense f32 copy first.
+ * Constant weights are packed once through the constant tensor cache where
+ * packing pays.  Products accumulate in f32 (docs/numerics.md). */
+#include "kernels/fused/const_weights.h"
 #include "kernels/fused/gated_mlp.h"
 
 #include <stdbool.h>
@@ -28,68 +36,58 @@
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/fused/run_io.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/vec/vec.h"
+#include "runtime/const_cache.h"
 
-#define GM_BM 64                       /* src rows per row block */
-#define GM_MB 64                       /* rows per work item (one weight tile serves them all) */
-#define GM_NB 64                       /* hidden columns per gate/up work item */
-#define GM_KB 128                      /* k rows per gate/up weight tile */
-#define GM_JB 64                       /* output columns per down work item */
-#define GM_HB 128                      /* hidden rows per down weight tile */
-#define GM_COLS 64                     /* max(GM_NB, GM_JB): tile columns */
-#define GM_SHARED_CAP (32u << 20)      /* bytes of shared row-block scratch aimed at */
+#define GM_H_BYTES (32u << 20)           /* hidden rows of one row block at most */
+#define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
+#define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
+#define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
+                                          * reference kernels' threshold for a parallel region */
 
-typedef pt_gm_view gm_view;
-typedef pt_gm_weight gm_weight;
-typedef pt_gm_branch gm_branch;
-typedef pt_gm_plan gm_plan;
+enum { GM_IN0, GM_IN1, GM_DOWN, GM_PRODUCTS }; /* combine input 0, input 1, down projection */
 
-/* ---- scratch ------------------------------------------------------------- */
-
+/* One product of the partition on the engine. */
 typedef struct {
-    size_t a, h, shared;                   /* shared: packed src rows, hidden rows */
-    size_t acc, tile, fin, fbuf, gath, ref; /* per thread */
-    size_t total;
-} gm_layout;
+    const pt_gm_weight *W;
+    int64_t K, N;           /* of this product */
+    pt_gemm_plan plan[2];   /* [0]: a full row block; [1]: the last, shorter one ([0] when none) */
+    bool dense;             /* weight dequantised into a dense f32 copy per batch item first */
+    size_t dense_off;
+    bool cache;             /* packed once through the constant tensor cache */
+    size_t w_bytes, sc_bytes, zp_bytes; /* spans fingerprinted for the cache */
+} gm_product;
+
+struct pt_gm_engine {
+    gm_product prod[GM_PRODUCTS];
+    int64_t bm, nblocks, tail; /* rows per block, blocks, rows of the last block */
+    int nthr;
+    size_t ref_scratch;        /* per thread, for the bound reference kernels */
+    size_t tmp_floats;         /* per thread: one run of a tile row */
+    size_t off_h, off_threads, thread_bytes, off_gemm, total;
+};
 
 static size_t gm_up(size_t x) { return (x + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN; }
 
-static gm_layout gm_scratch_layout(const gm_plan *p) {
-    gm_layout L;
-    size_t bm = (size_t)p->bm;
-    L.a = 0;
-    L.h = gm_up(bm * (size_t)p->K * sizeof(float));
-    L.shared = L.h + gm_up(bm * (size_t)p->N * sizeof(float));
-    size_t accd = 2 * GM_MB * GM_NB > GM_MB * GM_JB ? 2 * GM_MB * GM_NB : GM_MB * GM_JB;
-    size_t tiled = 2 * GM_KB * GM_NB > GM_HB * GM_JB ? 2 * GM_KB * GM_NB : GM_HB * GM_JB;
-    size_t finb = 2 * GM_KB > GM_HB ? 2 * GM_KB : GM_HB;
-    L.acc = 0;
-    L.tile = L.acc + gm_up(accd * sizeof(double));
-    L.fin = L.tile + gm_up(tiled * sizeof(float));
-    L.fbuf = L.fin + gm_up(finb);
-    L.gath = L.fbuf + gm_up(3 * GM_MB * GM_NB * sizeof(float));
-    L.ref = L.gath + gm_up(2 * GM_COLS * sizeof(float));
-    L.total = L.ref + gm_up(p->ref_scratch);
-    return L;
+static bool is_4bit(dnnl_data_type_t dt) { return dt == dnnl_s4 || dt == dnnl_u4; }
+static bool is_int_dt(dnnl_data_type_t dt) {
+    return dt == dnnl_s8 || dt == dnnl_u8 || dt == dnnl_s4 || dt == dnnl_u4;
 }
 
-/* ---- run ----------------------------------------------------------------- */
+/* Element `off` of a buffer of type dt (4-bit offsets are even: checked at plan time). */
+static const void *elem_at(const void *base, dnnl_data_type_t dt, int64_t off) {
+    return base ? (const char *)base + off * (int64_t)pt_dt_bits(dt) / 8 : NULL;
+}
 
-typedef struct {
-    const gm_plan *p;
-    const void *const *in; /* input port data */
-    void *out;
-    dnnl_fpmath_mode_t mode;
-    pt_exec_ctx ectx;      /* single-threaded context for the element-wise reference kernels
-                            * (each thread adds its own scratch) */
-} gm_args;
+/* ---- batch offsets ------------------------------------------------------- */
 
-/* Offsets of one output batch index for a weight's data / scales / zps. */
 typedef struct {
     int64_t w, s, z;
 } gm_woff;
 
-static gm_woff weight_offsets(const gm_weight *W, int nb, const int64_t *bidx) {
+static gm_woff weight_offsets(const pt_gm_weight *W, int nb, const int64_t *bidx) {
     gm_woff o = {0, 0, 0};
     for (int j = 0; j < nb; ++j) {
         o.w += bidx[j] * W->w.bs[j];
@@ -101,304 +99,98 @@ static gm_woff weight_offsets(const gm_weight *W, int nb, const int64_t *bidx) {
     return o;
 }
 
-static int64_t view_offset(const gm_view *v, int nb, const int64_t *bidx) {
+static int64_t view_offset(const pt_gm_view *v, int nb, const int64_t *bidx) {
     int64_t o = 0;
     for (int j = 0; j < nb; ++j) o += bidx[j] * v->bs[j];
     return o;
 }
 
-/* Scales or zero points of columns [n0, n0 + nc) on one weight row: `off`
- * addresses the row, `cstride` steps one group along n, `gn` columns share a
- * group. */
-static void load_params(const void *base, dnnl_data_type_t dt, int64_t off, int64_t cstride, int64_t gn,
-                        int64_t n0, int nc, float *dst) {
-    if (gn == 1) {
-        pt_run_load(base, dt, off + n0 * cstride, cstride, dst, nc);
-        return;
-    }
-    for (int j0 = 0; j0 < nc;) {
-        int64_t grp = (n0 + j0) / gn;
-        int64_t end = (grp + 1) * gn - n0;
-        int j1 = end < nc ? (int)end : nc;
-        float v = pt_load_f32(base, dt, off + grp * cstride);
-        for (int j = j0; j < j1; ++j) dst[j] = v;
-        j0 = j1;
-    }
+static bool batch_free(const pt_gm_weight *W, int nb) {
+    for (int j = 0; j < nb; ++j)
+        if (W->w.bs[j] || (W->quant && (W->sc.bs[j] || W->zp.bs[j]))) return false;
+    return true;
 }
 
-/* Rounds a row to a declared type (the switch outside the loop keeps it vectorizable). */
-static void round_row(dnnl_data_type_t dt, float *x, int n) {
-    switch ((int)dt) {
-        case dnnl_bf16:
-            for (int j = 0; j < n; ++j) x[j] = pt_round_bf16(x[j]);
-            break;
-        case dnnl_f16:
-            for (int j = 0; j < n; ++j) x[j] = pt_round_f16(x[j]);
-            break;
-        default: break;
+/* ---- planning ------------------------------------------------------------ */
+
+/* The engine's form of W's dequantisation: one scale (and zero point) per
+ * column and group of k.  False when they group along n as well, or for
+ * zero points of a type the engine does not read. */
+static bool engine_dequant(const pt_gm_weight *W, int64_t K, int64_t N, pt_gemm_dequant *dq) {
+    memset(dq, 0, sizeof *dq);
+    dq->on = true;
+    dq->scale_dt = W->sc.dt;
+    dq->zp_dt = W->zp.port >= 0 ? W->zp.dt : dnnl_data_type_undef;
+    if (dq->zp_dt != dnnl_data_type_undef && !is_int_dt(dq->zp_dt) && dq->zp_dt != dnnl_s32) return false;
+    if (W->gn > 1 && W->gn < N) return false;
+    const bool per_col = W->gn == 1, k_groups = W->gk < K;
+    dq->sc_sn = per_col ? W->sc.cs : 0;
+    dq->sc_sg = k_groups ? W->sc.rs : 0;
+    if (W->zp.port >= 0) {
+        dq->zp_sn = per_col ? W->zp.cs : 0;
+        dq->zp_sg = k_groups ? W->zp.rs : 0;
     }
+    dq->group = dq->sc_sg || dq->zp_sg ? W->gk : 0;
+    return true;
 }
 
-/* Loads rows [k0, k0 + kc) × columns [n0, n0 + nc) of a weight as the
- * MatMul reads it: dequantized and rounded to the DynamicDequantize output
- * type, then rounded as the math mode permits for an f32 operand.  fin[kk]
- * tells whether row kk is all finite.  `gath` holds 2 × GM_COLS floats. */
-static void load_tile(const gm_args *A, const gm_weight *W, gm_woff bo, int64_t k0, int kc, int64_t n0,
-                      int nc, float *tile, unsigned char *fin, float *gath) {
-    const void *wb = A->in[W->w.port];
-    const void *sb = W->quant ? A->in[W->sc.port] : NULL;
-    const void *zb = W->quant && W->zp.port >= 0 ? A->in[W->zp.port] : NULL;
-    float *s = gath, *z = gath + GM_COLS;
-    bool round_op = W->op_dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
-    for (int kk = 0; kk < kc; ++kk) {
-        int64_t k = k0 + kk;
-        float *x = tile + (size_t)kk * nc;
-        pt_run_load(wb, W->w.dt, bo.w + k * W->w.rs + n0 * W->w.cs, W->w.cs, x, nc);
+/* The compute kind of a product from its operand types and the math mode
+ * (docs/numerics.md): bf16 x bf16, or float operands under bf16 / any,
+ * take the bf16 kind; integer weights follow the mode only with
+ * apply_to_int; f16 operands and the remaining cases keep f32, with the
+ * f32 operands rounded as the mode says. */
+/* Elements a [rows x cols] view with non-negative strides spans. */
+static int64_t span_elems(int64_t rows, int64_t rs, int64_t cols, int64_t cs) {
+    return (rows - 1) * rs + (cols - 1) * cs + 1;
+}
+
+/* Plans product `x` (A: `a`, B: its weight) for blocks of `bm` rows and the
+ * tail block.  `a_decl` is the type the MatMul declares for A. */
+static pt_status plan_product(const pt_gm_plan *p, gm_product *x, const pt_gemm_operand *a, dnnl_data_type_t a_decl,
+                              int64_t bm, int64_t tail, int nthr) {
+    const pt_gm_weight *W = x->W;
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.M = bm, d.N = x->N, d.K = x->K;
+    d.a = *a;
+    d.b.dt = W->w.dt;
+    d.b.s_row = W->w.cs, d.b.s_k = W->w.rs;
+    if (W->quant) {
+        x->dense = !engine_dequant(W, x->K, x->N, &d.b.dq);
+        /* 4-bit data is addressed per batch item by a byte pointer. */
+        for (int j = 0; j < p->nb; ++j)
+            if ((is_4bit(W->w.dt) && W->w.bs[j] % 2) || (W->zp.port >= 0 && is_4bit(W->zp.dt) && W->zp.bs[j] % 2))
+                x->dense = true;
+        if (x->dense) {
+            memset(&d.b, 0, sizeof d.b);
+            d.b.dt = dnnl_f32;
+            d.b.s_row = 1, d.b.s_k = x->N;
+        }
+    }
+    d.kind = pt_gemm_float_kind(a_decl, W->quant ? W->w.dt : W->op_dt, W->quant, p->mode, p->apply_to_int);
+    if (d.kind == PT_GEMM_F32 && p->mode != dnnl_fpmath_mode_strict) {
+        d.b.round = p->mode;
+        if (a_decl == dnnl_f32) d.a.round = p->mode;
+    }
+    x->cache = !x->dense && W->constant && batch_free(W, p->nb) && pt_gemm_prepacked_b_pays(&d);
+    d.b_constant = x->cache;
+    if (x->cache) {
+        x->w_bytes = pt_dt_bytes(W->w.dt, span_elems(x->K, W->w.rs, x->N, W->w.cs));
         if (W->quant) {
-            int64_t g = k / W->gk;
-            load_params(sb, W->sc.dt, bo.s + g * W->sc.rs, W->sc.cs, W->gn, n0, nc, s);
-            if (zb) {
-                load_params(zb, W->zp.dt, bo.z + g * W->zp.rs, W->zp.cs, W->gn, n0, nc, z);
-                for (int j = 0; j < nc; ++j) x[j] = (x[j] - z[j]) * s[j];
-            } else {
-                for (int j = 0; j < nc; ++j) x[j] *= s[j];
-            }
-            round_row(W->op_dt, x, nc);
-        }
-        if (round_op)
-            for (int j = 0; j < nc; ++j) x[j] = pt_round_fpmath(A->mode, x[j]);
-        uint32_t nonfinite = 0; /* all exponent bits set: inf or NaN */
-        for (int j = 0; j < nc; ++j) {
-            uint32_t u;
-            memcpy(&u, &x[j], sizeof u);
-            nonfinite |= (u & 0x7f800000u) == 0x7f800000u;
-        }
-        fin[kk] = !nonfinite;
-    }
-}
-
-/* acc[r][j] += Σ_k a[r][k]·tile[k][j] over one tile, in k order. */
-static void tile_product(const float *a, int64_t lda, int rows, const float *tile, const unsigned char *fin,
-                         int kc, int nc, double *acc) {
-    for (int r = 0; r < rows; ++r) {
-        const float *ar = a + (size_t)r * lda;
-        double *accr = acc + (size_t)r * nc;
-        for (int kk = 0; kk < kc; ++kk) {
-            float av = ar[kk];
-            if (av == 0.f && fin[kk]) continue; /* adds ±0 to a sum that is never -0 */
-            double ad = (double)av;
-            const float *t = tile + (size_t)kk * nc;
-            for (int j = 0; j < nc; ++j) accr[j] += ad * (double)t[j];
+            int64_t gk = (x->K + W->gk - 1) / W->gk, gn = (x->N + W->gn - 1) / W->gn;
+            x->sc_bytes = pt_dt_bytes(W->sc.dt, span_elems(gk, W->sc.rs, gn, W->sc.cs));
+            if (W->zp.port >= 0) x->zp_bytes = pt_dt_bytes(W->zp.dt, span_elems(gk, W->zp.rs, gn, W->zp.cs));
         }
     }
-}
-
-/* A dense [rows, cols] f32 view of a scratch block (leading dim ld). */
-static pt_tview block_view(float *data, int rows, int cols, int ld) {
-    pt_tview v;
-    memset(&v, 0, sizeof v);
-    v.lt.ndims = 2;
-    v.lt.dims[0] = rows;
-    v.lt.dims[1] = cols;
-    v.lt.data_type = dnnl_f32;
-    v.lt.layout_type = dnnl_graph_layout_type_strided;
-    v.lt.layout.strides[0] = ld;
-    v.lt.layout.strides[1] = 1;
-    v.data = data;
-    return v;
-}
-
-static void round_block(float *x, int n, dnnl_data_type_t dt) { round_row(dt, x, n); }
-
-/* Hidden rows [r0, r0 + rows) × columns [n0, n0 + nc) of the current row
- * block into H (row stride N). */
-static pt_status hidden_block(const gm_args *A, const int64_t *bidx, int64_t m_base, const float *Ablk,
-                              int r0, int rows, int64_t n0, int nc, float *H, char *buf, const gm_layout *L) {
-    const gm_plan *p = A->p;
-    double *acc = (double *)(buf + L->acc);
-    float *tiles = (float *)(buf + L->tile);
-    unsigned char *fin = (unsigned char *)(buf + L->fin);
-    float *fb = (float *)(buf + L->fbuf);
-    float *gath = (float *)(buf + L->gath);
-    pt_exec_ctx ectx = A->ectx;
-    ectx.scratch = p->ref_scratch ? buf + L->ref : NULL;
-    ectx.scratch_bytes = p->ref_scratch;
-    const int blk = GM_MB * GM_NB;
-    memset(acc, 0, sizeof(double) * 2 * (size_t)blk);
-    gm_woff wo[2] = {weight_offsets(&p->br[0].W, p->nb, bidx), weight_offsets(&p->br[1].W, p->nb, bidx)};
-    for (int64_t k0 = 0; k0 < p->K; k0 += GM_KB) {
-        int kc = (int)(p->K - k0 < GM_KB ? p->K - k0 : GM_KB);
-        for (int s = 0; s < 2; ++s) {
-            float *t = tiles + (size_t)s * GM_KB * GM_NB;
-            unsigned char *f = fin + (size_t)s * GM_KB;
-            load_tile(A, &p->br[s].W, wo[s], k0, kc, n0, nc, t, f, gath);
-            tile_product(Ablk + (size_t)r0 * p->K + k0, p->K, rows, t, f, kc, nc, acc + (size_t)s * blk);
-        }
-    }
-    /* MatMul outputs (bias added in double, as the reference) → branch values. */
-    for (int s = 0; s < 2; ++s) {
-        const gm_branch *b = &p->br[s];
-        float *v = fb + (size_t)s * blk;
-        const double *as = acc + (size_t)s * blk;
-        int64_t boff = b->has_bias ? view_offset(&b->bias, p->nb, bidx) : 0;
-        for (int r = 0; r < rows; ++r)
-            for (int j = 0; j < nc; ++j) {
-                double x = as[(size_t)r * nc + j];
-                if (b->has_bias)
-                    x += (double)pt_load_f32(A->in[b->bias.port], b->bias.dt,
-                                             boff + (m_base + r0 + r) * b->bias.rs + (n0 + j) * b->bias.cs);
-                v[(size_t)r * nc + j] = pt_round_to_dt(b->mm_dt, (float)x);
-            }
-        pt_tview vv = block_view(v, rows, nc, nc);
-        if (b->act == PT_GM_ACT_UNARY) {
-            PT_CHECK(b->act_k.run(b->act_k.params, &vv, 1, &vv, 1, &ectx));
-            round_block(v, rows * nc, b->act_dt);
-        } else if (b->act == PT_GM_ACT_SWISH) {
-            float *t = fb + 2 * (size_t)blk;
-            pt_tview tv = block_view(t, rows, nc, nc);
-            PT_CHECK(b->act_k.run(b->act_k.params, &vv, 1, &tv, 1, &ectx));
-            round_block(t, rows * nc, b->act_dt);
-            pt_tview ins[2];
-            ins[b->g_pos] = vv;
-            ins[1 - b->g_pos] = tv;
-            PT_CHECK(b->mul_k.run(b->mul_k.params, ins, 2, &vv, 1, &ectx));
-            round_block(v, rows * nc, b->mul_dt);
-        }
-    }
-    pt_tview ins[2] = {block_view(fb, rows, nc, nc), block_view(fb + blk, rows, nc, nc)};
-    PT_CHECK(p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &ectx));
-    bool round_h = p->h_dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
-    for (int r = 0; r < rows; ++r) {
-        float *hr = H + (size_t)(r0 + r) * p->N + n0;
-        const float *cr = fb + (size_t)r * nc;
-        for (int j = 0; j < nc; ++j) {
-            float x = pt_round_to_dt(p->comb_dt, cr[j]);
-            if (p->has_tc) x = pt_round_to_dt(p->tc_dt, x);
-            hr[j] = round_h ? pt_round_fpmath(A->mode, x) : x;
-        }
+    PT_CHECK(pt_gemm_plan_init(&x->plan[0], &d, nthr));
+    x->plan[1] = x->plan[0];
+    if (tail != bm) {
+        d.M = tail;
+        PT_CHECK(pt_gemm_plan_init(&x->plan[1], &d, nthr));
+        /* The prepacked layout depends on the microkernel only: both plans share it. */
+        if (x->plan[1].uk != x->plan[0].uk) return dnnl_unimplemented;
     }
     return dnnl_success;
-}
-
-/* Output rows [r0, r0 + rows) × columns [j0, j0 + jc) of the current row
- * block from its hidden rows H. */
-static void down_block(const gm_args *A, const int64_t *bidx, int64_t m_base, const float *H, int r0,
-                       int rows, int64_t j0, int jc, char *buf, const gm_layout *L) {
-    const gm_plan *p = A->p;
-    double *acc = (double *)(buf + L->acc);
-    float *tile = (float *)(buf + L->tile);
-    unsigned char *fin = (unsigned char *)(buf + L->fin);
-    float *gath = (float *)(buf + L->gath);
-    memset(acc, 0, sizeof(double) * (size_t)rows * jc);
-    gm_woff wo = weight_offsets(&p->Wd, p->nb, bidx);
-    for (int64_t h0 = 0; h0 < p->N; h0 += GM_HB) {
-        int hc = (int)(p->N - h0 < GM_HB ? p->N - h0 : GM_HB);
-        load_tile(A, &p->Wd, wo, h0, hc, j0, jc, tile, fin, gath);
-        tile_product(H + (size_t)r0 * p->N + h0, p->N, rows, tile, fin, hc, jc, acc);
-    }
-    int64_t ooff = view_offset(&p->out, p->nb, bidx);
-    int64_t boff = p->has_dbias ? view_offset(&p->dbias, p->nb, bidx) : 0;
-    for (int r = 0; r < rows; ++r) {
-        int64_t m = m_base + r0 + r;
-        for (int j = 0; j < jc; ++j) {
-            double x = acc[(size_t)r * jc + j];
-            if (p->has_dbias)
-                x += (double)pt_load_f32(A->in[p->dbias.port], p->dbias.dt,
-                                         boff + m * p->dbias.rs + (j0 + j) * p->dbias.cs);
-            float v = pt_round_to_dt(p->dmm_dt, (float)x);
-            pt_store_f32(A->out, p->out.dt, ooff + m * p->out.rs + (j0 + j) * p->out.cs, v);
-        }
-    }
-}
-
-/* Work item w of a row block of `rows` rows: GM_MB rows by `colb` of
- * `ncols` columns (nblocks column blocks per row group). */
-typedef struct {
-    int r0, rows, cols;
-    int64_t c0;
-} gm_item;
-
-static gm_item work_item(int64_t w, int64_t nblocks, int colb, int rows, int64_t ncols) {
-    gm_item it;
-    it.r0 = (int)(w / nblocks) * GM_MB;
-    it.c0 = (w % nblocks) * colb;
-    it.rows = rows - it.r0 < GM_MB ? rows - it.r0 : GM_MB;
-    it.cols = (int)(ncols - it.c0 < colb ? ncols - it.c0 : colb);
-    return it;
-}
-
-static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
-                        void *scratch, const pt_exec_ctx *ctx) {
-    const gm_plan *p = f->state;
-    const void *bases[64];
-    if (nin > 64 || nout < 1) return pt_err(dnnl_invalid_arguments, "gated_mlp: unexpected port count");
-    for (size_t i = 0; i < nin; ++i) bases[i] = in[i].data;
-    gm_args A;
-    A.p = p;
-    A.in = bases;
-    A.out = out[0].data;
-    A.mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
-    A.ectx.fpmath = A.mode;
-    A.ectx.apply_to_int = ctx ? ctx->apply_to_int : 0;
-    A.ectx.nthreads = 1;
-    if (p->nbatch == 0 || p->M == 0 || p->O == 0) return dnnl_success;
-    if (!scratch) return pt_err(dnnl_invalid_arguments, "gated_mlp: no scratchpad");
-    const gm_layout L = gm_scratch_layout(p);
-    float *Ablk = (float *)((char *)scratch + L.a);
-    float *H = (float *)((char *)scratch + L.h);
-    char *thr_base = (char *)scratch + L.shared;
-    int nthr = p->nthr;
-    if (ctx && ctx->nthreads > 0 && ctx->nthreads < nthr) nthr = ctx->nthreads;
-    if (nthr < 1) nthr = 1;
-    const bool round_a = p->src.dt == dnnl_f32 && A.mode != dnnl_fpmath_mode_strict;
-    const int64_t nnb = (p->N + GM_NB - 1) / GM_NB, njb = (p->O + GM_JB - 1) / GM_JB;
-    pt_status status = dnnl_success;
-#pragma omp parallel num_threads(nthr)
-    {
-        int tid = pt_thread_id();
-        char *buf = thr_base + (size_t)tid * L.total;
-        pt_status my = dnnl_success;
-        for (int64_t b = 0; b < p->nbatch; ++b) {
-            int64_t bidx[PT_GM_MAX_BATCH];
-            int64_t rem = b;
-            for (int j = p->nb - 1; j >= 0; --j) {
-                bidx[j] = rem % p->bdims[j];
-                rem /= p->bdims[j];
-            }
-            int64_t soff = view_offset(&p->src, p->nb, bidx);
-            for (int64_t m0 = 0; m0 < p->M; m0 += p->bm) {
-                int rows = (int)(p->M - m0 < p->bm ? p->M - m0 : p->bm);
-                const int64_t nmb = (rows + GM_MB - 1) / GM_MB;
-                /* Packed src rows, as the gate / up MatMuls read them. */
-#pragma omp for schedule(static)
-                for (int r = 0; r < rows; ++r) {
-                    float *ar = Ablk + (size_t)r * p->K;
-                    const void *sb = bases[p->src.port];
-                    int64_t ro = soff + (m0 + r) * p->src.rs;
-                    for (int64_t k = 0; k < p->K; ++k) {
-                        float v = pt_load_f32(sb, p->src.dt, ro + k * p->src.cs);
-                        ar[k] = round_a ? pt_round_fpmath(A.mode, v) : v;
-                    }
-                }
-#pragma omp for schedule(dynamic, 1)
-                for (int64_t w = 0; w < nmb * nnb; ++w) {
-                    gm_item it = work_item(w, nnb, GM_NB, rows, p->N);
-                    pt_status st = hidden_block(&A, bidx, m0, Ablk, it.r0, it.rows, it.c0, it.cols, H, buf, &L);
-                    if (st != dnnl_success) my = st;
-                }
-#pragma omp for schedule(dynamic, 1)
-                for (int64_t w = 0; w < nmb * njb; ++w) {
-                    gm_item it = work_item(w, njb, GM_JB, rows, p->O);
-                    down_block(&A, bidx, m0, H, it.r0, it.rows, it.c0, it.cols, buf, &L);
-                }
-            }
-        }
-        if (my != dnnl_success) {
-#pragma omp critical(pt_gated_mlp_status)
-            status = my;
-        }
-    }
-    return status;
 }
 
 static void release_bound(pt_bound_kernel *k) {
@@ -406,13 +198,17 @@ static void release_bound(pt_bound_kernel *k) {
     *k = (pt_bound_kernel){0};
 }
 
-void pt_gated_mlp_plan_free(gm_plan *p) {
+void pt_gated_mlp_plan_free(pt_gm_plan *p) {
     if (!p) return;
     for (int s = 0; s < 2; ++s) {
         release_bound(&p->br[s].act_k);
         release_bound(&p->br[s].mul_k);
     }
     release_bound(&p->comb_k);
+    if (p->eng) {
+        pt_const_cache_forget_owner(p->eng);
+        free(p->eng);
+    }
     free(p);
 }
 
@@ -421,26 +217,358 @@ static void gm_release(pt_fused *f) {
     f->state = NULL;
 }
 
-void pt_gated_mlp_finish(gm_plan *p, pt_fused *fused) {
-    /* Row block: the shared packed-src and hidden rows stay within a budget. */
-    size_t per_row = ((size_t)p->K + (size_t)p->N) * sizeof(float);
-    int64_t bm = per_row ? (int64_t)(GM_SHARED_CAP / per_row) : GM_BM;
-    if (bm > GM_BM) bm = GM_BM;
-    if (bm > p->M) bm = p->M;
-    p->bm = bm < 1 ? 1 : bm;
+static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                        void *scratch, const pt_exec_ctx *ctx);
+
+pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
+    struct pt_gm_engine *e = calloc(1, sizeof *e);
+    if (!e) return dnnl_out_of_memory;
+    p->eng = e;
+    e->nthr = 1;
 #ifdef _OPENMP
-    p->nthr = omp_get_max_threads();
-#else
-    p->nthr = 1;
+    e->nthr = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
 #endif
-    if (p->nthr < 1) p->nthr = 1;
+    pt_status st = dnnl_unimplemented;
+    /* Row blocks: one for decode; as even as possible, with H (bm x N f32)
+     * within its budget, for long prompts. */
+    int64_t bm_max = (int64_t)(GM_H_BYTES / ((size_t)(p->N > 0 ? p->N : 1) * sizeof(float)));
+    if (bm_max < GM_MIN_BLOCK) bm_max = GM_MIN_BLOCK;
+    const int64_t M = p->M > 0 ? p->M : 1;
+    e->nblocks = (M + bm_max - 1) / bm_max;
+    e->bm = (M + e->nblocks - 1) / e->nblocks;
+    e->tail = M - (e->nblocks - 1) * e->bm;
+    if (p->K < 1 || p->N < 1 || p->O < 1) goto declined;
+
+    e->prod[GM_IN0] = (gm_product){.W = &p->br[0].W, .K = p->K, .N = p->N};
+    e->prod[GM_IN1] = (gm_product){.W = &p->br[1].W, .K = p->K, .N = p->N};
+    e->prod[GM_DOWN] = (gm_product){.W = &p->Wd, .K = p->N, .N = p->O};
+    pt_gemm_operand src = {.dt = p->src.dt, .s_row = p->src.rs, .s_k = p->src.cs};
+    /* H holds the hidden values (already rounded to their declared type) as f32. */
+    pt_gemm_operand hid = {.dt = dnnl_f32, .s_row = p->N, .s_k = 1};
+    for (int i = 0; i < GM_PRODUCTS; ++i) {
+        bool down = i == GM_DOWN;
+        st = plan_product(p, &e->prod[i], down ? &hid : &src, down ? p->h_dt : p->src.dt, e->bm, e->tail, e->nthr);
+        if (st != dnnl_success) goto declined;
+    }
+
     const pt_bound_kernel *ks[] = {&p->br[0].act_k, &p->br[0].mul_k, &p->br[1].act_k, &p->br[1].mul_k, &p->comb_k};
-    p->ref_scratch = 0;
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
-        if (ks[i]->scratch_bytes > p->ref_scratch) p->ref_scratch = ks[i]->scratch_bytes;
-    gm_layout L = gm_scratch_layout(p);
+        if (ks[i]->scratch_bytes > e->ref_scratch) e->ref_scratch = ks[i]->scratch_bytes;
+    e->tmp_floats = GM_RUN;
+
+    size_t at = 0, gemm = 0;
+    e->off_h = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
+    for (int i = 0; i < GM_PRODUCTS; ++i) {
+        gm_product *x = &e->prod[i];
+        if (x->dense) x->dense_off = at, at = gm_up(at + (size_t)x->K * (size_t)x->N * sizeof(float));
+        for (int j = 0; j < 2; ++j) {
+            size_t b = pt_gemm_scratch_bytes(&x->plan[j], e->nthr);
+            if (b > gemm) gemm = b;
+        }
+    }
+    e->thread_bytes = gm_up(sizeof(pt_status)) + gm_up(e->tmp_floats * sizeof(float)) + gm_up(e->ref_scratch);
+    e->off_threads = at, at += (size_t)e->nthr * e->thread_bytes;
+    e->off_gemm = at = gm_up(at);
+    e->total = at + gemm;
+    pt_verbose(2, "info,kernel,gated_mlp,%s,M %lld K %lld N %lld O %lld batch %lld rows/block %lld%s",
+               e->prod[GM_IN0].plan[0].uk->name, (long long)p->M, (long long)p->K, (long long)p->N,
+               (long long)p->O, (long long)p->nbatch, (long long)e->bm,
+               e->prod[GM_IN0].cache ? ",constant weights packed once" : "");
+
     fused->run = gm_run;
     fused->release = gm_release;
     fused->state = p;
-    fused->scratch_bytes = L.shared + L.total * (size_t)p->nthr;
+    fused->scratch_bytes = e->total;
+    fused->kernel_name = e->prod[GM_IN0].plan[0].uk->name;
+    return dnnl_success;
+
+declined:
+    free(e);
+    p->eng = NULL;
+    return st == dnnl_out_of_memory ? st : dnnl_unimplemented;
+}
+
+/* ---- epilogues ------------------------------------------------------------ */
+
+/* What the epilogues of one row block read. */
+typedef struct {
+    const pt_gm_plan *p;
+    const struct pt_gm_engine *e;
+    const void *const *in;
+    void *out;
+    int64_t m_base;           /* first row of the block */
+    int64_t bias_off[2], dbias_off, out_off; /* batch offsets */
+    float *H;                 /* block rows x N */
+    char *threads;
+    pt_exec_ctx ectx;         /* single-threaded context for the reference kernels */
+} gm_epi;
+
+/* A [1, n] f32 view of a row. */
+static pt_tview row_view(float *data, int64_t n) {
+    pt_tview v;
+    memset(&v, 0, sizeof v);
+    v.lt.ndims = 2;
+    v.lt.dims[0] = 1;
+    v.lt.dims[1] = n;
+    v.lt.data_type = dnnl_f32;
+    v.lt.layout_type = dnnl_graph_layout_type_strided;
+    v.lt.layout.strides[0] = n;
+    v.lt.layout.strides[1] = 1;
+    v.data = data;
+    return v;
+}
+
+typedef struct {
+    pt_status *status;
+    float *tmp;
+    pt_exec_ctx ectx;
+} gm_thread;
+
+static gm_thread thread_state(const gm_epi *E, int tid) {
+    char *t = E->threads + (size_t)tid * E->e->thread_bytes;
+    gm_thread s;
+    s.status = (pt_status *)t;
+    s.tmp = (float *)(t + gm_up(sizeof(pt_status)));
+    s.ectx = E->ectx;
+    s.ectx.scratch = E->e->ref_scratch ? t + gm_up(sizeof(pt_status)) + gm_up(E->e->tmp_floats * sizeof(float))
+                                       : NULL;
+    s.ectx.scratch_bytes = E->e->ref_scratch;
+    return s;
+}
+
+/* Rounds a run to a declared type: bf16 / f16 inline (vectorised), other
+ * types through the shared converter. */
+static void round_run(dnnl_data_type_t dt, float *x, int64_t n) {
+    switch ((int)dt) {
+        case dnnl_f32: break;
+        case dnnl_bf16:
+            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_bf16(x[j]);
+            break;
+        case dnnl_f16:
+            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_f16(x[j]);
+            break;
+        default: pt_run_round(dt, x, n); break;
+    }
+}
+
+/* Branch `s`'s combine input over one run (row m of the block, columns
+ * [n0, n0 + n), n <= GM_RUN): the MatMul output x plus bias, rounded to the
+ * MatMul's type, then the activation, into dst (which may be x). */
+static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float *x, int64_t n, float *dst,
+                            gm_thread *t) {
+    const pt_gm_branch *b = &E->p->br[s];
+    if (b->has_bias) {
+        pt_run_load(E->in[b->bias.port], b->bias.dt, E->bias_off[s] + (E->m_base + m) * b->bias.rs + n0 * b->bias.cs,
+                    b->bias.cs, t->tmp, n);
+        for (int64_t j = 0; j < n; ++j) x[j] += t->tmp[j];
+    }
+    round_run(b->mm_dt, x, n);
+    switch (b->act) {
+        case PT_GM_ACT_UNARY: {
+            pt_tview xv = row_view(x, n), dv = row_view(dst, n);
+            PT_CHECK(b->act_k.run(b->act_k.params, &xv, 1, &dv, 1, &t->ectx));
+            round_run(b->act_dt, dst, n);
+            break;
+        }
+        case PT_GM_ACT_SWISH: {
+            /* Sigmoid as 1 / (1 + exp(-x)) with the vector exp (0 where
+             * exp overflows, as the reference), then the Multiply. */
+            float *sg = t->tmp;
+            for (int64_t j = 0; j < n; ++j) sg[j] = -x[j];
+            pt_vec()->exp_sum(sg, n, 0.f);
+            for (int64_t j = 0; j < n; ++j) sg[j] = 1.f / (1.f + sg[j]);
+            round_run(b->act_dt, sg, n);
+            for (int64_t j = 0; j < n; ++j) dst[j] = x[j] * sg[j];
+            round_run(b->mul_dt, dst, n);
+            break;
+        }
+        default:
+            if (dst != x) memcpy(dst, x, (size_t)n * sizeof(float));
+            break;
+    }
+    return dnnl_success;
+}
+
+/* Combine input 0 into H. */
+static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
+                    int64_t ldc, int tid) {
+    (void)b;
+    const gm_epi *E = vctx;
+    gm_thread t = thread_state(E, tid);
+    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
+        for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *h = E->H + (m0 + i) * E->p->N + n0 + j;
+            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, h, &t);
+        }
+}
+
+/* Combine input 1, then the combine (and TypeCast) into H. */
+static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
+                    int64_t ldc, int tid) {
+    (void)b;
+    const gm_epi *E = vctx;
+    const pt_gm_plan *p = E->p;
+    gm_thread t = thread_state(E, tid);
+    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
+        for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *x = c + i * ldc + j, *h = E->H + (m0 + i) * p->N + n0 + j;
+            pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
+            if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
+                for (int64_t k = 0; k < n; ++k) h[k] *= x[k];
+            } else if (st == dnnl_success) {
+                pt_tview ins[2] = {row_view(h, n), row_view(x, n)};
+                st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
+            }
+            round_run(p->comb_dt, h, n);
+            if (p->has_tc) round_run(p->tc_dt, h, n);
+            *t.status = st;
+        }
+}
+
+/* The down product's tile: bias, then the output's type. */
+static void epi_down(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
+                     int64_t ldc, int tid) {
+    (void)b;
+    const gm_epi *E = vctx;
+    const pt_gm_plan *p = E->p;
+    gm_thread t = thread_state(E, tid);
+    for (int64_t i = 0; i < mlen; ++i) {
+        const int64_t m = E->m_base + m0 + i;
+        for (int64_t j = 0; j < nlen; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            float *x = c + i * ldc + j;
+            if (p->has_dbias) {
+                pt_run_load(E->in[p->dbias.port], p->dbias.dt,
+                            E->dbias_off + m * p->dbias.rs + (n0 + j) * p->dbias.cs, p->dbias.cs, t.tmp, n);
+                for (int64_t k = 0; k < n; ++k) x[k] += t.tmp[k];
+            }
+            pt_run_store(E->out, p->out.dt, E->out_off + m * p->out.rs + (n0 + j) * p->out.cs, p->out.cs, x, n);
+        }
+    }
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+/* A weight dequantised into a dense [K][N] f32 copy: the DynamicDequantize
+ * output rounded to its type (the forms the engine's operand does not take). */
+static void dequant_dense(const gm_product *x, const void *const *in, gm_woff bo, float *dst, int nt) {
+    const pt_gm_weight *W = x->W;
+    const void *wb = in[W->w.port], *sb = in[W->sc.port], *zb = W->zp.port >= 0 ? in[W->zp.port] : NULL;
+    if (x->K * x->N < GM_DENSE_PARALLEL_MIN) nt = 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t k = 0; k < x->K; ++k) {
+        float *row = dst + k * x->N;
+        pt_run_load(wb, W->w.dt, bo.w + k * W->w.rs, W->w.cs, row, x->N);
+        const int64_t g = k / W->gk;
+        for (int64_t n = 0; n < x->N; ++n) {
+            const int64_t gn = n / W->gn;
+            float v = row[n];
+            if (zb) v -= pt_load_f32(zb, W->zp.dt, bo.z + g * W->zp.rs + gn * W->zp.cs);
+            row[n] = v * pt_load_f32(sb, W->sc.dt, bo.s + g * W->sc.rs + gn * W->sc.cs);
+        }
+        pt_run_round(W->op_dt, row, x->N);
+    }
+}
+
+typedef struct {
+    const pt_gemm_plan *plan;
+    const void *b, *scales, *zps;
+} gm_pack_ctx;
+
+static void fill_packed(void *vctx, void *dst) {
+    const gm_pack_ctx *c = vctx;
+    pt_gemm_pack_b_all(c->plan, c->b, c->scales, c->zps, dst);
+}
+
+/* The weight of product `i` packed once: from the constant cache, or NULL
+ * (the engine packs per block) when the cache is off or full. */
+static pt_status acquire_packed(const struct pt_gm_engine *e, int i, const void *const *in, const pt_exec_ctx *ctx,
+                                pt_const_entry **entry, const void **packed) {
+    const gm_product *x = &e->prod[i];
+    const pt_gm_weight *W = x->W;
+    const void *w = in[W->w.port];
+    const void *sc = W->quant ? in[W->sc.port] : NULL, *zp = W->quant && W->zp.port >= 0 ? in[W->zp.port] : NULL;
+    const pt_const_key key = pt_const_key_for(e, (uint64_t)i + 1, ctx, W->w.port, w);
+    uint64_t fp = pt_const_fingerprint(w, x->w_bytes);
+    if (sc) fp ^= pt_const_fingerprint(sc, x->sc_bytes) * 31;
+    if (zp) fp ^= pt_const_fingerprint(zp, x->zp_bytes) * 131;
+    gm_pack_ctx pc = {&x->plan[0], w, sc, zp};
+    return pt_const_cache_acquire(&key, fp, x->plan[0].packed_b_bytes, fill_packed, &pc, entry, packed);
+}
+
+static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                        void *scratch, const pt_exec_ctx *ctx) {
+    const pt_gm_plan *p = f->state;
+    const struct pt_gm_engine *e = p->eng;
+    const void *bases[64];
+    if (nin > 64 || nout < 1) return pt_err(dnnl_invalid_arguments, "gated_mlp: unexpected port count");
+    for (size_t i = 0; i < nin; ++i) bases[i] = in[i].data;
+    if (p->nbatch == 0 || p->M == 0) return dnnl_success;
+    if (!scratch) return pt_err(dnnl_invalid_arguments, "gated_mlp: no scratchpad");
+    int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
+    if (nt > e->nthr) nt = e->nthr;
+    char *base = scratch;
+
+    gm_epi E;
+    memset(&E, 0, sizeof E);
+    E.p = p, E.e = e, E.in = bases, E.out = out[0].data;
+    E.H = (float *)(base + e->off_h);
+    E.threads = base + e->off_threads;
+    E.ectx.fpmath = p->mode;
+    E.ectx.apply_to_int = p->apply_to_int;
+    E.ectx.nthreads = 1;
+    for (int t = 0; t < e->nthr; ++t) *(pt_status *)(E.threads + (size_t)t * e->thread_bytes) = dnnl_success;
+
+    pt_const_entry *entry[GM_PRODUCTS] = {NULL, NULL, NULL};
+    const void *packed[GM_PRODUCTS] = {NULL, NULL, NULL};
+    pt_status st = dnnl_success;
+    for (int i = 0; i < GM_PRODUCTS && st == dnnl_success; ++i)
+        if (e->prod[i].cache) st = acquire_packed(e, i, bases, ctx, &entry[i], &packed[i]);
+
+    static const pt_gemm_epilogue_fn epilogues[GM_PRODUCTS] = {epi_in0, epi_in1, epi_down};
+    for (int64_t b = 0; b < p->nbatch && st == dnnl_success; ++b) {
+        int64_t bidx[PT_GM_MAX_BATCH];
+        for (int64_t j = p->nb - 1, rem = b; j >= 0; --j) bidx[j] = rem % p->bdims[j], rem /= p->bdims[j];
+        for (int s = 0; s < 2; ++s) E.bias_off[s] = p->br[s].has_bias ? view_offset(&p->br[s].bias, p->nb, bidx) : 0;
+        E.dbias_off = p->has_dbias ? view_offset(&p->dbias, p->nb, bidx) : 0;
+        E.out_off = view_offset(&p->out, p->nb, bidx);
+        const int64_t soff = view_offset(&p->src, p->nb, bidx);
+
+        pt_gemm_args args[GM_PRODUCTS];
+        for (int i = 0; i < GM_PRODUCTS; ++i) {
+            const gm_product *x = &e->prod[i];
+            const pt_gm_weight *W = x->W;
+            gm_woff bo = weight_offsets(W, p->nb, bidx);
+            memset(&args[i], 0, sizeof args[i]);
+            args[i].epilogue = epilogues[i];
+            args[i].epilogue_ctx = &E;
+            if (x->dense) {
+                dequant_dense(x, bases, bo, (float *)(base + x->dense_off), nt);
+                args[i].b = base + x->dense_off;
+            } else {
+                args[i].b = elem_at(bases[W->w.port], W->w.dt, bo.w);
+                args[i].b_packed = packed[i];
+                if (W->quant) {
+                    args[i].b_scales = elem_at(bases[W->sc.port], W->sc.dt, bo.s);
+                    if (W->zp.port >= 0) args[i].b_zps = elem_at(bases[W->zp.port], W->zp.dt, bo.z);
+                }
+            }
+        }
+        args[GM_DOWN].a = E.H;
+        for (int64_t blk = 0; blk < e->nblocks && st == dnnl_success; ++blk) {
+            const int which = blk == e->nblocks - 1 && e->tail != e->bm;
+            E.m_base = blk * e->bm;
+            const void *a = elem_at(bases[p->src.port], p->src.dt, soff + E.m_base * p->src.rs);
+            args[GM_IN0].a = args[GM_IN1].a = a;
+            for (int i = 0; i < GM_PRODUCTS && st == dnnl_success; ++i) {
+                st = pt_gemm_run(&e->prod[i].plan[which], &args[i], base + e->off_gemm, nt);
+                for (int t = 0; t < e->nthr && st == dnnl_success; ++t)
+                    st = *(pt_status *)(E.threads + (size_t)t * e->thread_bytes);
+            }
+        }
+    }
+    for (int i = 0; i < GM_PRODUCTS; ++i) pt_const_cache_release(entry[i]);
+    return st;
 }

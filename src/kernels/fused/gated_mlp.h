@@ -4,9 +4,11 @@
  * and weights that may be DynamicDequantize'd from int4/int8.
  *
  * compile/lower_gated_mlp.c reads the matched ops (by role) into a
- * pt_gm_plan and hands it to pt_gated_mlp_finish; the kernel (gated_mlp.c)
- * only runs the plan.  The element-wise ops run through reference kernels
- * bound at lowering time. */
+ * pt_gm_plan and hands it to pt_gated_mlp_finish, which plans the three
+ * products on the GEMM engine (kernels/gemm/gemm.h); the kernel
+ * (gated_mlp.c) only runs the plan.  The element-wise ops run through
+ * reference kernels bound at lowering time, on whole rows of the engine's
+ * finished tiles. */
 #ifndef PARTITA_KERNELS_FUSED_GATED_MLP_H
 #define PARTITA_KERNELS_FUSED_GATED_MLP_H
 
@@ -35,6 +37,7 @@ typedef struct {
     pt_gm_view sc, zp;      /* zp.port -1: no zero points */
     int64_t gk, gn;         /* group sizes along k and n */
     int64_t bg[PT_GM_MAX_BATCH];
+    bool constant;          /* data, scales and zero points all have property constant */
 } pt_gm_weight;
 
 typedef enum { PT_GM_ACT_NONE, PT_GM_ACT_UNARY, PT_GM_ACT_SWISH } pt_gm_act;
@@ -59,6 +62,7 @@ typedef struct {
     pt_gm_view src; /* rows m, columns k */
     pt_gm_branch br[2];
     pt_bound_kernel comb_k;
+    int comb_kind;          /* the combine's op kind (Multiply runs inline) */
     dnnl_data_type_t comb_dt;
     bool has_tc;
     dnnl_data_type_t tc_dt;
@@ -68,16 +72,18 @@ typedef struct {
     pt_gm_view dbias;
     dnnl_data_type_t dmm_dt; /* down MatMul output */
     pt_gm_view out;          /* output port */
-    /* Set by pt_gated_mlp_finish. */
-    int64_t bm;
-    int nthr;
-    size_t ref_scratch; /* per-thread scratch of the bound reference kernels */
+    dnnl_fpmath_mode_t mode; /* the partition's math mode */
+    bool apply_to_int;
+    /* Set by pt_gated_mlp_finish: the engine plans and scratch layout. */
+    struct pt_gm_engine *eng;
 } pt_gm_plan;
 
-/* Sizes the blocks and the scratch of plan `p` (heap, taken over: released
- * with the kernel, bound kernels included) and fills `fused`. */
-void pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused);
-/* Releases a plan that never reached pt_gated_mlp_finish. */
+/* Plans the products of `p` on the GEMM engine and sizes the scratch; on
+ * success takes `p` over (heap: released with the kernel, bound kernels
+ * included) and fills `fused`.  dnnl_unimplemented (p left to the caller)
+ * for what the engine does not take. */
+pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused);
+/* Releases a plan (the lowering's own when pt_gated_mlp_finish declined it). */
 void pt_gated_mlp_plan_free(pt_gm_plan *p);
 
 #endif

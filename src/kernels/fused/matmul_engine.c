@@ -297,8 +297,7 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, const size_t
         d.q.b_zp = e->b.zp_const ? e->b.zp_const[0] : 0;
         d.q.b_scale_per_n = d.b.dq.sc_sn != 0;
         d.a.dq.on = d.b.dq.on = false;
-    } else if ((d.a.dt == dnnl_bf16 && d.b.dt == dnnl_bf16) ||
-               (narrow && (b_float || ints_narrow) && d.a.dt != dnnl_f16 && d.b.dt != dnnl_f16)) {
+    } else if (pt_gemm_float_kind(d.a.dt, d.b.dt, !b_float, mode, apply_to_int) == PT_GEMM_BF16) {
         d.kind = PT_GEMM_BF16;
     } else {
         d.kind = PT_GEMM_F32;

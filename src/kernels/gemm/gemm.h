@@ -63,6 +63,13 @@ const pt_gemm_ukernel *pt_gemm_ukernel_select(pt_gemm_kind kind, pt_isa_level ca
 /* The row chosen once for the process (cap = pt_isa()). */
 const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind);
 
+/* The float kind a product runs on (docs/numerics.md; seed 002): bf16 x
+ * bf16 operands, or f32 ones under the bf16 / any math modes, take the BF16
+ * kind; integer weights (b_int, dequantised on packing) follow the mode only
+ * with apply_to_int; f16 operands and everything else take the F32 kind. */
+pt_gemm_kind pt_gemm_float_kind(dnnl_data_type_t a_dt, dnnl_data_type_t b_dt, bool b_int, dnnl_fpmath_mode_t mode,
+                                bool apply_to_int);
+
 /* Every row of a kind (tests walk them; rows the CPU cannot run included). */
 size_t pt_gemm_ukernel_count(pt_gemm_kind kind);
 const pt_gemm_ukernel *pt_gemm_ukernel_at(pt_gemm_kind kind, size_t i);

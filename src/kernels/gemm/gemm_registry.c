@@ -51,6 +51,14 @@ const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind) {
     return g_default[kind];
 }
 
+pt_gemm_kind pt_gemm_float_kind(dnnl_data_type_t a_dt, dnnl_data_type_t b_dt, bool b_int, dnnl_fpmath_mode_t mode,
+                                bool apply_to_int) {
+    const bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
+    if (!b_int && a_dt == dnnl_bf16 && b_dt == dnnl_bf16) return PT_GEMM_BF16;
+    if (narrow && (!b_int || apply_to_int) && a_dt != dnnl_f16 && b_dt != dnnl_f16) return PT_GEMM_BF16;
+    return PT_GEMM_F32;
+}
+
 bool pt_gemm_prepacked_b_pays(const pt_gemm_desc *d) {
     return !(d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d));
 }
