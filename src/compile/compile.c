@@ -9,6 +9,7 @@
 #include "compile/compiled.h"
 #include "compile/fused_lowering.h"
 #include "compile/lower_fused.h"
+#include "compile/lower_single_op.h"
 #include "compile/ref_bind.h"
 #include "ops/op_schema.h"
 #include "partition/pattern_chain.h"
@@ -336,7 +337,7 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
     for (size_t i = 0; i < c->nout; ++i) put_lt(&t, "out", i, &c->outputs[i]);
     put(&t, ",fpm:%s%s", pt_fpmath_name(c->fpmath), c->apply_to_int ? ":apply_to_int" : "");
     if (c->has_fused) {
-        const char *fam = p->row ? family_name(p->row->fused) : "compute_post_ops";
+        const char *fam = p->row ? family_name(p->row->fused) : c->steps[0].op->kind == dnnl_graph_op_matmul ? "compute_post_ops" : "single_op";
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
     } else {
         put(&t, ",kernel:reference%s%s", step_gemm ? "+gemm/" : "", step_gemm ? step_gemm : "");
@@ -469,6 +470,8 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
      * (with an empty epilogue), like every other MatMul partition. */
     bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
     if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
+    /* Other single-op partitions whose kind has a fast kernel (lower_single_op.h). */
+    else if (!p->row && c && c->nsteps == 1) lower = pt_single_op_lowering(c->steps[0].op->kind);
     const pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply};
     if (st == dnnl_success && lower) {
         const pt_op **ops = malloc((c->nsteps ? c->nsteps : 1) * sizeof *ops);
@@ -477,7 +480,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
         /* Steps skip End ops: keep each step's role beside it. */
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
-            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = lone_matmul ? PT_CHAIN_ANCHOR : p->roles[o];
+            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = !p->row ? PT_CHAIN_ANCHOR : p->roles[o];
         pt_fused f = {0};
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */

@@ -1,0 +1,90 @@
+/* Fast single-op kernels of the memory-bound ops (SoftMax, LogSoftmax,
+ * LayerNorm, RMSNorm, unary element-wise ops, binary ops with broadcast,
+ * TypeCast / Reorder between f32, bf16 and f16) on dense tensors, built on
+ * the vector-kernel table (kernels/vec/vec.h).  compile/lower_single_op.c
+ * fills a plan per compiled partition; the plan's run function is a
+ * pt_fused run.  Each pass keeps one row (or one chunk of 1024 elements) in
+ * L1/L2 in f32, so the tensor crosses memory once; bf16 / f16 are
+ * converted in registers on the way.  OpenMP over rows or chunks with at
+ * least PT_MEM_BYTES_PER_THREAD per thread (one thread for small tensors).
+ * docs/numerics.md states how each differs from its reference kernel. */
+#ifndef PARTITA_KERNELS_MEM_MEM_H
+#define PARTITA_KERNELS_MEM_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/kernel.h"
+#include "kernels/ref/eltwise_math.h"
+
+#define PT_MEM_BYTES_PER_THREAD ((size_t)64 << 10)
+#define PT_MEM_CHUNK 1024 /* elements per step of the element-wise kernels */
+
+/* Which partition port holds each of the op's inputs and outputs (a
+ * partition lists a tensor used twice once). */
+typedef struct {
+    int in[3], out[3];
+} pt_mem_ports;
+
+/* Data types the kernels load and store (f32, bf16, f16). */
+bool pt_mem_dtype_ok(dnnl_data_type_t dt);
+/* Dense row-major with known dims (the only layout these kernels take). */
+bool pt_mem_dense(const pt_lt *lt);
+/* Threads the plan sizes per-thread scratch for. */
+int pt_mem_max_threads(void);
+
+/* SoftMax / LogSoftmax along `axis` of a dense [outer, len, inner] tensor.
+ * Scratch: per thread one f32 row (two for LogSoftmax). */
+typedef struct {
+    int64_t outer, len, inner;
+    bool is_log, inf_as_zero;
+    dnnl_data_type_t src_dt, dst_dt;
+    int threads; /* planned: scratch holds this many rows */
+    pt_mem_ports io;
+} pt_mem_softmax_plan;
+size_t pt_mem_softmax_scratch(const pt_mem_softmax_plan *p);
+pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                             void *scratch, const pt_exec_ctx *ctx);
+
+/* LayerNorm / RMSNorm over the last `len` elements of each of `rows` rows
+ * (f64 statistics as the reference).  LayerNorm ports: src [, gamma, beta] ->
+ * dst [, mean, variance]; RMSNorm: src [, gamma] -> dst.  Scratch: f32 gamma
+ * and beta, and per thread two f32 rows. */
+typedef struct {
+    int64_t rows, len;
+    bool rms, has_gamma, has_beta, has_stats;
+    double eps;
+    int threads;
+    pt_mem_ports io;
+} pt_mem_norm_plan;
+size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p);
+pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                          void *scratch, const pt_exec_ctx *ctx);
+
+/* Unary element-wise op (the reference's formula where the vector row has
+ * no form of the kind), or a conversion (`convert`: TypeCast / Reorder with
+ * equal layouts), over n dense elements. */
+typedef struct {
+    int64_t n;
+    bool convert;
+    pt_eltwise_params op;
+    pt_mem_ports io;
+} pt_mem_unary_plan;
+pt_status pt_mem_unary_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                           void *scratch, const pt_exec_ctx *ctx);
+
+/* Binary op with NumPy broadcast of two dense inputs into a dense dst: dims
+ * merged into at most PT_MEM_BIN_DIMS runs, the last one the inner loop (each
+ * input steps 0 or 1 element there). */
+#define PT_MEM_BIN_DIMS 6
+typedef struct {
+    int kind, nd;
+    int64_t dims[PT_MEM_BIN_DIMS], sa[PT_MEM_BIN_DIMS], sb[PT_MEM_BIN_DIMS]; /* strides in elements, 0: broadcast */
+    int64_t n;
+    pt_mem_ports io;
+} pt_mem_binary_plan;
+pt_status pt_mem_binary_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                            void *scratch, const pt_exec_ctx *ctx);
+
+#endif

@@ -1,0 +1,64 @@
+/* LayerNorm and RMSNorm on dense tensors (kernels/mem/mem.h): per row, the
+ * statistics in f64 lanes over the row held in L1/L2 (two passes for the
+ * mean and the variance, as the reference), then one pass that normalises
+ * in f64 and rounds once. */
+#include <math.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "kernels/mem/mem_io.h"
+
+static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
+
+size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p) {
+    const size_t row = round64((size_t)p->len * sizeof(float));
+    return 2 * row + 2 * row * (size_t)p->threads;
+}
+
+/* An affine parameter as f32: the tensor itself, or converted into buf. */
+static const float *param_f32(const pt_vec_ops *v, const pt_tview *t, int64_t len, float *buf) {
+    return pt_mem_load(v, t->lt.data_type, t->data, 0, len, buf);
+}
+
+pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                          void *scratch, const pt_exec_ctx *ctx) {
+    const pt_mem_norm_plan *p = f->state;
+    (void)nin, (void)nout; /* the lowering mapped every port (p->io) */
+    const pt_vec_ops *v = pt_vec();
+    const int64_t len = p->len, rows = p->rows;
+    const size_t row = round64((size_t)len * sizeof(float));
+    char *s = scratch;
+    const float *g = p->has_gamma ? param_f32(v, &in[p->io.in[1]], len, (float *)s) : NULL;
+    const float *bt = p->has_beta ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + row)) : NULL;
+    const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
+    const size_t bytes = (size_t)(rows * len) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+    const int nt = pt_mem_threads(ctx, bytes, rows, p->threads);
+    const void *src = in[p->io.in[0]].data;
+    void *dst = out[p->io.out[0]].data;
+    const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        float *xb = (float *)(s + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
+        int64_t b, e;
+        pt_mem_share(rows, t, nt, &b, &e);
+        for (int64_t r = b; r < e; ++r) {
+            const float *x = pt_mem_load(v, sdt, src, r * len, len, xb);
+            float *y = pt_mem_out(ddt, dst, r * len, yb);
+            double mu = 0.0, var_r;
+            if (p->rms) {
+                var_r = len > 0 ? v->sum_sq_dev_f64(x, len, 0.0) / (double)len : 0.0;
+            } else {
+                mu = len > 0 ? v->sum_f64(x, len) / (double)len : 0.0;
+                var_r = len > 0 ? v->sum_sq_dev_f64(x, len, mu) / (double)len : 0.0;
+            }
+            v->normalize(y, x, len, mu, 1.0 / sqrt(var_r + p->eps), g, bt);
+            pt_mem_store(v, ddt, dst, r * len, len, y);
+            if (p->has_stats) {
+                pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
+                pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);
+            }
+        }
+    }
+    return dnnl_success;
+}

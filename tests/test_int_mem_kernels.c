@@ -1,0 +1,326 @@
+/* The fast single-op kernels of the memory-bound ops (kernels/mem/,
+ * lowered by compile/lower_single_op.c) against their reference kernels.
+ *
+ * Every case is a one-op graph built through the public API with random
+ * shapes (dims of 1, odd sizes, tails of 16 and 32), run twice on the same
+ * inputs: normally (the partition must compile to the fast kernel, or, for
+ * the layouts it declines, to the reference) and with the fast kernel
+ * switched off (tg_run .reference: the reference kernel, the oracle).  The
+ * outputs must agree within the bounds of docs/numerics.md: identical for
+ * binary ops, conversions and the exact element-wise kinds; a few f32 ulps
+ * (and one ulp of a bf16 / f16 output) for the others.  CTest runs it again
+ * under PARTITA_ISA=avx2 and generic. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "test_graph_util.h"
+
+static uint32_t g_rng = 0x9e3779b9u;
+static float g_scale = 1.f; /* inputs are uniform in [-g_scale, g_scale) */
+
+static float next_value(void *ctx) {
+    (void)ctx;
+    return g_scale * tg_lcg_pm1(&g_rng);
+}
+
+static void fill_input(const tg_graph *g, int t, void *buf) { tg_fill(&g->lt[t], buf, next_value, NULL); }
+
+static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
+#define NSIZES ((int)(sizeof k_sizes / sizeof k_sizes[0]))
+
+static int64_t pick_size(void) { return k_sizes[tg_lcg(&g_rng) % NSIZES]; }
+
+/* Random rank 1-4 shape of at most `cap` elements. */
+static int random_shape(int64_t *d, int64_t cap) {
+    const int r = 1 + (int)(tg_lcg(&g_rng) % 4);
+    int64_t n = 1;
+    for (int i = 0; i < r; ++i) {
+        d[i] = pick_size();
+        while (n * d[i] > cap && d[i] > 1) d[i] /= 2;
+        n *= d[i];
+    }
+    return r;
+}
+
+/* Tolerances (a: reference value; docs/numerics.md). */
+static double ulp_of_type(double a, const tg_lt *lt) {
+    const double m = fabs(a);
+    switch ((int)lt->data_type) {
+        case dnnl_bf16: return ldexp(m, -7) + 1e-38;
+        case dnnl_f16: return ldexp(m, -10) + ldexp(1.0, -24);
+        default: return 0.0;
+    }
+}
+/* SoftMax: exp within 3 ulp, lane-wise sums, a reciprocal instead of a division. */
+static double tol_softmax(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 2e-6 * fabs(a) + 1e-12 : ulp_of_type(a, lt);
+}
+/* LogSoftmax: log of a sum with a relative error of about 1e-6. */
+static double tol_log_softmax(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 1e-6 * fabs(a) + 2e-6 : ulp_of_type(a, lt) + 2e-6;
+}
+/* Normalisations: f64 statistics in another summation order. */
+static double tol_norm(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? ldexp(fabs(a), -23) + 1e-9 : ulp_of_type(a, lt);
+}
+/* Transcendental element-wise kinds (inputs within ±4 here). */
+static double tol_transcendental(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 4e-6 * fabs(a) + 1e-6 : ulp_of_type(a, lt) + 1e-6;
+}
+
+static int g_cases, g_fast;
+
+/* Runs one single-op graph three ways on the same inputs: under the debug
+ * policy (a single-op partition: fused means the fast kernel) with the fast
+ * kernel on and off (the reference), and under the fusion policy (where a
+ * lone SoftMax, LayerNorm, ... is a one-op chain partition that takes the
+ * same fast kernel); both fast results are compared with the reference. */
+static void run_case(const char *name, const tg_graph *g, bool want_fast, double (*tol)(double, const tg_lt *)) {
+    const tg_graph *sets[3] = {g, g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 3, fill_input);
+    tg_run_info fi, ri, ci;
+    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, B.set[0], &fi);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, B.set[1], &ri);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, B.set[2], &ci);
+    CHECK(ok);
+    ++g_cases;
+    if (ok) {
+        CHECK_EQ_INT(fi.nparts, 1);
+        const bool fast = fi.nparts == 1 && fi.part[0].fused && !fi.part[0].row;
+        g_fast += fast;
+        if (fast != want_fast) fprintf(stderr, "  %s: fast kernel %d, expected %d\n", name, (int)fast, (int)want_fast);
+        CHECK(fast == want_fast);
+        for (int r = 0; r < g->nres; ++r) {
+            const size_t t = g->result[r] - 1;
+            for (int set = 0; set < 3; set += 2) {
+                tg_diff d = tg_diff_values(&g->lt[t], B.set[1][t], B.set[set][t], tol);
+                if (d.bad)
+                    fprintf(stderr, "  %s (%s policy): output %d: %lld of %lld differ (worst %g)\n", name,
+                            set ? "fusion" : "debug", r, (long long)d.bad, (long long)d.total, d.worst);
+                CHECK(d.bad == 0);
+            }
+        }
+    }
+    tg_bufs_free(&B);
+}
+
+static const dnnl_data_type_t k_float_types[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+
+/* ---- SoftMax / LogSoftmax: axis first, middle, last; inf_as_zero ---- */
+
+static void test_softmax(void) {
+    for (int c = 0; c < 60; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 30000);
+        const int axis = c % 3 == 0 ? r - 1 : (c % 3 == 1 ? 0 : r / 2);
+        const bool is_log = c % 4 == 3;
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        tg_op *o = tg_add(&g, is_log ? dnnl_graph_op_log_softmax : dnnl_graph_op_softmax, 1, &x, 1, &y);
+        const int64_t ax = c % 2 ? axis - r : axis; /* negative axes too */
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        if (!is_log && c % 5 == 1) tg_attr_str(o, dnnl_graph_op_attr_mode, "inf_as_zero");
+        g.result[g.nres++] = y;
+        g_scale = c % 7 == 0 ? 30.f : 3.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s rank %d axis %d", is_log ? "LogSoftmax" : "SoftMax", pt_dt_name(dt), r, axis);
+        run_case(name, &g, true, is_log ? tol_log_softmax : tol_softmax);
+    }
+    /* A strided (non-dense) source is declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[2] = {5, 7}, st[2] = {9, 1};
+    const size_t x = tg_tensor(&g, dnnl_f32, 2, d, st), y = tg_tensor(&g, dnnl_f32, 2, d, NULL);
+    tg_op *o = tg_add(&g, dnnl_graph_op_softmax, 1, &x, 1, &y);
+    const int64_t ax = 1;
+    tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+    g.result[g.nres++] = y;
+    run_case("SoftMax strided", &g, false, NULL);
+}
+
+/* ---- LayerNorm / RMSNorm ---- */
+
+static void test_norm(void) {
+    for (int c = 0; c < 48; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 30000);
+        const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
+        const int a = begin < 0 ? r - 1 : (int)begin;
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool rms = c % 2 == 1;
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        /* gamma / beta: the normalised dims, f32 or the source type. */
+        const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
+        const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
+        const bool affine = c % 5 != 4;
+        char name[96];
+        if (rms) {
+            size_t in[2] = {x, gm};
+            tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
+            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+            g.result[g.nres++] = y;
+        } else {
+            int64_t sd[4];
+            for (int i = 0; i < a; ++i) sd[i] = d[i];
+            const bool stats = c % 4 == 0;
+            const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
+            size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+            tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
+            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+            tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+            tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
+            const float eps = 1e-3f;
+            tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
+            g.result[g.nres++] = y;
+            if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+        }
+        g_scale = c % 4 == 1 ? 100.f : 2.f;
+        snprintf(name, sizeof name, "%s %s rank %d begin %d%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
+                 affine ? " affine" : "");
+        run_case(name, &g, true, tol_norm);
+    }
+}
+
+/* ---- unary element-wise ops ---- */
+
+static void test_eltwise(void) {
+    const struct {
+        dnnl_graph_op_kind_t kind;
+        bool exact;
+        const char *mode; /* GELU */
+        int nf;
+        int attr[2];
+        float val[2];
+    } kinds[] = {
+        {dnnl_graph_op_relu, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_gelu, false, "gelu_erf", 0, {0}, {0}},
+        {dnnl_graph_op_gelu, false, "gelu_tanh", 0, {0}, {0}},
+        {dnnl_graph_op_sigmoid, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_tanh, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_exp, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_clamp, true, NULL, 2, {dnnl_graph_op_attr_min, dnnl_graph_op_attr_max}, {-0.5f, 1.5f}},
+        {dnnl_graph_op_leaky_relu, true, NULL, 1, {dnnl_graph_op_attr_alpha}, {0.1f}},
+        {dnnl_graph_op_abs, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_square, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_sqrt, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_reciprocal, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_round, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_hard_sigmoid, true, NULL, 2, {dnnl_graph_op_attr_alpha, dnnl_graph_op_attr_beta}, {0.2f, 0.5f}},
+        {dnnl_graph_op_hard_swish, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_elu, true, NULL, 1, {dnnl_graph_op_attr_alpha}, {0.7f}},       /* reference formula */
+        {dnnl_graph_op_mish, true, NULL, 0, {0}, {0}},                                 /* reference formula */
+        {dnnl_graph_op_softplus, true, NULL, 1, {dnnl_graph_op_attr_beta}, {1.5f}},   /* reference formula */
+    };
+    const int nk = (int)(sizeof kinds / sizeof kinds[0]);
+    for (int c = 0; c < 3 * nk; ++c) {
+        const int k = c % nk;
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 5 == 0 ? 200000 : 5000);
+        const dnnl_data_type_t dt = k_float_types[(c / nk) % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        tg_op *o = tg_add(&g, kinds[k].kind, 1, &x, 1, &y);
+        if (kinds[k].mode) tg_attr_str(o, dnnl_graph_op_attr_mode, kinds[k].mode);
+        for (int a = 0; a < kinds[k].nf; ++a) tg_attr_f32(o, kinds[k].attr[a], &kinds[k].val[a], 1);
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "eltwise kind %d %s n=%lld", (int)kinds[k].kind, pt_dt_name(dt), (long long)tg_nelems(&g.lt[x - 1]));
+        run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
+    }
+}
+
+/* ---- binary ops with broadcast ---- */
+
+static void test_binary(void) {
+    const dnnl_graph_op_kind_t kinds[] = {dnnl_graph_op_add,    dnnl_graph_op_subtract, dnnl_graph_op_multiply,
+                                          dnnl_graph_op_divide, dnnl_graph_op_maximum,  dnnl_graph_op_minimum};
+    for (int c = 0; c < 72; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], da[4], db[4];
+        const int r = random_shape(d, c % 7 == 0 ? 150000 : 8000);
+        int ra = r, rb = r;
+        memcpy(da, d, sizeof d);
+        memcpy(db, d, sizeof d);
+        const char *form;
+        switch (c % 6) {
+            case 0: form = "same"; break;
+            case 1: form = "row"; rb = 1, db[0] = d[r - 1]; break;         /* b: last dim only */
+            case 2: form = "column"; db[r - 1] = 1; break;                 /* b: [..., 1] */
+            case 3: form = "scalar"; rb = 1, db[0] = 1; break;
+            case 4: form = "a broadcast"; da[0] = 1; if (r > 1) da[r - 1] = 1; break;
+            default: /* both ways: a [.., M, 1], b [.., 1, N] */
+                form = "outer";
+                da[r - 1] = 1;
+                if (r > 1) db[r - 2] = 1;
+                break;
+        }
+        const dnnl_data_type_t dt = k_float_types[(c / 6) % 3];
+        const size_t a = tg_tensor(&g, dt, ra, da, NULL), b = tg_tensor(&g, dt, rb, db, NULL);
+        const size_t y = tg_tensor(&g, dt, r, d, NULL);
+        const size_t in[2] = {a, b};
+        tg_add(&g, kinds[c % 6 == 0 ? (c / 6) % 6 : c % 6], 2, in, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = 2.f;
+        char name[96];
+        snprintf(name, sizeof name, "binary %s %s rank %d", form, pt_dt_name(dt), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* One tensor as both operands (one partition port). */
+    tg_graph g = {0};
+    const int64_t d[2] = {3, 37};
+    const size_t a = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 2, d, NULL);
+    const size_t in[2] = {a, a};
+    tg_add(&g, dnnl_graph_op_multiply, 2, in, 1, &y);
+    g.result[g.nres++] = y;
+    run_case("binary x*x", &g, true, NULL);
+}
+
+/* ---- TypeCast / Reorder ---- */
+
+static void test_convert(void) {
+    const dnnl_data_type_t pairs[][2] = {{dnnl_f32, dnnl_bf16}, {dnnl_bf16, dnnl_f32}, {dnnl_f32, dnnl_f16},
+                                         {dnnl_f16, dnnl_f32}};
+    for (int c = 0; c < 24; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 5 == 0 ? 200000 : 6000);
+        const bool reorder = c % 6 == 5;
+        const dnnl_data_type_t s = reorder ? k_float_types[c % 3] : pairs[c % 4][0];
+        const dnnl_data_type_t t = reorder ? s : pairs[c % 4][1];
+        const size_t x = tg_tensor(&g, s, r, d, NULL), y = tg_tensor(&g, t, r, d, NULL);
+        tg_add(&g, reorder ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &x, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = c % 3 == 0 ? 70000.f : 1.f; /* f16 overflow to infinity */
+        char name[96];
+        snprintf(name, sizeof name, "%s %s -> %s rank %d", reorder ? "Reorder" : "TypeCast", pt_dt_name(s), pt_dt_name(t), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* A transposing Reorder is declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[2] = {17, 33}, st[2] = {1, 17};
+    const size_t x = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 2, d, st);
+    tg_add(&g, dnnl_graph_op_reorder, 1, &x, 1, &y);
+    g.result[g.nres++] = y;
+    run_case("Reorder transpose", &g, false, NULL);
+}
+
+int main(void) {
+    tg_setup();
+    /* Every run compiles its own partition (the cache would hand the fusion
+     * run the debug run's plan: its key does not name the pattern row). */
+    CHECK(dnnl_graph_set_compiled_partition_cache_capacity(0) == dnnl_success);
+    test_softmax();
+    test_norm();
+    test_eltwise();
+    test_binary();
+    test_convert();
+    printf("test_int_mem_kernels: %d cases, %d on the fast kernels\n", g_cases, g_fast);
+    tg_teardown();
+    return pt_test_summary("test_int_mem_kernels");
+}
