@@ -32,10 +32,13 @@ pt_status pt_mem_unary_run(const pt_fused *f, const pt_tview *in, size_t nin, co
                 continue;
             }
             const float *x = pt_mem_load(v, sdt, src, at, len, xb);
+            if (p->convert) { /* f32 in registers or in xb: stored once in the destination type */
+                if (ddt == dnnl_f32) memcpy((float *)dst + at, x, (size_t)len * sizeof *x);
+                else pt_mem_store(v, ddt, dst, at, len, x);
+                continue;
+            }
             float *y = pt_mem_out(ddt, dst, at, yb);
-            if (p->convert) {
-                if (y != x) memcpy(y, x, (size_t)len * sizeof *y);
-            } else if (!v->eltwise(&p->op, y, x, len)) {
+            if (!v->eltwise(&p->op, y, x, len)) {
                 pt_vec_row_generic.eltwise(&p->op, y, x, len);
             }
             pt_mem_store(v, ddt, dst, at, len, y);

@@ -28,13 +28,17 @@ static inline __m512 exp512(__m512 x) {
 static inline __mmask16 tail_mask(int64_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u); }
 
 static float avx512_max(const float *x, int64_t n) {
-    __m512 m = _mm512_set1_ps(-INFINITY);
-    for (int64_t i = 0; i < n; i += 16) {
-        const __mmask16 k = tail_mask(n - i);
-        const __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + i);
-        m = _mm512_max_ps(v, m); /* a NaN in v yields m: NaN skipped */
+    __m512 m = _mm512_set1_ps(-INFINITY), m1 = m;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) { /* a NaN in x yields m: NaN skipped */
+        m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);
+        m1 = _mm512_max_ps(_mm512_loadu_ps(x + i + 16), m1);
     }
-    return _mm512_reduce_max_ps(m);
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        m = _mm512_max_ps(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + i), m);
+    }
+    return _mm512_reduce_max_ps(_mm512_max_ps(m, m1));
 }
 
 static float avx512_exp_sum(float *x, int64_t n, float sub) {
@@ -60,7 +64,9 @@ static float avx512_exp_sum(float *x, int64_t n, float sub) {
 
 static void avx512_scale(float *x, int64_t n, float s) {
     const __m512 f = _mm512_set1_ps(s);
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), f));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
         _mm512_mask_storeu_ps(x + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), f));
     }
@@ -68,11 +74,16 @@ static void avx512_scale(float *x, int64_t n, float s) {
 
 /* ---- conversions ---- */
 
+/* Main loops run whole vectors unmasked (masked stores are slow on some
+ * cores); the tail runs once with a mask. */
+static inline __m512 bf16x16_to_f32(__m256i h) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
+
 static void avx512_bf16_to_f32(float *dst, const uint16_t *src, int64_t n) {
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, bf16x16_to_f32(_mm256_loadu_si256((const __m256i *)(src + i))));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
-        const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, src + i));
-        _mm512_mask_storeu_ps(dst + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+        _mm512_mask_storeu_ps(dst + i, k, bf16x16_to_f32(_mm256_maskz_loadu_epi16(k, src + i)));
     }
 }
 
@@ -88,21 +99,28 @@ static inline __m256i bf16_round(__m512 v) {
 }
 
 static void avx512_f32_to_bf16(uint16_t *dst, const float *src, int64_t n) {
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm256_storeu_si256((__m256i *)(dst + i), bf16_round(_mm512_loadu_ps(src + i)));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
         _mm256_mask_storeu_epi16(dst + i, k, bf16_round(_mm512_maskz_loadu_ps(k, src + i)));
     }
 }
 
 static void avx512_f16_to_f32(float *dst, const uint16_t *src, int64_t n) {
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + i))));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
         _mm512_mask_storeu_ps(dst + i, k, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, src + i)));
     }
 }
 
 static void avx512_f32_to_f16(uint16_t *dst, const float *src, int64_t n) {
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(dst + i), _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
         const __m256i h = _mm512_cvtps_ph(_mm512_maskz_loadu_ps(k, src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm256_mask_storeu_epi16(dst + i, k, h);
@@ -146,7 +164,10 @@ static inline __m256 normalize8(__m256 x, __m512d mu, __m512d inv, const float *
 
 static void avx512_normalize(float *y, const float *x, int64_t n, double mean, double inv, const float *g, const float *b) {
     const __m512d mu = _mm512_set1_pd(mean), iv = _mm512_set1_pd(inv);
-    for (int64_t i = 0; i < n; i += 8) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, normalize8(_mm256_loadu_ps(x + i), mu, iv, g ? g + i : NULL, b ? b + i : NULL, 0xFF));
+    for (; i < n; i += 8) {
         const __mmask8 k = (__mmask8)tail_mask(n - i);
         const __m256 r = normalize8(_mm256_maskz_loadu_ps(k, x + i), mu, iv, g ? g + i : NULL, b ? b + i : NULL, k);
         _mm256_mask_storeu_ps(y + i, k, r);
@@ -155,7 +176,9 @@ static void avx512_normalize(float *y, const float *x, int64_t n, double mean, d
 
 static void avx512_sub2(float *y, const float *x, int64_t n, float a, float b) {
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-    for (int64_t i = 0; i < n; i += 16) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), va), vb));
+    if (i < n) {
         const __mmask16 k = tail_mask(n - i);
         _mm512_mask_storeu_ps(y + i, k, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), va), vb));
     }
@@ -229,12 +252,19 @@ static bool avx512_eltwise(const pt_eltwise_params *p, float *y, const float *x,
     const __m512 lo = _mm512_set1_ps(p->lo), hi = _mm512_set1_ps(p->hi);
     (void)zero, (void)alpha, (void)beta, (void)lo, (void)hi;
 #define PT_UNARY_LOOP(expr)                                           \
-    for (int64_t i = 0; i < n; i += 16) {                             \
-        const __mmask16 k = tail_mask(n - i);                         \
-        const __m512 v = _mm512_maskz_loadu_ps(k, x + i);             \
-        _mm512_mask_storeu_ps(y + i, k, (expr));                      \
-    }                                                                 \
-    return true;
+    {                                                                 \
+        int64_t i = 0;                                                \
+        for (; i + 16 <= n; i += 16) {                                \
+            const __m512 v = _mm512_loadu_ps(x + i);                  \
+            _mm512_storeu_ps(y + i, (expr));                          \
+        }                                                             \
+        if (i < n) {                                                  \
+            const __mmask16 k = tail_mask(n - i);                     \
+            const __m512 v = _mm512_maskz_loadu_ps(k, x + i);         \
+            _mm512_mask_storeu_ps(y + i, k, (expr));                  \
+        }                                                             \
+        return true;                                                  \
+    }
     switch (p->kind) {
         case dnnl_graph_op_relu: PT_UNARY_LOOP(_mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_NLE_UQ), v))
         case dnnl_graph_op_leaky_relu:
@@ -250,9 +280,7 @@ static bool avx512_eltwise(const pt_eltwise_params *p, float *y, const float *x,
         case dnnl_graph_op_sigmoid: PT_UNARY_LOOP(sigmoid512(v))
         case dnnl_graph_op_tanh: PT_UNARY_LOOP(tanh512(v))
         case dnnl_graph_op_gelu:
-            if (p->gelu_tanh) {
-                PT_UNARY_LOOP(gelu_tanh512(v))
-            }
+            if (p->gelu_tanh) PT_UNARY_LOOP(gelu_tanh512(v))
             PT_UNARY_LOOP(gelu_erf512(v))
         case dnnl_graph_op_hard_sigmoid: /* mul then add, unfused, as the reference */ PT_UNARY_LOOP(unit_clamp512(_mm512_add_ps(_mm512_mul_ps(alpha, v), beta)))
         case dnnl_graph_op_hard_swish:
@@ -265,13 +293,21 @@ static bool avx512_eltwise(const pt_eltwise_params *p, float *y, const float *x,
 static bool avx512_binary(int kind, float *y, const float *a, int64_t as, const float *b, int64_t bs, int64_t n) {
     const __m512 sa = _mm512_set1_ps(as ? 0.f : a[0]), sb = _mm512_set1_ps(bs ? 0.f : b[0]);
 #define PT_BINARY_LOOP(op)                                                              \
-    for (int64_t i = 0; i < n; i += 16) {                                               \
-        const __mmask16 k = tail_mask(n - i);                                           \
-        const __m512 u = as ? _mm512_maskz_loadu_ps(k, a + i) : sa;                     \
-        const __m512 v = bs ? _mm512_maskz_loadu_ps(k, b + i) : sb;                     \
-        _mm512_mask_storeu_ps(y + i, k, op(u, v));                                      \
-    }                                                                                   \
-    return true;
+    {                                                                                   \
+        int64_t i = 0;                                                                  \
+        for (; i + 16 <= n; i += 16) {                                                  \
+            const __m512 u = as ? _mm512_loadu_ps(a + i) : sa;                          \
+            const __m512 v = bs ? _mm512_loadu_ps(b + i) : sb;                          \
+            _mm512_storeu_ps(y + i, op(u, v));                                          \
+        }                                                                               \
+        if (i < n) {                                                                    \
+            const __mmask16 k = tail_mask(n - i);                                       \
+            const __m512 u = as ? _mm512_maskz_loadu_ps(k, a + i) : sa;                 \
+            const __m512 v = bs ? _mm512_maskz_loadu_ps(k, b + i) : sb;                 \
+            _mm512_mask_storeu_ps(y + i, k, op(u, v));                                  \
+        }                                                                               \
+        return true;                                                                    \
+    }
     switch (kind) {
         case dnnl_graph_op_add: PT_BINARY_LOOP(_mm512_add_ps)
         case dnnl_graph_op_subtract: PT_BINARY_LOOP(_mm512_sub_ps)
