@@ -26,7 +26,22 @@ static float next_value(void *ctx) {
     return g_scale * tg_lcg_pm1(&g_rng);
 }
 
-static void fill_input(const tg_graph *g, int t, void *buf) { tg_fill(&g->lt[t], buf, next_value, NULL); }
+/* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero points. */
+enum { FILL_DATA, FILL_SCALE, FILL_ZP };
+
+static float next_scale(void *ctx) {
+    (void)ctx;
+    return 0.01f + 0.05f * (tg_lcg_pm1(&g_rng) + 1.f);
+}
+
+static float next_zp(void *ctx) {
+    (void)ctx;
+    return (float)(tg_lcg(&g_rng) % 8u);
+}
+
+static void fill_input(const tg_graph *g, int t, void *buf) {
+    tg_fill(&g->lt[t], buf, g->fill[t] == FILL_SCALE ? next_scale : g->fill[t] == FILL_ZP ? next_zp : next_value, NULL);
+}
 
 static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
 #define NSIZES ((int)(sizeof k_sizes / sizeof k_sizes[0]))
@@ -310,6 +325,94 @@ static void test_convert(void) {
     run_case("Reorder transpose", &g, false, NULL);
 }
 
+/* ---- Quantize / Dequantize / DynamicQuantize / DynamicDequantize ---- */
+
+static void test_quant(void) {
+    const dnnl_data_type_t ints[] = {dnnl_s8, dnnl_u8};
+    for (int c = 0; c < 24; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 6 == 0 ? 200000 : 6000);
+        const bool quantize = c % 2 == 0, per_channel = c % 3 != 0, with_zp = c % 4 < 2;
+        const int axis = c % 3 == 1 ? r - 1 : 0;
+        const dnnl_data_type_t qt = ints[(c / 2) % 2];
+        const size_t x = tg_tensor(&g, quantize ? dnnl_f32 : qt, r, d, NULL);
+        const size_t y = tg_tensor(&g, quantize ? qt : dnnl_f32, r, d, NULL);
+        tg_op *o = tg_add(&g, quantize ? dnnl_graph_op_quantize : dnnl_graph_op_dequantize, 1, &x, 1, &y);
+        const int64_t nsc = per_channel ? d[axis] : 1;
+        float sc[TG_MAXV];
+        int64_t zp[TG_MAXV];
+        if (nsc > TG_MAXV) continue;
+        for (int i = 0; i < nsc; ++i) sc[i] = next_scale(NULL), zp[i] = (int64_t)next_zp(NULL);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, per_channel ? "per_channel" : "per_tensor");
+        const int64_t ax = axis;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        tg_attr_f32(o, dnnl_graph_op_attr_scales, sc, (int)nsc);
+        if (with_zp) tg_attr_s64(o, dnnl_graph_op_attr_zps, zp, (int)nsc);
+        g.result[g.nres++] = y;
+        g_scale = quantize ? 6.f : 200.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s %s axis %d rank %d", quantize ? "Quantize" : "Dequantize", pt_dt_name(qt),
+                 per_channel ? "per_channel" : "per_tensor", axis, r);
+        run_case(name, &g, true, NULL);
+    }
+    /* DynamicDequantize per group (int4 and int8 weights, f32 / bf16 / f16
+     * scales and outputs, zero points or none), groups along the last or the
+     * first of two dims; DynamicQuantize per tensor. */
+    const dnnl_data_type_t wts[] = {dnnl_s4, dnnl_u4, dnnl_s8, dnnl_u8};
+    const int64_t ks[] = {32, 64, 96, 128}, ns[] = {1, 3, 16, 33}, groups[] = {16, 32};
+    for (int c = 0; c < 32; ++c) {
+        tg_graph g = {0};
+        const int64_t k = ks[c % 4], n = ns[(c / 4) % 4], gsz = groups[c % 2];
+        const bool along_last = c % 3 != 2;
+        const int64_t d[2] = {n, k}; /* [N, K]: groups along K (last) or a transposed form */
+        const int64_t dd[2] = {along_last ? n : k, along_last ? k : n};
+        const int64_t sd[2] = {along_last ? n : k / gsz, along_last ? k / gsz : n};
+        (void)d;
+        const dnnl_data_type_t wt = wts[c % 4], ot = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, wt, 2, dd, NULL), sc = tg_tensor(&g, ot, 2, sd, NULL);
+        const bool with_zp = c % 4 < 3;
+        const size_t zp = tg_tensor(&g, wt == dnnl_s8 ? dnnl_s8 : dnnl_u8, 2, sd, NULL);
+        if (wt == dnnl_s4 || wt == dnnl_u4) {
+            /* int4 zero points as the int4 type (the form a lone op takes) */
+            tg_lt *zl = tg_lt_of(&g, zp);
+            dnnl_graph_logical_tensor_init_with_dims(zl, zp, wt, 2, zl->dims, dnnl_graph_layout_type_strided,
+                                                     dnnl_graph_tensor_property_undef);
+        }
+        const size_t y = tg_tensor(&g, ot, 2, dd, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_dequantize, with_zp ? 3 : 2, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_group");
+        const int64_t gshape[2] = {along_last ? 1 : gsz, along_last ? gsz : 1};
+        tg_attr_s64(o, dnnl_graph_op_attr_group_shape, gshape, 2);
+        g.result[g.nres++] = y;
+        g_scale = 8.f;
+        char name[96];
+        snprintf(name, sizeof name, "DynamicDequantize %s -> %s group %lld along %s [%lld, %lld]%s", pt_dt_name(wt),
+                 pt_dt_name(ot), (long long)gsz, along_last ? "last" : "first", (long long)dd[0], (long long)dd[1],
+                 with_zp ? " zp" : "");
+        run_case(name, &g, true, NULL);
+    }
+    for (int c = 0; c < 6; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 20000);
+        const int64_t one[1] = {1};
+        const size_t x = tg_tensor(&g, dnnl_f32, r, d, NULL), sc = tg_tensor(&g, dnnl_f32, 1, one, NULL);
+        const size_t zp = tg_tensor(&g, dnnl_s32, 1, one, NULL), y = tg_tensor(&g, ints[c % 2], r, d, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_quantize, c < 3 ? 3 : 2, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_tensor");
+        g.result[g.nres++] = y;
+        g_scale = 5.f;
+        run_case("DynamicQuantize per_tensor", &g, true, NULL);
+    }
+}
+
 int main(void) {
     tg_setup();
     /* Every run compiles its own partition (the cache would hand the fusion
@@ -320,6 +423,7 @@ int main(void) {
     test_eltwise();
     test_binary();
     test_convert();
+    test_quant();
     printf("test_int_mem_kernels: %d cases, %d on the fast kernels\n", g_cases, g_fast);
     tg_teardown();
     return pt_test_summary("test_int_mem_kernels");

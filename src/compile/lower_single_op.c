@@ -231,6 +231,66 @@ static pt_status lower_binary(PT_SINGLE_OP_ARGS) {
     return make_fused(fused, &p, sizeof p, 0, pt_mem_binary_run);
 }
 
+/* ---- Quantize / Dequantize / DynamicQuantize / DynamicDequantize ---- */
+
+static void release_quant(pt_fused *f) {
+    pt_mem_quant_plan *p = f->state;
+    if (p) {
+        free(p->scales);
+        free(p->zps);
+    }
+    release_state(f);
+}
+
+static pt_status lower_quant(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    const bool dynamic = op->kind == dnnl_graph_op_dynamic_quantize || op->kind == dnnl_graph_op_dynamic_dequantize;
+    pt_mem_quant_plan p = {.dynamic = dynamic};
+    if (nops != 1 || op->nout != 1 || op->nin < 1 || !map_ports(op, in, nin, out, nout, &p.io))
+        return dnnl_unimplemented;
+    const pt_lt *s = &op->in[0], *d = &op->out[0];
+    if (!pt_mem_dense(s) || !pt_mem_dense(d) || !same_dims(s, d) || s->ndims < 1 ||
+        !pt_mem_quant_dtype_ok(s->data_type) || !pt_mem_quant_dtype_ok(d->data_type))
+        return dnnl_unimplemented;
+    pt_bound_kernel k = {0};
+    pt_ref_decoder dec = pt_ref_decoder_of(op->kind);
+    if (!dec || dec(op, &k) != dnnl_success || !k.params) {
+        pt_bound_kernel_release(&k);
+        return dnnl_unimplemented;
+    }
+    const pt_ref_quant_params *qp = k.params;
+    p.quantize = qp->quantize;
+    p.nd = s->ndims;
+    p.n = nelems(s);
+    for (int i = 0; i < p.nd; ++i) {
+        p.dims[i] = s->dims[i];
+        p.G[i] = qp->G[i];
+        p.ss[i] = qp->ss[i];
+        p.zs[i] = qp->zs[i];
+    }
+    pt_status st = dnnl_success;
+    if (dynamic) {
+        p.has_zp = qp->has_zp && op->nin > 2;
+    } else {
+        p.has_zp = qp->nz > 0;
+        p.scales = malloc(qp->ns * sizeof *p.scales);
+        p.zps = malloc((qp->nz ? qp->nz : 1) * sizeof *p.zps);
+        if (!p.scales || !p.zps) st = dnnl_out_of_memory;
+        for (size_t i = 0; st == dnnl_success && i < qp->ns; ++i) p.scales[i] = qp->scales[i];
+        for (size_t i = 0; st == dnnl_success && i < qp->nz; ++i) p.zps[i] = (float)qp->zps[i]; /* as the reference loads them */
+    }
+    pt_bound_kernel_release(&k);
+    if (st == dnnl_success) st = make_fused(fused, &p, sizeof p, 0, pt_mem_quant_run);
+    if (st != dnnl_success) {
+        free(p.scales);
+        free(p.zps);
+        return st;
+    }
+    fused->release = release_quant;
+    return dnnl_success;
+}
+
 /* ---- the table ---- */
 
 static const struct {
@@ -252,7 +312,9 @@ static const struct {
     {dnnl_graph_op_reorder, lower_unary},        {dnnl_graph_op_add, lower_binary},
     {dnnl_graph_op_subtract, lower_binary},      {dnnl_graph_op_multiply, lower_binary},
     {dnnl_graph_op_divide, lower_binary},        {dnnl_graph_op_maximum, lower_binary},
-    {dnnl_graph_op_minimum, lower_binary},
+    {dnnl_graph_op_minimum, lower_binary},       {dnnl_graph_op_quantize, lower_quant},
+    {dnnl_graph_op_dequantize, lower_quant},     {dnnl_graph_op_dynamic_quantize, lower_quant},
+    {dnnl_graph_op_dynamic_dequantize, lower_quant},
 };
 
 size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }

@@ -87,4 +87,23 @@ typedef struct {
 pt_status pt_mem_binary_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                             void *scratch, const pt_exec_ctx *ctx);
 
+/* Quantize / Dequantize / DynamicQuantize / DynamicDequantize on dense src
+ * and dst (s8 / u8 / s4 / u4 integers, f32 / bf16 / f16 floats): the scale
+ * and zero point of src element x sit at Σ_d (x_d / G[d])·ss[d] (zs[d] for
+ * zero points) of the attribute lists or of inputs 1 and 2, as in the
+ * reference.  Per chunk of the last dim: one scale for the chunk when it lies
+ * in one group, else one per element; the arithmetic is the reference's
+ * (x·(1/s) + z, (x - z)·s, each step rounded to f32). */
+typedef struct {
+    bool quantize, dynamic, has_zp;
+    int nd;
+    int64_t n, dims[DNNL_MAX_NDIMS], G[DNNL_MAX_NDIMS], ss[DNNL_MAX_NDIMS], zs[DNNL_MAX_NDIMS];
+    float *scales;  /* static: the attribute lists (owned by the plan) */
+    float *zps;
+    pt_mem_ports io;
+} pt_mem_quant_plan;
+bool pt_mem_quant_dtype_ok(dnnl_data_type_t dt);
+pt_status pt_mem_quant_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                           void *scratch, const pt_exec_ctx *ctx);
+
 #endif

@@ -53,6 +53,12 @@ typedef struct pt_vec_ops {
      * kind (false for others).  Results identical to the reference's f32
      * arithmetic. */
     bool (*binary)(int kind, float *y, const float *a, int64_t as, const float *b, int64_t bs, int64_t n);
+    /* 8-bit integers <-> f32; to integers as ir/dtype.c: clamp to the
+     * range, round to nearest even, NaN gives 0. */
+    void (*s8_to_f32)(float *dst, const int8_t *src, int64_t n);
+    void (*u8_to_f32)(float *dst, const uint8_t *src, int64_t n);
+    void (*f32_to_s8)(int8_t *dst, const float *src, int64_t n);
+    void (*f32_to_u8)(uint8_t *dst, const float *src, int64_t n);
 } pt_vec_ops;
 
 /* Best row usable under `cap` (never NULL: the generic row always is). */

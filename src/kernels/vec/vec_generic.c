@@ -95,6 +95,22 @@ static bool generic_binary(int kind, float *y, const float *a, int64_t as, const
     }
 }
 
+static void generic_s8_to_f32(float *dst, const int8_t *src, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = (float)src[i];
+}
+
+static void generic_u8_to_f32(float *dst, const uint8_t *src, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = (float)src[i];
+}
+
+static void generic_f32_to_s8(int8_t *dst, const float *src, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = pt_f32_to_s8(src[i]);
+}
+
+static void generic_f32_to_u8(uint8_t *dst, const float *src, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = pt_f32_to_u8(src[i]);
+}
+
 const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .level = PT_ISA_GENERIC,
                                        .max = generic_max,
@@ -109,4 +125,8 @@ const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .normalize = generic_normalize,
                                        .sub2 = generic_sub2,
                                        .eltwise = generic_eltwise,
-                                       .binary = generic_binary};
+                                       .binary = generic_binary,
+                                       .s8_to_f32 = generic_s8_to_f32,
+                                       .u8_to_f32 = generic_u8_to_f32,
+                                       .f32_to_s8 = generic_f32_to_s8,
+                                       .f32_to_u8 = generic_f32_to_u8};

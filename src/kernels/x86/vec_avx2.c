@@ -367,6 +367,52 @@ static bool avx2_binary(int kind, float *y, const float *a, int64_t as, const fl
 #undef PT_BINARY_LOOP
 }
 
+/* ---- 8-bit integers ---- */
+
+static void avx2_s8_to_f32(float *dst, const int8_t *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(src + i)))));
+    for (; i < n; ++i) dst[i] = (float)src[i];
+}
+
+static void avx2_u8_to_f32(float *dst, const uint8_t *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(src + i)))));
+    for (; i < n; ++i) dst[i] = (float)src[i];
+}
+
+/* Eight values clamped, rounded to nearest even, NaN -> 0, as 8 x s32. */
+static inline __m256i to_int32_clamped(__m256 v, float lo, float hi) {
+    const __m256 ord = _mm256_cmp_ps(v, v, _CMP_ORD_Q);
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+    return _mm256_cvtps_epi32(_mm256_and_ps(v, ord));
+}
+
+/* 8 x s32 (already in range) to 8 bytes. */
+static inline __m128i pack8(__m256i q) {
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    return _mm_packs_epi16(w, w);
+}
+
+static inline __m128i pack8u(__m256i q) {
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    return _mm_packus_epi16(w, w);
+}
+
+static void avx2_f32_to_s8(int8_t *dst, const float *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm_storel_epi64((__m128i *)(dst + i), pack8(to_int32_clamped(_mm256_loadu_ps(src + i), -128.f, 127.f)));
+    for (; i < n; ++i) dst[i] = (int8_t)_mm_cvtsi128_si32(pack8(to_int32_clamped(_mm256_set1_ps(src[i]), -128.f, 127.f)));
+}
+
+static void avx2_f32_to_u8(uint8_t *dst, const float *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm_storel_epi64((__m128i *)(dst + i), pack8u(to_int32_clamped(_mm256_loadu_ps(src + i), 0.f, 255.f)));
+    for (; i < n; ++i) dst[i] = (uint8_t)_mm_cvtsi128_si32(pack8u(to_int32_clamped(_mm256_set1_ps(src[i]), 0.f, 255.f)));
+}
+
 const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .level = PT_ISA_AVX2,
                                     .max = avx2_max,
@@ -381,4 +427,8 @@ const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .normalize = avx2_normalize,
                                     .sub2 = avx2_sub2,
                                     .eltwise = avx2_eltwise,
-                                    .binary = avx2_binary};
+                                    .binary = avx2_binary,
+                                    .s8_to_f32 = avx2_s8_to_f32,
+                                    .u8_to_f32 = avx2_u8_to_f32,
+                                    .f32_to_s8 = avx2_f32_to_s8,
+                                    .f32_to_u8 = avx2_f32_to_u8};

@@ -320,6 +320,54 @@ static bool avx512_binary(int kind, float *y, const float *a, int64_t as, const 
 #undef PT_BINARY_LOOP
 }
 
+/* ---- 8-bit integers ---- */
+
+static void avx512_s8_to_f32(float *dst, const int8_t *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(dst + i, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(src + i)))));
+    if (i < n) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm512_mask_storeu_ps(dst + i, k, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, src + i))));
+    }
+}
+
+static void avx512_u8_to_f32(float *dst, const uint8_t *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(dst + i, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(src + i)))));
+    if (i < n) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm512_mask_storeu_ps(dst + i, k, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(k, src + i))));
+    }
+}
+
+/* Clamped, rounded to nearest even (the default MXCSR mode), NaN -> 0. */
+static inline __m128i to_int8(__m512 v, float lo, float hi, bool is_signed) {
+    const __mmask16 ord = _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q);
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+    const __m512i q = _mm512_maskz_cvtps_epi32(ord, v);
+    return is_signed ? _mm512_cvtsepi32_epi8(q) : _mm512_cvtusepi32_epi8(q);
+}
+
+static void avx512_f32_to_s8(int8_t *dst, const float *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), to_int8(_mm512_loadu_ps(src + i), -128.f, 127.f, true));
+    if (i < n) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm_mask_storeu_epi8(dst + i, k, to_int8(_mm512_maskz_loadu_ps(k, src + i), -128.f, 127.f, true));
+    }
+}
+
+static void avx512_f32_to_u8(uint8_t *dst, const float *src, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), to_int8(_mm512_loadu_ps(src + i), 0.f, 255.f, false));
+    if (i < n) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm_mask_storeu_epi8(dst + i, k, to_int8(_mm512_maskz_loadu_ps(k, src + i), 0.f, 255.f, false));
+    }
+}
+
 const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .level = PT_ISA_AVX512,
                                       .max = avx512_max,
@@ -334,4 +382,8 @@ const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .normalize = avx512_normalize,
                                       .sub2 = avx512_sub2,
                                       .eltwise = avx512_eltwise,
-                                      .binary = avx512_binary};
+                                      .binary = avx512_binary,
+                                      .s8_to_f32 = avx512_s8_to_f32,
+                                      .u8_to_f32 = avx512_u8_to_f32,
+                                      .f32_to_s8 = avx512_f32_to_s8,
+                                      .f32_to_u8 = avx512_f32_to_u8};
