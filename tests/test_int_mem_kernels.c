@@ -413,6 +413,47 @@ static void test_quant(void) {
     }
 }
 
+/* ---- reductions: bit-identical (the reference's order) ---- */
+
+static void test_reduce(void) {
+    const dnnl_graph_op_kind_t kinds[] = {dnnl_graph_op_reduce_sum, dnnl_graph_op_reduce_mean, dnnl_graph_op_reduce_max,
+                                          dnnl_graph_op_reduce_min, dnnl_graph_op_reduce_prod};
+    for (int c = 0; c < 50; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], od[4];
+        const int r = random_shape(d, c % 7 == 0 ? 200000 : 8000);
+        /* A block of reduced axes: [first, last]. */
+        const int first = (int)(tg_lcg(&g_rng) % (uint32_t)r), last = first + (int)(tg_lcg(&g_rng) % (uint32_t)(r - first));
+        const bool keep = c % 2 == 0;
+        int ro = 0;
+        int64_t axes[4];
+        for (int i = 0; i < r; ++i) {
+            const bool red = i >= first && i <= last;
+            if (red) axes[i - first] = c % 3 == 0 ? i - r : i;
+            if (!red) od[ro++] = d[i];
+            else if (keep) od[ro++] = 1;
+        }
+        const dnnl_data_type_t dt = k_float_types[(c / 5) % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, ro, od, NULL);
+        tg_op *o = tg_add(&g, kinds[c % 5], 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_axes, axes, last - first + 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_dims, keep);
+        g.result[g.nres++] = y;
+        g_scale = kinds[c % 5] == dnnl_graph_op_reduce_prod ? 1.f : 3.f;
+        char name[96];
+        snprintf(name, sizeof name, "reduce kind %d %s rank %d axes %d..%d", (int)kinds[c % 5], pt_dt_name(dt), r, first, last);
+        run_case(name, &g, true, NULL);
+    }
+    /* Axes that are not one block are declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[3] = {4, 5, 6}, od[1] = {5}, axes[2] = {0, 2};
+    const size_t x = tg_tensor(&g, dnnl_f32, 3, d, NULL), y = tg_tensor(&g, dnnl_f32, 1, od, NULL);
+    tg_op *o = tg_add(&g, dnnl_graph_op_reduce_sum, 1, &x, 1, &y);
+    tg_attr_s64(o, dnnl_graph_op_attr_axes, axes, 2);
+    g.result[g.nres++] = y;
+    run_case("ReduceSum axes 0 and 2", &g, false, NULL);
+}
+
 int main(void) {
     tg_setup();
     /* Every run compiles its own partition (the cache would hand the fusion
@@ -424,6 +465,7 @@ int main(void) {
     test_binary();
     test_convert();
     test_quant();
+    test_reduce();
     printf("test_int_mem_kernels: %d cases, %d on the fast kernels\n", g_cases, g_fast);
     tg_teardown();
     return pt_test_summary("test_int_mem_kernels");

@@ -291,6 +291,37 @@ static pt_status lower_quant(PT_SINGLE_OP_ARGS) {
     return dnnl_success;
 }
 
+/* ---- reductions over one contiguous block of dims ---- */
+
+static pt_status lower_reduce(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    pt_ref_reduce_params rp;
+    pt_mem_reduce_plan p = {.kind = op->kind};
+    if (nops != 1 || op->nin != 1 || op->nout != 1 || !all_dense_float(op) ||
+        !map_ports(op, in, nin, out, nout, &p.io) || !decode(pt_ref_decoder_of(op->kind), op, &rp, sizeof rp) ||
+        rp.nattr_axes <= 0)
+        return dnnl_unimplemented;
+    /* Dims of extent 1 do not change the order; the reduced ones must form
+     * one block: [outer, len, inner]. */
+    const pt_lt *s = &op->in[0];
+    int phase = 0; /* 0: before the block, 1: in it, 2: after it */
+    p.outer = p.len = p.inner = 1;
+    for (int d = 0; d < s->ndims; ++d) {
+        if (s->dims[d] == 1) continue;
+        if (rp.red[d]) {
+            if (phase == 2) return dnnl_unimplemented;
+            phase = 1;
+            p.len *= s->dims[d];
+        } else {
+            if (phase == 1) phase = 2;
+            *(phase == 0 ? &p.outer : &p.inner) *= s->dims[d];
+        }
+    }
+    if (nelems(&op->out[0]) != p.outer * p.inner) return dnnl_unimplemented;
+    return make_fused(fused, &p, sizeof p, 0, pt_mem_reduce_run);
+}
+
 /* ---- the table ---- */
 
 static const struct {
@@ -314,7 +345,9 @@ static const struct {
     {dnnl_graph_op_divide, lower_binary},        {dnnl_graph_op_maximum, lower_binary},
     {dnnl_graph_op_minimum, lower_binary},       {dnnl_graph_op_quantize, lower_quant},
     {dnnl_graph_op_dequantize, lower_quant},     {dnnl_graph_op_dynamic_quantize, lower_quant},
-    {dnnl_graph_op_dynamic_dequantize, lower_quant},
+    {dnnl_graph_op_dynamic_dequantize, lower_quant}, {dnnl_graph_op_reduce_sum, lower_reduce},
+    {dnnl_graph_op_reduce_mean, lower_reduce},   {dnnl_graph_op_reduce_max, lower_reduce},
+    {dnnl_graph_op_reduce_min, lower_reduce},    {dnnl_graph_op_reduce_prod, lower_reduce},
 };
 
 size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }

@@ -103,6 +103,19 @@ typedef struct {
     pt_mem_ports io;
 } pt_mem_quant_plan;
 bool pt_mem_quant_dtype_ok(dnnl_data_type_t dt);
+
+/* ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceProd of a dense
+ * [outer, len, inner] source over `len` into a dense [outer, inner] dst, in
+ * the reference's order (each output accumulates its len inputs one after
+ * another in f32), so results are bit-identical: vectorised across the
+ * inner outputs, one sequential chain per output when inner = 1. */
+typedef struct {
+    int kind;
+    int64_t outer, len, inner;
+    pt_mem_ports io;
+} pt_mem_reduce_plan;
+pt_status pt_mem_reduce_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                            void *scratch, const pt_exec_ctx *ctx);
 pt_status pt_mem_quant_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                            void *scratch, const pt_exec_ctx *ctx);
 
