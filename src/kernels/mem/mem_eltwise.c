@@ -31,12 +31,16 @@ pt_status pt_mem_unary_run(const pt_fused *f, const pt_tview *in, size_t nin, co
                 if (src != dst) memcpy((char *)dst + (size_t)at * sz, (const char *)src + (size_t)at * sz, (size_t)len * sz);
                 continue;
             }
-            const float *x = pt_mem_load(v, sdt, src, at, len, xb);
-            if (p->convert) { /* f32 in registers or in xb: stored once in the destination type */
-                if (ddt == dnnl_f32) memcpy((float *)dst + at, x, (size_t)len * sizeof *x);
-                else pt_mem_store(v, ddt, dst, at, len, x);
+            if (p->convert) { /* converted in registers straight into an f32 destination */
+                if (ddt == dnnl_f32) {
+                    const float *x = pt_mem_load(v, sdt, src, at, len, (float *)dst + at);
+                    if (x != (float *)dst + at) memcpy((float *)dst + at, x, (size_t)len * sizeof *x);
+                } else {
+                    pt_mem_store(v, ddt, dst, at, len, pt_mem_load(v, sdt, src, at, len, xb));
+                }
                 continue;
             }
+            const float *x = pt_mem_load(v, sdt, src, at, len, xb);
             float *y = pt_mem_out(ddt, dst, at, yb);
             if (!v->eltwise(&p->op, y, x, len)) {
                 pt_vec_row_generic.eltwise(&p->op, y, x, len);

@@ -72,11 +72,14 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
         float *x = (float *)((char *)scratch + per * (size_t)t), *tmp = x + p->len;
         int64_t b, e;
         pt_mem_share(rows, t, nt, &b, &e);
+        /* A contiguous f32 destination row serves as the working row itself. */
+        const bool in_place = p->inner == 1 && p->dst_dt == dnnl_f32;
         for (int64_t r = b; r < e; ++r) {
             const int64_t base = (r / p->inner) * p->len * p->inner + r % p->inner;
-            gather(v, p->src_dt, src, base, p->inner, p->len, x);
-            softmax_row(p, v, x, tmp);
-            scatter(v, p->dst_dt, dst, base, p->inner, p->len, x);
+            float *row = in_place ? (float *)dst + base : x;
+            gather(v, p->src_dt, src, base, p->inner, p->len, row);
+            softmax_row(p, v, row, tmp);
+            if (!in_place) scatter(v, p->dst_dt, dst, base, p->inner, p->len, x);
         }
     }
     return dnnl_success;
