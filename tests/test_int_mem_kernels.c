@@ -296,7 +296,28 @@ static void test_binary(void) {
     run_case("binary x*x", &g, true, NULL);
 }
 
-/* ---- TypeCast / Reorder ---- */
+/* ---- TypeCast / Reorder / StaticTranspose ---- */
+
+/* A random permutation of 0..r-1. */
+static void random_order(int64_t *order, int r) {
+    for (int i = 0; i < r; ++i) order[i] = i;
+    for (int i = r - 1; i > 0; --i) {
+        const int j = (int)(tg_lcg(&g_rng) % (uint32_t)(i + 1));
+        const int64_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* Dense strides of `d` in a random dim order. */
+static void permuted_strides(const int64_t *d, int r, int64_t *st) {
+    int64_t order[4], step = 1;
+    random_order(order, r);
+    for (int i = r - 1; i >= 0; --i) {
+        st[order[i]] = step;
+        step *= d[order[i]];
+    }
+}
 
 static void test_convert(void) {
     const dnnl_data_type_t pairs[][2] = {{dnnl_f32, dnnl_bf16}, {dnnl_bf16, dnnl_f32}, {dnnl_f32, dnnl_f16},
@@ -316,13 +337,46 @@ static void test_convert(void) {
         snprintf(name, sizeof name, "%s %s -> %s rank %d", reorder ? "Reorder" : "TypeCast", pt_dt_name(s), pt_dt_name(t), r);
         run_case(name, &g, true, NULL);
     }
-    /* A transposing Reorder is declined: the reference runs. */
+    /* Reorders between dim orders (dense permuted strides on either side)
+     * and StaticTranspose: bit-identical copies, tiles and tails included. */
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], ss[4], ds[4];
+        const int r = 2 + (int)(tg_lcg(&g_rng) % 3u);
+        int64_t n = 1;
+        for (int i = 0; i < r; ++i) {
+            d[i] = pick_size();
+            while (n * d[i] > (c % 5 == 0 ? 300000 : 20000) && d[i] > 1) d[i] /= 2;
+            n *= d[i];
+        }
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool transpose = c % 2 == 1;
+        if (transpose) {
+            int64_t order[4], od[4];
+            random_order(order, r);
+            for (int i = 0; i < r; ++i) od[i] = d[order[i]];
+            const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, od, NULL);
+            tg_op *o = tg_add(&g, dnnl_graph_op_static_transpose, 1, &x, 1, &y);
+            tg_attr_s64(o, dnnl_graph_op_attr_order, order, r);
+            g.result[g.nres++] = y;
+        } else {
+            permuted_strides(d, r, ss);
+            permuted_strides(d, r, ds);
+            const size_t x = tg_tensor(&g, dt, r, d, ss), y = tg_tensor(&g, dt, r, d, ds);
+            tg_add(&g, dnnl_graph_op_reorder, 1, &x, 1, &y);
+            g.result[g.nres++] = y;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "%s %s rank %d", transpose ? "StaticTranspose" : "Reorder permuted", pt_dt_name(dt), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* A Reorder into a padded (not dense) layout is declined: the reference runs. */
     tg_graph g = {0};
-    const int64_t d[2] = {17, 33}, st[2] = {1, 17};
+    const int64_t d[2] = {17, 33}, st[2] = {1, 20};
     const size_t x = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 2, d, st);
     tg_add(&g, dnnl_graph_op_reorder, 1, &x, 1, &y);
     g.result[g.nres++] = y;
-    run_case("Reorder transpose", &g, false, NULL);
+    run_case("Reorder to a padded layout", &g, false, NULL);
 }
 
 /* ---- Quantize / Dequantize / DynamicQuantize / DynamicDequantize ---- */

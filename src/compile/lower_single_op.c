@@ -10,6 +10,7 @@
 #include "compile/ref_bind.h"
 #include "kernels/mem/mem.h"
 #include "kernels/ref/ref_params.h"
+#include "ir/dtype.h"
 #include "kernels/vec/vec.h"
 #include "ops/op_kinds.h"
 
@@ -291,6 +292,74 @@ static pt_status lower_quant(PT_SINGLE_OP_ARGS) {
     return dnnl_success;
 }
 
+/* ---- Reorder between dim orders, StaticTranspose ---- */
+
+/* Dense in some order of its dims: sorted by stride, each stride is the
+ * product of the extents below it (dims of extent 1 ignored). */
+static bool dense_permuted(const pt_lt *lt) {
+    if (lt->ndims < 0 || lt->layout_type != dnnl_graph_layout_type_strided) return false;
+    bool used[DNNL_MAX_NDIMS] = {false};
+    int64_t want = 1;
+    for (;;) {
+        int best = -1;
+        for (int d = 0; d < lt->ndims; ++d)
+            if (!used[d] && lt->dims[d] != 1 && (best < 0 || lt->layout.strides[d] < lt->layout.strides[best])) best = d;
+        if (best < 0) return true;
+        if (lt->layout.strides[best] != want) return false;
+        used[best] = true;
+        want *= lt->dims[best];
+    }
+}
+
+/* Plan of a copy into dst (dims `dims`, strides `ds`) from src strides `ss`
+ * given per dst dim. */
+static pt_status permute_plan(const pt_op *op, const int64_t *dims, const int64_t *ss, const int64_t *ds, int r,
+                              const pt_lt *in, size_t nin, const pt_lt *out, size_t nout, pt_fused *fused) {
+    pt_mem_permute_plan p = {.elem = pt_dt_bytes(op->in[0].data_type, 1), .a = -1, .b = -1};
+    if (!map_ports(op, in, nin, out, nout, &p.io)) return dnnl_unimplemented;
+    for (int d = 0; d < r; ++d) {
+        if (dims[d] == 1) continue;
+        p.dims[p.nd] = dims[d];
+        p.ss[p.nd] = ss[d];
+        p.ds[p.nd] = ds[d];
+        if (ds[d] == 1) p.a = p.nd;
+        if (ss[d] == 1) p.b = p.nd;
+        ++p.nd;
+    }
+    if (p.nd == 0) p.nd = 1, p.dims[0] = p.ss[0] = p.ds[0] = 1, p.a = p.b = 0;
+    if (p.a < 0 || p.b < 0) return dnnl_unimplemented;
+    return make_fused(fused, &p, sizeof p, 0, pt_mem_permute_run);
+}
+
+/* Types and layouts a permuting copy takes: one float type, both dense in some order. */
+static bool permute_ok(const pt_op *op) {
+    return op->nin == 1 && op->nout == 1 && op->in[0].data_type == op->out[0].data_type &&
+           pt_mem_dtype_ok(op->in[0].data_type) && dense_permuted(&op->in[0]) && dense_permuted(&op->out[0]);
+}
+
+static pt_status lower_reorder(PT_SINGLE_OP_ARGS) {
+    if (lower_unary(ops, roles, nops, in, nin, out, nout, fused, lc) == dnnl_success) return dnnl_success;
+    const pt_op *op = ops[0];
+    if (nops != 1 || !permute_ok(op) || !same_dims(&op->in[0], &op->out[0])) return dnnl_unimplemented;
+    return permute_plan(op, op->out[0].dims, op->in[0].layout.strides, op->out[0].layout.strides, op->out[0].ndims, in,
+                        nin, out, nout, fused);
+}
+
+static pt_status lower_transpose(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    pt_ref_transpose_params tp;
+    if (nops != 1 || !permute_ok(op) || !decode(pt_ref_decoder_of(op->kind), op, &tp, sizeof tp) ||
+        tp.r != op->out[0].ndims || tp.r != op->in[0].ndims)
+        return dnnl_unimplemented;
+    int64_t ss[DNNL_MAX_NDIMS];
+    for (int d = 0; d < tp.r; ++d) {
+        if (op->out[0].dims[d] != op->in[0].dims[tp.perm[d]]) return dnnl_unimplemented;
+        ss[d] = op->in[0].layout.strides[tp.perm[d]];
+    }
+    return permute_plan(op, op->out[0].dims, ss, op->out[0].layout.strides, tp.r, in, nin, out, nout, fused);
+}
+
 /* ---- reductions over one contiguous block of dims ---- */
 
 static pt_status lower_reduce(PT_SINGLE_OP_ARGS) {
@@ -340,7 +409,7 @@ static const struct {
     {dnnl_graph_op_sigmoid, lower_unary},        {dnnl_graph_op_softplus, lower_unary},
     {dnnl_graph_op_sqrt, lower_unary},           {dnnl_graph_op_square, lower_unary},
     {dnnl_graph_op_tanh, lower_unary},           {dnnl_graph_op_type_cast, lower_unary},
-    {dnnl_graph_op_reorder, lower_unary},        {dnnl_graph_op_add, lower_binary},
+    {dnnl_graph_op_reorder, lower_reorder},        {dnnl_graph_op_add, lower_binary},
     {dnnl_graph_op_subtract, lower_binary},      {dnnl_graph_op_multiply, lower_binary},
     {dnnl_graph_op_divide, lower_binary},        {dnnl_graph_op_maximum, lower_binary},
     {dnnl_graph_op_minimum, lower_binary},       {dnnl_graph_op_quantize, lower_quant},
@@ -348,6 +417,7 @@ static const struct {
     {dnnl_graph_op_dynamic_dequantize, lower_quant}, {dnnl_graph_op_reduce_sum, lower_reduce},
     {dnnl_graph_op_reduce_mean, lower_reduce},   {dnnl_graph_op_reduce_max, lower_reduce},
     {dnnl_graph_op_reduce_min, lower_reduce},    {dnnl_graph_op_reduce_prod, lower_reduce},
+    {dnnl_graph_op_static_transpose, lower_transpose},
 };
 
 size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }

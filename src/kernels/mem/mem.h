@@ -104,6 +104,21 @@ typedef struct {
 } pt_mem_quant_plan;
 bool pt_mem_quant_dtype_ok(dnnl_data_type_t dt);
 
+/* A same-type copy between two dense layouts that order the dims
+ * differently (Reorder to a permuted layout, StaticTranspose seen as a copy
+ * into a permuted view): dims of extent 1 dropped; `a` is the dim that is
+ * contiguous in dst, `b` the one contiguous in src.  When they are the same
+ * dim, rows are copied whole; otherwise in 32 x 32 tiles over (a, b), so
+ * that both sides touch whole cache lines. */
+typedef struct {
+    int nd, a, b;
+    int64_t dims[DNNL_MAX_NDIMS], ss[DNNL_MAX_NDIMS], ds[DNNL_MAX_NDIMS];
+    size_t elem; /* bytes per element: 1, 2 or 4 */
+    pt_mem_ports io;
+} pt_mem_permute_plan;
+pt_status pt_mem_permute_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                             void *scratch, const pt_exec_ctx *ctx);
+
 /* ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceProd of a dense
  * [outer, len, inner] source over `len` into a dense [outer, inner] dst, in
  * the reference's order (each output accumulates its len inputs one after
