@@ -201,6 +201,43 @@ static void test_norm(void) {
     }
 }
 
+/* ---- GroupNorm: NCX (contiguous groups); NXC with spatial dims declined ---- */
+
+static void test_group_norm(void) {
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        const int64_t groups_of[] = {1, 2, 3, 4, 8};
+        const int64_t G = groups_of[c % 5], C = G * (1 + (int64_t)(tg_lcg(&g_rng) % 6u));
+        const int r = 2 + (int)(tg_lcg(&g_rng) % 3u);
+        int64_t d[4] = {1 + (int64_t)(tg_lcg(&g_rng) % 3u), C, 1, 1};
+        for (int i = 2; i < r; ++i) d[i] = pick_size();
+        const bool nxc = c % 6 == 5 && r > 2;
+        if (nxc) { /* [N, spatial..., C] */
+            d[1] = d[r - 1];
+            d[r - 1] = C;
+        }
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool affine = c % 4 != 3, stats = c % 3 == 0;
+        const int64_t cd[1] = {C}, sd[2] = {d[0], G};
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
+        const size_t mean = tg_tensor(&g, dnnl_f32, 2, sd, NULL), var = tg_tensor(&g, dnnl_f32, 2, sd, NULL);
+        const size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, affine ? 3 : 1, in, stats ? 3 : 1, out);
+        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        if (stats) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+        g_scale = c % 4 == 1 ? 50.f : 2.f;
+        char name[96];
+        snprintf(name, sizeof name, "GroupNorm %s %s rank %d C %lld G %lld%s", nxc ? "NXC" : "NCX", pt_dt_name(dt), r,
+                 (long long)C, (long long)G, affine ? " affine" : "");
+        run_case(name, &g, !nxc, tol_norm);
+    }
+}
+
 /* ---- unary element-wise ops ---- */
 
 static void test_eltwise(void) {
@@ -515,6 +552,7 @@ int main(void) {
     CHECK(dnnl_graph_set_compiled_partition_cache_capacity(0) == dnnl_success);
     test_softmax();
     test_norm();
+    test_group_norm();
     test_eltwise();
     test_binary();
     test_convert();

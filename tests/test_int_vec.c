@@ -187,6 +187,10 @@ static void check_norm(const pt_vec_ops *v) {
             pt_vec_row_generic.normalize(yg, x, n, mean, 0.7, g, b);
             CHECK(memcmp(y, yg, sizeof y) == 0);
         }
+        for (int i = 0; i < 72; ++i) y[i] = yg[i] = 9.f;
+        v->normalize1(y, x, n, mean, 0.7 * 1.3, -0.25);
+        pt_vec_row_generic.normalize1(yg, x, n, mean, 0.7 * 1.3, -0.25);
+        CHECK(memcmp(y, yg, sizeof y) == 0);
         v->sub2(y, x, n, 1.25f, 0.3f);
         int bad = 0;
         for (int i = 0; i < n; ++i) bad += y[i] != x[i] - 1.25f - 0.3f;

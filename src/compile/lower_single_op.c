@@ -151,6 +151,43 @@ static pt_status lower_norm(PT_SINGLE_OP_ARGS) {
     return make_fused(fused, &p, sizeof p, pt_mem_norm_scratch(&p), pt_mem_norm_run);
 }
 
+/* ---- GroupNorm (contiguous groups) ---- */
+
+static pt_status lower_group_norm(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    pt_ref_norm_params np;
+    pt_mem_gnorm_plan p = {0};
+    if (nops != 1 || op->nin < 1 || !all_dense_float(op) || !same_dims(&op->in[0], &op->out[0]) ||
+        !map_ports(op, in, nin, out, nout, &p.io) || !decode(pt_ref_decoder_of(op->kind), op, &np, sizeof np))
+        return dnnl_unimplemented;
+    const pt_lt *s = &op->in[0];
+    const int r = s->ndims, cdim = np.nxc ? r - 1 : 1;
+    if (r < 2) return dnnl_unimplemented;
+    const int64_t N = s->dims[0], C = s->dims[cdim];
+    int64_t sp = 1;
+    for (int d = 1; d < r; ++d)
+        if (d != cdim) sp *= s->dims[d];
+    /* Groups are contiguous blocks when the channels come before the spatial dims. */
+    if (np.nxc && sp != 1) return dnnl_unimplemented;
+    if (np.groups < 1 || C % np.groups != 0) return dnnl_unimplemented;
+    if (np.affine ? op->nin != 3 : op->nin != 1) return dnnl_unimplemented;
+    if (op->nout != 1 && op->nout != 3) return dnnl_unimplemented;
+    for (size_t k = 1; k < op->nin; ++k)
+        if (nelems(&op->in[k]) != C) return dnnl_unimplemented;
+    for (size_t k = 1; k < op->nout; ++k)
+        if (nelems(&op->out[k]) != N * np.groups) return dnnl_unimplemented;
+    p.groups = N * np.groups;
+    p.g = np.groups;
+    p.cg = C / np.groups;
+    p.sp = sp;
+    p.has_affine = np.affine;
+    p.has_stats = op->nout == 3;
+    p.eps = np.eps;
+    p.threads = pt_mem_max_threads();
+    return make_fused(fused, &p, sizeof p, pt_mem_gnorm_scratch(&p), pt_mem_gnorm_run);
+}
+
 /* ---- unary element-wise ops and conversions ---- */
 
 static pt_status lower_unary(PT_SINGLE_OP_ARGS) {
@@ -399,6 +436,7 @@ static const struct {
 } g_rows[] = {
     {dnnl_graph_op_softmax, lower_softmax},      {dnnl_graph_op_log_softmax, lower_softmax},
     {dnnl_graph_op_layer_norm, lower_norm},      {dnnl_graph_op_rms_norm, lower_norm},
+    {dnnl_graph_op_group_norm, lower_group_norm},
     {dnnl_graph_op_abs, lower_unary},            {dnnl_graph_op_clamp, lower_unary},
     {dnnl_graph_op_elu, lower_unary},            {dnnl_graph_op_exp, lower_unary},
     {dnnl_graph_op_gelu, lower_unary},           {dnnl_graph_op_hard_sigmoid, lower_unary},

@@ -62,6 +62,22 @@ size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p);
 pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx);
 
+/* GroupNorm on a dense tensor whose groups are contiguous blocks (NCX, or
+ * no spatial dims): `groups` = N·G blocks of Cg channels × SP elements.
+ * Statistics as LayerNorm's; each channel's gamma is folded into the f64
+ * scale.  Ports: src [, gamma, beta] -> dst [, mean, variance].  Scratch:
+ * f32 gamma and beta, and per thread one f32 block and one f32 channel. */
+typedef struct {
+    int64_t groups, g, cg, sp; /* groups: N·G blocks; g: G per sample */
+    bool has_affine, has_stats;
+    double eps;
+    int threads;
+    pt_mem_ports io;
+} pt_mem_gnorm_plan;
+size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p);
+pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                           void *scratch, const pt_exec_ctx *ctx);
+
 /* Unary element-wise op (the reference's formula where the vector row has
  * no form of the kind), or a conversion (`convert`: TypeCast / Reorder with
  * equal layouts), over n dense elements. */

@@ -62,3 +62,52 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     }
     return dnnl_success;
 }
+
+/* ---- GroupNorm ---- */
+
+size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
+    const size_t block = round64((size_t)(p->cg * p->sp) * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
+    return (block + chan) * (size_t)p->threads;
+}
+
+pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                           void *scratch, const pt_exec_ctx *ctx) {
+    (void)nin, (void)nout;
+    const pt_mem_gnorm_plan *p = f->state;
+    const pt_vec_ops *v = pt_vec();
+    const pt_tview *src = &in[p->io.in[0]], *dst = &out[p->io.out[0]];
+    const pt_tview *gamma = p->has_affine ? &in[p->io.in[1]] : NULL, *beta = p->has_affine ? &in[p->io.in[2]] : NULL;
+    const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
+    const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
+    const int64_t cnt = p->cg * p->sp;
+    const size_t block = round64((size_t)cnt * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
+    const size_t bytes = (size_t)(p->groups * cnt) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+    const int nt = pt_mem_threads(ctx, bytes, p->groups, p->threads);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        float *xb = (float *)((char *)scratch + (block + chan) * (size_t)t), *yb = (float *)((char *)xb + block);
+        int64_t b, e;
+        pt_mem_share(p->groups, t, nt, &b, &e);
+        for (int64_t ng = b; ng < e; ++ng) {
+            const float *x = pt_mem_load(v, sdt, src->data, ng * cnt, cnt, xb);
+            const double mu = cnt > 0 ? v->sum_f64(x, cnt) / (double)cnt : 0.0;
+            const double s2 = cnt > 0 ? v->sum_sq_dev_f64(x, cnt, mu) / (double)cnt : 0.0;
+            const double inv = 1.0 / sqrt(s2 + p->eps);
+            for (int64_t c = 0; c < p->cg; ++c) {
+                const int64_t ch = ng % p->g * p->cg + c; /* channel of the sample */
+                const double gm = gamma ? pt_load_f32(gamma->data, gamma->lt.data_type, ch) : 1.0;
+                const double bt = beta ? pt_load_f32(beta->data, beta->lt.data_type, ch) : 0.0;
+                const int64_t at = ng * cnt + c * p->sp;
+                float *y = pt_mem_out(ddt, dst->data, at, yb);
+                v->normalize1(y, x + c * p->sp, p->sp, mu, inv * gm, bt); /* gamma folded into the scale */
+                pt_mem_store(v, ddt, dst->data, at, p->sp, y);
+            }
+            if (mean) {
+                pt_store_f32(mean->data, mean->lt.data_type, ng, (float)mu);
+                pt_store_f32(var->data, var->lt.data_type, ng, (float)s2);
+            }
+        }
+    }
+    return dnnl_success;
+}

@@ -42,6 +42,9 @@ typedef struct pt_vec_ops {
      * rounding to f32; g and b may be NULL (then not applied). */
     void (*normalize)(float *y, const float *x, int64_t n, double mean, double inv, const float *g,
                       const float *b);
+    /* y[i] = (float)((x[i] - mean) · scale + shift) in f64 (GroupNorm: one
+     * channel's gamma folded into scale). */
+    void (*normalize1)(float *y, const float *x, int64_t n, double mean, double scale, double shift);
     /* y[i] = (x[i] - a) - b (LogSoftmax). */
     void (*sub2)(float *y, const float *x, int64_t n, float a, float b);
     /* y[i] = f(x[i]) for the unary kind of `p` (pt_eltwise_params of

@@ -66,6 +66,10 @@ static void generic_normalize(float *y, const float *x, int64_t n, double mean, 
     }
 }
 
+static void generic_normalize1(float *y, const float *x, int64_t n, double mean, double scale, double shift) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
+}
+
 static void generic_sub2(float *y, const float *x, int64_t n, float a, float b) {
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - a - b;
 }
@@ -123,6 +127,7 @@ const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .sum_f64 = generic_sum_f64,
                                        .sum_sq_dev_f64 = generic_sum_sq_dev_f64,
                                        .normalize = generic_normalize,
+                                       .normalize1 = generic_normalize1,
                                        .sub2 = generic_sub2,
                                        .eltwise = generic_eltwise,
                                        .binary = generic_binary,

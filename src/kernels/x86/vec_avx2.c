@@ -219,6 +219,14 @@ static void avx2_normalize(float *y, const float *x, int64_t n, double mean, dou
     }
 }
 
+static void avx2_normalize1(float *y, const float *x, int64_t n, double mean, double scale, double shift) {
+    const __m256d mu = _mm256_set1_pd(mean), sc = _mm256_set1_pd(scale), sh = _mm256_set1_pd(shift);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) /* mul then add, unfused, as the generic row */
+        _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), mu), sc), sh)));
+    for (; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
+}
+
 static void avx2_sub2(float *y, const float *x, int64_t n, float a, float b) {
     const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
     int64_t i = 0;
@@ -425,6 +433,7 @@ const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .sum_f64 = avx2_sum_f64,
                                     .sum_sq_dev_f64 = avx2_sum_sq_dev_f64,
                                     .normalize = avx2_normalize,
+                                    .normalize1 = avx2_normalize1,
                                     .sub2 = avx2_sub2,
                                     .eltwise = avx2_eltwise,
                                     .binary = avx2_binary,

@@ -199,6 +199,18 @@ static void avx512_normalize(float *y, const float *x, int64_t n, double mean, d
     }
 }
 
+static void avx512_normalize1(float *y, const float *x, int64_t n, double mean, double scale, double shift) {
+    const __m512d mu = _mm512_set1_pd(mean), sc = _mm512_set1_pd(scale), sh = _mm512_set1_pd(shift);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) /* mul then add, unfused, as the generic row */
+        _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), mu), sc), sh)));
+    if (i < n) {
+        const __mmask8 k = (__mmask8)tail_mask(n - i);
+        const __m512d v = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, x + i)), mu), sc), sh);
+        _mm256_mask_storeu_ps(y + i, k, _mm512_cvtpd_ps(v));
+    }
+}
+
 static void avx512_sub2(float *y, const float *x, int64_t n, float a, float b) {
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
     int64_t i = 0;
@@ -415,6 +427,7 @@ const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .sum_f64 = avx512_sum_f64,
                                       .sum_sq_dev_f64 = avx512_sum_sq_dev_f64,
                                       .normalize = avx512_normalize,
+                                      .normalize1 = avx512_normalize1,
                                       .sub2 = avx512_sub2,
                                       .eltwise = avx512_eltwise,
                                       .binary = avx512_binary,
