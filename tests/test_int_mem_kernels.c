@@ -238,6 +238,50 @@ static void test_group_norm(void) {
     }
 }
 
+/* ---- MaxPool / AvgPool: NXC fast and bit-identical, NCX declined ---- */
+
+static void test_pool(void) {
+    for (int c = 0; c < 36; ++c) {
+        tg_graph g = {0};
+        const bool is_max = c % 2 == 0, nxc = c % 9 != 8;
+        const int k = 1 + (int)(tg_lcg(&g_rng) % 3u); /* spatial dims */
+        const int64_t C = pick_size();
+        int64_t d[5], od[5], K[3], S[3], P[3], Dl[3];
+        d[0] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+        od[0] = d[0];
+        for (int i = 0; i < k; ++i) {
+            int64_t I = 3 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 6u : 14u));
+            K[i] = 1 + (int64_t)(tg_lcg(&g_rng) % 3u);
+            S[i] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+            P[i] = (int64_t)(tg_lcg(&g_rng) % (uint32_t)K[i]);
+            Dl[i] = is_max ? 1 + (int64_t)(tg_lcg(&g_rng) % 2u) : 1;
+            const int64_t ext = (K[i] - 1) * Dl[i] + 1;
+            if (I < ext) I = ext; /* at least one output */
+            const int64_t O = (I + 2 * P[i] - ext) / S[i] + 1;
+            d[nxc ? 1 + i : 2 + i] = I;
+            od[nxc ? 1 + i : 2 + i] = O;
+        }
+        d[nxc ? k + 1 : 1] = C;
+        od[nxc ? k + 1 : 1] = C;
+        const dnnl_data_type_t dt = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, dt, k + 2, d, NULL), y = tg_tensor(&g, dt, k + 2, od, NULL);
+        tg_op *o = tg_add(&g, is_max ? dnnl_graph_op_max_pool : dnnl_graph_op_avg_pool, 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_kernel, K, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_strides, S, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_begin, P, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_end, P, k);
+        if (is_max) tg_attr_s64(o, dnnl_graph_op_attr_dilations, Dl, k);
+        else tg_attr_bool(o, dnnl_graph_op_attr_exclude_pad, c % 4 == 1);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s %s %dD C %lld K %lld S %lld P %lld", is_max ? "MaxPool" : "AvgPool",
+                 nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, (long long)K[0], (long long)S[0], (long long)P[0]);
+        run_case(name, &g, nxc, NULL);
+    }
+}
+
 /* ---- unary element-wise ops ---- */
 
 static void test_eltwise(void) {
@@ -553,6 +597,7 @@ int main(void) {
     test_softmax();
     test_norm();
     test_group_norm();
+    test_pool();
     test_eltwise();
     test_binary();
     test_convert();

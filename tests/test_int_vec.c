@@ -191,6 +191,15 @@ static void check_norm(const pt_vec_ops *v) {
         v->normalize1(y, x, n, mean, 0.7 * 1.3, -0.25);
         pt_vec_row_generic.normalize1(yg, x, n, mean, 0.7 * 1.3, -0.25);
         CHECK(memcmp(y, yg, sizeof y) == 0);
+        double acc[72], accg[72];
+        for (int i = 0; i < 72; ++i) acc[i] = accg[i] = 0.125 * i;
+        v->acc_f64(acc, x, n);
+        pt_vec_row_generic.acc_f64(accg, x, n);
+        CHECK(memcmp(acc, accg, sizeof acc) == 0);
+        for (int i = 0; i < 72; ++i) y[i] = yg[i] = 9.f;
+        v->div_f64(y, acc, n, 7.0);
+        pt_vec_row_generic.div_f64(yg, accg, n, 7.0);
+        CHECK(memcmp(y, yg, sizeof y) == 0);
         v->sub2(y, x, n, 1.25f, 0.3f);
         int bad = 0;
         for (int i = 0; i < n; ++i) bad += y[i] != x[i] - 1.25f - 0.3f;

@@ -2,6 +2,7 @@
  * reads the op through its reference decoder (so attributes are resolved in
  * one place), checks that every tensor is dense and of a type the kernel
  * loads, and fills the kernel's plan. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "compile/lower_single_op.h"
 #include "compile/ref_bind.h"
 #include "kernels/mem/mem.h"
+#include "kernels/ref/ref_common.h"
 #include "kernels/ref/ref_params.h"
 #include "ir/dtype.h"
 #include "kernels/vec/vec.h"
@@ -397,6 +399,36 @@ static pt_status lower_transpose(PT_SINGLE_OP_ARGS) {
     return permute_plan(op, op->out[0].dims, ss, op->out[0].layout.strides, tp.r, in, nin, out, nout, fused);
 }
 
+/* ---- MaxPool / AvgPool on NXC ---- */
+
+static pt_status lower_pool(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    pt_ref_pool_params pp;
+    pt_mem_pool_plan p = {.is_max = op->kind == dnnl_graph_op_max_pool};
+    if (nops != 1 || op->nin != 1 || op->nout != 1 || !all_dense_float(op) || op->in[0].ndims < 3 ||
+        op->in[0].ndims > 5 || op->out[0].ndims != op->in[0].ndims || !map_ports(op, in, nin, out, nout, &p.io) ||
+        !decode(pt_ref_decoder_of(op->kind), op, &pp, sizeof pp) || !pp.nxc)
+        return dnnl_unimplemented;
+    pt_v5 vs, vd;
+    pt_v5_data(&op->in[0], true, &vs);
+    pt_v5_data(&op->out[0], true, &vd);
+    if (vs.d[0] != vd.d[0] || vs.d[1] != vd.d[1]) return dnnl_unimplemented;
+    for (int i = 0; i < 5; ++i) p.sd[i] = vs.d[i], p.dd[i] = vd.d[i];
+    for (int i = 0; i < 3; ++i) {
+        p.S[i] = pp.S[i], p.K[i] = pp.K[i], p.Dl[i] = pp.Dl[i], p.P[i] = pp.P[i];
+        if (p.S[i] < 1 || p.K[i] < 1 || (p.is_max && p.Dl[i] < 1)) return dnnl_unimplemented;
+    }
+    p.exclude = pp.exclude;
+    switch ((int)op->out[0].data_type) { /* lowest finite value, as the reference */
+        case dnnl_bf16: p.lowest = pt_bf16_to_f32(0xff7fu); break;
+        case dnnl_f16: p.lowest = -65504.0f; break;
+        default: p.lowest = -FLT_MAX; break;
+    }
+    p.threads = pt_mem_max_threads();
+    return make_fused(fused, &p, sizeof p, pt_mem_pool_scratch(&p), pt_mem_pool_run);
+}
+
 /* ---- reductions over one contiguous block of dims ---- */
 
 static pt_status lower_reduce(PT_SINGLE_OP_ARGS) {
@@ -455,7 +487,8 @@ static const struct {
     {dnnl_graph_op_dynamic_dequantize, lower_quant}, {dnnl_graph_op_reduce_sum, lower_reduce},
     {dnnl_graph_op_reduce_mean, lower_reduce},   {dnnl_graph_op_reduce_max, lower_reduce},
     {dnnl_graph_op_reduce_min, lower_reduce},    {dnnl_graph_op_reduce_prod, lower_reduce},
-    {dnnl_graph_op_static_transpose, lower_transpose},
+    {dnnl_graph_op_static_transpose, lower_transpose}, {dnnl_graph_op_max_pool, lower_pool},
+    {dnnl_graph_op_avg_pool, lower_pool},
 };
 
 size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }

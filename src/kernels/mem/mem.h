@@ -78,6 +78,23 @@ size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p);
 pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                            void *scratch, const pt_exec_ctx *ctx);
 
+/* MaxPool / AvgPool on dense NXC tensors: per output pixel, the window's
+ * taps in the reference's order, vectorised across the C contiguous
+ * channels (MaxPool: first valid tap, then "greater replaces"; AvgPool: f64
+ * sums divided once): bit-identical.  src / dst extents as the canonical
+ * [N, C, D, H, W] view. */
+typedef struct {
+    bool is_max, exclude;
+    int64_t sd[5], dd[5]; /* src and dst extents */
+    int64_t S[3], K[3], Dl[3], P[3];
+    float lowest; /* MaxPool output of a window with no valid tap */
+    int threads;
+    pt_mem_ports io;
+} pt_mem_pool_plan;
+size_t pt_mem_pool_scratch(const pt_mem_pool_plan *p);
+pt_status pt_mem_pool_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                          void *scratch, const pt_exec_ctx *ctx);
+
 /* Unary element-wise op (the reference's formula where the vector row has
  * no form of the kind), or a conversion (`convert`: TypeCast / Reorder with
  * equal layouts), over n dense elements. */

@@ -45,6 +45,10 @@ typedef struct pt_vec_ops {
     /* y[i] = (float)((x[i] - mean) · scale + shift) in f64 (GroupNorm: one
      * channel's gamma folded into scale). */
     void (*normalize1)(float *y, const float *x, int64_t n, double mean, double scale, double shift);
+    /* acc[i] += x[i] in f64; y[i] = (float)(acc[i] / d) (AvgPool, as the
+     * reference sums its taps). */
+    void (*acc_f64)(double *acc, const float *x, int64_t n);
+    void (*div_f64)(float *y, const double *acc, int64_t n, double d);
     /* y[i] = (x[i] - a) - b (LogSoftmax). */
     void (*sub2)(float *y, const float *x, int64_t n, float a, float b);
     /* y[i] = f(x[i]) for the unary kind of `p` (pt_eltwise_params of

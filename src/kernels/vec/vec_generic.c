@@ -70,6 +70,14 @@ static void generic_normalize1(float *y, const float *x, int64_t n, double mean,
     for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
+static void generic_acc_f64(double *acc, const float *x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) acc[i] += x[i];
+}
+
+static void generic_div_f64(float *y, const double *acc, int64_t n, double d) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (float)(acc[i] / d);
+}
+
 static void generic_sub2(float *y, const float *x, int64_t n, float a, float b) {
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - a - b;
 }
@@ -128,6 +136,8 @@ const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .sum_sq_dev_f64 = generic_sum_sq_dev_f64,
                                        .normalize = generic_normalize,
                                        .normalize1 = generic_normalize1,
+                                       .acc_f64 = generic_acc_f64,
+                                       .div_f64 = generic_div_f64,
                                        .sub2 = generic_sub2,
                                        .eltwise = generic_eltwise,
                                        .binary = generic_binary,

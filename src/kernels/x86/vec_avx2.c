@@ -227,6 +227,19 @@ static void avx2_normalize1(float *y, const float *x, int64_t n, double mean, do
     for (; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
+static void avx2_acc_f64(double *acc, const float *x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_cvtps_pd(_mm_loadu_ps(x + i))));
+    for (; i < n; ++i) acc[i] += x[i];
+}
+
+static void avx2_div_f64(float *y, const double *acc, int64_t n, double d) {
+    const __m256d dv = _mm256_set1_pd(d);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_loadu_pd(acc + i), dv)));
+    for (; i < n; ++i) y[i] = (float)(acc[i] / d);
+}
+
 static void avx2_sub2(float *y, const float *x, int64_t n, float a, float b) {
     const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
     int64_t i = 0;
@@ -434,6 +447,8 @@ const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .sum_sq_dev_f64 = avx2_sum_sq_dev_f64,
                                     .normalize = avx2_normalize,
                                     .normalize1 = avx2_normalize1,
+                                    .acc_f64 = avx2_acc_f64,
+                                    .div_f64 = avx2_div_f64,
                                     .sub2 = avx2_sub2,
                                     .eltwise = avx2_eltwise,
                                     .binary = avx2_binary,

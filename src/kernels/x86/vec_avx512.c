@@ -211,6 +211,19 @@ static void avx512_normalize1(float *y, const float *x, int64_t n, double mean, 
     }
 }
 
+static void avx512_acc_f64(double *acc, const float *x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(acc + i, _mm512_add_pd(_mm512_loadu_pd(acc + i), _mm512_cvtps_pd(_mm256_loadu_ps(x + i))));
+    for (; i < n; ++i) acc[i] += x[i];
+}
+
+static void avx512_div_f64(float *y, const double *acc, int64_t n, double d) {
+    const __m512d dv = _mm512_set1_pd(d);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(_mm512_div_pd(_mm512_loadu_pd(acc + i), dv)));
+    for (; i < n; ++i) y[i] = (float)(acc[i] / d);
+}
+
 static void avx512_sub2(float *y, const float *x, int64_t n, float a, float b) {
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
     int64_t i = 0;
@@ -428,6 +441,8 @@ const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .sum_sq_dev_f64 = avx512_sum_sq_dev_f64,
                                       .normalize = avx512_normalize,
                                       .normalize1 = avx512_normalize1,
+                                      .acc_f64 = avx512_acc_f64,
+                                      .div_f64 = avx512_div_f64,
                                       .sub2 = avx512_sub2,
                                       .eltwise = avx512_eltwise,
                                       .binary = avx512_binary,
