@@ -282,6 +282,37 @@ static void test_pool(void) {
     }
 }
 
+/* ---- Interpolate: NXC fast and bit-identical, NCX declined ---- */
+
+static void test_interp(void) {
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        const bool nearest = c % 2 == 0, nxc = c % 10 != 9, align = c % 3 == 1;
+        const int k = 1 + (int)(tg_lcg(&g_rng) % 3u);
+        const int64_t C = pick_size();
+        int64_t d[5], od[5], sizes[3];
+        d[0] = od[0] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+        for (int i = 0; i < k; ++i) {
+            d[nxc ? 1 + i : 2 + i] = 1 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 5u : 9u));
+            sizes[i] = od[nxc ? 1 + i : 2 + i] = 1 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 7u : 13u));
+        }
+        d[nxc ? k + 1 : 1] = od[nxc ? k + 1 : 1] = C;
+        const dnnl_data_type_t dt = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, dt, k + 2, d, NULL), y = tg_tensor(&g, dt, k + 2, od, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_interpolate, 1, &x, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_mode, nearest ? "nearest" : "linear");
+        tg_attr_str(o, dnnl_graph_op_attr_coordinate_transformation_mode, align ? "align_corners" : "half_pixel");
+        tg_attr_s64(o, dnnl_graph_op_attr_sizes, sizes, k);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "Interpolate %s %s %s %dD C %lld%s", nearest ? "nearest" : "linear",
+                 nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, align ? " align_corners" : "");
+        run_case(name, &g, nxc, NULL);
+    }
+}
+
 /* ---- unary element-wise ops ---- */
 
 static void test_eltwise(void) {
@@ -598,6 +629,7 @@ int main(void) {
     test_norm();
     test_group_norm();
     test_pool();
+    test_interp();
     test_eltwise();
     test_binary();
     test_convert();

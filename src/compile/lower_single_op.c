@@ -429,6 +429,47 @@ static pt_status lower_pool(PT_SINGLE_OP_ARGS) {
     return make_fused(fused, &p, sizeof p, pt_mem_pool_scratch(&p), pt_mem_pool_run);
 }
 
+/* ---- Interpolate on NXC ---- */
+
+static void release_interp(pt_fused *f) {
+    pt_mem_interp_plan *p = f->state;
+    if (p) free(p->tab[0]);
+    release_state(f);
+}
+
+static pt_status lower_interp(PT_SINGLE_OP_ARGS) {
+    (void)roles, (void)lc;
+    const pt_op *op = ops[0];
+    pt_ref_interp_params ip;
+    pt_mem_interp_plan p = {0};
+    if (nops != 1 || op->nin < 1 || op->nout != 1 || op->in[0].ndims < 3 || op->in[0].ndims > 5 ||
+        op->out[0].ndims != op->in[0].ndims || !pt_mem_dense(&op->in[0]) || !pt_mem_dense(&op->out[0]) ||
+        !pt_mem_dtype_ok(op->in[0].data_type) || !pt_mem_dtype_ok(op->out[0].data_type) ||
+        !map_ports(op, in, nin, out, nout, &p.io) || !decode(pt_ref_decoder_of(op->kind), op, &ip, sizeof ip) ||
+        !ip.nxc || ip.k != op->in[0].ndims - 2)
+        return dnnl_unimplemented;
+    pt_v5 vs, vd;
+    pt_v5_data(&op->in[0], true, &vs);
+    pt_v5_data(&op->out[0], true, &vd);
+    if (vs.d[0] != vd.d[0] || vs.d[1] != vd.d[1]) return dnnl_unimplemented;
+    for (int i = 0; i < 5; ++i) {
+        p.sd[i] = vs.d[i], p.dd[i] = vd.d[i];
+        if (i >= 2 && (vs.d[i] == 0) != (vd.d[i] == 0)) return dnnl_unimplemented;
+    }
+    p.nearest = ip.mode == PT_INTERP_NEAREST;
+    p.align_corners = ip.align_corners;
+    p.k = ip.k;
+    p.threads = pt_mem_max_threads();
+    if (!pt_mem_interp_taps(&p)) return dnnl_out_of_memory;
+    const pt_status st = make_fused(fused, &p, sizeof p, pt_mem_interp_scratch(&p), pt_mem_interp_run);
+    if (st != dnnl_success) {
+        free(p.tab[0]);
+        return st;
+    }
+    fused->release = release_interp;
+    return dnnl_success;
+}
+
 /* ---- reductions over one contiguous block of dims ---- */
 
 static pt_status lower_reduce(PT_SINGLE_OP_ARGS) {
@@ -488,7 +529,7 @@ static const struct {
     {dnnl_graph_op_reduce_mean, lower_reduce},   {dnnl_graph_op_reduce_max, lower_reduce},
     {dnnl_graph_op_reduce_min, lower_reduce},    {dnnl_graph_op_reduce_prod, lower_reduce},
     {dnnl_graph_op_static_transpose, lower_transpose}, {dnnl_graph_op_max_pool, lower_pool},
-    {dnnl_graph_op_avg_pool, lower_pool},
+    {dnnl_graph_op_avg_pool, lower_pool},        {dnnl_graph_op_interpolate, lower_interp},
 };
 
 size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }

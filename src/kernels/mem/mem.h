@@ -95,6 +95,28 @@ size_t pt_mem_pool_scratch(const pt_mem_pool_plan *p);
 pt_status pt_mem_pool_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx);
 
+/* Interpolate (nearest, linear) on dense NXC tensors: per output pixel the
+ * reference's taps and weights (tables made at compile time by
+ * pt_mem_interp_taps), the linear blend a·w + b·(1 - w) depth, height, then
+ * width, vectorised across the C contiguous channels: bit-identical. */
+typedef struct {
+    int64_t i0, i1;
+    float wl;
+} pt_mem_interp_tap;
+typedef struct {
+    bool nearest, align_corners;
+    int k; /* spatial dims */
+    int64_t sd[5], dd[5];
+    pt_mem_interp_tap *tab[3]; /* per slot, dd[2 + slot] entries (owned: one allocation at tab[0]) */
+    int threads;
+    pt_mem_ports io;
+} pt_mem_interp_plan;
+/* Fills p->tab (one allocation); false when out of memory. */
+bool pt_mem_interp_taps(pt_mem_interp_plan *p);
+size_t pt_mem_interp_scratch(const pt_mem_interp_plan *p);
+pt_status pt_mem_interp_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                            void *scratch, const pt_exec_ctx *ctx);
+
 /* Unary element-wise op (the reference's formula where the vector row has
  * no form of the kind), or a conversion (`convert`: TypeCast / Reorder with
  * equal layouts), over n dense elements. */
