@@ -200,6 +200,19 @@ static void check_norm(const pt_vec_ops *v) {
         v->div_f64(y, acc, n, 7.0);
         pt_vec_row_generic.div_f64(yg, accg, n, 7.0);
         CHECK(memcmp(y, yg, sizeof y) == 0);
+        double mu[72], sc[72], sh[72];
+        for (int i = 0; i < 72; ++i) acc[i] = accg[i] = 0.5 * i, mu[i] = 0.1 * i, sc[i] = 1.0 + 0.01 * i, sh[i] = -0.02 * i;
+        v->acc_sq_dev_f64(acc, x, mu, n);
+        int bad_sq = 0; /* f64 lanes may fuse the multiply-add: within 1e-15 relative */
+        for (int i = 0; i < 72; ++i) {
+            const double d = i < n ? x[i] - mu[i] : 0.0, want = 0.5 * i + d * d;
+            bad_sq += fabs(acc[i] - want) > 1e-15 * (want + 1);
+        }
+        CHECK(bad_sq == 0);
+        for (int i = 0; i < 72; ++i) y[i] = yg[i] = 9.f;
+        v->normalize_each(y, x, n, mu, sc, sh);
+        pt_vec_row_generic.normalize_each(yg, x, n, mu, sc, sh);
+        CHECK(memcmp(y, yg, sizeof y) == 0);
         v->sub2(y, x, n, 1.25f, 0.3f);
         int bad = 0;
         for (int i = 0; i < n; ++i) bad += y[i] != x[i] - 1.25f - 0.3f;

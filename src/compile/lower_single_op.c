@@ -170,8 +170,8 @@ static pt_status lower_group_norm(PT_SINGLE_OP_ARGS) {
     int64_t sp = 1;
     for (int d = 1; d < r; ++d)
         if (d != cdim) sp *= s->dims[d];
-    /* Groups are contiguous blocks when the channels come before the spatial dims. */
-    if (np.nxc && sp != 1) return dnnl_unimplemented;
+    /* Channels last with spatial dims: the per-sample slab kernel. */
+    p.nxc = np.nxc && sp != 1;
     if (np.groups < 1 || C % np.groups != 0) return dnnl_unimplemented;
     if (np.affine ? op->nin != 3 : op->nin != 1) return dnnl_unimplemented;
     if (op->nout != 1 && op->nout != 3) return dnnl_unimplemented;

@@ -62,14 +62,16 @@ size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p);
 pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx);
 
-/* GroupNorm on a dense tensor whose groups are contiguous blocks (NCX, or
- * no spatial dims): `groups` = N·G blocks of Cg channels × SP elements.
- * Statistics as LayerNorm's; each channel's gamma is folded into the f64
- * scale.  Ports: src [, gamma, beta] -> dst [, mean, variance].  Scratch:
- * f32 gamma and beta, and per thread one f32 block and one f32 channel. */
+/* GroupNorm on a dense tensor.  NCX (or no spatial dims): the groups are
+ * `groups` = N·G contiguous blocks of Cg channels × SP elements; statistics
+ * as LayerNorm's, each channel's gamma folded into the f64 scale.  NXC
+ * (`nxc`): per sample, an [SP, C] slab crossed three times (per-channel f64
+ * sums, then squared deviations from the group mean, then the normalisation),
+ * the SP rows split over the threads.  Ports: src [, gamma, beta] -> dst [,
+ * mean, variance]. */
 typedef struct {
     int64_t groups, g, cg, sp; /* groups: N·G blocks; g: G per sample */
-    bool has_affine, has_stats;
+    bool nxc, has_affine, has_stats;
     double eps;
     int threads;
     pt_mem_ports io;

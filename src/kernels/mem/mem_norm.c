@@ -66,8 +66,69 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 /* ---- GroupNorm ---- */
 
 size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
+    if (p->nxc) { /* shared per-channel mean, scale, shift; per thread sums and two rows */
+        const size_t C = (size_t)(p->g * p->cg);
+        return 3 * round64(C * sizeof(double)) +
+               (round64(C * sizeof(double)) + 2 * round64(C * sizeof(float))) * (size_t)p->threads;
+    }
     const size_t block = round64((size_t)(p->cg * p->sp) * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
     return (block + chan) * (size_t)p->threads;
+}
+
+/* NXC: one sample's [SP, C] slab at element `base`. */
+static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, const pt_tview *src, const pt_tview *dst,
+                             const pt_tview *gamma, const pt_tview *beta, const pt_tview *mean, const pt_tview *var,
+                             int64_t n, char *scratch, int nt) {
+    const int64_t C = p->g * p->cg, base = n * p->sp * C, cnt = p->cg * p->sp;
+    const size_t cd = round64((size_t)C * sizeof(double)), cf = round64((size_t)C * sizeof(float));
+    double *mean_c = (double *)scratch, *scale_c = (double *)(scratch + cd), *shift_c = (double *)(scratch + 2 * cd);
+    char *per = scratch + 3 * cd;
+    const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        double *acc = (double *)(per + (cd + 2 * cf) * (size_t)t);
+        float *xb = (float *)((char *)acc + cd), *yb = (float *)((char *)xb + cf);
+        int64_t b, e;
+        pt_mem_share(p->sp, t, nt, &b, &e);
+        for (int pass = 0; pass < 2; ++pass) { /* sums, then squared deviations */
+            memset(acc, 0, (size_t)C * sizeof *acc);
+            for (int64_t s = b; s < e; ++s) {
+                const float *x = pt_mem_load(v, sdt, src->data, base + s * C, C, xb);
+                if (pass == 0) v->acc_f64(acc, x, C);
+                else v->acc_sq_dev_f64(acc, x, mean_c, C);
+            }
+#pragma omp barrier
+#pragma omp single
+            for (int64_t g = 0; g < p->g; ++g) {
+                double sum = 0.0;
+                for (int u = 0; u < nt; ++u) {
+                    const double *a = (const double *)(per + (cd + 2 * cf) * (size_t)u);
+                    for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) sum += a[c];
+                }
+                const double m = cnt > 0 ? sum / (double)cnt : 0.0;
+                if (pass == 0) {
+                    for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) mean_c[c] = m;
+                    continue;
+                }
+                const double inv = 1.0 / sqrt(m + p->eps);
+                for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) {
+                    scale_c[c] = inv * (gamma ? pt_load_f32(gamma->data, gamma->lt.data_type, c) : 1.0);
+                    shift_c[c] = beta ? pt_load_f32(beta->data, beta->lt.data_type, c) : 0.0;
+                }
+                if (mean) {
+                    pt_store_f32(mean->data, mean->lt.data_type, n * p->g + g, (float)mean_c[g * p->cg]);
+                    pt_store_f32(var->data, var->lt.data_type, n * p->g + g, (float)m);
+                }
+            }
+        }
+        for (int64_t s = b; s < e; ++s) {
+            const float *x = pt_mem_load(v, sdt, src->data, base + s * C, C, xb);
+            float *y = pt_mem_out(ddt, dst->data, base + s * C, yb);
+            v->normalize_each(y, x, C, mean_c, scale_c, shift_c);
+            pt_mem_store(v, ddt, dst->data, base + s * C, C, y);
+        }
+    }
 }
 
 pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
@@ -80,6 +141,13 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
     const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
     const int64_t cnt = p->cg * p->sp;
+    if (p->nxc) {
+        const size_t sample = (size_t)(cnt * p->g) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+        const int nt = pt_mem_threads(ctx, sample, p->sp, p->threads);
+        for (int64_t n = 0; n < p->groups / p->g; ++n)
+            gnorm_nxc_sample(p, v, src, dst, gamma, beta, mean, var, n, scratch, nt);
+        return dnnl_success;
+    }
     const size_t block = round64((size_t)cnt * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
     const size_t bytes = (size_t)(p->groups * cnt) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
     const int nt = pt_mem_threads(ctx, bytes, p->groups, p->threads);

@@ -45,6 +45,12 @@ typedef struct pt_vec_ops {
     /* y[i] = (float)((x[i] - mean) · scale + shift) in f64 (GroupNorm: one
      * channel's gamma folded into scale). */
     void (*normalize1)(float *y, const float *x, int64_t n, double mean, double scale, double shift);
+    /* Per-element statistics and normalisation (GroupNorm over channels-last
+     * rows): acc[i] += (x[i] - mean[i])² in f64; y[i] = (float)((x[i] -
+     * mean[i]) · scale[i] + shift[i]) in f64. */
+    void (*acc_sq_dev_f64)(double *acc, const float *x, const double *mean, int64_t n);
+    void (*normalize_each)(float *y, const float *x, int64_t n, const double *mean, const double *scale,
+                           const double *shift);
     /* acc[i] += x[i] in f64; y[i] = (float)(acc[i] / d) (AvgPool, as the
      * reference sums its taps). */
     void (*acc_f64)(double *acc, const float *x, int64_t n);

@@ -70,6 +70,18 @@ static void generic_normalize1(float *y, const float *x, int64_t n, double mean,
     for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
+static void generic_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        const double d = x[i] - mean[i];
+        acc[i] += d * d;
+    }
+}
+
+static void generic_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
+                                   const double *shift) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+}
+
 static void generic_acc_f64(double *acc, const float *x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) acc[i] += x[i];
 }
@@ -136,6 +148,8 @@ const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .sum_sq_dev_f64 = generic_sum_sq_dev_f64,
                                        .normalize = generic_normalize,
                                        .normalize1 = generic_normalize1,
+                                       .acc_sq_dev_f64 = generic_acc_sq_dev_f64,
+                                       .normalize_each = generic_normalize_each,
                                        .acc_f64 = generic_acc_f64,
                                        .div_f64 = generic_div_f64,
                                        .sub2 = generic_sub2,

@@ -227,6 +227,26 @@ static void avx2_normalize1(float *y, const float *x, int64_t n, double mean, do
     for (; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
+static void avx2_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(mean + i));
+        _mm256_storeu_pd(acc + i, _mm256_fmadd_pd(d, d, _mm256_loadu_pd(acc + i)));
+    }
+    for (; i < n; ++i) {
+        const double d = x[i] - mean[i];
+        acc[i] += d * d;
+    }
+}
+
+static void avx2_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
+                                 const double *shift) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) /* mul then add, unfused, as the generic row */
+        _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(mean + i)), _mm256_loadu_pd(scale + i)), _mm256_loadu_pd(shift + i))));
+    for (; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+}
+
 static void avx2_acc_f64(double *acc, const float *x, int64_t n) {
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_cvtps_pd(_mm_loadu_ps(x + i))));
@@ -447,6 +467,8 @@ const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .sum_sq_dev_f64 = avx2_sum_sq_dev_f64,
                                     .normalize = avx2_normalize,
                                     .normalize1 = avx2_normalize1,
+                                    .acc_sq_dev_f64 = avx2_acc_sq_dev_f64,
+                                    .normalize_each = avx2_normalize_each,
                                     .acc_f64 = avx2_acc_f64,
                                     .div_f64 = avx2_div_f64,
                                     .sub2 = avx2_sub2,

@@ -211,6 +211,26 @@ static void avx512_normalize1(float *y, const float *x, int64_t n, double mean, 
     }
 }
 
+static void avx512_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(mean + i));
+        _mm512_storeu_pd(acc + i, _mm512_fmadd_pd(d, d, _mm512_loadu_pd(acc + i)));
+    }
+    for (; i < n; ++i) {
+        const double d = x[i] - mean[i];
+        acc[i] += d * d;
+    }
+}
+
+static void avx512_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
+                                 const double *shift) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) /* mul then add, unfused, as the generic row */
+        _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(mean + i)), _mm512_loadu_pd(scale + i)), _mm512_loadu_pd(shift + i))));
+    for (; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+}
+
 static void avx512_acc_f64(double *acc, const float *x, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) _mm512_storeu_pd(acc + i, _mm512_add_pd(_mm512_loadu_pd(acc + i), _mm512_cvtps_pd(_mm256_loadu_ps(x + i))));
@@ -441,6 +461,8 @@ const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .sum_sq_dev_f64 = avx512_sum_sq_dev_f64,
                                       .normalize = avx512_normalize,
                                       .normalize1 = avx512_normalize1,
+                                      .acc_sq_dev_f64 = avx512_acc_sq_dev_f64,
+                                      .normalize_each = avx512_normalize_each,
                                       .acc_f64 = avx512_acc_f64,
                                       .div_f64 = avx512_div_f64,
                                       .sub2 = avx512_sub2,
