@@ -14,7 +14,6 @@
 #include "kernels/ref/ref_params.h"
 #include "ir/dtype.h"
 #include "kernels/vec/vec.h"
-#include "ops/op_kinds.h"
 
 static void release_state(pt_fused *f) {
     free(f->state);
@@ -532,12 +531,8 @@ static const struct {
     {dnnl_graph_op_avg_pool, lower_pool},        {dnnl_graph_op_interpolate, lower_interp},
 };
 
-size_t pt_single_op_count(void) { return sizeof g_rows / sizeof g_rows[0]; }
-
-int pt_single_op_kind_at(size_t i) { return i < pt_single_op_count() ? g_rows[i].kind : -1; }
-
 pt_lower_fn pt_single_op_lowering(int kind) {
-    for (size_t i = 0; i < pt_single_op_count(); ++i)
+    for (size_t i = 0; i < sizeof g_rows / sizeof g_rows[0]; ++i)
         if (g_rows[i].kind == kind) return g_rows[i].lower;
     return NULL;
 }

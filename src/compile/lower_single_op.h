@@ -13,8 +13,4 @@
 /* The lowering of a single-op partition of `kind` (NULL when none). */
 pt_lower_fn pt_single_op_lowering(int kind);
 
-/* Rows of the table, for docs and tests. */
-size_t pt_single_op_count(void);
-int pt_single_op_kind_at(size_t i);
-
 #endif
