@@ -630,6 +630,17 @@ int main(void) {
     test_group_norm();
     test_pool();
     test_interp();
+    /* Again from inside a parallel region: the kernels then get a team of one
+     * thread however many they ask for, and must still cover everything. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#endif
+    {
+        test_softmax();
+        test_group_norm();
+        test_binary();
+    }
     test_eltwise();
     test_binary();
     test_convert();

@@ -23,7 +23,7 @@ pt_status pt_mem_unary_run(const pt_fused *f, const pt_tview *in, size_t nin, co
     {
         float xb[PT_MEM_CHUNK], yb[PT_MEM_CHUNK];
         int64_t b, e;
-        pt_mem_share(chunks, nt > 1 ? pt_thread_id() : 0, nt, &b, &e);
+        pt_mem_share(chunks, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
         for (int64_t c = b; c < e; ++c) {
             const int64_t at = c * PT_MEM_CHUNK, len = n - at < PT_MEM_CHUNK ? n - at : PT_MEM_CHUNK;
             if (copy) {
@@ -90,7 +90,7 @@ pt_status pt_mem_binary_run(const pt_fused *f, const pt_tview *in, size_t nin, c
     {
         float ab[PT_MEM_CHUNK], bb[PT_MEM_CHUNK], yb[PT_MEM_CHUNK];
         int64_t b, e;
-        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, nt, &b, &e);
+        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             const int64_t row = k / pieces_per_row, at = (k % pieces_per_row) * PT_MEM_CHUNK;
             binary_piece(p, v, a, bv, dst, row, at, inner - at < PT_MEM_CHUNK ? inner - at : PT_MEM_CHUNK, ab, bb, yb);

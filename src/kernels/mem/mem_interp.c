@@ -82,7 +82,7 @@ pt_status pt_mem_interp_run(const pt_fused *f, const pt_tview *in, size_t nin, c
         float *buf[16];
         for (int i = 0; i < 16; ++i) buf[i] = (float *)((char *)base + row * (size_t)i);
         int64_t b, e;
-        pt_mem_share(pixels, t, nt, &b, &e);
+        pt_mem_share(pixels, t, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             int64_t rest = k;
             const int64_t ow = rest % p->dd[4]; rest /= p->dd[4];

@@ -36,10 +36,22 @@ static inline void pt_mem_store(const pt_vec_ops *v, dnnl_data_type_t dt, void *
  * PT_MEM_BYTES_PER_THREAD each, at most ctx->nthreads, `cap` and items. */
 int pt_mem_threads(const pt_exec_ctx *ctx, size_t bytes, int64_t items, int cap);
 
-/* The share [*b, *e) of `n` items of thread t out of nt. */
-static inline void pt_mem_share(int64_t n, int t, int nt, int64_t *b, int64_t *e) {
-    *b = n * t / nt;
-    *e = n * (t + 1) / nt;
+/* Inside a region opened with num_threads(nt) if (nt > 1): the team the
+ * runtime actually gave (it may be smaller than nt, e.g. 1 when the caller
+ * already runs in a parallel region) and the calling thread's index. */
+static inline int pt_mem_team(int nt) {
+#ifdef _OPENMP
+    return nt > 1 ? omp_get_num_threads() : 1;
+#else
+    (void)nt;
+    return 1;
+#endif
+}
+
+/* The share [*b, *e) of `n` items of thread t in a team of `team`. */
+static inline void pt_mem_share(int64_t n, int t, int team, int64_t *b, int64_t *e) {
+    *b = n * t / team;
+    *e = n * (t + 1) / team;
 }
 
 #endif

@@ -41,7 +41,7 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
         const int t = nt > 1 ? pt_thread_id() : 0;
         float *xb = (float *)(s + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
         int64_t b, e;
-        pt_mem_share(rows, t, nt, &b, &e);
+        pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         for (int64_t r = b; r < e; ++r) {
             const float *x = pt_mem_load(v, sdt, src, r * len, len, xb);
             float *y = pt_mem_out(ddt, dst, r * len, yb);
@@ -86,11 +86,11 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        const int t = nt > 1 ? pt_thread_id() : 0;
+        const int t = nt > 1 ? pt_thread_id() : 0, team = pt_mem_team(nt);
         double *acc = (double *)(per + (cd + 2 * cf) * (size_t)t);
         float *xb = (float *)((char *)acc + cd), *yb = (float *)((char *)xb + cf);
         int64_t b, e;
-        pt_mem_share(p->sp, t, nt, &b, &e);
+        pt_mem_share(p->sp, t, team, &b, &e);
         for (int pass = 0; pass < 2; ++pass) { /* sums, then squared deviations */
             memset(acc, 0, (size_t)C * sizeof *acc);
             for (int64_t s = b; s < e; ++s) {
@@ -102,7 +102,7 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
 #pragma omp single
             for (int64_t g = 0; g < p->g; ++g) {
                 double sum = 0.0;
-                for (int u = 0; u < nt; ++u) {
+                for (int u = 0; u < team; ++u) {
                     const double *a = (const double *)(per + (cd + 2 * cf) * (size_t)u);
                     for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) sum += a[c];
                 }
@@ -156,7 +156,7 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
         const int t = nt > 1 ? pt_thread_id() : 0;
         float *xb = (float *)((char *)scratch + (block + chan) * (size_t)t), *yb = (float *)((char *)xb + block);
         int64_t b, e;
-        pt_mem_share(p->groups, t, nt, &b, &e);
+        pt_mem_share(p->groups, t, pt_mem_team(nt), &b, &e);
         for (int64_t ng = b; ng < e; ++ng) {
             const float *x = pt_mem_load(v, sdt, src->data, ng * cnt, cnt, xb);
             const double mu = cnt > 0 ? v->sum_f64(x, cnt) / (double)cnt : 0.0;

@@ -46,7 +46,7 @@ pt_status pt_mem_permute_run(const pt_fused *f, const pt_tview *in, size_t nin, 
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int64_t b, e;
-        pt_mem_share(items, nt > 1 ? pt_thread_id() : 0, nt, &b, &e);
+        pt_mem_share(items, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             int64_t so, dof;
             outer_offsets(p, k / (ta * tb), &so, &dof);

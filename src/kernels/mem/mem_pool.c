@@ -35,7 +35,7 @@ pt_status pt_mem_pool_run(const pt_fused *f, const pt_tview *in, size_t nin, con
         float *res = (float *)((char *)acc + round64((size_t)C * sizeof(double)));
         float *tap = (float *)((char *)res + round64((size_t)C * sizeof(float)));
         int64_t b, e;
-        pt_mem_share(pixels, t, nt, &b, &e);
+        pt_mem_share(pixels, t, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             int64_t rest = k;
             const int64_t ow = rest % p->dd[4]; rest /= p->dd[4];

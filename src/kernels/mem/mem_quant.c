@@ -118,7 +118,7 @@ pt_status pt_mem_quant_run(const pt_fused *f, const pt_tview *in, size_t nin, co
     {
         float xb[PT_MEM_CHUNK], sb[PT_MEM_CHUNK], zb[PT_MEM_CHUNK];
         int64_t b, e;
-        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, nt, &b, &e);
+        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             const int64_t row = k / per_row, at = (k % per_row) * PT_MEM_CHUNK;
             quant_piece(&q, v, src, dst, row, at, inner - at < PT_MEM_CHUNK ? inner - at : PT_MEM_CHUNK, xb, sb, zb);

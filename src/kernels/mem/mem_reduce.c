@@ -63,7 +63,7 @@ pt_status pt_mem_reduce_run(const pt_fused *f, const pt_tview *in, size_t nin, c
     {
         float acc[PT_MEM_CHUNK], xb[PT_MEM_CHUNK];
         int64_t b, e;
-        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, nt, &b, &e);
+        pt_mem_share(pieces, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
         for (int64_t k = b; k < e; ++k) {
             const int64_t o = k / per_outer, at = (k % per_outer) * PT_MEM_CHUNK;
             const int64_t len = p->inner - at < PT_MEM_CHUNK ? p->inner - at : PT_MEM_CHUNK;

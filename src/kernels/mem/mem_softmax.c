@@ -71,7 +71,7 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
         const int t = nt > 1 ? pt_thread_id() : 0;
         float *x = (float *)((char *)scratch + per * (size_t)t), *tmp = x + p->len;
         int64_t b, e;
-        pt_mem_share(rows, t, nt, &b, &e);
+        pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         /* A contiguous f32 destination row serves as the working row itself. */
         const bool in_place = p->inner == 1 && p->dst_dt == dnnl_f32;
         for (int64_t r = b; r < e; ++r) {
