@@ -26,8 +26,20 @@ static float next_value(void *ctx) {
     return g_scale * tg_lcg_pm1(&g_rng);
 }
 
-/* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero points. */
-enum { FILL_DATA, FILL_SCALE, FILL_ZP };
+/* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
+ * points, and attention-like scores whose rows of g_row_len elements are
+ * every third one fully -inf (partly -inf otherwise). */
+enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED };
+static int64_t g_row_len = 1, g_elem;
+
+static float next_masked(void *ctx) {
+    (void)ctx;
+    const int64_t row = g_elem / g_row_len, i = g_elem % g_row_len;
+    ++g_elem;
+    const float r = 3.f * tg_lcg_pm1(&g_rng);
+    if (row % 3 == 0) return -INFINITY;
+    return (i + row) % 4 == 1 ? -INFINITY : r;
+}
 
 static float next_scale(void *ctx) {
     (void)ctx;
@@ -40,7 +52,13 @@ static float next_zp(void *ctx) {
 }
 
 static void fill_input(const tg_graph *g, int t, void *buf) {
-    tg_fill(&g->lt[t], buf, g->fill[t] == FILL_SCALE ? next_scale : g->fill[t] == FILL_ZP ? next_zp : next_value, NULL);
+    g_elem = 0;
+    tg_fill(&g->lt[t], buf,
+            g->fill[t] == FILL_SCALE ? next_scale
+            : g->fill[t] == FILL_ZP  ? next_zp
+            : g->fill[t] == FILL_MASKED ? next_masked
+                                        : next_value,
+            NULL);
 }
 
 static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
@@ -145,6 +163,21 @@ static void test_softmax(void) {
         char name[96];
         snprintf(name, sizeof name, "%s %s rank %d axis %d", is_log ? "LogSoftmax" : "SoftMax", pt_dt_name(dt), r, axis);
         run_case(name, &g, true, is_log ? tol_log_softmax : tol_softmax);
+    }
+    /* Masked rows (all -inf, and partly -inf) along the last axis, both modes. */
+    for (int c = 0; c < 8; ++c) {
+        tg_graph g = {0};
+        const int64_t d[3] = {2, 9, c < 4 ? 33 : 100};
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const size_t x = tg_tensor(&g, dt, 3, d, NULL), y = tg_tensor(&g, dt, 3, d, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_softmax, 1, &x, 1, &y);
+        const int64_t ax = -1;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        tg_attr_str(o, dnnl_graph_op_attr_mode, c % 2 ? "inf_as_zero" : "none");
+        g.fill[x - 1] = FILL_MASKED;
+        g_row_len = d[2];
+        g.result[g.nres++] = y;
+        run_case(c % 2 ? "SoftMax masked rows inf_as_zero" : "SoftMax masked rows", &g, true, tol_softmax);
     }
     /* A strided (non-dense) source is declined: the reference runs. */
     tg_graph g = {0};
