@@ -100,6 +100,7 @@ bench: bench-deps bench-onednn
 	$(MAKE) --no-print-directory build
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_peak $(BENCH_PEAK_ARGS)
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_matmul $(BENCH_MATMUL_ARGS)
+	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_membound $(BENCH_MEMBOUND_ARGS)
 	OMP_NUM_THREADS=2 ./$(BENCH_DIR)/bench_vs_onednn --onednn-dir=$(abspath $(ONEDNN_VENV))/lib $(BENCH_VS_ONEDNN_ARGS)
 
 bench-sdpa: build

@@ -9,6 +9,7 @@
 #include "compile/compiled.h"
 #include "compile/fused_lowering.h"
 #include "compile/lower_fused.h"
+#include "compile/lower_single_op.h"
 #include "compile/ref_bind.h"
 #include "ops/op_schema.h"
 #include "partition/pattern_chain.h"
@@ -390,6 +391,17 @@ static const char *family_name(pt_fused_family f) {
     return (int)f >= 0 && f < PT_FUSED_COUNT ? names[f] : "?";
 }
 
+/* Verbose family of a single-op partition's fused kernel. */
+static const char *lone_family_name(int kind, const pt_compiled *c) {
+    if (kind == dnnl_graph_op_reorder && c->fused.npacked > 0) return "packed_reorder";
+    if (kind == dnnl_graph_op_convolution_backward_weights || kind == dnnl_graph_op_conv_transpose_backward_weights)
+        return "conv_bwd_weights";
+    if (kind == dnnl_graph_op_matmul || kind == dnnl_graph_op_convolution_backward_data ||
+        kind == dnnl_graph_op_conv_transpose_backward_data)
+        return "compute_post_ops";
+    return "single_op";
+}
+
 /* The static part of the partition's verbose lines (heap; NULL on OOM):
  * engine, partition id, pattern row, ops, ports (type:id:dims:strides),
  * math mode, kernel and ISA. */
@@ -408,12 +420,7 @@ static char *describe(const pt_partition_impl *p, const pt_compiled *c, const ch
     put(&t, ",fpm:%s%s", pt_fpmath_name(c->fpmath), c->apply_to_int ? ":apply_to_int" : "");
     if (c->has_fused) {
         const int lone = c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
-        const char *fam = p->row                                               ? family_name(p->row->fused)
-                          : lone == dnnl_graph_op_reorder                      ? "packed_reorder"
-                          : lone == dnnl_graph_op_convolution_backward_weights ||
-                                    lone == dnnl_graph_op_conv_transpose_backward_weights
-                              ? "conv_bwd_weights"
-                                                                               : "compute_post_ops";
+        const char *fam = p->row ? family_name(p->row->fused) : lone_family_name(lone, c);
         put(&t, ",kernel:%s%s%s", fam, c->fused.kernel_name ? "/" : "", c->fused.kernel_name ? c->fused.kernel_name : "");
     } else {
         put(&t, ",kernel:reference%s%s", step_gemm ? "+gemm/" : "", step_gemm ? step_gemm : "");
@@ -546,16 +553,8 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
      * (with an empty epilogue), like every other MatMul partition. */
     bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
     if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
-    /* Lone convolution backward ops run on the engine too: backward data as
-     * a transposed convolution (compute lowering), backward weights on its
-     * own kernel. */
-    const int lone_kind = !p->row && c && c->nsteps == 1 ? (int)c->steps[0].op->kind : -1;
-    const bool lone_bwd_data = lone_kind == dnnl_graph_op_convolution_backward_data ||
-                               lone_kind == dnnl_graph_op_conv_transpose_backward_data;
-    if (lone_bwd_data) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
-    if (lone_kind == dnnl_graph_op_convolution_backward_weights ||
-        lone_kind == dnnl_graph_op_conv_transpose_backward_weights)
-        lower = pt_lower_conv_bwd_weights;
+    /* Other single-op partitions whose kind has a fast kernel (lower_single_op.h). */
+    else if (!p->row && c && c->nsteps == 1) lower = pt_single_op_lowering(c->steps[0].op->kind);
     size_t *in_layout = NULL, *out_layout = NULL;
     if (st == dnnl_success) st = given_layouts(p, nin, inputs, nout, outputs, &in_layout, &out_layout);
     pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply, .in_layout = in_layout, .out_layout = out_layout};
@@ -575,8 +574,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         for (size_t i = 0; ops && i < c->nsteps; ++i) ops[i] = c->steps[i].op;
         /* Steps skip End ops: keep each step's role beside it. */
         for (size_t o = 0, i = 0; roles && o < p->nops; ++o)
-            if (p->ops[o]->kind != dnnl_graph_op_end)
-                roles[i++] = lone_matmul || lone_bwd_data ? PT_CHAIN_ANCHOR : p->roles[o];
+            if (p->ops[o]->kind != dnnl_graph_op_end) roles[i++] = !p->row ? PT_CHAIN_ANCHOR : p->roles[o];
         pt_fused f = {0};
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */

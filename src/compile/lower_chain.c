@@ -13,6 +13,7 @@
 
 #include "compile/lower_fused.h"
 #include "compile/lower_postops.h"
+#include "compile/lower_single_op.h"
 #include "compile/ref_bind.h"
 #include "ir/dtype.h"
 #include "kernels/fused/chain_post_ops.h"
@@ -275,6 +276,11 @@ pt_status pt_lower_chain_post_ops(const pt_op *const *ops, const int *roles, siz
                                   size_t nin, const pt_lt *out, size_t nout, pt_fused *fused,
                                   const pt_lower_ctx *lc) {
     if (!ops || !nops || !fused || nout < 1) return unimpl("an empty partition");
+    /* A chain of one op (a lone SoftMax, LayerNorm, ...) runs the fast
+     * single-op kernel of its kind when there is one; pt_prepare_chain_post_ops
+     * (no lowering context) keeps the chain kernel for the tests that pin it. */
+    pt_lower_fn single = nops == 1 && lc ? pt_single_op_lowering(ops[0]->kind) : NULL;
+    if (single && single(ops, roles, nops, in, nin, out, nout, fused, lc) == dnnl_success) return dnnl_success;
     ch_state *s = calloc(1, sizeof *s);
     ch_work w = {0};
     w.ops = calloc(nops, sizeof *w.ops);

@@ -3,6 +3,7 @@
  * are the reference kernels' (ref_eltwise.c, ref_binary.c, ref_quant.c,
  * ref_norm.c), written the same way so results are bit-identical. */
 #include "kernels/fused/postops.h"
+#include "kernels/vec/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -139,6 +140,9 @@ static const float *opd_values(const po_bound *b, const po_opd *o, float *const 
 
 static void run_binary(int kind, const float *A, float av, bool sa, const float *B, float bv, bool sb, float *d,
                        int64_t n) {
+    /* The vector rows compute these kinds with the same f32 operations
+     * (tests/test_int_vec.c checks them bit for bit). */
+    if (!(sa && sb) && pt_vec()->binary(kind, d, sa ? &av : A, sa ? 0 : 1, sb ? &bv : B, sb ? 0 : 1, n)) return;
     switch (kind) {
         case dnnl_graph_op_add: PO_BIN_LOOPS(a + b); break;
         case dnnl_graph_op_subtract: PO_BIN_LOOPS(a - b); break;
@@ -153,6 +157,16 @@ static void run_binary(int kind, const float *A, float av, bool sa, const float 
 }
 
 static void run_unary(const po_unary *u, const float *s, float *d, int64_t n) {
+    switch (u->kind) {
+        case dnnl_graph_op_relu:
+        case dnnl_graph_op_abs:
+        case dnnl_graph_op_square:
+        case dnnl_graph_op_clamp:
+            /* Exact kinds: the vector rows give the reference's bits. */
+            if (pt_vec()->eltwise(u, d, s, n)) return;
+            break;
+        default: break;
+    }
     switch (u->kind) {
         case dnnl_graph_op_relu:
             for (int64_t i = 0; i < n; ++i) d[i] = s[i] > 0.f ? s[i] : (isnan(s[i]) ? s[i] : 0.f);

@@ -18,4 +18,31 @@
 #define PT_EXP_C3 (1.f / 6.f)
 #define PT_EXP_C2 0.5f
 
+/* tanh: for |x| < PT_TANH_SMALL its odd Taylor series to x^15 (the first
+ * omitted term is below 2^-24 relative there); above, 1 - 2 / (exp(2|x|) + 1)
+ * with the sign of x. */
+#define PT_TANH_SMALL 0.55f
+#define PT_TANH_T3 (-1.f / 3.f)
+#define PT_TANH_T5 (2.f / 15.f)
+#define PT_TANH_T7 (-17.f / 315.f)
+#define PT_TANH_T9 (62.f / 2835.f)
+#define PT_TANH_T11 (-1382.f / 155925.f)
+#define PT_TANH_T13 (21844.f / 6081075.f)
+#define PT_TANH_T15 (-929569.f / 638512875.f)
+
+/* erfc(z) for z >= 0 as t·exp(-z² + P(t)), t = 1 / (1 + z/2): the Chebyshev
+ * fit published in Numerical Recipes (relative error below 1.2e-7 for every
+ * z >= 0), so GELU(x) = x·erfc(-x/√2)/2 keeps its relative accuracy for
+ * negative x too. */
+#define PT_ERFC_P0 (-1.26551223f)
+#define PT_ERFC_P1 1.00002368f
+#define PT_ERFC_P2 0.37409196f
+#define PT_ERFC_P3 0.09678418f
+#define PT_ERFC_P4 (-0.18628806f)
+#define PT_ERFC_P5 0.27886807f
+#define PT_ERFC_P6 (-1.13520398f)
+#define PT_ERFC_P7 1.48851587f
+#define PT_ERFC_P8 (-0.82215223f)
+#define PT_ERFC_P9 0.17087277f
+
 #endif

@@ -1,0 +1,181 @@
+/* LayerNorm and RMSNorm on dense tensors (kernels/mem/mem.h): per row, the
+ * statistics in f64 lanes over the row held in L1/L2 (two passes for the
+ * mean and the variance, as the reference), then one pass that normalises
+ * in f64 and rounds once. */
+#include <math.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "kernels/mem/mem_io.h"
+
+static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
+
+size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p) {
+    const size_t row = round64((size_t)p->len * sizeof(float));
+    return 2 * row + 2 * row * (size_t)p->threads;
+}
+
+/* An affine parameter as f32: the tensor itself, or converted into buf. */
+static const float *param_f32(const pt_vec_ops *v, const pt_tview *t, int64_t len, float *buf) {
+    return pt_mem_load(v, t->lt.data_type, t->data, 0, len, buf);
+}
+
+pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                          void *scratch, const pt_exec_ctx *ctx) {
+    const pt_mem_norm_plan *p = f->state;
+    (void)nin, (void)nout; /* the lowering mapped every port (p->io) */
+    const pt_vec_ops *v = pt_vec();
+    const int64_t len = p->len, rows = p->rows;
+    const size_t row = round64((size_t)len * sizeof(float));
+    char *s = scratch;
+    const float *g = p->has_gamma ? param_f32(v, &in[p->io.in[1]], len, (float *)s) : NULL;
+    const float *bt = p->has_beta ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + row)) : NULL;
+    const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
+    const size_t bytes = (size_t)(rows * len) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+    const int nt = pt_mem_threads(ctx, bytes, rows, p->threads);
+    const void *src = in[p->io.in[0]].data;
+    void *dst = out[p->io.out[0]].data;
+    const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        float *xb = (float *)(s + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
+        int64_t b, e;
+        pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
+        for (int64_t r = b; r < e; ++r) {
+            const float *x = pt_mem_load(v, sdt, src, r * len, len, xb);
+            float *y = pt_mem_out(ddt, dst, r * len, yb);
+            double mu = 0.0, var_r;
+            if (p->rms) {
+                var_r = len > 0 ? v->sum_sq_dev_f64(x, len, 0.0) / (double)len : 0.0;
+            } else {
+                mu = len > 0 ? v->sum_f64(x, len) / (double)len : 0.0;
+                var_r = len > 0 ? v->sum_sq_dev_f64(x, len, mu) / (double)len : 0.0;
+            }
+            v->normalize(y, x, len, mu, 1.0 / sqrt(var_r + p->eps), g, bt);
+            pt_mem_store(v, ddt, dst, r * len, len, y);
+            if (p->has_stats) {
+                pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
+                pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);
+            }
+        }
+    }
+    return dnnl_success;
+}
+
+/* ---- GroupNorm ---- */
+
+size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
+    if (p->nxc) { /* shared per-channel mean, scale, shift; per thread sums and two rows */
+        const size_t C = (size_t)(p->g * p->cg);
+        return 3 * round64(C * sizeof(double)) +
+               (round64(C * sizeof(double)) + 2 * round64(C * sizeof(float))) * (size_t)p->threads;
+    }
+    const size_t block = round64((size_t)(p->cg * p->sp) * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
+    return (block + chan) * (size_t)p->threads;
+}
+
+/* NXC: one sample's [SP, C] slab at element `base`. */
+static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, const pt_tview *src, const pt_tview *dst,
+                             const pt_tview *gamma, const pt_tview *beta, const pt_tview *mean, const pt_tview *var,
+                             int64_t n, char *scratch, int nt) {
+    const int64_t C = p->g * p->cg, base = n * p->sp * C, cnt = p->cg * p->sp;
+    const size_t cd = round64((size_t)C * sizeof(double)), cf = round64((size_t)C * sizeof(float));
+    double *mean_c = (double *)scratch, *scale_c = (double *)(scratch + cd), *shift_c = (double *)(scratch + 2 * cd);
+    char *per = scratch + 3 * cd;
+    const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0, team = pt_mem_team(nt);
+        double *acc = (double *)(per + (cd + 2 * cf) * (size_t)t);
+        float *xb = (float *)((char *)acc + cd), *yb = (float *)((char *)xb + cf);
+        int64_t b, e;
+        pt_mem_share(p->sp, t, team, &b, &e);
+        for (int pass = 0; pass < 2; ++pass) { /* sums, then squared deviations */
+            memset(acc, 0, (size_t)C * sizeof *acc);
+            for (int64_t s = b; s < e; ++s) {
+                const float *x = pt_mem_load(v, sdt, src->data, base + s * C, C, xb);
+                if (pass == 0) v->acc_f64(acc, x, C);
+                else v->acc_sq_dev_f64(acc, x, mean_c, C);
+            }
+#pragma omp barrier
+#pragma omp single
+            for (int64_t g = 0; g < p->g; ++g) {
+                double sum = 0.0;
+                for (int u = 0; u < team; ++u) {
+                    const double *a = (const double *)(per + (cd + 2 * cf) * (size_t)u);
+                    for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) sum += a[c];
+                }
+                const double m = cnt > 0 ? sum / (double)cnt : 0.0;
+                if (pass == 0) {
+                    for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) mean_c[c] = m;
+                    continue;
+                }
+                const double inv = 1.0 / sqrt(m + p->eps);
+                for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) {
+                    scale_c[c] = inv * (gamma ? pt_load_f32(gamma->data, gamma->lt.data_type, c) : 1.0);
+                    shift_c[c] = beta ? pt_load_f32(beta->data, beta->lt.data_type, c) : 0.0;
+                }
+                if (mean) {
+                    pt_store_f32(mean->data, mean->lt.data_type, n * p->g + g, (float)mean_c[g * p->cg]);
+                    pt_store_f32(var->data, var->lt.data_type, n * p->g + g, (float)m);
+                }
+            }
+        }
+        for (int64_t s = b; s < e; ++s) {
+            const float *x = pt_mem_load(v, sdt, src->data, base + s * C, C, xb);
+            float *y = pt_mem_out(ddt, dst->data, base + s * C, yb);
+            v->normalize_each(y, x, C, mean_c, scale_c, shift_c);
+            pt_mem_store(v, ddt, dst->data, base + s * C, C, y);
+        }
+    }
+}
+
+pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                           void *scratch, const pt_exec_ctx *ctx) {
+    (void)nin, (void)nout;
+    const pt_mem_gnorm_plan *p = f->state;
+    const pt_vec_ops *v = pt_vec();
+    const pt_tview *src = &in[p->io.in[0]], *dst = &out[p->io.out[0]];
+    const pt_tview *gamma = p->has_affine ? &in[p->io.in[1]] : NULL, *beta = p->has_affine ? &in[p->io.in[2]] : NULL;
+    const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
+    const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
+    const int64_t cnt = p->cg * p->sp;
+    if (p->nxc) {
+        const size_t sample = (size_t)(cnt * p->g) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+        const int nt = pt_mem_threads(ctx, sample, p->sp, p->threads);
+        for (int64_t n = 0; n < p->groups / p->g; ++n)
+            gnorm_nxc_sample(p, v, src, dst, gamma, beta, mean, var, n, scratch, nt);
+        return dnnl_success;
+    }
+    const size_t block = round64((size_t)cnt * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
+    const size_t bytes = (size_t)(p->groups * cnt) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+    const int nt = pt_mem_threads(ctx, bytes, p->groups, p->threads);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        float *xb = (float *)((char *)scratch + (block + chan) * (size_t)t), *yb = (float *)((char *)xb + block);
+        int64_t b, e;
+        pt_mem_share(p->groups, t, pt_mem_team(nt), &b, &e);
+        for (int64_t ng = b; ng < e; ++ng) {
+            const float *x = pt_mem_load(v, sdt, src->data, ng * cnt, cnt, xb);
+            const double mu = cnt > 0 ? v->sum_f64(x, cnt) / (double)cnt : 0.0;
+            const double s2 = cnt > 0 ? v->sum_sq_dev_f64(x, cnt, mu) / (double)cnt : 0.0;
+            const double inv = 1.0 / sqrt(s2 + p->eps);
+            for (int64_t c = 0; c < p->cg; ++c) {
+                const int64_t ch = ng % p->g * p->cg + c; /* channel of the sample */
+                const double gm = gamma ? pt_load_f32(gamma->data, gamma->lt.data_type, ch) : 1.0;
+                const double bt = beta ? pt_load_f32(beta->data, beta->lt.data_type, ch) : 0.0;
+                const int64_t at = ng * cnt + c * p->sp;
+                float *y = pt_mem_out(ddt, dst->data, at, yb);
+                v->normalize1(y, x + c * p->sp, p->sp, mu, inv * gm, bt); /* gamma folded into the scale */
+                pt_mem_store(v, ddt, dst->data, at, p->sp, y);
+            }
+            if (mean) {
+                pt_store_f32(mean->data, mean->lt.data_type, ng, (float)mu);
+                pt_store_f32(var->data, var->lt.data_type, ng, (float)s2);
+            }
+        }
+    }
+    return dnnl_success;
+}

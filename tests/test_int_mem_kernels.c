@@ -1,0 +1,685 @@
+/* The fast single-op kernels of the memory-bound ops (kernels/mem/,
+ * lowered by compile/lower_single_op.c) against their reference kernels.
+ *
+ * Every case is a one-op graph built through the public API with random
+ * shapes (dims of 1, odd sizes, tails of 16 and 32), run twice on the same
+ * inputs: normally (the partition must compile to the fast kernel, or, for
+ * the layouts it declines, to the reference) and with the fast kernel
+ * switched off (tg_run .reference: the reference kernel, the oracle).  The
+ * outputs must agree within the bounds of docs/numerics.md: identical for
+ * binary ops, conversions and the exact element-wise kinds; a few f32 ulps
+ * (and one ulp of a bf16 / f16 output) for the others.  CTest runs it again
+ * under PARTITA_ISA=avx2 and generic. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/dtype.h"
+#include "test_graph_util.h"
+
+static uint32_t g_rng = 0x9e3779b9u;
+static float g_scale = 1.f; /* inputs are uniform in [-g_scale, g_scale) */
+
+static float next_value(void *ctx) {
+    (void)ctx;
+    return g_scale * tg_lcg_pm1(&g_rng);
+}
+
+/* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
+ * points, and attention-like scores whose rows of g_row_len elements are
+ * every third one fully -inf (partly -inf otherwise). */
+enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED };
+static int64_t g_row_len = 1, g_elem;
+
+static float next_masked(void *ctx) {
+    (void)ctx;
+    const int64_t row = g_elem / g_row_len, i = g_elem % g_row_len;
+    ++g_elem;
+    const float r = 3.f * tg_lcg_pm1(&g_rng);
+    if (row % 3 == 0) return -INFINITY;
+    return (i + row) % 4 == 1 ? -INFINITY : r;
+}
+
+static float next_scale(void *ctx) {
+    (void)ctx;
+    return 0.01f + 0.05f * (tg_lcg_pm1(&g_rng) + 1.f);
+}
+
+static float next_zp(void *ctx) {
+    (void)ctx;
+    return (float)(tg_lcg(&g_rng) % 8u);
+}
+
+static void fill_input(const tg_graph *g, int t, void *buf) {
+    g_elem = 0;
+    tg_fill(&g->lt[t], buf,
+            g->fill[t] == FILL_SCALE ? next_scale
+            : g->fill[t] == FILL_ZP  ? next_zp
+            : g->fill[t] == FILL_MASKED ? next_masked
+                                        : next_value,
+            NULL);
+}
+
+static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
+#define NSIZES ((int)(sizeof k_sizes / sizeof k_sizes[0]))
+
+static int64_t pick_size(void) { return k_sizes[tg_lcg(&g_rng) % NSIZES]; }
+
+/* Random rank 1-4 shape of at most `cap` elements. */
+static int random_shape(int64_t *d, int64_t cap) {
+    const int r = 1 + (int)(tg_lcg(&g_rng) % 4);
+    int64_t n = 1;
+    for (int i = 0; i < r; ++i) {
+        d[i] = pick_size();
+        while (n * d[i] > cap && d[i] > 1) d[i] /= 2;
+        n *= d[i];
+    }
+    return r;
+}
+
+/* Tolerances (a: reference value; docs/numerics.md). */
+static double ulp_of_type(double a, const tg_lt *lt) {
+    const double m = fabs(a);
+    switch ((int)lt->data_type) {
+        case dnnl_bf16: return ldexp(m, -7) + 1e-38;
+        case dnnl_f16: return ldexp(m, -10) + ldexp(1.0, -24);
+        default: return 0.0;
+    }
+}
+/* SoftMax: exp within 3 ulp, lane-wise sums, a reciprocal instead of a division. */
+static double tol_softmax(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 2e-6 * fabs(a) + 1e-12 : ulp_of_type(a, lt);
+}
+/* LogSoftmax: log of a sum with a relative error of about 1e-6. */
+static double tol_log_softmax(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 1e-6 * fabs(a) + 2e-6 : ulp_of_type(a, lt) + 2e-6;
+}
+/* Normalisations: f64 statistics in another summation order. */
+static double tol_norm(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? ldexp(fabs(a), -23) + 1e-9 : ulp_of_type(a, lt);
+}
+/* Transcendental element-wise kinds (inputs within ±4 here). */
+static double tol_transcendental(double a, const tg_lt *lt) {
+    return lt->data_type == dnnl_f32 ? 4e-6 * fabs(a) + 1e-6 : ulp_of_type(a, lt) + 1e-6;
+}
+
+static int g_cases, g_fast;
+
+/* Runs one single-op graph three ways on the same inputs: under the debug
+ * policy (a single-op partition: fused means the fast kernel) with the fast
+ * kernel on and off (the reference), and under the fusion policy (where a
+ * lone SoftMax, LayerNorm, ... is a one-op chain partition that takes the
+ * same fast kernel); both fast results are compared with the reference. */
+static void run_case(const char *name, const tg_graph *g, bool want_fast, double (*tol)(double, const tg_lt *)) {
+    const tg_graph *sets[3] = {g, g, g};
+    tg_bufs B;
+    tg_bufs_alloc(&B, sets, 3, fill_input);
+    tg_run_info fi, ri, ci;
+    bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug}, B.set[0], &fi);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, B.set[1], &ri);
+    ok = ok && tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_fusion}, B.set[2], &ci);
+    CHECK(ok);
+    ++g_cases;
+    if (ok) {
+        CHECK_EQ_INT(fi.nparts, 1);
+        const bool fast = fi.nparts == 1 && fi.part[0].fused && !fi.part[0].row;
+        g_fast += fast;
+        if (fast != want_fast) fprintf(stderr, "  %s: fast kernel %d, expected %d\n", name, (int)fast, (int)want_fast);
+        CHECK(fast == want_fast);
+        for (int r = 0; r < g->nres; ++r) {
+            const size_t t = g->result[r] - 1;
+            for (int set = 0; set < 3; set += 2) {
+                tg_diff d = tg_diff_values(&g->lt[t], B.set[1][t], B.set[set][t], tol);
+                if (d.bad)
+                    fprintf(stderr, "  %s (%s policy): output %d: %lld of %lld differ (worst %g)\n", name,
+                            set ? "fusion" : "debug", r, (long long)d.bad, (long long)d.total, d.worst);
+                CHECK(d.bad == 0);
+            }
+        }
+    }
+    tg_bufs_free(&B);
+}
+
+static const dnnl_data_type_t k_float_types[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+
+/* ---- SoftMax / LogSoftmax: axis first, middle, last; inf_as_zero ---- */
+
+static void test_softmax(void) {
+    for (int c = 0; c < 60; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 30000);
+        const int axis = c % 3 == 0 ? r - 1 : (c % 3 == 1 ? 0 : r / 2);
+        const bool is_log = c % 4 == 3;
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        tg_op *o = tg_add(&g, is_log ? dnnl_graph_op_log_softmax : dnnl_graph_op_softmax, 1, &x, 1, &y);
+        const int64_t ax = c % 2 ? axis - r : axis; /* negative axes too */
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        if (!is_log && c % 5 == 1) tg_attr_str(o, dnnl_graph_op_attr_mode, "inf_as_zero");
+        g.result[g.nres++] = y;
+        g_scale = c % 7 == 0 ? 30.f : 3.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s rank %d axis %d", is_log ? "LogSoftmax" : "SoftMax", pt_dt_name(dt), r, axis);
+        run_case(name, &g, true, is_log ? tol_log_softmax : tol_softmax);
+    }
+    /* Masked rows (all -inf, and partly -inf) along the last axis, both modes. */
+    for (int c = 0; c < 8; ++c) {
+        tg_graph g = {0};
+        const int64_t d[3] = {2, 9, c < 4 ? 33 : 100};
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const size_t x = tg_tensor(&g, dt, 3, d, NULL), y = tg_tensor(&g, dt, 3, d, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_softmax, 1, &x, 1, &y);
+        const int64_t ax = -1;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        tg_attr_str(o, dnnl_graph_op_attr_mode, c % 2 ? "inf_as_zero" : "none");
+        g.fill[x - 1] = FILL_MASKED;
+        g_row_len = d[2];
+        g.result[g.nres++] = y;
+        run_case(c % 2 ? "SoftMax masked rows inf_as_zero" : "SoftMax masked rows", &g, true, tol_softmax);
+    }
+    /* A strided (non-dense) source is declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[2] = {5, 7}, st[2] = {9, 1};
+    const size_t x = tg_tensor(&g, dnnl_f32, 2, d, st), y = tg_tensor(&g, dnnl_f32, 2, d, NULL);
+    tg_op *o = tg_add(&g, dnnl_graph_op_softmax, 1, &x, 1, &y);
+    const int64_t ax = 1;
+    tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+    g.result[g.nres++] = y;
+    run_case("SoftMax strided", &g, false, NULL);
+}
+
+/* ---- LayerNorm / RMSNorm ---- */
+
+static void test_norm(void) {
+    for (int c = 0; c < 48; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 30000);
+        const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
+        const int a = begin < 0 ? r - 1 : (int)begin;
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool rms = c % 2 == 1;
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        /* gamma / beta: the normalised dims, f32 or the source type. */
+        const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
+        const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
+        const bool affine = c % 5 != 4;
+        char name[96];
+        if (rms) {
+            size_t in[2] = {x, gm};
+            tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
+            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+            g.result[g.nres++] = y;
+        } else {
+            int64_t sd[4];
+            for (int i = 0; i < a; ++i) sd[i] = d[i];
+            const bool stats = c % 4 == 0;
+            const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
+            size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+            tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
+            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+            tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+            tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
+            const float eps = 1e-3f;
+            tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
+            g.result[g.nres++] = y;
+            if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+        }
+        g_scale = c % 4 == 1 ? 100.f : 2.f;
+        snprintf(name, sizeof name, "%s %s rank %d begin %d%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
+                 affine ? " affine" : "");
+        run_case(name, &g, true, tol_norm);
+    }
+}
+
+/* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
+
+static void test_group_norm(void) {
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        const int64_t groups_of[] = {1, 2, 3, 4, 8};
+        const int64_t G = groups_of[c % 5], C = G * (1 + (int64_t)(tg_lcg(&g_rng) % 6u));
+        const int r = 2 + (int)(tg_lcg(&g_rng) % 3u);
+        int64_t d[4] = {1 + (int64_t)(tg_lcg(&g_rng) % 3u), C, 1, 1};
+        for (int i = 2; i < r; ++i) d[i] = pick_size();
+        const bool nxc = c % 3 == 2 && r > 2;
+        if (nxc) { /* [N, spatial..., C] */
+            d[1] = d[r - 1];
+            d[r - 1] = C;
+        }
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool affine = c % 4 != 3, stats = c % 4 == 0;
+        const int64_t cd[1] = {C}, sd[2] = {d[0], G};
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
+        const size_t mean = tg_tensor(&g, dnnl_f32, 2, sd, NULL), var = tg_tensor(&g, dnnl_f32, 2, sd, NULL);
+        const size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, affine ? 3 : 1, in, stats ? 3 : 1, out);
+        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        if (stats) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+        g_scale = c % 4 == 1 ? 50.f : 2.f;
+        char name[96];
+        snprintf(name, sizeof name, "GroupNorm %s %s rank %d C %lld G %lld%s", nxc ? "NXC" : "NCX", pt_dt_name(dt), r,
+                 (long long)C, (long long)G, affine ? " affine" : "");
+        run_case(name, &g, true, tol_norm);
+    }
+}
+
+/* ---- MaxPool / AvgPool: NXC fast and bit-identical, NCX declined ---- */
+
+static void test_pool(void) {
+    for (int c = 0; c < 36; ++c) {
+        tg_graph g = {0};
+        const bool is_max = c % 2 == 0, nxc = c % 9 != 8;
+        const int k = 1 + (int)(tg_lcg(&g_rng) % 3u); /* spatial dims */
+        const int64_t C = pick_size();
+        int64_t d[5], od[5], K[3], S[3], P[3], Dl[3];
+        d[0] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+        od[0] = d[0];
+        for (int i = 0; i < k; ++i) {
+            int64_t I = 3 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 6u : 14u));
+            K[i] = 1 + (int64_t)(tg_lcg(&g_rng) % 3u);
+            S[i] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+            P[i] = (int64_t)(tg_lcg(&g_rng) % (uint32_t)K[i]);
+            Dl[i] = is_max ? 1 + (int64_t)(tg_lcg(&g_rng) % 2u) : 1;
+            const int64_t ext = (K[i] - 1) * Dl[i] + 1;
+            if (I < ext) I = ext; /* at least one output */
+            const int64_t O = (I + 2 * P[i] - ext) / S[i] + 1;
+            d[nxc ? 1 + i : 2 + i] = I;
+            od[nxc ? 1 + i : 2 + i] = O;
+        }
+        d[nxc ? k + 1 : 1] = C;
+        od[nxc ? k + 1 : 1] = C;
+        const dnnl_data_type_t dt = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, dt, k + 2, d, NULL), y = tg_tensor(&g, dt, k + 2, od, NULL);
+        tg_op *o = tg_add(&g, is_max ? dnnl_graph_op_max_pool : dnnl_graph_op_avg_pool, 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_kernel, K, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_strides, S, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_begin, P, k);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_end, P, k);
+        if (is_max) tg_attr_s64(o, dnnl_graph_op_attr_dilations, Dl, k);
+        else tg_attr_bool(o, dnnl_graph_op_attr_exclude_pad, c % 4 == 1);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s %s %dD C %lld K %lld S %lld P %lld", is_max ? "MaxPool" : "AvgPool",
+                 nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, (long long)K[0], (long long)S[0], (long long)P[0]);
+        run_case(name, &g, nxc, NULL);
+    }
+}
+
+/* ---- Interpolate: NXC fast and bit-identical, NCX declined ---- */
+
+static void test_interp(void) {
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        const bool nearest = c % 2 == 0, nxc = c % 10 != 9, align = c % 3 == 1;
+        const int k = 1 + (int)(tg_lcg(&g_rng) % 3u);
+        const int64_t C = pick_size();
+        int64_t d[5], od[5], sizes[3];
+        d[0] = od[0] = 1 + (int64_t)(tg_lcg(&g_rng) % 2u);
+        for (int i = 0; i < k; ++i) {
+            d[nxc ? 1 + i : 2 + i] = 1 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 5u : 9u));
+            sizes[i] = od[nxc ? 1 + i : 2 + i] = 1 + (int64_t)(tg_lcg(&g_rng) % (k == 3 ? 7u : 13u));
+        }
+        d[nxc ? k + 1 : 1] = od[nxc ? k + 1 : 1] = C;
+        const dnnl_data_type_t dt = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, dt, k + 2, d, NULL), y = tg_tensor(&g, dt, k + 2, od, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_interpolate, 1, &x, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_mode, nearest ? "nearest" : "linear");
+        tg_attr_str(o, dnnl_graph_op_attr_coordinate_transformation_mode, align ? "align_corners" : "half_pixel");
+        tg_attr_s64(o, dnnl_graph_op_attr_sizes, sizes, k);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "Interpolate %s %s %s %dD C %lld%s", nearest ? "nearest" : "linear",
+                 nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, align ? " align_corners" : "");
+        run_case(name, &g, nxc, NULL);
+    }
+}
+
+/* ---- unary element-wise ops ---- */
+
+static void test_eltwise(void) {
+    const struct {
+        dnnl_graph_op_kind_t kind;
+        bool exact;
+        const char *mode; /* GELU */
+        int nf;
+        int attr[2];
+        float val[2];
+    } kinds[] = {
+        {dnnl_graph_op_relu, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_gelu, false, "gelu_erf", 0, {0}, {0}},
+        {dnnl_graph_op_gelu, false, "gelu_tanh", 0, {0}, {0}},
+        {dnnl_graph_op_sigmoid, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_tanh, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_exp, false, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_clamp, true, NULL, 2, {dnnl_graph_op_attr_min, dnnl_graph_op_attr_max}, {-0.5f, 1.5f}},
+        {dnnl_graph_op_leaky_relu, true, NULL, 1, {dnnl_graph_op_attr_alpha}, {0.1f}},
+        {dnnl_graph_op_abs, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_square, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_sqrt, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_reciprocal, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_round, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_hard_sigmoid, true, NULL, 2, {dnnl_graph_op_attr_alpha, dnnl_graph_op_attr_beta}, {0.2f, 0.5f}},
+        {dnnl_graph_op_hard_swish, true, NULL, 0, {0}, {0}},
+        {dnnl_graph_op_elu, true, NULL, 1, {dnnl_graph_op_attr_alpha}, {0.7f}},       /* reference formula */
+        {dnnl_graph_op_mish, true, NULL, 0, {0}, {0}},                                 /* reference formula */
+        {dnnl_graph_op_softplus, true, NULL, 1, {dnnl_graph_op_attr_beta}, {1.5f}},   /* reference formula */
+    };
+    const int nk = (int)(sizeof kinds / sizeof kinds[0]);
+    for (int c = 0; c < 3 * nk; ++c) {
+        const int k = c % nk;
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 5 == 0 ? 200000 : 5000);
+        const dnnl_data_type_t dt = k_float_types[(c / nk) % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+        tg_op *o = tg_add(&g, kinds[k].kind, 1, &x, 1, &y);
+        if (kinds[k].mode) tg_attr_str(o, dnnl_graph_op_attr_mode, kinds[k].mode);
+        for (int a = 0; a < kinds[k].nf; ++a) tg_attr_f32(o, kinds[k].attr[a], &kinds[k].val[a], 1);
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "eltwise kind %d %s n=%lld", (int)kinds[k].kind, pt_dt_name(dt), (long long)tg_nelems(&g.lt[x - 1]));
+        run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
+    }
+}
+
+/* ---- binary ops with broadcast ---- */
+
+static void test_binary(void) {
+    const dnnl_graph_op_kind_t kinds[] = {dnnl_graph_op_add,    dnnl_graph_op_subtract, dnnl_graph_op_multiply,
+                                          dnnl_graph_op_divide, dnnl_graph_op_maximum,  dnnl_graph_op_minimum};
+    for (int c = 0; c < 72; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], da[4], db[4];
+        const int r = random_shape(d, c % 7 == 0 ? 150000 : 8000);
+        int ra = r, rb = r;
+        memcpy(da, d, sizeof d);
+        memcpy(db, d, sizeof d);
+        const char *form;
+        switch (c % 6) {
+            case 0: form = "same"; break;
+            case 1: form = "row"; rb = 1, db[0] = d[r - 1]; break;         /* b: last dim only */
+            case 2: form = "column"; db[r - 1] = 1; break;                 /* b: [..., 1] */
+            case 3: form = "scalar"; rb = 1, db[0] = 1; break;
+            case 4: form = "a broadcast"; da[0] = 1; if (r > 1) da[r - 1] = 1; break;
+            default: /* both ways: a [.., M, 1], b [.., 1, N] */
+                form = "outer";
+                da[r - 1] = 1;
+                if (r > 1) db[r - 2] = 1;
+                break;
+        }
+        const dnnl_data_type_t dt = k_float_types[(c / 6) % 3];
+        const size_t a = tg_tensor(&g, dt, ra, da, NULL), b = tg_tensor(&g, dt, rb, db, NULL);
+        const size_t y = tg_tensor(&g, dt, r, d, NULL);
+        const size_t in[2] = {a, b};
+        tg_add(&g, kinds[c % 6 == 0 ? (c / 6) % 6 : c % 6], 2, in, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = 2.f;
+        char name[96];
+        snprintf(name, sizeof name, "binary %s %s rank %d", form, pt_dt_name(dt), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* One tensor as both operands (one partition port). */
+    tg_graph g = {0};
+    const int64_t d[2] = {3, 37};
+    const size_t a = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 2, d, NULL);
+    const size_t in[2] = {a, a};
+    tg_add(&g, dnnl_graph_op_multiply, 2, in, 1, &y);
+    g.result[g.nres++] = y;
+    run_case("binary x*x", &g, true, NULL);
+}
+
+/* ---- TypeCast / Reorder / StaticTranspose ---- */
+
+/* A random permutation of 0..r-1. */
+static void random_order(int64_t *order, int r) {
+    for (int i = 0; i < r; ++i) order[i] = i;
+    for (int i = r - 1; i > 0; --i) {
+        const int j = (int)(tg_lcg(&g_rng) % (uint32_t)(i + 1));
+        const int64_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* Dense strides of `d` in a random dim order. */
+static void permuted_strides(const int64_t *d, int r, int64_t *st) {
+    int64_t order[4], step = 1;
+    random_order(order, r);
+    for (int i = r - 1; i >= 0; --i) {
+        st[order[i]] = step;
+        step *= d[order[i]];
+    }
+}
+
+static void test_convert(void) {
+    const dnnl_data_type_t pairs[][2] = {{dnnl_f32, dnnl_bf16}, {dnnl_bf16, dnnl_f32}, {dnnl_f32, dnnl_f16},
+                                         {dnnl_f16, dnnl_f32}};
+    for (int c = 0; c < 24; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 5 == 0 ? 200000 : 6000);
+        const bool reorder = c % 6 == 5;
+        const dnnl_data_type_t s = reorder ? k_float_types[c % 3] : pairs[c % 4][0];
+        const dnnl_data_type_t t = reorder ? s : pairs[c % 4][1];
+        const size_t x = tg_tensor(&g, s, r, d, NULL), y = tg_tensor(&g, t, r, d, NULL);
+        tg_add(&g, reorder ? dnnl_graph_op_reorder : dnnl_graph_op_type_cast, 1, &x, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = c % 3 == 0 ? 70000.f : 1.f; /* f16 overflow to infinity */
+        char name[96];
+        snprintf(name, sizeof name, "%s %s -> %s rank %d", reorder ? "Reorder" : "TypeCast", pt_dt_name(s), pt_dt_name(t), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* Reorders between dim orders (dense permuted strides on either side)
+     * and StaticTranspose: bit-identical copies, tiles and tails included. */
+    for (int c = 0; c < 30; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], ss[4], ds[4];
+        const int r = 2 + (int)(tg_lcg(&g_rng) % 3u);
+        int64_t n = 1;
+        for (int i = 0; i < r; ++i) {
+            d[i] = pick_size();
+            while (n * d[i] > (c % 5 == 0 ? 300000 : 20000) && d[i] > 1) d[i] /= 2;
+            n *= d[i];
+        }
+        const dnnl_data_type_t dt = k_float_types[c % 3];
+        const bool transpose = c % 2 == 1;
+        if (transpose) {
+            int64_t order[4], od[4];
+            random_order(order, r);
+            for (int i = 0; i < r; ++i) od[i] = d[order[i]];
+            const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, od, NULL);
+            tg_op *o = tg_add(&g, dnnl_graph_op_static_transpose, 1, &x, 1, &y);
+            tg_attr_s64(o, dnnl_graph_op_attr_order, order, r);
+            g.result[g.nres++] = y;
+        } else {
+            permuted_strides(d, r, ss);
+            permuted_strides(d, r, ds);
+            const size_t x = tg_tensor(&g, dt, r, d, ss), y = tg_tensor(&g, dt, r, d, ds);
+            tg_add(&g, dnnl_graph_op_reorder, 1, &x, 1, &y);
+            g.result[g.nres++] = y;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "%s %s rank %d", transpose ? "StaticTranspose" : "Reorder permuted", pt_dt_name(dt), r);
+        run_case(name, &g, true, NULL);
+    }
+    /* A Reorder into a padded (not dense) layout is declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[2] = {17, 33}, st[2] = {1, 20};
+    const size_t x = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 2, d, st);
+    tg_add(&g, dnnl_graph_op_reorder, 1, &x, 1, &y);
+    g.result[g.nres++] = y;
+    run_case("Reorder to a padded layout", &g, false, NULL);
+}
+
+/* ---- Quantize / Dequantize / DynamicQuantize / DynamicDequantize ---- */
+
+static void test_quant(void) {
+    const dnnl_data_type_t ints[] = {dnnl_s8, dnnl_u8};
+    for (int c = 0; c < 24; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, c % 6 == 0 ? 200000 : 6000);
+        const bool quantize = c % 2 == 0, per_channel = c % 3 != 0, with_zp = c % 4 < 2;
+        const int axis = c % 3 == 1 ? r - 1 : 0;
+        const dnnl_data_type_t qt = ints[(c / 2) % 2];
+        const size_t x = tg_tensor(&g, quantize ? dnnl_f32 : qt, r, d, NULL);
+        const size_t y = tg_tensor(&g, quantize ? qt : dnnl_f32, r, d, NULL);
+        tg_op *o = tg_add(&g, quantize ? dnnl_graph_op_quantize : dnnl_graph_op_dequantize, 1, &x, 1, &y);
+        const int64_t nsc = per_channel ? d[axis] : 1;
+        float sc[TG_MAXV];
+        int64_t zp[TG_MAXV];
+        if (nsc > TG_MAXV) continue;
+        for (int i = 0; i < nsc; ++i) sc[i] = next_scale(NULL), zp[i] = (int64_t)next_zp(NULL);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, per_channel ? "per_channel" : "per_tensor");
+        const int64_t ax = axis;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        tg_attr_f32(o, dnnl_graph_op_attr_scales, sc, (int)nsc);
+        if (with_zp) tg_attr_s64(o, dnnl_graph_op_attr_zps, zp, (int)nsc);
+        g.result[g.nres++] = y;
+        g_scale = quantize ? 6.f : 200.f;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s %s axis %d rank %d", quantize ? "Quantize" : "Dequantize", pt_dt_name(qt),
+                 per_channel ? "per_channel" : "per_tensor", axis, r);
+        run_case(name, &g, true, NULL);
+    }
+    /* DynamicDequantize per group (int4 and int8 weights, f32 / bf16 / f16
+     * scales and outputs, zero points or none), groups along the last or the
+     * first of two dims; DynamicQuantize per tensor. */
+    const dnnl_data_type_t wts[] = {dnnl_s4, dnnl_u4, dnnl_s8, dnnl_u8};
+    const int64_t ks[] = {32, 64, 96, 128}, ns[] = {1, 3, 16, 33}, groups[] = {16, 32};
+    for (int c = 0; c < 32; ++c) {
+        tg_graph g = {0};
+        const int64_t k = ks[c % 4], n = ns[(c / 4) % 4], gsz = groups[c % 2];
+        const bool along_last = c % 3 != 2;
+        const int64_t d[2] = {n, k}; /* [N, K]: groups along K (last) or a transposed form */
+        const int64_t dd[2] = {along_last ? n : k, along_last ? k : n};
+        const int64_t sd[2] = {along_last ? n : k / gsz, along_last ? k / gsz : n};
+        (void)d;
+        const dnnl_data_type_t wt = wts[c % 4], ot = k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, wt, 2, dd, NULL), sc = tg_tensor(&g, ot, 2, sd, NULL);
+        const bool with_zp = c % 4 < 3;
+        const size_t zp = tg_tensor(&g, wt == dnnl_s8 ? dnnl_s8 : dnnl_u8, 2, sd, NULL);
+        if (wt == dnnl_s4 || wt == dnnl_u4) {
+            /* int4 zero points as the int4 type (the form a lone op takes) */
+            tg_lt *zl = tg_lt_of(&g, zp);
+            dnnl_graph_logical_tensor_init_with_dims(zl, zp, wt, 2, zl->dims, dnnl_graph_layout_type_strided,
+                                                     dnnl_graph_tensor_property_undef);
+        }
+        const size_t y = tg_tensor(&g, ot, 2, dd, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_dequantize, with_zp ? 3 : 2, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_group");
+        const int64_t gshape[2] = {along_last ? 1 : gsz, along_last ? gsz : 1};
+        tg_attr_s64(o, dnnl_graph_op_attr_group_shape, gshape, 2);
+        g.result[g.nres++] = y;
+        g_scale = 8.f;
+        char name[96];
+        snprintf(name, sizeof name, "DynamicDequantize %s -> %s group %lld along %s [%lld, %lld]%s", pt_dt_name(wt),
+                 pt_dt_name(ot), (long long)gsz, along_last ? "last" : "first", (long long)dd[0], (long long)dd[1],
+                 with_zp ? " zp" : "");
+        run_case(name, &g, true, NULL);
+    }
+    for (int c = 0; c < 6; ++c) {
+        tg_graph g = {0};
+        int64_t d[4];
+        const int r = random_shape(d, 20000);
+        const int64_t one[1] = {1};
+        const size_t x = tg_tensor(&g, dnnl_f32, r, d, NULL), sc = tg_tensor(&g, dnnl_f32, 1, one, NULL);
+        const size_t zp = tg_tensor(&g, dnnl_s32, 1, one, NULL), y = tg_tensor(&g, ints[c % 2], r, d, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_quantize, c < 3 ? 3 : 2, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_tensor");
+        g.result[g.nres++] = y;
+        g_scale = 5.f;
+        run_case("DynamicQuantize per_tensor", &g, true, NULL);
+    }
+}
+
+/* ---- reductions: bit-identical (the reference's order) ---- */
+
+static void test_reduce(void) {
+    const dnnl_graph_op_kind_t kinds[] = {dnnl_graph_op_reduce_sum, dnnl_graph_op_reduce_mean, dnnl_graph_op_reduce_max,
+                                          dnnl_graph_op_reduce_min, dnnl_graph_op_reduce_prod};
+    for (int c = 0; c < 50; ++c) {
+        tg_graph g = {0};
+        int64_t d[4], od[4];
+        const int r = random_shape(d, c % 7 == 0 ? 200000 : 8000);
+        /* A block of reduced axes: [first, last]. */
+        const int first = (int)(tg_lcg(&g_rng) % (uint32_t)r), last = first + (int)(tg_lcg(&g_rng) % (uint32_t)(r - first));
+        const bool keep = c % 2 == 0;
+        int ro = 0;
+        int64_t axes[4];
+        for (int i = 0; i < r; ++i) {
+            const bool red = i >= first && i <= last;
+            if (red) axes[i - first] = c % 3 == 0 ? i - r : i;
+            if (!red) od[ro++] = d[i];
+            else if (keep) od[ro++] = 1;
+        }
+        const dnnl_data_type_t dt = k_float_types[(c / 5) % 3];
+        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, ro, od, NULL);
+        tg_op *o = tg_add(&g, kinds[c % 5], 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_axes, axes, last - first + 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_dims, keep);
+        g.result[g.nres++] = y;
+        g_scale = kinds[c % 5] == dnnl_graph_op_reduce_prod ? 1.f : 3.f;
+        char name[96];
+        snprintf(name, sizeof name, "reduce kind %d %s rank %d axes %d..%d", (int)kinds[c % 5], pt_dt_name(dt), r, first, last);
+        run_case(name, &g, true, NULL);
+    }
+    /* Axes that are not one block are declined: the reference runs. */
+    tg_graph g = {0};
+    const int64_t d[3] = {4, 5, 6}, od[1] = {5}, axes[2] = {0, 2};
+    const size_t x = tg_tensor(&g, dnnl_f32, 3, d, NULL), y = tg_tensor(&g, dnnl_f32, 1, od, NULL);
+    tg_op *o = tg_add(&g, dnnl_graph_op_reduce_sum, 1, &x, 1, &y);
+    tg_attr_s64(o, dnnl_graph_op_attr_axes, axes, 2);
+    g.result[g.nres++] = y;
+    run_case("ReduceSum axes 0 and 2", &g, false, NULL);
+}
+
+int main(void) {
+    tg_setup();
+    /* Every run compiles its own partition (the cache would hand the fusion
+     * run the debug run's plan: its key does not name the pattern row). */
+    CHECK(dnnl_graph_set_compiled_partition_cache_capacity(0) == dnnl_success);
+    test_softmax();
+    test_norm();
+    test_group_norm();
+    test_pool();
+    test_interp();
+    /* Again from inside a parallel region: the kernels then get a team of one
+     * thread however many they ask for, and must still cover everything. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#endif
+    {
+        test_softmax();
+        test_group_norm();
+        test_binary();
+    }
+    test_eltwise();
+    test_binary();
+    test_convert();
+    test_quant();
+    test_reduce();
+    printf("test_int_mem_kernels: %d cases, %d on the fast kernels\n", g_cases, g_fast);
+    tg_teardown();
+    return pt_test_summary("test_int_mem_kernels");
+}
