@@ -321,6 +321,97 @@ static void conv_scenario(bool nxc, int64_t groups, int64_t IC, int64_t OC, int6
     free(xb), free(wb), free(back), free(y1), free(y2), free(packed);
 }
 
+/* A gated MLP (swish gate) whose three constant weights are given as `any`:
+ * every weight reports a packed layout, Reorders pack them, and the result
+ * equals the same graph on plain weights bit for bit. */
+static dnnl_graph_op_t op2(size_t id, dnnl_graph_op_kind_t kind, const lt_t *a, const lt_t *b, const lt_t *y) {
+    dnnl_graph_op_t op;
+    CHECK(dnnl_graph_op_create(&op, id, kind, "op") == dnnl_success);
+    CHECK(dnnl_graph_op_add_input(op, a) == dnnl_success);
+    if (b) CHECK(dnnl_graph_op_add_input(op, b) == dnnl_success);
+    CHECK(dnnl_graph_op_add_output(op, y) == dnnl_success);
+    return op;
+}
+
+/* Builds the MLP with weights of layout `lay`, compiles its one partition;
+ * *n_parts its partition count. */
+static dnnl_graph_compiled_partition_t mlp_compile(int64_t M, int64_t K, int64_t N, int64_t O,
+                                                   dnnl_graph_layout_type_t lay, lt_t *w, size_t *n_parts) {
+    lt_t x = lt2(1, dnnl_f32, M, K, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    w[0] = lt2(2, dnnl_f32, K, N, lay, dnnl_graph_tensor_property_constant);
+    w[1] = lt2(3, dnnl_f32, K, N, lay, dnnl_graph_tensor_property_constant);
+    w[2] = lt2(4, dnnl_f32, N, O, lay, dnnl_graph_tensor_property_constant);
+    lt_t g = lt2(5, dnnl_f32, M, N, dnnl_graph_layout_type_strided, 0), sg = lt2(6, dnnl_f32, M, N, dnnl_graph_layout_type_strided, 0);
+    lt_t sw = lt2(7, dnnl_f32, M, N, dnnl_graph_layout_type_strided, 0), u = lt2(8, dnnl_f32, M, N, dnnl_graph_layout_type_strided, 0);
+    lt_t h = lt2(9, dnnl_f32, M, N, dnnl_graph_layout_type_strided, 0), y = lt2(10, dnnl_f32, M, O, dnnl_graph_layout_type_strided, 0);
+    dnnl_graph_op_t ops[6] = {op2(1, dnnl_graph_op_matmul, &x, &w[0], &g), op2(2, dnnl_graph_op_sigmoid, &g, NULL, &sg),
+                              op2(3, dnnl_graph_op_multiply, &g, &sg, &sw), op2(4, dnnl_graph_op_matmul, &x, &w[1], &u),
+                              op2(5, dnnl_graph_op_multiply, &sw, &u, &h), op2(6, dnnl_graph_op_matmul, &h, &w[2], &y)};
+    dnnl_graph_graph_t gr;
+    CHECK(dnnl_graph_graph_create(&gr, dnnl_cpu) == dnnl_success);
+    for (int i = 0; i < 6; ++i) CHECK(dnnl_graph_add_op(gr, ops[i]) == dnnl_success), dnnl_graph_op_destroy(ops[i]);
+    CHECK(dnnl_graph_graph_finalize(gr) == dnnl_success);
+    CHECK(dnnl_graph_graph_filter(gr, dnnl_graph_partition_policy_fusion) == dnnl_success);
+    CHECK(dnnl_graph_graph_get_partition_num(gr, n_parts) == dnnl_success);
+    dnnl_graph_compiled_partition_t cp = NULL;
+    if (*n_parts == 1) {
+        dnnl_graph_partition_t part;
+        CHECK(dnnl_graph_graph_get_partitions(gr, 1, &part) == dnnl_success);
+        CHECK(dnnl_graph_compiled_partition_create(&cp, part) == dnnl_success);
+        const lt_t *ins[] = {&x, &w[0], &w[1], &w[2]}, *outs[] = {&y};
+        CHECK(dnnl_graph_partition_compile(part, cp, 4, ins, 1, outs, eng) == dnnl_success);
+        dnnl_graph_partition_destroy(part);
+    }
+    dnnl_graph_graph_destroy(gr);
+    return cp;
+}
+
+static void mlp_scenario(int64_t M, int64_t K, int64_t N, int64_t O) {
+    printf("  gated MLP M %lld K %lld N %lld O %lld\n", (long long)M, (long long)K, (long long)N, (long long)O);
+    lt_t wa[3], wp[3];
+    size_t np = 0, np2 = 0;
+    dnnl_graph_compiled_partition_t cpa = mlp_compile(M, K, N, O, dnnl_graph_layout_type_any, wa, &np);
+    dnnl_graph_compiled_partition_t cpp = mlp_compile(M, K, N, O, dnnl_graph_layout_type_strided, wp, &np2);
+    CHECK_EQ_INT(np, 1);
+    CHECK_EQ_INT(np2, 1);
+    if (!cpa || !cpp) return;
+    uint32_t seed = 5;
+    float *x = malloc(sizeof(float) * (size_t)(M * K)), *w[3], *y1 = malloc(sizeof(float) * (size_t)(M * O)),
+          *y2 = malloc(sizeof(float) * (size_t)(M * O));
+    void *packed[3];
+    const int64_t wn[3] = {K * N, K * N, N * O};
+    for (int64_t i = 0; i < M * K; ++i) x[i] = rnd(&seed);
+    lt_t xq = lt2(1, dnnl_f32, M, K, dnnl_graph_layout_type_strided, 0), yq = lt2(10, dnnl_f32, M, O, dnnl_graph_layout_type_strided, 0);
+    lt_t q[3];
+    for (int i = 0; i < 3; ++i) {
+        w[i] = malloc(sizeof(float) * (size_t)wn[i]);
+        for (int64_t e = 0; e < wn[i]; ++e) w[i][e] = rnd(&seed) * 0.25f;
+        CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpa, (size_t)(2 + i), &q[i]) == dnnl_success);
+        CHECK_EQ_INT(q[i].layout_type, dnnl_graph_layout_type_opaque);
+        size_t bytes = 0;
+        CHECK(dnnl_graph_logical_tensor_get_mem_size(&q[i], &bytes) == dnnl_success);
+        packed[i] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        lt_t user = wp[i];
+        user.id = 20 + (size_t)i;
+        dnnl_status_t st;
+        dnnl_graph_op_t ro = reorder_op(10 + (size_t)i, &user, &q[i]);
+        const lt_t *rin[] = {&user}, *rout[] = {&q[i]};
+        dnnl_graph_compiled_partition_t cpr = compile_op(ro, 1, rin, 1, rout, &st);
+        CHECK_EQ_INT(st, dnnl_success);
+        if (cpr) run(cpr, 1, rin, (void *const[]){w[i]}, 1, rout, (void *const[]){packed[i]});
+        if (cpr) dnnl_graph_compiled_partition_destroy(cpr);
+        dnnl_graph_op_destroy(ro);
+    }
+    const lt_t *ina[] = {&xq, &q[0], &q[1], &q[2]}, *inp[] = {&xq, &wp[0], &wp[1], &wp[2]}, *outs[] = {&yq};
+    run(cpa, 4, ina, (void *const[]){x, packed[0], packed[1], packed[2]}, 1, outs, (void *const[]){y1});
+    run(cpp, 4, inp, (void *const[]){x, w[0], w[1], w[2]}, 1, outs, (void *const[]){y2});
+    CHECK(memcmp(y1, y2, sizeof(float) * (size_t)(M * O)) == 0);
+    for (int i = 0; i < 3; ++i) free(w[i]), free(packed[i]);
+    free(x), free(y1), free(y2);
+    dnnl_graph_compiled_partition_destroy(cpa);
+    dnnl_graph_compiled_partition_destroy(cpp);
+}
+
 int main(void) {
     CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success);
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success);
@@ -330,6 +421,8 @@ int main(void) {
     scenario(40, 64, 64, true, dnnl_f32, dnnl_fpmath_mode_bf16);
     conv_scenario(false, 2, 6, 10, 9, 11);
     conv_scenario(true, 1, 16, 70, 7, 5);
+    mlp_scenario(48, 64, 96, 40);
+    mlp_scenario(33, 70, 130, 17);
 
     /* One row: the small-M path streams the plain weight faster, so `any`
      * resolves to plain strides and the user needs no reorder. */

@@ -326,6 +326,11 @@ pt_status pt_lower_gated_mlp(const pt_op *const *ops, const int *roles, size_t n
     p->mode = lc ? lc->fpmath : dnnl_fpmath_mode_strict;
     p->apply_to_int = lc && lc->apply_to_int;
     ok = ok && lower(&c);
+    /* Weights given as `any` or in a packed layout (seed 004 option 2). */
+    pt_gm_weight *const ws[3] = {&p->br[0].W, &p->br[1].W, &p->Wd};
+    for (int i = 0; ok && i < 3; ++i)
+        ws[i]->given_layout =
+            lc && lc->in_layout && ws[i]->w.port >= 0 && (size_t)ws[i]->w.port < nin ? lc->in_layout[ws[i]->w.port] : 0;
     pt_status st = ok ? pt_gated_mlp_finish(p, fused) : dnnl_unimplemented;
     if (st != dnnl_success) {
         pt_gated_mlp_plan_free(p);

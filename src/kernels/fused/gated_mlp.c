@@ -57,6 +57,7 @@ typedef struct {
     bool dense;             /* weight dequantised into a dense f32 copy per batch item first */
     size_t dense_off;
     bool cache;             /* packed once through the constant tensor cache */
+    size_t packed;          /* the weight port holds it in this packed layout (seed 004 option 2; 0: plain) */
     size_t w_bytes, sc_bytes, zp_bytes; /* spans fingerprinted for the cache */
 } gm_product;
 
@@ -172,8 +173,23 @@ static pt_status plan_product(const pt_gm_plan *p, gm_product *x, const pt_gemm_
         d.b.round = p->mode;
         if (a_decl == dnnl_f32) d.a.round = p->mode;
     }
-    x->cache = !x->dense && W->constant && batch_free(W, p->nb) && pt_gemm_prepacked_b_pays(&d);
-    d.b_constant = x->cache;
+    /* Seed 004 option 2: a weight given as `any` takes the packed layout
+     * where packing ahead pays; one given packed must be exactly this one. */
+    x->packed = 0;
+    if (W->given_layout && !x->dense && !W->quant && batch_free(W, p->nb) &&
+        (W->given_layout != SIZE_MAX || pt_gemm_prepacked_b_pays(&d))) {
+        pt_gemm_desc pd = d;
+        pd.b_constant = true;
+        pt_gemm_plan probe;
+        const bool k_last = W->w.rs < W->w.cs; /* the plain weight's last dim is K */
+        if (pt_gemm_plan_init(&probe, &pd, nthr) == dnnl_success)
+            x->packed = W->given_layout == SIZE_MAX                       ? pt_gemm_packed_b_register(&probe, k_last)
+                        : pt_gemm_packed_b_matches(&probe, k_last, W->given_layout) ? W->given_layout
+                                                                                   : 0;
+        if (x->packed) d.b_constant = true;
+    }
+    x->cache = !x->packed && !x->dense && W->constant && batch_free(W, p->nb) && pt_gemm_prepacked_b_pays(&d);
+    if (!x->packed) d.b_constant = x->cache;
     if (x->cache) {
         x->w_bytes = pt_dt_bytes(W->w.dt, span_elems(x->K, W->w.rs, x->N, W->w.cs));
         if (W->quant) {
@@ -280,6 +296,8 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     fused->state = p;
     fused->scratch_bytes = e->total;
     fused->kernel_name = e->prod[GM_IN0].plan[0].uk->name;
+    for (int i = 0; i < GM_PRODUCTS; ++i)
+        if (e->prod[i].packed) pt_fused_add_packed(fused, false, (size_t)e->prod[i].W->w.port, e->prod[i].packed);
     return dnnl_success;
 
 declined:
@@ -549,7 +567,7 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
                 args[i].b = base + x->dense_off;
             } else {
                 args[i].b = elem_at(bases[W->w.port], W->w.dt, bo.w);
-                args[i].b_packed = packed[i];
+                args[i].b_packed = x->packed ? bases[W->w.port] : packed[i];
                 if (W->quant) {
                     args[i].b_scales = elem_at(bases[W->sc.port], W->sc.dt, bo.s);
                     if (W->zp.port >= 0) args[i].b_zps = elem_at(bases[W->zp.port], W->zp.dt, bo.z);

@@ -38,6 +38,10 @@ typedef struct {
     int64_t gk, gn;         /* group sizes along k and n */
     int64_t bg[PT_GM_MAX_BATCH];
     bool constant;          /* data, scales and zero points all have property constant */
+    /* How the weight port was given (lower_ctx.h): 0 plain, SIZE_MAX `any`
+     * (constant: the engine's packed layout may be chosen), else a packed
+     * layout id. */
+    size_t given_layout;
 } pt_gm_weight;
 
 typedef enum { PT_GM_ACT_NONE, PT_GM_ACT_UNARY, PT_GM_ACT_SWISH } pt_gm_act;
