@@ -24,6 +24,7 @@
 
 #include "ir/dtype.h"
 #include "test_graph_util.h"
+#include "test_sdpa_tol.h"
 
 typedef tg_graph gdesc;
 typedef tg_op op_d;
@@ -85,8 +86,11 @@ static double near_tol(double a, const tg_lt *lt) {
     return pt_dt_is_int(lt->data_type) ? 1.0 : 4 * ulp * (1.0 + fabs(a));
 }
 
-static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, bool near) {
-    tg_diff d = tg_check_values(name, lt, ref, got, near ? near_tol : NULL);
+/* `fused_eps` > 0: the fused SDPA kernel's rule (test_sdpa_tol.h); else
+ * identical values, or with `near` the near tolerance of other rows. */
+static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, double fused_eps, bool near) {
+    tg_diff d = fused_eps > 0 ? sdpa_check(name, lt, ref, got, fused_eps, 0)
+                              : tg_check_values(name, lt, ref, got, near ? near_tol : NULL);
     /* The data must exercise the kernel: not (almost) all zeros. */
     if (d.total >= 16 && d.nonzero * 10 < d.total)
         fprintf(stderr, "  %s: only %lld nonzero outputs\n", name, (long long)d.nonzero);
@@ -125,7 +129,8 @@ static void check_pair(const char *name, const gdesc *g, const gdesc *ref, const
                     fi.maxrow ? fi.maxrow : "?");
         for (int r = 0; r < g->nres; ++r) {
             size_t t = g->result[r] - 1;
-            compare(name, &g->lt[t], rbuf[t], gbuf[t], want_row == NULL);
+            compare(name, &g->lt[t], rbuf[t], gbuf[t], want_row && want_fused ? sdpa_eps(g, mode) : 0,
+                    want_row == NULL);
         }
     }
     tg_bufs_free(&B);

@@ -760,14 +760,12 @@ static pt_status parse(sd_ctx *c) {
     drop_rounding_before_quantize(p->px, &p->npx);
     drop_rounding_before_quantize(p->ox, &p->nox);
 
-    /* The online order normalises at the end, so it cannot reproduce a P
-     * rounded to a narrow type or quantized before the second MatMul. */
-    p->online_ok = p->px_identity = true;
+    /* The online softmax normalises at the end, so roundings (and Dropout,
+     * which scales the numerator) go to the unnormalised weights; a
+     * quantized P needs the final max and sum first: two passes. */
+    p->one_pass = true;
     for (int t = 0; t < p->npx; ++t)
-        if (p->px[t].kind != SD_X_ROUND || p->px[t].dt != dnnl_f32) p->px_identity = false;
-    for (int t = 0; t < p->npx; ++t)
-        if ((p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_ROUND) || p->px[t].dt != dnnl_f32)
-            p->online_ok = false;
+        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_ROUND) p->one_pass = false;
     return dnnl_success;
 }
 
@@ -794,9 +792,9 @@ pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t no
 #endif
     pt_sdpa_fwd_plan_blocks(p, nthr < 1 ? 1 : nthr);
     pt_verbose(2,
-               "info,fused,sdpa_fwd,batch %lld,S_q %lld,S_kv %lld,D %lld,D_v %lld,%s,scratchpad %zu bytes per thread",
+               "info,fused,sdpa_fwd,batch %lld,S_q %lld,S_kv %lld,D %lld,D_v %lld,%s,%d heads per item,scratchpad %zu bytes per thread",
                (long long)p->nbatch, (long long)p->sq, (long long)p->skv, (long long)p->dqk, (long long)p->dv,
-               p->online_ok ? "exact or online order" : "exact order", p->thr_bytes);
+               p->one_pass ? "one pass" : "two passes", p->seg, p->thr_bytes);
     fused->run = pt_sdpa_fwd_run;
     fused->release = pt_sdpa_fwd_release;
     fused->state = p;
