@@ -304,7 +304,14 @@ static bool static_deq_views(sd_plan *p, const pt_op *op, const sd_tensor *t, in
         return false;
     }
     o->sc = konst_view(p, sc, ns * sizeof(float), dnnl_f32);
-    o->zp = nz ? konst_view(p, zp, nz * sizeof(int64_t), dnnl_s64) : -1;
+    /* Zero points as s32 when they fit (the kernel's vector dequantization
+     * takes s32), else s64. */
+    bool fits = nz <= 4096;
+    for (size_t i = 0; fits && i < nz; ++i) fits = zp[i] >= INT32_MIN && zp[i] <= INT32_MAX;
+    int32_t zp32[4096];
+    for (size_t i = 0; fits && i < nz; ++i) zp32[i] = (int32_t)zp[i];
+    o->zp = !nz ? -1 : fits ? konst_view(p, zp32, nz * sizeof(int32_t), dnnl_s32)
+                            : konst_view(p, zp, nz * sizeof(int64_t), dnnl_s64);
     if (o->sc < 0 || (nz && o->zp < 0)) return false;
     if (axis >= 0 && t->dims[axis] != 1) {
         if (!set_operand_stride(p, o->sc, t->ndims, axis, row_dim, col_dim, 1, 1)) return false;

@@ -139,19 +139,64 @@ static sd_product choose_product(dnnl_data_type_t ta, dnnl_data_type_t tb, dnnl_
     return pr;
 }
 
-/* Whether an operand can be packed straight from its stored tensor: plain
- * f32 / bf16 / f16 data whose declared types change nothing the panels do
- * not do themselves. */
-static bool packs_directly(const sd_plan *p, const sd_operand *o, pt_gemm_kind kind) {
-    const sd_view *sv = &p->views[o->src];
-    if (o->sc >= 0 || sv->grouped) return false;
-    if (sv->dt != dnnl_f32 && sv->dt != dnnl_bf16 && sv->dt != dnnl_f16) return false;
+/* Whether an operand's declared types change nothing the panels of `kind`
+ * do not do themselves (f32 casts; bf16 casts into BF16 panels). */
+static bool types_packable(const sd_plan *p, const sd_operand *o, pt_gemm_kind kind) {
+    const dnnl_data_type_t src = p->views[o->src].dt;
     for (int i = 0; i < o->ndts; ++i) {
         if (o->dts[i] == dnnl_f32) continue;
-        if (o->dts[i] == dnnl_bf16 && kind == PT_GEMM_BF16 && sv->dt != dnnl_f16) continue;
-        if (o->dts[i] == sv->dt) continue; /* a cast to its own type */
+        if (o->dts[i] == dnnl_bf16 && kind == PT_GEMM_BF16 && src != dnnl_f16) continue;
+        if (o->dts[i] == src && o->sc < 0) continue; /* a cast to its own type */
         return false;
     }
+    return true;
+}
+
+/* Strides of a scale / zero-point view over (n, g) of a B operand whose
+ * rows n are the view's rows (`n_rows`) or columns, and its group along k
+ * (0: constant along k).  False for layouts the panels cannot express
+ * (grouped along n). */
+static bool param_strides(const sd_view *v, bool n_rows, int64_t *sn, int64_t *sg, int64_t *group) {
+    const int64_t ns = n_rows ? v->rs : v->cs, ks = n_rows ? v->cs : v->rs;
+    const int64_t ndiv = v->grouped ? (n_rows ? v->rg : v->cg) : 1, kdiv = v->grouped ? (n_rows ? v->cg : v->rg) : 1;
+    if (ndiv != 1 && ns != 0) return false;
+    *sn = ns;
+    *group = ks == 0 ? 0 : kdiv;
+    *sg = ks == 0 ? 0 : ks;
+    return true;
+}
+
+/* The B operand of K (rows = keys, k = D: `n_rows`) or V (rows = Dv, k =
+ * keys) packed straight from its stored tensor: plain f32 / bf16 / f16 data,
+ * or 8 / 4-bit integers dequantized into the panels. */
+static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, const sd_product *pr,
+                           pt_gemm_operand *op) {
+    const sd_view *v = &p->views[o->src];
+    memset(op, 0, sizeof *op);
+    if (v->grouped || !types_packable(p, o, pr->kind)) return false;
+    op->dt = v->dt;
+    op->s_row = n_rows ? v->rs : v->cs;
+    op->s_k = n_rows ? v->cs : v->rs;
+    op->round = dnnl_fpmath_mode_strict;
+    if (o->sc < 0) {
+        if (v->dt != dnnl_f32 && v->dt != dnnl_bf16 && v->dt != dnnl_f16) return false;
+        if (pr->kind == PT_GEMM_F32 && v->dt == dnnl_f32 && operand_type(p, o) == dnnl_f32) op->round = pr->round;
+        return true;
+    }
+    if (v->dt != dnnl_s8 && v->dt != dnnl_u8 && v->dt != dnnl_s4 && v->dt != dnnl_u4) return false;
+    const sd_view *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    if (cv->dt != dnnl_f32 && cv->dt != dnnl_bf16 && cv->dt != dnnl_f16) return false;
+    if (zv && zv->dt != dnnl_s8 && zv->dt != dnnl_u8 && zv->dt != dnnl_s4 && zv->dt != dnnl_u4 && zv->dt != dnnl_s32)
+        return false;
+    pt_gemm_dequant *dq = &op->dq;
+    int64_t gs = 0, gz = 0;
+    if (!param_strides(cv, n_rows, &dq->sc_sn, &dq->sc_sg, &gs)) return false;
+    if (zv && !param_strides(zv, n_rows, &dq->zp_sn, &dq->zp_sg, &gz)) return false;
+    if (gs && gz && gs != gz) return false;
+    dq->on = true;
+    dq->scale_dt = cv->dt;
+    dq->zp_dt = zv ? zv->dt : dnnl_data_type_undef;
+    dq->group = gs ? gs : gz;
     return true;
 }
 
@@ -414,8 +459,25 @@ static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, 
     }
 }
 
+/* Address of element `off` of a view's tensor; NULL where a 4-bit element
+ * does not start a byte. */
 static const void *view_ptr(const sd_args *A, int view, int64_t off) {
-    return (const char *)A->base[view] + off * (int64_t)pt_dt_bytes(A->p->views[view].dt, 1);
+    const dnnl_data_type_t dt = A->p->views[view].dt;
+    if (pt_dt_bits(dt) == 4) return off % 2 ? NULL : (const char *)A->base[view] + off / 2;
+    return (const char *)A->base[view] + off * (int64_t)pt_dt_bytes(dt, 1);
+}
+
+/* Packs rows [r0, r0+rows) × k [k0, k0+kc) of a directly packed operand
+ * (data, scales, zero points at the batch offsets boff); false when a 4-bit
+ * tensor's batch offset splits a byte (the caller takes the general path). */
+static bool pack_direct(const sd_args *A, const sd_product *pr, const sd_operand *o, const pt_gemm_operand *op,
+                        const int64_t *boff, int64_t r0, int64_t rows, int64_t k0, int64_t kc, void *dst) {
+    const void *data = view_ptr(A, o->src, boff[o->src]);
+    const void *sc = o->sc >= 0 ? view_ptr(A, o->sc, boff[o->sc]) : NULL;
+    const void *zp = o->zp >= 0 ? view_ptr(A, o->zp, boff[o->zp]) : NULL;
+    if (!data || (o->sc >= 0 && !sc) || (o->zp >= 0 && !zp)) return false;
+    pt_gemm_pack_panels(pr->uk, true, op, data, sc, zp, r0, rows, k0, kc, dst, NULL);
+    return true;
 }
 
 /* Packs f32 staging rows (row stride ld) as panels of a product. */
@@ -435,11 +497,7 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
     const int64_t D = p->dqk;
     const int64_t *kb = B->boff[0];
     void *kpan = SCR(B, void, kpan);
-    if (A->k_direct) {
-        const sd_view *kv = &p->views[p->k.src];
-        pt_gemm_pack_panels(A->qk.uk, true, &A->kop, view_ptr(A, p->k.src, kb[p->k.src] + j0 * kv->rs), NULL, NULL,
-                            0, nk, 0, D, kpan, NULL);
-    } else {
+    if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
         float *kf = SCR(B, float, kf);
         load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
         pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
@@ -471,11 +529,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
     void *ppan = SCR(B, void, ppan), *vpan = SCR(B, void, vpan);
     pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
     const int64_t *vb = B->boff[0];
-    if (A->v_direct) {
-        const sd_view *vv = &p->views[p->v.src];
-        pt_gemm_pack_panels(A->pv.uk, true, &A->vop, view_ptr(A, p->v.src, vb[p->v.src] + j0 * vv->rs), NULL, NULL,
-                            0, DV, 0, nk, vpan, NULL);
-    } else {
+    if (!A->v_direct || !pack_direct(A, &A->pv, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
         float *vf = SCR(B, float, vf);
         load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
         pack_staged(&A->pv, true, vf, 1, DV, DV, nk, tv, vpan);
@@ -674,21 +728,6 @@ static int64_t scalar_i64(const void *base, dnnl_data_type_t dt) {
     }
 }
 
-/* Direct-pack operand of K (rows = keys, k = D) or V (rows = Dv, k = keys). */
-static pt_gemm_operand direct_operand(const sd_plan *p, const sd_operand *o, bool rows_are_view_rows,
-                                      const sd_product *pr) {
-    const sd_view *v = &p->views[o->src];
-    pt_gemm_operand op;
-    memset(&op, 0, sizeof op);
-    op.dt = v->dt;
-    op.s_row = rows_are_view_rows ? v->rs : v->cs;
-    op.s_k = rows_are_view_rows ? v->cs : v->rs;
-    op.round = pr->kind == PT_GEMM_F32 && v->dt == dnnl_f32 && operand_type(p, o) == dnnl_f32
-                   ? pr->round
-                   : dnnl_fpmath_mode_strict;
-    return op;
-}
-
 /* The causal step whose fully masked key blocks may be skipped: filled with
  * -inf, last in the chain (nothing after it could bring a value back), with
  * integer offsets, and no dropout mask to write for the skipped keys. */
@@ -760,10 +799,8 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.qk = choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
     A.pv = choose_product(tp, operand_type(p, &p->v), mode);
     A.px_pack_rounds = px_only_bf16 && (A.pv.kind == PT_GEMM_BF16 || tp == dnnl_f32);
-    A.k_direct = packs_directly(p, &p->k, A.qk.kind);
-    A.v_direct = packs_directly(p, &p->v, A.pv.kind);
-    if (A.k_direct) A.kop = direct_operand(p, &p->k, true, &A.qk);
-    if (A.v_direct) A.vop = direct_operand(p, &p->v, false, &A.pv);
+    A.k_direct = direct_operand(p, &p->k, true, &A.qk, &A.kop);
+    A.v_direct = direct_operand(p, &p->v, false, &A.pv, &A.vop);
 
     const int64_t nqb = (p->sq + p->bq - 1) / p->bq;
     const int64_t G = p->gdim >= 0 ? p->bdims[p->gdim] : 1;
