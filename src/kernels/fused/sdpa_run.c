@@ -85,11 +85,85 @@ static inline float operand_at(const sd_args *A, const int64_t *boff, const sd_o
     return x;
 }
 
+/* Rounds x[0..n) to a declared type. */
+static void round_row(dnnl_data_type_t dt, float *x, int n) {
+    if (dt == dnnl_f32) return;
+    for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
+}
+
+/* Columns over which a scale / zero-point view stays the same within a row
+ * (the whole row when constant, 1 when it changes every column). */
+static int64_t param_run(const sd_view *v, int64_t ncols) {
+    if (v->cs == 0) return ncols;
+    return v->grouped ? v->cg : 1;
+}
+
+/* 8 / 4-bit integers src[e0 .. e0+n) (elements, contiguous) as floats. */
+static void decode_row(const void *base, dnnl_data_type_t dt, int64_t e0, int64_t n, float *out) {
+    if (dt == dnnl_s8 || dt == dnnl_u8) {
+        if (dt == dnnl_s8) {
+            const int8_t *q = (const int8_t *)base + e0;
+            for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+        } else {
+            const uint8_t *q = (const uint8_t *)base + e0;
+            for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+        }
+        return;
+    }
+    /* 4-bit: low nibble first, s4 sign-extended as (v ^ 8) - 8. */
+    const int flip = dt == dnnl_s4 ? 8 : 0;
+    int64_t i = 0;
+    const uint8_t *b = (const uint8_t *)base;
+    if (e0 & 1) out[i++] = (float)(((b[e0 / 2] >> 4) ^ flip) - flip);
+    const uint8_t *q = b + (e0 + i) / 2;
+    const int64_t pairs = (n - i) / 2;
+    for (int64_t j = 0; j < pairs; ++j) {
+        out[i + 2 * j] = (float)(((q[j] & 15) ^ flip) - flip);
+        out[i + 2 * j + 1] = (float)(((q[j] >> 4) ^ flip) - flip);
+    }
+    i += 2 * pairs;
+    if (i < n) out[i] = (float)(((q[pairs] & 15) ^ flip) - flip);
+}
+
+/* Dequantized 8 / 4-bit rows contiguous along the columns, with scales and
+ * zero points constant over runs of at least 8 columns (per tensor, per
+ * row, or grouped along the columns): decoded a row at a time and scaled
+ * per run, in loops the compiler vectorizes.  False for other layouts. */
+static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
+                              int64_t ncols, float *dst, size_t ld) {
+    const sd_plan *p = A->p;
+    const sd_view *sv = &p->views[o->src], *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    if (sv->grouped || sv->cs != 1 || pt_dt_bits(sv->dt) > 8 || pt_dt_is_float(sv->dt)) return false;
+    /* Runs of the two parameters must nest so that one run never spans
+     * two groups of either. */
+    const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
+    const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
+    if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    for (int r = 0; r < n; ++r) {
+        const int64_t i = i0 + r;
+        float *out = dst + (size_t)r * ld;
+        decode_row(A->base[o->src], sv->dt, boff[o->src] + i * sv->rs, ncols, out);
+        for (int64_t j = 0; j < ncols; j += run) {
+            const int64_t e = j + run < ncols ? j + run : ncols;
+            const float sc = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, j));
+            if (zv) {
+                const float zp = pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, j));
+                for (int64_t d = j; d < e; ++d) out[d] = (out[d] - zp) * sc;
+            } else {
+                for (int64_t d = j; d < e; ++d) out[d] = out[d] * sc;
+            }
+        }
+        for (int t = 0; t < o->ndts; ++t) round_row(o->dts[t], out, (int)ncols);
+    }
+    return true;
+}
+
 /* Rows [i0, i0+n) × columns [0, ncols) of an operand into dst[r·ld + c], as
  * f32 (the general path: any dequantization and declared types). */
 static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
                          int64_t ncols, float *dst, size_t ld) {
     const sd_view *sv = &A->p->views[o->src];
+    if (o->sc >= 0 && load_dequant_rows(A, boff, o, i0, n, ncols, dst, ld)) return;
     if (o->sc >= 0 || o->ndts != 0 || (sv->dt != dnnl_f32 && sv->dt != dnnl_bf16 && sv->dt != dnnl_f16)) {
         for (int r = 0; r < n; ++r)
             for (int64_t d = 0; d < ncols; ++d) dst[(size_t)r * ld + (size_t)d] = operand_at(A, boff, o, i0 + r, d);
@@ -198,12 +272,6 @@ static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, c
     dq->zp_dt = zv ? zv->dt : dnnl_data_type_undef;
     dq->group = gs ? gs : gz;
     return true;
-}
-
-/* Rounds x[0..n) to a declared type. */
-static void round_row(dnnl_data_type_t dt, float *x, int n) {
-    if (dt == dnnl_f32) return;
-    for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
 }
 
 /* x[c] = x[c] op a[c], op one of the chain's binary steps, with the operand
