@@ -27,6 +27,7 @@
 #include "ir/status.h"
 #include "kernels/fused/sdpa_common.h"
 #include "kernels/fused/sdpa_plan.h"
+#include "kernels/fused/sdpa_rows.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/ref/philox.h"
 #include "kernels/vec/vec.h"
@@ -88,7 +89,12 @@ static inline float operand_at(const sd_args *A, const int64_t *boff, const sd_o
 /* Rounds x[0..n) to a declared type. */
 static void round_row(dnnl_data_type_t dt, float *x, int n) {
     if (dt == dnnl_f32) return;
-    for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
+    if (dt == dnnl_bf16) pt_sdpa_rows()->round_bf16(x, n);
+    else if (dt == dnnl_f16) pt_sdpa_rows()->round_f16(x, n);
+    else if (dt == dnnl_s8) pt_sdpa_rows()->round_int(x, n, -128.f, 127.f);
+    else if (dt == dnnl_u8) pt_sdpa_rows()->round_int(x, n, 0.f, 255.f);
+    else
+        for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
 }
 
 /* Columns over which a scale / zero-point view stays the same within a row
@@ -281,28 +287,22 @@ static void binary_row(const sd_args *A, int view, int64_t boff, sd_kind kind, i
     const sd_view *va = &A->p->views[view];
     const void *base = A->base[view];
     const int64_t off = view_off(va, boff, i, j0), cs = va->cs;
-    if (va->dt == dnnl_f32 && cs == 0 && !va->grouped) { /* a scale: one factor for the row */
-        const float f = ((const float *)base)[off];
+    if (cs == 0 && !va->grouped) { /* a scale: one factor for the row */
+        const float f = pt_elem_load(base, va->dt, off);
         if (kind == SD_MUL)
-            for (int c = 0; c < n; ++c) x[c] = x[c] * f;
+            A->vec->scale(x, n, f);
         else if (kind == SD_DIV) {
             /* f32 accumulation order already differs from the reference:
              * the reciprocal's extra half ulp does not matter, the divides
              * would. */
-            const float r = 1.f / f;
-            for (int c = 0; c < n; ++c) x[c] = x[c] * r;
+            A->vec->scale(x, n, 1.f / f);
         } else
             for (int c = 0; c < n; ++c) x[c] = x[c] + f;
         return;
     }
-    if (va->dt == dnnl_f32 && cs == 1 && !va->grouped) { /* a mask row */
-        const float *a = (const float *)base + off;
-        if (kind == SD_MUL)
-            for (int c = 0; c < n; ++c) x[c] = x[c] * a[c];
-        else if (kind == SD_DIV)
-            for (int c = 0; c < n; ++c) x[c] = x[c] / a[c];
-        else
-            for (int c = 0; c < n; ++c) x[c] = x[c] + a[c];
+    if (kind == SD_ADD && cs == 1 && !va->grouped && (va->dt == dnnl_f32 || va->dt == dnnl_bf16)) { /* a mask row */
+        if (va->dt == dnnl_f32) pt_sdpa_rows()->add_f32(x, (const float *)base + off, n);
+        else pt_sdpa_rows()->add_bf16(x, (const uint16_t *)base + off, n);
         return;
     }
     for (int c = 0; c < n; ++c) {
@@ -608,10 +608,22 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
 /* P's transforms on row r (keys [j0, j0+nk)) of the item, in place. */
 static void px_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
     const sd_args *A = B->A;
-    if (A->p->npx == 0 || A->px_pack_rounds) return;
+    const sd_plan *p = A->p;
+    if (p->npx == 0 || A->px_pack_rounds) return;
     const int seg = r / B->mq;
     const int64_t i = B->i0 + r % B->mq;
-    for (int c = 0; c < nk; ++c) x[c] = apply_px(A, B->boff[seg], B->bseg[seg], i, j0 + c, x[c]);
+    if (p->dropout) {
+        for (int c = 0; c < nk; ++c) x[c] = apply_px(A, B->boff[seg], B->bseg[seg], i, j0 + c, x[c]);
+        return;
+    }
+    /* Without Dropout every transform is the same for the whole row: one
+     * pass per transform. */
+    for (int t = 0; t < p->npx; ++t) {
+        const sd_xform *xf = &p->px[t];
+        if (xf->kind == SD_X_QUANT) pt_sdpa_rows()->mul_add(x, nk, xf->inv, xf->has_zp ? xf->zp : 0.f);
+        else if (xf->kind == SD_X_DEQUANT) pt_sdpa_rows()->sub_mul(x, nk, xf->has_zp ? xf->zp : 0.f, xf->scale);
+        round_row(xf->dt, x, nk);
+    }
 }
 
 /* A row with no finite score so far: P is 0 (Dropout still writes its mask). */
@@ -725,14 +737,20 @@ static void run_item(const sd_item *B) {
             else
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_f32_to_f16(orow[d]);
         } else {
-            for (int64_t d = 0; d < DV; ++d) {
-                float v = orow[d];
-                for (int t = 0; t < p->nox; ++t) {
-                    const sd_xform *x = &p->ox[t];
-                    if (x->kind == SD_X_QUANT) v = x->has_zp ? v * x->inv + x->zp : v * x->inv;
-                    v = pt_elem_round(x->dt, v);
-                }
-                pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * cs, v);
+            /* O's transforms, one pass each over the row, then the store. */
+            for (int t = 0; t < p->nox; ++t) {
+                const sd_xform *x = &p->ox[t];
+                if (x->kind == SD_X_QUANT) pt_sdpa_rows()->mul_add(orow, DV, x->inv, x->has_zp ? x->zp : 0.f);
+                round_row(x->dt, orow, (int)DV);
+            }
+            if (o->dt == dnnl_u8) {
+                uint8_t *out = (uint8_t *)A->base[p->vo] + ro;
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = (uint8_t)(int)orow[d];
+            } else if (o->dt == dnnl_s8) {
+                int8_t *out = (int8_t *)A->base[p->vo] + ro;
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = (int8_t)(int)orow[d];
+            } else {
+                for (int64_t d = 0; d < DV; ++d) pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * cs, orow[d]);
             }
         }
         if (p->vstats >= 0) {
