@@ -32,6 +32,18 @@ typedef struct {
     /* x[i] = x[i] + a[i], a f32 or bf16 bits. */
     void (*add_f32)(float *x, const float *a, int64_t n);
     void (*add_bf16)(float *x, const uint16_t *a, int64_t n);
+    /* out[j] = Σ_d x[d]·rows[j·ld + d] for j < nrows (lane-wise partial sums). */
+    void (*dots)(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out);
+    /* y[i] = y[i] + a·x[i]. */
+    void (*axpy)(float *y, const float *x, int64_t n, float a);
+    /* out[i] = q[i] as f32, q s8 or u8. */
+    void (*widen_s8)(const int8_t *q, int64_t n, float *out);
+    void (*widen_u8)(const uint8_t *q, int64_t n, float *out);
+    /* out[2i], out[2i+1] = low, high nibble of b[i] for i < npairs, as s4
+     * (sign-extended) or u4. */
+    void (*widen_4bit)(const uint8_t *b, int64_t npairs, int is_signed, float *out);
+    /* x[i] = (x[i] - zp[i / run])·scale[i / run]. */
+    void (*sub_mul_runs)(float *x, int64_t n, int64_t run, const float *zp, const float *scale);
 } pt_sdpa_row_ops;
 
 const pt_sdpa_row_ops *pt_sdpa_rows(void);
@@ -82,6 +94,50 @@ static inline void sd_rows_add_bf16(float *x, const uint16_t *a, int64_t n) {
     for (int64_t c = 0; c < n; ++c) x[c] = x[c] + pt_bf16_bits_to_f32(a[c]);
 }
 
+static inline void sd_rows_dots(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld,
+                                float *out) {
+    enum { L = 16 }; /* independent partial sums: the loop vectorizes without reassociation */
+    for (int64_t j = 0; j < nrows; ++j) {
+        const float *r = rows + j * ld;
+        float part[L] = {0};
+        int64_t d = 0;
+        for (; d + L <= n; d += L)
+            for (int l = 0; l < L; ++l) part[l] = part[l] + x[d + l] * r[d + l];
+        for (int l = 0; d + l < n; ++l) part[l] = part[l] + x[d + l] * r[d + l];
+        float s = 0.f;
+        for (int l = 0; l < L; ++l) s += part[l];
+        out[j] = s;
+    }
+}
+
+static inline void sd_rows_axpy(float *y, const float *x, int64_t n, float a) {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] + a * x[i];
+}
+
+static inline void sd_rows_widen_s8(const int8_t *q, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+}
+
+static inline void sd_rows_widen_u8(const uint8_t *q, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+}
+
+static inline void sd_rows_widen_4bit(const uint8_t *b, int64_t npairs, int is_signed, float *out) {
+    const int flip = is_signed ? 8 : 0;
+    for (int64_t i = 0; i < npairs; ++i) {
+        out[2 * i] = (float)(((b[i] & 15) ^ flip) - flip);
+        out[2 * i + 1] = (float)(((b[i] >> 4) ^ flip) - flip);
+    }
+}
+
+static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const float *zp, const float *scale) {
+    for (int64_t j = 0, g = 0; j < n; j += run, ++g) {
+        const int64_t e = j + run < n ? j + run : n;
+        const float z = zp[g], s = scale[g];
+        for (int64_t d = j; d < e; ++d) x[d] = (x[d] - z) * s;
+    }
+}
+
 /* The table row of one ISA level from the bodies above (used once per file). */
 #define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
     static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
@@ -91,8 +147,21 @@ static inline void sd_rows_add_bf16(float *x, const uint16_t *a, int64_t n) {
     static void sub_mul_##suffix(float *x, int64_t n, float s, float m) { sd_rows_sub_mul(x, n, s, m); }      \
     static void add_f32_##suffix(float *x, const float *a, int64_t n) { sd_rows_add_f32(x, a, n); }           \
     static void add_bf16_##suffix(float *x, const uint16_t *a, int64_t n) { sd_rows_add_bf16(x, a, n); }      \
-    const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {isa_name,          isa_level,         round_bf16_##suffix, \
-                                                   round_f16_##suffix, round_int_##suffix, mul_add_##suffix,   \
-                                                   sub_mul_##suffix,   add_f32_##suffix,  add_bf16_##suffix}
+    static void dots_##suffix(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out) { \
+        sd_rows_dots(x, n, rows, nrows, ld, out);                                                             \
+    }                                                                                                         \
+    static void axpy_##suffix(float *y, const float *x, int64_t n, float a) { sd_rows_axpy(y, x, n, a); }     \
+    static void widen_s8_##suffix(const int8_t *q, int64_t n, float *out) { sd_rows_widen_s8(q, n, out); }    \
+    static void widen_u8_##suffix(const uint8_t *q, int64_t n, float *out) { sd_rows_widen_u8(q, n, out); }   \
+    static void widen_4bit_##suffix(const uint8_t *b, int64_t np, int sgn, float *out) {                      \
+        sd_rows_widen_4bit(b, np, sgn, out);                                                                  \
+    }                                                                                                         \
+    static void sub_mul_runs_##suffix(float *x, int64_t n, int64_t run, const float *zp, const float *sc) {   \
+        sd_rows_sub_mul_runs(x, n, run, zp, sc);                                                              \
+    }                                                                                                         \
+    const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {                                                           \
+        isa_name,         isa_level,          round_bf16_##suffix, round_f16_##suffix, round_int_##suffix,      \
+        mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  dots_##suffix,           \
+        axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix}
 
 #endif

@@ -37,6 +37,7 @@
 #define SD_BK 128        /* keys per block */
 #define SD_MAX_SEG 16    /* heads stacked in one item */
 #define SD_SERIAL_MACS 2000000 /* below this, one thread: a parallel region costs more */
+#define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 
 /* ---- run-time arguments ------------------------------------------------------ */
 
@@ -106,14 +107,12 @@ static int64_t param_run(const sd_view *v, int64_t ncols) {
 
 /* 8 / 4-bit integers src[e0 .. e0+n) (elements, contiguous) as floats. */
 static void decode_row(const void *base, dnnl_data_type_t dt, int64_t e0, int64_t n, float *out) {
-    if (dt == dnnl_s8 || dt == dnnl_u8) {
-        if (dt == dnnl_s8) {
-            const int8_t *q = (const int8_t *)base + e0;
-            for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
-        } else {
-            const uint8_t *q = (const uint8_t *)base + e0;
-            for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
-        }
+    if (dt == dnnl_s8) {
+        pt_sdpa_rows()->widen_s8((const int8_t *)base + e0, n, out);
+        return;
+    }
+    if (dt == dnnl_u8) {
+        pt_sdpa_rows()->widen_u8((const uint8_t *)base + e0, n, out);
         return;
     }
     /* 4-bit: low nibble first, s4 sign-extended as (v ^ 8) - 8. */
@@ -123,10 +122,7 @@ static void decode_row(const void *base, dnnl_data_type_t dt, int64_t e0, int64_
     if (e0 & 1) out[i++] = (float)(((b[e0 / 2] >> 4) ^ flip) - flip);
     const uint8_t *q = b + (e0 + i) / 2;
     const int64_t pairs = (n - i) / 2;
-    for (int64_t j = 0; j < pairs; ++j) {
-        out[i + 2 * j] = (float)(((q[j] & 15) ^ flip) - flip);
-        out[i + 2 * j + 1] = (float)(((q[j] >> 4) ^ flip) - flip);
-    }
+    pt_sdpa_rows()->widen_4bit(q, pairs, dt == dnnl_s4, out + i);
     i += 2 * pairs;
     if (i < n) out[i] = (float)(((q[pairs] & 15) ^ flip) - flip);
 }
@@ -145,20 +141,20 @@ static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_op
     const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
     const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
     if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    enum { MAX_RUNS = 512 };
+    const int64_t nruns = (ncols + run - 1) / run;
+    if (nruns > MAX_RUNS) return false;
+    float sc[MAX_RUNS], zp[MAX_RUNS];
+    const pt_sdpa_row_ops *rows = pt_sdpa_rows();
     for (int r = 0; r < n; ++r) {
         const int64_t i = i0 + r;
         float *out = dst + (size_t)r * ld;
         decode_row(A->base[o->src], sv->dt, boff[o->src] + i * sv->rs, ncols, out);
-        for (int64_t j = 0; j < ncols; j += run) {
-            const int64_t e = j + run < ncols ? j + run : ncols;
-            const float sc = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, j));
-            if (zv) {
-                const float zp = pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, j));
-                for (int64_t d = j; d < e; ++d) out[d] = (out[d] - zp) * sc;
-            } else {
-                for (int64_t d = j; d < e; ++d) out[d] = out[d] * sc;
-            }
+        for (int64_t g = 0; g < nruns; ++g) {
+            sc[g] = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, g * run));
+            zp[g] = zv ? pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, g * run)) : 0.f;
         }
+        rows->sub_mul_runs(out, ncols, run, zp, sc);
         for (int t = 0; t < o->ndts; ++t) round_row(o->dts[t], out, (int)ncols);
     }
     return true;
@@ -504,6 +500,7 @@ typedef struct {
     const sd_layout *L;
     char *buf;
     int nseg, mq, rows;
+    bool decode; /* few rows: dot products and axpys on f32 rows instead of packed panels */
     int64_t i0;
     int64_t bseg[SD_MAX_SEG];
     int64_t boff[SD_MAX_SEG][SD_MAX_VIEWS];
@@ -565,13 +562,19 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
     const int64_t D = p->dqk;
     const int64_t *kb = B->boff[0];
     void *kpan = SCR(B, void, kpan);
-    if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
-        float *kf = SCR(B, float, kf);
+    float *s = SCR(B, float, s), *kf = SCR(B, float, kf);
+    if (B->decode) {
+        /* K streams once: dequantized rows, one dot product per (row, key). */
         load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
-        pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
+        const float *qf = SCR(B, float, qf);
+        for (int r = 0; r < B->rows; ++r) pt_sdpa_rows()->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * p->bk);
+    } else {
+        if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
+            load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
+            pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
+        }
+        run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
     }
-    float *s = SCR(B, float, s);
-    run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
     for (int r = 0; r < B->rows; ++r) {
         float *srow = s + (size_t)r * p->bk;
         const int seg = r / B->mq;
@@ -595,8 +598,20 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
     const sd_plan *p = A->p;
     const int64_t DV = p->dv;
     void *ppan = SCR(B, void, ppan), *vpan = SCR(B, void, vpan);
-    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
     const int64_t *vb = B->boff[0];
+    if (B->decode) {
+        /* V streams once: O row += p · V row, skipping weights of 0 (masked keys). */
+        float *vf = SCR(B, float, vf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
+        load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
+        for (int r = 0; r < B->rows; ++r) {
+            float *prow = s + (size_t)r * p->bk;
+            if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
+            for (int c = 0; c < nk; ++c)
+                if (prow[c] != 0.f) pt_sdpa_rows()->axpy(acc + (size_t)r * DV, vf + (size_t)c * DV, DV, prow[c]);
+        }
+        return;
+    }
+    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
     if (!A->v_direct || !pack_direct(A, &A->pv, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
         float *vf = SCR(B, float, vf);
         load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
@@ -648,7 +663,7 @@ static void run_item(const sd_item *B) {
     float *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
     for (int g = 0; g < B->nseg; ++g)
         load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
-    pack_staged(&A->qk, false, qf, D, 1, rows, D, operand_type(p, &p->q), SCR(B, void, qpan));
+    if (!B->decode) pack_staged(&A->qk, false, qf, D, 1, rows, D, operand_type(p, &p->q), SCR(B, void, qpan));
     for (int r = 0; r < rows; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
     memset(acc, 0, sizeof(float) * (size_t)rows * (size_t)DV);
 
@@ -781,6 +796,7 @@ static void sd_work_item(const void *arg, int64_t w, char *buf) {
     const int64_t g0 = chunk * p->seg;
     B.nseg = (int)(W->G - g0 < p->seg ? W->G - g0 : p->seg);
     B.rows = B.nseg * B.mq;
+    B.decode = B.rows <= SD_DECODE_ROWS;
     const int64_t lo = ob % W->inner, hi = ob / W->inner;
     for (int g = 0; g < B.nseg; ++g) {
         const int64_t b = (hi * W->G + g0 + g) * W->inner + lo;
