@@ -1,18 +1,20 @@
-/* SDPA forward benchmark (not a test: run by hand).
+/* SDPA forward benchmark (not a test: run by hand; docs/bench.md).
  *
  *  1. Single-head attention with a long sequence (default S = 16384, D = 64,
- *     f32): one fused partition, timed in the exact order (math mode strict:
- *     three streaming passes over the keys, bit-identical to the op-by-op
- *     arithmetic) and in the online order (math mode "any": one pass).  The
- *     kernel's scratchpad and the process peak RSS (getrusage) are printed:
- *     the S × S score matrix (1 GiB here) is never materialised.
+ *     f32): one fused partition, timed in math mode strict (F32
+ *     microkernels) and "any" (BF16 microkernels).  The kernel's scratchpad
+ *     and the process peak RSS (getrusage) are printed: the S × S score
+ *     matrix (1 GiB here) is never materialised.
  *  2. A smaller multi-head shape (default N = 1, H = 8, S = 1024, D = 64)
  *     timed fused and op by op (debug policy: every op its own partition,
  *     reference kernels), with the ratio and the largest difference.
+ *  3. Decode: one query row per head over K / V compressed to s8 / u4 with
+ *     per-group scales, in GB/s on the K / V bytes and as a fraction of the
+ *     stream bandwidth bench_peak measured.
  *
  * Options: --s=N --d=N (shape 1), --small-h=N --small-s=N (shape 2),
- * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in the
- * online order only). */
+ * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in
+ * math mode any only), --decode-h=N --decode-iters=N --peak=FILE (shape 3). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -427,12 +429,12 @@ int main(int argc, char **argv) {
     const int big_iters = (int)arg(argc, argv, "--big-iters", 1); /* each run takes seconds */
     if (!skip_exact) {
         result r = run(1, 1, S, D, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_strict, big_iters, bufs);
-        printf("  fused, exact order (strict): %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
+        printf("  fused, math mode strict: %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
                "bytes (%.1f KiB)\n",
                r.nparts, r.nfused, r.best_ms, r.cpu_ms, r.scratch, r.scratch / 1024.0);
     }
     result r = run(1, 1, S, D, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_any, big_iters, bufs);
-    printf("  fused, online order (any):   %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
+    printf("  fused, math mode any:    %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
            "bytes (%.1f KiB)\n",
            r.nparts, r.nfused, r.best_ms, r.cpu_ms, r.scratch, r.scratch / 1024.0);
     printf("  peak RSS after: %.1f MiB\n", peak_rss_kib() / 1024.0);
