@@ -29,9 +29,12 @@ typedef struct {
     void (*mul_add)(float *x, int64_t n, float m, float a);
     /* x[i] = (x[i] - s)·m. */
     void (*sub_mul)(float *x, int64_t n, float s, float m);
-    /* x[i] = x[i] + a[i], a f32 or bf16 bits. */
+    /* x[i] = x[i] + a[i], a f32, bf16 bits or f16 bits. */
     void (*add_f32)(float *x, const float *a, int64_t n);
     void (*add_bf16)(float *x, const uint16_t *a, int64_t n);
+    void (*add_f16)(float *x, const uint16_t *a, int64_t n);
+    /* x[i] = other where (cond[i] != 0) != keep_true (1-byte conditions). */
+    void (*select_u8)(float *x, const uint8_t *cond, int64_t n, float other, int keep_true);
     /* out[j] = Σ_d x[d]·rows[j·ld + d] for j < nrows (lane-wise partial sums). */
     void (*dots)(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out);
     /* y[i] = y[i] + a·x[i]. */
@@ -94,6 +97,27 @@ static inline void sd_rows_add_bf16(float *x, const uint16_t *a, int64_t n) {
     for (int64_t c = 0; c < n; ++c) x[c] = x[c] + pt_bf16_bits_to_f32(a[c]);
 }
 
+/* f16 bits to f32 (exact), without branches so that loops vectorize. */
+static inline float sd_f16_bits_to_f32(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    const float sub = (float)m * 5.9604644775390625e-8f; /* m · 2^-24: subnormals and zero */
+    uint32_t subbits, bits;
+    memcpy(&subbits, &sub, sizeof subbits);
+    bits = e == 31 ? 0x7f800000u | (m << 13) : e == 0 ? subbits : ((e + 112u) << 23) | (m << 13);
+    bits |= sign;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline void sd_rows_add_f16(float *x, const uint16_t *a, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = x[c] + sd_f16_bits_to_f32(a[c]);
+}
+
+static inline void sd_rows_select_u8(float *x, const uint8_t *cond, int64_t n, float other, int keep_true) {
+    for (int64_t c = 0; c < n; ++c) x[c] = (cond[c] != 0) == (keep_true != 0) ? x[c] : other;
+}
+
 static inline void sd_rows_dots(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld,
                                 float *out) {
     enum { L = 16 }; /* independent partial sums: the loop vectorizes without reassociation */
@@ -147,6 +171,10 @@ static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const 
     static void sub_mul_##suffix(float *x, int64_t n, float s, float m) { sd_rows_sub_mul(x, n, s, m); }      \
     static void add_f32_##suffix(float *x, const float *a, int64_t n) { sd_rows_add_f32(x, a, n); }           \
     static void add_bf16_##suffix(float *x, const uint16_t *a, int64_t n) { sd_rows_add_bf16(x, a, n); }      \
+    static void add_f16_##suffix(float *x, const uint16_t *a, int64_t n) { sd_rows_add_f16(x, a, n); }        \
+    static void select_u8_##suffix(float *x, const uint8_t *cond, int64_t n, float other, int keep) {        \
+        sd_rows_select_u8(x, cond, n, other, keep);                                                           \
+    }                                                                                                         \
     static void dots_##suffix(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out) { \
         sd_rows_dots(x, n, rows, nrows, ld, out);                                                             \
     }                                                                                                         \
@@ -161,7 +189,8 @@ static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const 
     }                                                                                                         \
     const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {                                                           \
         isa_name,         isa_level,          round_bf16_##suffix, round_f16_##suffix, round_int_##suffix,      \
-        mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  dots_##suffix,           \
+        mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
+        select_u8_##suffix, dots_##suffix,                                                                     \
         axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix}
 
 #endif

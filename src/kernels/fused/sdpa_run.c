@@ -296,9 +296,11 @@ static void binary_row(const sd_args *A, int view, int64_t boff, sd_kind kind, i
             for (int c = 0; c < n; ++c) x[c] = x[c] + f;
         return;
     }
-    if (kind == SD_ADD && cs == 1 && !va->grouped && (va->dt == dnnl_f32 || va->dt == dnnl_bf16)) { /* a mask row */
+    if (kind == SD_ADD && cs == 1 && !va->grouped &&
+        (va->dt == dnnl_f32 || va->dt == dnnl_bf16 || va->dt == dnnl_f16)) { /* a mask row */
         if (va->dt == dnnl_f32) pt_sdpa_rows()->add_f32(x, (const float *)base + off, n);
-        else pt_sdpa_rows()->add_bf16(x, (const uint16_t *)base + off, n);
+        else if (va->dt == dnnl_bf16) pt_sdpa_rows()->add_bf16(x, (const uint16_t *)base + off, n);
+        else pt_sdpa_rows()->add_f16(x, (const uint16_t *)base + off, n);
         return;
     }
     for (int c = 0; c < n; ++c) {
@@ -352,6 +354,15 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
             case SD_ADD: binary_row(A, st->a, boff[st->a], st->kind, i, j0, x, n); break;
             case SD_SELECT: {
                 const sd_view *vb = &p->views[st->b];
+                const bool byte_cond = (va->dt == dnnl_boolean || va->dt == dnnl_u8 || va->dt == dnnl_s8) &&
+                                       va->cs == 1 && !va->grouped;
+                if (byte_cond && vb->cs == 0 && !vb->grouped) {
+                    /* A byte mask row and one fill value (the common padding / causal form). */
+                    const float other = pt_elem_load(A->base[st->b], vb->dt, view_off(vb, boff[st->b], i, j0));
+                    pt_sdpa_rows()->select_u8(x, (const uint8_t *)A->base[st->a] + view_off(va, boff[st->a], i, j0), n,
+                                              other, st->keep_true);
+                    break;
+                }
                 for (int c = 0; c < n; ++c) {
                     bool cond = pt_elem_load(A->base[st->a], va->dt, view_off(va, boff[st->a], i, j0 + c)) != 0.f;
                     if (cond != st->keep_true)
