@@ -182,9 +182,9 @@ static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand
         } else {
             const uint16_t *src = (const uint16_t *)A->base[o->src] + off;
             if (sv->dt == dnnl_bf16)
-                for (int64_t d = 0; d < ncols; ++d) out[d] = pt_bf16_to_f32(src[d * cs]);
+                for (int64_t d = 0; d < ncols; ++d) out[d] = pt_bf16_bits_to_f32(src[d * cs]);
             else
-                for (int64_t d = 0; d < ncols; ++d) out[d] = pt_f16_to_f32(src[d * cs]);
+                for (int64_t d = 0; d < ncols; ++d) out[d] = sd_f16_bits_to_f32(src[d * cs]);
         }
     }
 }
@@ -759,7 +759,7 @@ static void run_item(const sd_item *B) {
         } else if (plain) {
             uint16_t *out = (uint16_t *)A->base[p->vo] + ro;
             if (o->dt == dnnl_bf16)
-                for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_f32_to_bf16(orow[d]);
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_bf16_bits_rne(orow[d]);
             else
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_f32_to_f16(orow[d]);
         } else {
