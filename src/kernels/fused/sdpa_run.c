@@ -16,8 +16,12 @@
  * When P is quantized before the second MatMul (Quantize → Dequantize) the
  * item takes two passes: pass 1 finds each row's max and sum over all key
  * blocks, pass 2 recomputes the scores and forms P = exp(s - max) / sum as
- * SoftMax does before quantizing it.  Scratch is O(threads × block × head
- * size), planned at compile time; nothing is allocated at run time. */
+ * SoftMax does before quantizing it.  Items of at most SD_DECODE_ROWS query
+ * rows (decode) skip the panels: K and V blocks are dequantized into f32
+ * rows once and S, O come from dot products and axpys of the row table
+ * (sdpa_rows.h), operands as their declared types give them.  Scratch is
+ * O(threads × block × head size), planned at compile time; nothing is
+ * allocated at run time. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -60,6 +64,7 @@ typedef struct {
     bool k_direct, v_direct;  /* packed straight from the stored tensor */
     pt_gemm_operand kop, vop; /* their operand descriptions */
     bool px_pack_rounds;      /* P's only transform is the bf16 rounding the BF16 panels make */
+    dnnl_data_type_t tp;      /* the type P has when it reaches the second product */
     const pt_vec_ops *vec;
 } sd_args;
 
@@ -664,11 +669,7 @@ static void run_item(const sd_item *B) {
     const pt_vec_ops *vec = A->vec;
     const int64_t D = p->dqk, DV = p->dv, SKV = p->skv;
     const int bk = p->bk, rows = B->rows;
-    const dnnl_data_type_t tk = operand_type(p, &p->k), tv = operand_type(p, &p->v);
-    dnnl_data_type_t tp = dnnl_f32;
-    for (int t = 0; t < p->npx; ++t)
-        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_QUANT) tp = p->px[t].dt;
-    if (tp != dnnl_bf16 && tp != dnnl_f16) tp = dnnl_f32;
+    const dnnl_data_type_t tk = operand_type(p, &p->k), tv = operand_type(p, &p->v), tp = A->tp;
 
     float *qf = SCR(B, float, qf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
     float *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
@@ -909,6 +910,7 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
             px_only_bf16 = false;
     }
     if (tp != dnnl_bf16 && tp != dnnl_f16) tp = dnnl_f32;
+    A.tp = tp;
     A.qk = choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
     A.pv = choose_product(tp, operand_type(p, &p->v), mode);
     A.px_pack_rounds = px_only_bf16 && (A.pv.kind == PT_GEMM_BF16 || tp == dnnl_f32);
