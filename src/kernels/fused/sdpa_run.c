@@ -40,7 +40,12 @@
 #define SD_ROWS_WIDE 96  /* the same for head sizes above 128 (the item's panels stay in L2) */
 #define SD_BK 128        /* keys per block */
 #define SD_MAX_SEG 16    /* heads stacked in one item */
-#define SD_SERIAL_MACS 2000000 /* below this, one thread: a parallel region costs more */
+/* Below this many multiply-adds (a few ms on one core) the kernel runs on
+ * one thread: a parallel region waits up to a scheduler tick (4 ms) for a
+ * core another process holds, which on a shared machine made 8M-33M MAC
+ * problems 5-20x slower on two threads than on one; an idle machine loses
+ * at most half of a few ms. */
+#define SD_SERIAL_MACS 64000000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 
 /* ---- run-time arguments ------------------------------------------------------ */
