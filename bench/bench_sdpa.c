@@ -1,18 +1,20 @@
-/* SDPA forward benchmark (not a test: run by hand).
+/* SDPA forward benchmark (not a test: run by hand; docs/bench.md).
  *
  *  1. Single-head attention with a long sequence (default S = 16384, D = 64,
- *     f32): one fused partition, timed in the exact order (math mode strict:
- *     three streaming passes over the keys, bit-identical to the op-by-op
- *     arithmetic) and in the online order (math mode "any": one pass).  The
- *     kernel's scratchpad and the process peak RSS (getrusage) are printed:
- *     the S × S score matrix (1 GiB here) is never materialised.
+ *     f32): one fused partition, timed in math mode strict (F32
+ *     microkernels) and "any" (BF16 microkernels).  The kernel's scratchpad
+ *     and the process peak RSS (getrusage) are printed: the S × S score
+ *     matrix (1 GiB here) is never materialised.
  *  2. A smaller multi-head shape (default N = 1, H = 8, S = 1024, D = 64)
  *     timed fused and op by op (debug policy: every op its own partition,
  *     reference kernels), with the ratio and the largest difference.
+ *  3. Decode: one query row per head over K / V compressed to s8 / u4 with
+ *     per-group scales, in GB/s on the K / V bytes and as a fraction of the
+ *     stream bandwidth bench_peak measured.
  *
  * Options: --s=N --d=N (shape 1), --small-h=N --small-s=N (shape 2),
- * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in the
- * online order only). */
+ * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in
+ * math mode any only), --decode-h=N --decode-iters=N --peak=FILE (shape 3). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -245,6 +247,170 @@ static bool flag(int argc, char **argv, const char *name) {
     return false;
 }
 
+/* ---- 3. decode over compressed K / V ---------------------------------------------- */
+
+typedef struct {
+    int64_t h, s, d, group;
+    dnnl_data_type_t qdt; /* s8 / u8 / s4 / u4 (zero points of the same type) */
+    bool zps;
+} decode_cfg;
+
+enum { DQ_Q, DQ_K, DQ_KS, DQ_KZ, DQ_KF, DQ_S, DQ_SC, DQ_S2, DQ_P, DQ_V, DQ_VS, DQ_VZ, DQ_VF, DQ_O, DQ_N };
+
+static void lt_init(lt_t *lt, size_t id, dnnl_data_type_t dt, int nd, const int64_t *dims) {
+    dnnl_dims_t full = {0};
+    memcpy(full, dims, sizeof(int64_t) * (size_t)nd);
+    TRY(dnnl_graph_logical_tensor_init_with_dims(lt, id, dt, nd, full, dnnl_graph_layout_type_strided,
+                                                 dnnl_graph_tensor_property_undef));
+}
+
+static void attr_group(dnnl_graph_op_t op, int64_t group) {
+    int64_t axis = 3, gsh[4] = {1, 1, 1, group};
+    TRY(dnnl_graph_op_set_attr_str(op, dnnl_graph_op_attr_qtype, "per_group", strlen("per_group") + 1));
+    TRY(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_axis, &axis, 1));
+    TRY(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_group_shape, gsh, 4));
+}
+
+/* One query row per head against S keys: K and V [1, H, S, D] compressed
+ * (per-group scales, zero points) and dequantized by DynamicDequantize, Q
+ * f32.  Returns the best time of `iters` runs in ms; *kv_bytes receives the
+ * bytes of K, V, their scales and zero points, *scratch the scratchpad. */
+static double run_decode(const decode_cfg *c, int iters, double *kv_bytes, size_t *scratch_bytes, int *nparts,
+                         double *cpu_best) {
+    const int64_t H = c->h, S = c->s, D = c->d, G = D / c->group;
+    const int64_t qd[4] = {1, H, 1, D}, kd[4] = {1, H, S, D}, pd[4] = {1, H, 1, S}, gd[4] = {1, H, S, G}, one[1] = {1};
+    lt_t lt[DQ_N];
+    lt_init(&lt[DQ_Q], DQ_Q + 1, dnnl_f32, 4, qd);
+    lt_init(&lt[DQ_K], DQ_K + 1, c->qdt, 4, kd);
+    lt_init(&lt[DQ_KS], DQ_KS + 1, dnnl_f32, 4, gd);
+    lt_init(&lt[DQ_KZ], DQ_KZ + 1, c->qdt, 4, gd);
+    lt_init(&lt[DQ_KF], DQ_KF + 1, dnnl_f32, 4, kd);
+    lt_init(&lt[DQ_S], DQ_S + 1, dnnl_f32, 4, pd);
+    lt_init(&lt[DQ_SC], DQ_SC + 1, dnnl_f32, 1, one);
+    lt_init(&lt[DQ_S2], DQ_S2 + 1, dnnl_f32, 4, pd);
+    lt_init(&lt[DQ_P], DQ_P + 1, dnnl_f32, 4, pd);
+    lt_init(&lt[DQ_V], DQ_V + 1, c->qdt, 4, kd);
+    lt_init(&lt[DQ_VS], DQ_VS + 1, dnnl_f32, 4, gd);
+    lt_init(&lt[DQ_VZ], DQ_VZ + 1, c->qdt, 4, gd);
+    lt_init(&lt[DQ_VF], DQ_VF + 1, dnnl_f32, 4, kd);
+    lt_init(&lt[DQ_O], DQ_O + 1, dnnl_f32, 4, qd);
+    dnnl_graph_graph_t g;
+    TRY(dnnl_graph_graph_create_with_fpmath_mode(&g, dnnl_cpu, dnnl_fpmath_mode_strict));
+    dnnl_graph_op_t op;
+    TRY(dnnl_graph_op_create(&op, 1, dnnl_graph_op_dynamic_dequantize, ""));
+    TRY(dnnl_graph_op_add_input(op, &lt[DQ_K]));
+    TRY(dnnl_graph_op_add_input(op, &lt[DQ_KS]));
+    if (c->zps) TRY(dnnl_graph_op_add_input(op, &lt[DQ_KZ]));
+    TRY(dnnl_graph_op_add_output(op, &lt[DQ_KF]));
+    attr_group(op, c->group);
+    TRY(dnnl_graph_add_op(g, op));
+    TRY(dnnl_graph_op_destroy(op));
+    TRY(dnnl_graph_op_create(&op, 2, dnnl_graph_op_dynamic_dequantize, ""));
+    TRY(dnnl_graph_op_add_input(op, &lt[DQ_V]));
+    TRY(dnnl_graph_op_add_input(op, &lt[DQ_VS]));
+    if (c->zps) TRY(dnnl_graph_op_add_input(op, &lt[DQ_VZ]));
+    TRY(dnnl_graph_op_add_output(op, &lt[DQ_VF]));
+    attr_group(op, c->group);
+    TRY(dnnl_graph_add_op(g, op));
+    TRY(dnnl_graph_op_destroy(op));
+    add_op(g, 3, dnnl_graph_op_matmul, lt, (int[]){DQ_Q, DQ_KF}, 2, DQ_S, attr_tb);
+    add_op(g, 4, dnnl_graph_op_multiply, lt, (int[]){DQ_S, DQ_SC}, 2, DQ_S2, NULL);
+    add_op(g, 5, dnnl_graph_op_softmax, lt, (int[]){DQ_S2}, 1, DQ_P, attr_softmax);
+    add_op(g, 6, dnnl_graph_op_matmul, lt, (int[]){DQ_P, DQ_VF}, 2, DQ_O, NULL);
+    TRY(dnnl_graph_graph_finalize(g));
+    TRY(dnnl_graph_graph_filter(g, dnnl_graph_partition_policy_fusion));
+    size_t np = 0;
+    TRY(dnnl_graph_graph_get_partition_num(g, &np));
+    *nparts = (int)np;
+    if (np != 1) {
+        dnnl_graph_graph_destroy(g);
+        return -1;
+    }
+    dnnl_graph_partition_t part;
+    TRY(dnnl_graph_graph_get_partitions(g, 1, &part));
+    size_t nin = 0, nout = 0;
+    TRY(dnnl_graph_partition_get_input_ports_num(part, &nin));
+    TRY(dnnl_graph_partition_get_output_ports_num(part, &nout));
+    lt_t ip[DQ_N], opt[1];
+    TRY(dnnl_graph_partition_get_input_ports(part, nin, ip));
+    TRY(dnnl_graph_partition_get_output_ports(part, 1, opt));
+    const lt_t *cin[DQ_N], *cout[1] = {&lt[DQ_O]};
+    for (size_t i = 0; i < nin; ++i) cin[i] = &lt[ip[i].id - 1];
+    dnnl_graph_compiled_partition_t cp;
+    TRY(dnnl_graph_compiled_partition_create(&cp, part));
+    TRY(dnnl_graph_partition_compile(part, cp, nin, cin, 1, cout, eng));
+    /* Inputs: random bytes for the integers (any pattern is a valid 8 / 4-bit
+     * value), small positive scales, the 1/sqrt(D) factor. */
+    void *bufs[DQ_N] = {0};
+    dnnl_graph_tensor_t tin[DQ_N], tout;
+    uint32_t x = 7u;
+    *kv_bytes = 0;
+    for (size_t i = 0; i < nin; ++i) {
+        const int t = (int)ip[i].id - 1;
+        size_t bytes = 0;
+        TRY(dnnl_graph_logical_tensor_get_mem_size(&lt[t], &bytes));
+        bufs[t] = malloc(bytes);
+        if (!bufs[t]) die("malloc", dnnl_out_of_memory);
+        if (lt[t].data_type == dnnl_f32) {
+            float *f = bufs[t];
+            for (size_t e = 0; e < bytes / 4; ++e) {
+                x = x * 1664525u + 1013904223u;
+                f[e] = t == DQ_SC ? 1.f / sqrtf((float)D)
+                       : t == DQ_Q ? (float)((x >> 8) & 0xffff) / 32768.f - 1.f
+                                   : 0.001f + (float)((x >> 8) & 0xff) / 65536.f;
+            }
+        } else {
+            unsigned char *b = bufs[t];
+            for (size_t e = 0; e < bytes; ++e) b[e] = (unsigned char)((x = x * 1664525u + 1013904223u) >> 24);
+        }
+        if (t != DQ_Q && t != DQ_SC) *kv_bytes += (double)bytes;
+        TRY(dnnl_graph_tensor_create(&tin[i], &lt[t], eng, bufs[t]));
+    }
+    bufs[DQ_O] = malloc((size_t)(H * D) * sizeof(float));
+    if (!bufs[DQ_O]) die("malloc", dnnl_out_of_memory);
+    TRY(dnnl_graph_tensor_create(&tout, &lt[DQ_O], eng, bufs[DQ_O]));
+    lt_t slt;
+    TRY(dnnl_graph_compiled_partition_get_scratchpad_logical_tensor(cp, &slt));
+    *scratch_bytes = slt.ndims == 1 && slt.dims[0] > 0 ? (size_t)slt.dims[0] : 0;
+    void *scr = *scratch_bytes ? malloc(*scratch_bytes) : NULL;
+    dnnl_graph_tensor_t tscr = NULL;
+    if (scr) TRY(dnnl_graph_tensor_create(&tscr, &slt, eng, scr));
+    double best = INFINITY;
+    for (int it = -2; it < iters; ++it) {
+        double t0 = now_ms(), c0 = cpu_ms();
+        TRY(dnnl_graph_compiled_partition_execute_v2(cp, strm, nin, (const_dnnl_graph_tensor_t *)tin, 1,
+                                                     (const_dnnl_graph_tensor_t *)&tout, tscr));
+        TRY(dnnl_stream_wait(strm));
+        double ms = now_ms() - t0;
+        if (it >= 0 && ms < best) best = ms, *cpu_best = cpu_ms() - c0;
+    }
+    for (size_t i = 0; i < nin; ++i) dnnl_graph_tensor_destroy(tin[i]);
+    dnnl_graph_tensor_destroy(tout);
+    if (tscr) dnnl_graph_tensor_destroy(tscr);
+    free(scr);
+    for (int t = 0; t < DQ_N; ++t) free(bufs[t]);
+    dnnl_graph_compiled_partition_destroy(cp);
+    dnnl_graph_partition_destroy(part);
+    dnnl_graph_graph_destroy(g);
+    return best;
+}
+
+/* The stream bandwidth bench_peak measured (GB/s), 0 when unknown.  Lines
+ * "name=value" or "peak name value". */
+static double stream_gbs(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256], name[128];
+    double v = 0, got = 0;
+    while (fgets(line, sizeof line, f)) {
+        if ((sscanf(line, "peak %127s %lf", name, &v) == 2 || sscanf(line, "%127[^=]=%lf", name, &v) == 2) &&
+            (strcmp(name, "stream_gbs") == 0 || strcmp(name, "stream") == 0))
+            got = v;
+    }
+    fclose(f);
+    return got;
+}
+
 int main(int argc, char **argv) {
     const int64_t S = arg(argc, argv, "--s", 16384), D = arg(argc, argv, "--d", 64);
     const int64_t SH = arg(argc, argv, "--small-h", 8), SS = arg(argc, argv, "--small-s", 1024);
@@ -263,12 +429,12 @@ int main(int argc, char **argv) {
     const int big_iters = (int)arg(argc, argv, "--big-iters", 1); /* each run takes seconds */
     if (!skip_exact) {
         result r = run(1, 1, S, D, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_strict, big_iters, bufs);
-        printf("  fused, exact order (strict): %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
+        printf("  fused, math mode strict: %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
                "bytes (%.1f KiB)\n",
                r.nparts, r.nfused, r.best_ms, r.cpu_ms, r.scratch, r.scratch / 1024.0);
     }
     result r = run(1, 1, S, D, dnnl_graph_partition_policy_fusion, dnnl_fpmath_mode_any, big_iters, bufs);
-    printf("  fused, online order (any):   %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
+    printf("  fused, math mode any:    %d partition(s), %d fused, %.1f ms wall, %.1f ms CPU, scratchpad %zu "
            "bytes (%.1f KiB)\n",
            r.nparts, r.nfused, r.best_ms, r.cpu_ms, r.scratch, r.scratch / 1024.0);
     printf("  peak RSS after: %.1f MiB\n", peak_rss_kib() / 1024.0);
@@ -298,6 +464,41 @@ int main(int argc, char **argv) {
            u.cpu_ms / f.cpu_ms, worst);
     free(fused_o);
     free_io(bufs);
+
+    /* 3. Decode: one query row per head over compressed K / V. */
+    const char *peak_path = "peak.txt";
+    for (int i = 1; i < argc; ++i)
+        if (strncmp(argv[i], "--peak=", 7) == 0) peak_path = argv[i] + 7;
+    const double bw = stream_gbs(peak_path);
+    const int dec_iters = (int)arg(argc, argv, "--decode-iters", 20);
+    const int64_t dec_h = arg(argc, argv, "--decode-h", 32);
+    printf("shape 3: decode, 1 query row x %lld heads, D=128, K/V compressed (DynamicDequantize per group), "
+           "math mode strict, best of %d runs; stream bandwidth %s%.1f GB/s\n",
+           (long long)dec_h, dec_iters, bw > 0 ? "" : "unknown (no ", bw > 0 ? bw : 0.0);
+    const int64_t seqs[] = {4096, 16384};
+    const dnnl_data_type_t qdts[] = {dnnl_s8, dnnl_u4};
+    const int64_t groups[] = {32, 128};
+    for (int si = 0; si < 2; ++si)
+        for (int qi = 0; qi < 2; ++qi)
+            for (int gi = 0; gi < 2; ++gi) {
+                decode_cfg c = {dec_h, seqs[si], 128, groups[gi], qdts[qi], gi == 0};
+                double bytes = 0, cms = 0;
+                size_t scr = 0;
+                int np = 0;
+                const double ms = run_decode(&c, dec_iters, &bytes, &scr, &np, &cms);
+                if (ms < 0) {
+                    printf("  S_kv=%lld %s group %lld: %d partitions, not fused\n", (long long)c.s,
+                           qi ? "u4" : "s8", (long long)c.group, np);
+                    continue;
+                }
+                const double gbs = bytes / (ms * 1e6);
+                printf("  S_kv=%5lld %s group %3lld%s: %.3f ms wall (%.3f ms CPU), K/V %.1f MiB (with scales / zero "
+                       "points), %.1f GB/s",
+                       (long long)c.s, qi ? "u4" : "s8", (long long)c.group, c.zps ? " zp" : "   ", ms, cms,
+                       bytes / 1048576.0, gbs);
+                if (bw > 0) printf(" = %.0f %% of stream", 100.0 * gbs / bw);
+                printf(", scratchpad %zu bytes\n", scr);
+            }
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return 0;

@@ -1,9 +1,9 @@
 /* SDPA forward fusion (docs/fusion.md, SDPA): graphs built through the public
  * API must form one partition that runs through the fused kernel, and give
  * the results of the debug-policy run (every op alone, reference kernels).
- * With math mode strict the fused kernel follows the op-by-op arithmetic, so
- * the results must be bit-identical; with a non-strict partition math mode it
- * streams with an online softmax and must agree within rounding.  Negative
+ * The fused kernel accumulates in f32 on the GEMM microkernels in every math
+ * mode, so results must agree within the tolerance of test_sdpa_tol.h, in
+ * strict and in the non-strict partition math modes.  Negative
  * graphs (an intermediate with an outside consumer, SoftMax on another axis)
  * must not become one partition and still compute the same values.  Dropout
  * runs inside the fused kernel (same Philox words as the reference). */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "test_graph_util.h"
+#include "test_sdpa_tol.h"
 
 typedef tg_graph gdesc;
 typedef tg_op op_d;
@@ -43,19 +44,24 @@ static void fill_input(const gdesc *g, int t, void *buf) {
 
 /* ---- running a graph ----------------------------------------------------- */
 
-static double online_tol(double a, const tg_lt *lt) {
-    double tol = lt->data_type == dnnl_bf16 ? 1.6e-2 : lt->data_type == dnnl_f16 ? 2e-3 : 2e-5;
-    return tol * (1.0 + fabs(a));
-}
+/* Non-strict partition math modes a check runs in besides strict (bits). */
+enum { M_ANY = 1, M_BF16 = 2, M_F16 = 4, M_TF32 = 8, M_ALL = 15 };
 
 /* Runs `g` under the debug policy (reference) and the fusion policy, checks
  * the partition count (want_parts > 0: exact; -1: more than one) and the
- * fused kernel use, and compares every result.  With `online`, a second
- * fusion run uses a non-strict partition math mode (online softmax). */
-static void check_graph(const char *name, gdesc *g, int want_parts, bool want_fused, bool online) {
+ * fused kernel use, and compares every result.  `modes` (M_* bits; true
+ * means M_ANY) adds fusion runs under non-strict partition math modes. */
+static void check_graph(const char *name, gdesc *g, int want_parts, bool want_fused, unsigned modes) {
+    static const struct {
+        unsigned bit;
+        dnnl_fpmath_mode_t mode;
+    } mode_runs[] = {{M_ANY, dnnl_fpmath_mode_any},
+                     {M_BF16, dnnl_fpmath_mode_bf16},
+                     {M_F16, dnnl_fpmath_mode_f16},
+                     {M_TF32, dnnl_fpmath_mode_tf32}};
     const tg_graph *sets[3] = {g, g, g};
     tg_bufs B;
-    tg_bufs_alloc(&B, sets, online ? 3 : 2, fill_input);
+    tg_bufs_alloc(&B, sets, modes ? 3 : 2, fill_input);
     void **ref = B.set[0], **got = B.set[1], **got2 = B.set[2];
     tg_run_info ri, fi, oi;
     bool ok = tg_run(g, &(tg_run_opts){.policy = dnnl_graph_partition_policy_debug, .reference = true}, ref, &ri);
@@ -72,20 +78,23 @@ static void check_graph(const char *name, gdesc *g, int want_parts, bool want_fu
             fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, nfused);
         for (int r = 0; r < g->nres; ++r) {
             size_t t = g->result[r] - 1;
-            /* One fused SDPA kernel is exact; MatMuls left to the GEMM
-             * engine are not. */
-            bool exact = want_fused && want_parts == 1;
-            tg_check_values(name, &g->lt[t], ref[t], got[t], exact ? NULL : tg_engine_tol);
+            /* The fused kernel accumulates in f32 in another order
+             * (test_sdpa_tol.h); so do MatMuls left to the GEMM engine. */
+            if (want_fused && want_parts == 1)
+                sdpa_check(name, &g->lt[t], ref[t], got[t], sdpa_eps(g, dnnl_fpmath_mode_strict), 0);
+            else
+                tg_check_values(name, &g->lt[t], ref[t], got[t], tg_engine_tol);
         }
     }
-    if (ok && online) {
-        tg_run_opts o = {.policy = dnnl_graph_partition_policy_fusion, .part_mode = dnnl_fpmath_mode_any};
+    for (size_t m = 0; ok && m < sizeof mode_runs / sizeof mode_runs[0]; ++m) {
+        if (!(modes & mode_runs[m].bit)) continue;
+        tg_run_opts o = {.policy = dnnl_graph_partition_policy_fusion, .part_mode = mode_runs[m].mode};
         ok = tg_run(g, &o, got2, &oi);
         CHECK(ok);
         CHECK_EQ_INT(tg_count_fused(&oi, "sdp"), 1);
         for (int r = 0; ok && r < g->nres; ++r) {
             size_t t = g->result[r] - 1;
-            tg_check_values(name, &g->lt[t], ref[t], got2[t], online_tol);
+            sdpa_check(name, &g->lt[t], ref[t], got2[t], sdpa_eps(g, mode_runs[m].mode), 0);
         }
     }
     tg_bufs_free(&B);
@@ -280,7 +289,7 @@ static void build_sdpa(gdesc *g, const sdpa_cfg *c) {
     if (c->stats) g->result[g->nres++] = smo[1];
 }
 
-static void check_cfg(const char *name, const sdpa_cfg *c, bool online) {
+static void check_cfg(const char *name, const sdpa_cfg *c, unsigned online) {
     static gdesc g;
     build_sdpa(&g, c);
     check_graph(name, &g, 1, true, online);
@@ -625,6 +634,71 @@ static void test_dropout(void) {
     check_graph("dropout bf16, legacy offset 0, mask output", &g, 1, true, true);
 }
 
+/* The flash kernel's blocks: head sizes across the microkernel tiles and k
+ * groups, query / key counts at and around the block edges (tails of every
+ * block), GQA groups, causal masks with S_q != S_kv (fully masked rows,
+ * skipped key blocks), Select masks, the three float types, stats, every
+ * math mode. */
+static void test_flash_grid(void) {
+    const int64_t ds[] = {1, 3, 17, 64, 80, 128, 256};
+    const int64_t ss[] = {1, 7, 31, 33, 64, 65, 200};
+    const dnnl_data_type_t dts[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+    char name[128];
+    for (int i = 0; i < 7; ++i) {
+        sdpa_cfg c = base_cfg();
+        c.n = 1, c.h = c.hkv = 2;
+        c.d = ds[i], c.dv = ds[(i + 2) % 7];
+        c.sq = ss[i], c.skv = ss[(i + 4) % 7];
+        c.dt = c.p_dt = c.scale_dt = dts[i % 3];
+        c.stats = c.dt == dnnl_f32;
+        c.mask = i % 2 ? MK_CAUSAL_BR : MK_ADD;
+        c.mask_nd = 4, c.mask_dt = c.dt;
+        memcpy(c.mask_dims, (int64_t[]){1, 1, c.sq, c.skv}, sizeof(int64_t) * 4);
+        snprintf(name, sizeof name, "grid d=%lld dv=%lld sq=%lld skv=%lld %s", (long long)c.d, (long long)c.dv,
+                 (long long)c.sq, (long long)c.skv, c.dt == dnnl_f32 ? "f32" : c.dt == dnnl_bf16 ? "bf16" : "f16");
+        check_cfg(name, &c, i == 3 ? M_ALL : 0);
+    }
+    for (int a = 0; a < 7; ++a)
+        for (int b = 0; b < 7; ++b) {
+            sdpa_cfg c = base_cfg();
+            c.n = 1, c.h = c.hkv = 1;
+            c.d = c.dv = 16;
+            c.sq = ss[a], c.skv = ss[b];
+            c.mask = (a + b) % 3 == 0 ? MK_CAUSAL_TL : (a + b) % 3 == 1 ? MK_CAUSAL_BR : MK_NONE;
+            c.stats = true;
+            snprintf(name, sizeof name, "grid sq=%lld skv=%lld mask %d", (long long)c.sq, (long long)c.skv, c.mask);
+            check_cfg(name, &c, a == b ? M_ANY : 0);
+        }
+    /* GQA groups 1, 2, 8 with causal masks, S_q != S_kv. */
+    const int64_t groups[] = {1, 2, 8};
+    for (int g = 0; g < 3; ++g)
+        for (int br = 0; br < 2; ++br) {
+            sdpa_cfg c = base_cfg();
+            c.n = 2, c.hkv = 2, c.h = 2 * groups[g];
+            c.sq = br ? 65 : 31, c.skv = br ? 200 : 64;
+            c.d = c.dv = 64;
+            c.mask = br ? MK_CAUSAL_BR : MK_CAUSAL_TL;
+            c.stats = true;
+            snprintf(name, sizeof name, "GQA group %lld, causal %s", (long long)groups[g], br ? "bottom-right" : "top-left");
+            check_cfg(name, &c, g == 2 ? M_ALL : 0);
+        }
+    /* Fully masked rows in both SoftMax modes (zeros / NaN), and a Select
+     * mask past one key block. */
+    for (int none = 0; none < 2; ++none) {
+        sdpa_cfg c = base_cfg();
+        c.sq = 200, c.skv = 65;
+        c.mask = MK_CAUSAL_BR;
+        c.mode = none ? "none" : "inf_as_zero";
+        c.stats = !none;
+        check_cfg(none ? "fully masked rows, mode none" : "fully masked rows, inf_as_zero", &c, M_ANY);
+    }
+    sdpa_cfg c = base_cfg();
+    c.sq = 33, c.skv = 200;
+    c.mask = MK_SELECT, c.mask_nd = 4;
+    memcpy(c.mask_dims, (int64_t[]){2, 1, 1, 200}, sizeof(int64_t) * 4);
+    check_cfg("masked fill, 200 keys", &c, M_ALL);
+}
+
 int main(void) {
     tg_setup();
     test_sizes();
@@ -636,6 +710,7 @@ int main(void) {
     test_jax();
     test_negative();
     test_dropout();
+    test_flash_grid();
     tg_teardown();
     return pt_test_summary("test_int_sdpa");
 }

@@ -24,6 +24,7 @@
 
 #include "ir/dtype.h"
 #include "test_graph_util.h"
+#include "test_sdpa_tol.h"
 
 typedef tg_graph gdesc;
 typedef tg_op op_d;
@@ -85,8 +86,11 @@ static double near_tol(double a, const tg_lt *lt) {
     return pt_dt_is_int(lt->data_type) ? 1.0 : 4 * ulp * (1.0 + fabs(a));
 }
 
-static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, bool near) {
-    tg_diff d = tg_check_values(name, lt, ref, got, near ? near_tol : NULL);
+/* `fused_eps` > 0: the fused SDPA kernel's rule (test_sdpa_tol.h); else
+ * identical values, or with `near` the near tolerance of other rows. */
+static void compare(const char *name, const lt_t *lt, const void *ref, const void *got, double fused_eps, bool near) {
+    tg_diff d = fused_eps > 0 ? sdpa_check(name, lt, ref, got, fused_eps, 0)
+                              : tg_check_values(name, lt, ref, got, near ? near_tol : NULL);
     /* The data must exercise the kernel: not (almost) all zeros. */
     if (d.total >= 16 && d.nonzero * 10 < d.total)
         fprintf(stderr, "  %s: only %lld nonzero outputs\n", name, (long long)d.nonzero);
@@ -125,7 +129,8 @@ static void check_pair(const char *name, const gdesc *g, const gdesc *ref, const
                     fi.maxrow ? fi.maxrow : "?");
         for (int r = 0; r < g->nres; ++r) {
             size_t t = g->result[r] - 1;
-            compare(name, &g->lt[t], rbuf[t], gbuf[t], want_row == NULL);
+            compare(name, &g->lt[t], rbuf[t], gbuf[t], want_row && want_fused ? sdpa_eps(g, mode) : 0,
+                    want_row == NULL);
         }
     }
     tg_bufs_free(&B);
@@ -632,6 +637,31 @@ static void test_int4_order(void) {
     CHECK_NEAR(od[1], 1.0 - hi, 1e-6);
 }
 
+/* Compressed K / V as decode and prefill see them: head size 128, one or a
+ * few query rows, key counts past one block with tails, int8 and int4 data,
+ * groups of 32 / 128 along the head size, with and without zero points,
+ * both K layouts, strict and bf16 math. */
+static void test_compressed_grid(void) {
+    char name[128];
+    for (int i = 0; i < 8; ++i) {
+        ccfg c = cbase();
+        c.fdt = c.sdt = i % 2 ? dnnl_bf16 : dnnl_f32;
+        c.d = c.dv = 128;
+        c.sq = i < 4 ? 1 : 7, c.skv = i % 3 ? 200 : 65;
+        const bool int4 = i & 2;
+        c.kdt = int4 ? dnnl_s4 : dnnl_s8, c.vdt = int4 ? dnnl_u4 : dnnl_u8;
+        const bool zps = i != 2 && i != 5;
+        c.kzp = zps ? (int4 ? dnnl_s4 : dnnl_s8) : dnnl_data_type_undef;
+        c.vzp = zps ? (int4 ? dnnl_u4 : dnnl_u8) : dnnl_data_type_undef;
+        c.gk = i % 4 == 3 ? 128 : 32, c.gv = 32;
+        c.k_dxs = i % 3 != 1;
+        c.mask = i % 2 ? CM_CAUSAL : CM_ADD;
+        snprintf(name, sizeof name, "compressed %s sq=%lld skv=%lld gk=%lld%s%s", int4 ? "int4" : "int8",
+                 (long long)c.sq, (long long)c.skv, (long long)c.gk, zps ? " zp" : "", c.k_dxs ? " K [D,S]" : "");
+        check_c(name, &c, "sdp_with_compressed_kv_fusion", i % 4 == 1 ? dnnl_fpmath_mode_bf16 : dnnl_fpmath_mode_strict);
+    }
+}
+
 int main(void) {
     tg_setup();
     test_x8();
@@ -639,6 +669,7 @@ int main(void) {
     test_q_negative();
     test_compressed();
     test_int4_order();
+    test_compressed_grid();
     tg_teardown();
     return pt_test_summary("test_int_sdpa_quant");
 }

@@ -304,7 +304,14 @@ static bool static_deq_views(sd_plan *p, const pt_op *op, const sd_tensor *t, in
         return false;
     }
     o->sc = konst_view(p, sc, ns * sizeof(float), dnnl_f32);
-    o->zp = nz ? konst_view(p, zp, nz * sizeof(int64_t), dnnl_s64) : -1;
+    /* Zero points as s32 when they fit (the kernel's vector dequantization
+     * takes s32), else s64. */
+    bool fits = nz <= 4096;
+    for (size_t i = 0; fits && i < nz; ++i) fits = zp[i] >= INT32_MIN && zp[i] <= INT32_MAX;
+    int32_t zp32[4096];
+    for (size_t i = 0; fits && i < nz; ++i) zp32[i] = (int32_t)zp[i];
+    o->zp = !nz ? -1 : fits ? konst_view(p, zp32, nz * sizeof(int32_t), dnnl_s32)
+                            : konst_view(p, zp, nz * sizeof(int64_t), dnnl_s64);
     if (o->sc < 0 || (nz && o->zp < 0)) return false;
     if (axis >= 0 && t->dims[axis] != 1) {
         if (!set_operand_stride(p, o->sc, t->ndims, axis, row_dim, col_dim, 1, 1)) return false;
@@ -760,14 +767,12 @@ static pt_status parse(sd_ctx *c) {
     drop_rounding_before_quantize(p->px, &p->npx);
     drop_rounding_before_quantize(p->ox, &p->nox);
 
-    /* The online order normalises at the end, so it cannot reproduce a P
-     * rounded to a narrow type or quantized before the second MatMul. */
-    p->online_ok = p->px_identity = true;
+    /* The online softmax normalises at the end, so roundings (and Dropout,
+     * which scales the numerator) go to the unnormalised weights; a
+     * quantized P needs the final max and sum first: two passes. */
+    p->one_pass = true;
     for (int t = 0; t < p->npx; ++t)
-        if (p->px[t].kind != SD_X_ROUND || p->px[t].dt != dnnl_f32) p->px_identity = false;
-    for (int t = 0; t < p->npx; ++t)
-        if ((p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_ROUND) || p->px[t].dt != dnnl_f32)
-            p->online_ok = false;
+        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_ROUND) p->one_pass = false;
     return dnnl_success;
 }
 
@@ -794,9 +799,9 @@ pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t no
 #endif
     pt_sdpa_fwd_plan_blocks(p, nthr < 1 ? 1 : nthr);
     pt_verbose(2,
-               "info,fused,sdpa_fwd,batch %lld,S_q %lld,S_kv %lld,D %lld,D_v %lld,%s,scratchpad %zu bytes per thread",
+               "info,fused,sdpa_fwd,batch %lld,S_q %lld,S_kv %lld,D %lld,D_v %lld,%s,%d heads per item,scratchpad %zu bytes per thread",
                (long long)p->nbatch, (long long)p->sq, (long long)p->skv, (long long)p->dqk, (long long)p->dv,
-               p->online_ok ? "exact or online order" : "exact order", p->thr_bytes);
+               p->one_pass ? "one pass" : "two passes", p->seg, p->thr_bytes);
     fused->run = pt_sdpa_fwd_run;
     fused->release = pt_sdpa_fwd_release;
     fused->state = p;

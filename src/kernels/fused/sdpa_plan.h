@@ -1,6 +1,6 @@
 /* The fused SDPA forward kernel's plan: what the lowering
  * (compile/lower_sdpa.c) decodes from a matched partition at compile time and
- * the kernel (sdpa_run.c) executes.  Every
+ * the kernel (sdpa_run.c) executes on the GEMM microkernels.  Every
  * tensor the kernel touches is a strided view addressed in the iteration
  * space [batch dims of O..., row, column]; every op between the ports and the
  * arithmetic core (dequantization, casts, the quantization round trip of P,
@@ -90,12 +90,13 @@ typedef struct {
     bool dropout;
     int vseed, voffset, vprob, vmask;
     bool inf_as_zero;
-    bool online_ok;   /* P reaches the second MatMul unrounded: the online order may be used */
-    bool px_identity; /* P's transforms change nothing (f32 casts only) */
+    bool one_pass;    /* P's transforms are roundings / Dropout only: online softmax in one pass
+                         (else P is quantized: two passes, max and sum first) */
     void *konst[SD_MAX_KONST];
     int nkonst;
-    int bq, bk;       /* query rows / keys per block */
-    int cache_cols;   /* exact order: score cache width (S_kv when it fits, else 0) */
+    int gdim;         /* batch dim of GQA / MQA heads sharing K / V (stacked in one item), -1 */
+    int seg;          /* heads stacked in one work item */
+    int bq, bk;       /* query rows per head / keys per block */
     int nthr;
     size_t thr_bytes; /* scratch per thread */
 } sd_plan;

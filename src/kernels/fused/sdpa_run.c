@@ -1,26 +1,27 @@
-/* Fused SDPA forward, run time (docs/fusion.md, docs/numerics.md).  Work
- * is split over (batch..., query block); keys and values are streamed in
- * blocks (dequantized as each block is loaded), the score chain (scale,
- * masks, soft-cap) is applied per element, and the S_q × S_kv score matrix
- * never exists: per-thread scratch is O(block × head size) whatever the
- * sequence lengths.  Two evaluation orders:
+/* Fused SDPA forward, run time (docs/fusion.md, docs/numerics.md): flash
+ * attention on the GEMM microkernels.
  *
- *  - exact (math mode strict, and any mode where P is rounded to a narrow
- *    type or quantized before the second MatMul): the op-by-op arithmetic,
- *    bit for bit, in three passes over the key blocks of a query block.
- *    Pass 1 takes each row's maximum; pass 2 the sequential f32 sum of
- *    exp(x - max) in key order, as the reference SoftMax; pass 3 forms
- *    exp(x - max) / sum exactly as the reference does, sends it through P's
- *    transforms (casts, Quantize → Dequantize, Dropout) and accumulates P·V
- *    in double in key order, as the reference MatMul.  Scores are dot
- *    products accumulated in double and rounded to the first MatMul's type,
- *    then through the chain's declared types.  Each pass recomputes the
- *    scores of a block (a bounded per-thread cache of SD_CACHE_COLS columns
- *    saves the recomputation when S_kv fits in it), trading up to three
- *    Q·Kᵀ products for memory that does not grow with S_kv.
- *  - online (any other math mode, which permits approximate f32 math, when P
- *    reaches the second MatMul unrounded): flash-attention streaming in one
- *    pass with a running max and sum and a rescaled f32 accumulator. */
+ * A work item is (batch..., K/V head, block of query rows).  For GQA / MQA
+ * (a batch dim over which K and V do not move) the item stacks the query
+ * rows of every head of the group ("segments"), so each K / V block is
+ * loaded and packed once per group.  Per item: Q is packed once as A panels;
+ * for each key block K is packed as B panels, S = Q·Kᵀ runs on the
+ * microkernel, the score chain (scale, masks, causal mask, soft-cap) is
+ * applied row by row, the softmax is updated online (running max and sum,
+ * accumulator rows rescaled when the max grows), P is packed as A panels, V
+ * as B panels, and O += P·V runs on the microkernel.  Key blocks that an
+ * implicit causal mask removes entirely are skipped.  Everything accumulates
+ * in f32 (docs/numerics.md: not bit-identical to the op-by-op path).
+ *
+ * When P is quantized before the second MatMul (Quantize → Dequantize) the
+ * item takes two passes: pass 1 finds each row's max and sum over all key
+ * blocks, pass 2 recomputes the scores and forms P = exp(s - max) / sum as
+ * SoftMax does before quantizing it.  Items of at most SD_DECODE_ROWS query
+ * rows (decode) skip the panels: K and V blocks are dequantized into f32
+ * rows once and S, O come from dot products and axpys of the row table
+ * (sdpa_rows.h), operands as their declared types give them.  Scratch is
+ * O(threads × block × head size), planned at compile time; nothing is
+ * allocated at run time. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -30,22 +31,46 @@
 #include "ir/status.h"
 #include "kernels/fused/sdpa_common.h"
 #include "kernels/fused/sdpa_plan.h"
-#include "kernels/fused/sdpa_tiles.h"
+#include "kernels/fused/sdpa_rows.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/ref/philox.h"
+#include "kernels/vec/vec.h"
 
-#define SD_BQ 32           /* query rows per block */
-#define SD_BK 64           /* keys per block */
-#define SD_CACHE_COLS 512  /* exact order: scores kept per row when S_kv fits */
+#define SD_ROWS 192      /* query rows per item (all segments together): K / V packing amortised */
+#define SD_ROWS_WIDE 96  /* the same for head sizes above 128 (the item's panels stay in L2) */
+#define SD_BK 128        /* keys per block */
+#define SD_MAX_SEG 16    /* heads stacked in one item */
+/* Below this many multiply-adds (a few ms on one core) the kernel runs on
+ * one thread: a parallel region waits up to a scheduler tick (4 ms) for a
+ * core another process holds, which on a shared machine made 8M-33M MAC
+ * problems 5-20x slower on two threads than on one; an idle machine loses
+ * at most half of a few ms. */
+#define SD_SERIAL_MACS 64000000
+#define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 
 /* ---- run-time arguments ------------------------------------------------------ */
+
+typedef struct {
+    const pt_gemm_ukernel *uk;
+    pt_gemm_kind kind;
+    dnnl_fpmath_mode_t round; /* F32 kind: the math mode's rounding of f32 operands */
+} sd_product;
 
 typedef struct {
     const sd_plan *p;
     const void *base[SD_MAX_VIEWS];
     float add[SD_MAX_STEPS], sub[SD_MAX_STEPS]; /* causal offsets, read once */
+    bool causal_int[SD_MAX_STEPS];              /* offsets are small integers: index arithmetic */
+    int64_t causal_delta[SD_MAX_STEPS];
+    int skip_step; /* causal step whose fully masked blocks may be skipped, -1 */
     int64_t seed, offset;                       /* dropout */
     pt_dropout_consts dc;
-    bool exact;
+    sd_product qk, pv;
+    bool k_direct, v_direct;  /* packed straight from the stored tensor */
+    pt_gemm_operand kop, vop; /* their operand descriptions */
+    bool px_pack_rounds;      /* P's only transform is the bf16 rounding the BF16 panels make */
+    dnnl_data_type_t tp;      /* the type P has when it reaches the second product */
+    const pt_vec_ops *vec;
 } sd_args;
 
 static inline int64_t view_off(const sd_view *v, int64_t boff, int64_t i, int64_t j) {
@@ -72,40 +97,193 @@ static inline float operand_at(const sd_args *A, const int64_t *boff, const sd_o
     return x;
 }
 
-/* Rows [i0, i0+n) × columns [0, ncols) of an operand into dst[r·ld + c]
- * (or dst[c·ld + r] when `transposed`). */
+/* Rounds x[0..n) to a declared type. */
+static void round_row(dnnl_data_type_t dt, float *x, int n) {
+    if (dt == dnnl_f32) return;
+    if (dt == dnnl_bf16) pt_sdpa_rows()->round_bf16(x, n);
+    else if (dt == dnnl_f16) pt_sdpa_rows()->round_f16(x, n);
+    else if (dt == dnnl_s8) pt_sdpa_rows()->round_int(x, n, -128.f, 127.f);
+    else if (dt == dnnl_u8) pt_sdpa_rows()->round_int(x, n, 0.f, 255.f);
+    else
+        for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
+}
+
+/* Columns over which a scale / zero-point view stays the same within a row
+ * (the whole row when constant, 1 when it changes every column). */
+static int64_t param_run(const sd_view *v, int64_t ncols) {
+    if (v->cs == 0) return ncols;
+    return v->grouped ? v->cg : 1;
+}
+
+/* 8 / 4-bit integers src[e0 .. e0+n) (elements, contiguous) as floats. */
+static void decode_row(const void *base, dnnl_data_type_t dt, int64_t e0, int64_t n, float *out) {
+    if (dt == dnnl_s8) {
+        pt_sdpa_rows()->widen_s8((const int8_t *)base + e0, n, out);
+        return;
+    }
+    if (dt == dnnl_u8) {
+        pt_sdpa_rows()->widen_u8((const uint8_t *)base + e0, n, out);
+        return;
+    }
+    /* 4-bit: low nibble first, s4 sign-extended as (v ^ 8) - 8. */
+    const int flip = dt == dnnl_s4 ? 8 : 0;
+    int64_t i = 0;
+    const uint8_t *b = (const uint8_t *)base;
+    if (e0 & 1) out[i++] = (float)(((b[e0 / 2] >> 4) ^ flip) - flip);
+    const uint8_t *q = b + (e0 + i) / 2;
+    const int64_t pairs = (n - i) / 2;
+    pt_sdpa_rows()->widen_4bit(q, pairs, dt == dnnl_s4, out + i);
+    i += 2 * pairs;
+    if (i < n) out[i] = (float)(((q[pairs] & 15) ^ flip) - flip);
+}
+
+/* Dequantized 8 / 4-bit rows contiguous along the columns, with scales and
+ * zero points constant over runs of at least 8 columns (per tensor, per
+ * row, or grouped along the columns): decoded a row at a time and scaled
+ * per run, in loops the compiler vectorizes.  False for other layouts. */
+static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
+                              int64_t ncols, float *dst, size_t ld) {
+    const sd_plan *p = A->p;
+    const sd_view *sv = &p->views[o->src], *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    if (sv->grouped || sv->cs != 1 || pt_dt_bits(sv->dt) > 8 || pt_dt_is_float(sv->dt)) return false;
+    /* Runs of the two parameters must nest so that one run never spans
+     * two groups of either. */
+    const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
+    const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
+    if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    enum { MAX_RUNS = 512 };
+    const int64_t nruns = (ncols + run - 1) / run;
+    if (nruns > MAX_RUNS) return false;
+    float sc[MAX_RUNS], zp[MAX_RUNS];
+    const pt_sdpa_row_ops *rows = pt_sdpa_rows();
+    for (int r = 0; r < n; ++r) {
+        const int64_t i = i0 + r;
+        float *out = dst + (size_t)r * ld;
+        decode_row(A->base[o->src], sv->dt, boff[o->src] + i * sv->rs, ncols, out);
+        for (int64_t g = 0; g < nruns; ++g) {
+            sc[g] = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, g * run));
+            zp[g] = zv ? pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, g * run)) : 0.f;
+        }
+        rows->sub_mul_runs(out, ncols, run, zp, sc);
+        for (int t = 0; t < o->ndts; ++t) round_row(o->dts[t], out, (int)ncols);
+    }
+    return true;
+}
+
+/* Rows [i0, i0+n) × columns [0, ncols) of an operand into dst[r·ld + c], as
+ * f32 (the general path: any dequantization and declared types). */
 static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
-                         int64_t ncols, float *dst, size_t ld, bool transposed) {
+                         int64_t ncols, float *dst, size_t ld) {
     const sd_view *sv = &A->p->views[o->src];
-    const size_t sr = transposed ? 1 : ld, sc = transposed ? ld : 1; /* dst strides of a row / column */
+    if (o->sc >= 0 && load_dequant_rows(A, boff, o, i0, n, ncols, dst, ld)) return;
     if (o->sc >= 0 || o->ndts != 0 || (sv->dt != dnnl_f32 && sv->dt != dnnl_bf16 && sv->dt != dnnl_f16)) {
         for (int r = 0; r < n; ++r)
-            for (int64_t d = 0; d < ncols; ++d)
-                dst[(size_t)r * sr + (size_t)d * sc] = operand_at(A, boff, o, i0 + r, d);
+            for (int64_t d = 0; d < ncols; ++d) dst[(size_t)r * ld + (size_t)d] = operand_at(A, boff, o, i0 + r, d);
         return;
     }
     for (int r = 0; r < n; ++r) {
         const int64_t off = boff[o->src] + (i0 + r) * sv->rs, cs = sv->cs;
-        float *out = dst + (size_t)r * sr;
+        float *out = dst + (size_t)r * ld;
         if (sv->dt == dnnl_f32) {
             const float *src = (const float *)A->base[o->src] + off;
-            if (cs == 1 && sc == 1) memcpy(out, src, sizeof(float) * (size_t)ncols);
+            if (cs == 1) memcpy(out, src, sizeof(float) * (size_t)ncols);
             else
-                for (int64_t d = 0; d < ncols; ++d) out[(size_t)d * sc] = src[d * cs];
+                for (int64_t d = 0; d < ncols; ++d) out[d] = src[d * cs];
         } else {
             const uint16_t *src = (const uint16_t *)A->base[o->src] + off;
             if (sv->dt == dnnl_bf16)
-                for (int64_t d = 0; d < ncols; ++d) out[(size_t)d * sc] = pt_bf16_to_f32(src[d * cs]);
+                for (int64_t d = 0; d < ncols; ++d) out[d] = pt_bf16_bits_to_f32(src[d * cs]);
             else
-                for (int64_t d = 0; d < ncols; ++d) out[(size_t)d * sc] = pt_f16_to_f32(src[d * cs]);
+                for (int64_t d = 0; d < ncols; ++d) out[d] = sd_f16_bits_to_f32(src[d * cs]);
         }
     }
 }
 
-/* Rounds x[0..n) to a declared type. */
-static void round_row(dnnl_data_type_t dt, float *x, int n) {
-    if (dt == dnnl_f32) return;
-    for (int c = 0; c < n; ++c) x[c] = pt_elem_round(dt, x[c]);
+/* The type an operand's values have when they reach the MatMul. */
+static dnnl_data_type_t operand_type(const sd_plan *p, const sd_operand *o) {
+    dnnl_data_type_t t = o->sc >= 0 ? dnnl_f32 : p->views[o->src].dt;
+    if (t != dnnl_bf16 && t != dnnl_f16) t = dnnl_f32;
+    for (int i = 0; i < o->ndts; ++i)
+        if (o->dts[i] == dnnl_bf16 || o->dts[i] == dnnl_f16) t = o->dts[i];
+        else if (o->dts[i] != dnnl_f32) t = dnnl_f32; /* an integer / f8 rounding keeps f32 storage */
+    return t;
+}
+
+/* The compute kind of one product from its operands' types and the math
+ * mode, as the MatMul engine chooses it (docs/numerics.md). */
+static sd_product choose_product(dnnl_data_type_t ta, dnnl_data_type_t tb, dnnl_fpmath_mode_t mode) {
+    const bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
+    sd_product pr;
+    if ((ta == dnnl_bf16 && tb == dnnl_bf16) || (narrow && ta != dnnl_f16 && tb != dnnl_f16)) {
+        pr.kind = PT_GEMM_BF16;
+        pr.round = dnnl_fpmath_mode_strict;
+    } else {
+        pr.kind = PT_GEMM_F32;
+        pr.round = mode;
+    }
+    pr.uk = pt_gemm_ukernel_default(pr.kind);
+    return pr;
+}
+
+/* Whether an operand's declared types change nothing the panels of `kind`
+ * do not do themselves (f32 casts; bf16 casts into BF16 panels). */
+static bool types_packable(const sd_plan *p, const sd_operand *o, pt_gemm_kind kind) {
+    const dnnl_data_type_t src = p->views[o->src].dt;
+    for (int i = 0; i < o->ndts; ++i) {
+        if (o->dts[i] == dnnl_f32) continue;
+        if (o->dts[i] == dnnl_bf16 && kind == PT_GEMM_BF16 && src != dnnl_f16) continue;
+        if (o->dts[i] == src && o->sc < 0) continue; /* a cast to its own type */
+        return false;
+    }
+    return true;
+}
+
+/* Strides of a scale / zero-point view over (n, g) of a B operand whose
+ * rows n are the view's rows (`n_rows`) or columns, and its group along k
+ * (0: constant along k).  False for layouts the panels cannot express
+ * (grouped along n). */
+static bool param_strides(const sd_view *v, bool n_rows, int64_t *sn, int64_t *sg, int64_t *group) {
+    const int64_t ns = n_rows ? v->rs : v->cs, ks = n_rows ? v->cs : v->rs;
+    const int64_t ndiv = v->grouped ? (n_rows ? v->rg : v->cg) : 1, kdiv = v->grouped ? (n_rows ? v->cg : v->rg) : 1;
+    if (ndiv != 1 && ns != 0) return false;
+    *sn = ns;
+    *group = ks == 0 ? 0 : kdiv;
+    *sg = ks == 0 ? 0 : ks;
+    return true;
+}
+
+/* The B operand of K (rows = keys, k = D: `n_rows`) or V (rows = Dv, k =
+ * keys) packed straight from its stored tensor: plain f32 / bf16 / f16 data,
+ * or 8 / 4-bit integers dequantized into the panels. */
+static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, const sd_product *pr,
+                           pt_gemm_operand *op) {
+    const sd_view *v = &p->views[o->src];
+    memset(op, 0, sizeof *op);
+    if (v->grouped || !types_packable(p, o, pr->kind)) return false;
+    op->dt = v->dt;
+    op->s_row = n_rows ? v->rs : v->cs;
+    op->s_k = n_rows ? v->cs : v->rs;
+    op->round = dnnl_fpmath_mode_strict;
+    if (o->sc < 0) {
+        if (v->dt != dnnl_f32 && v->dt != dnnl_bf16 && v->dt != dnnl_f16) return false;
+        if (pr->kind == PT_GEMM_F32 && v->dt == dnnl_f32 && operand_type(p, o) == dnnl_f32) op->round = pr->round;
+        return true;
+    }
+    if (v->dt != dnnl_s8 && v->dt != dnnl_u8 && v->dt != dnnl_s4 && v->dt != dnnl_u4) return false;
+    const sd_view *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    if (cv->dt != dnnl_f32 && cv->dt != dnnl_bf16 && cv->dt != dnnl_f16) return false;
+    if (zv && zv->dt != dnnl_s8 && zv->dt != dnnl_u8 && zv->dt != dnnl_s4 && zv->dt != dnnl_u4 && zv->dt != dnnl_s32)
+        return false;
+    pt_gemm_dequant *dq = &op->dq;
+    int64_t gs = 0, gz = 0;
+    if (!param_strides(cv, n_rows, &dq->sc_sn, &dq->sc_sg, &gs)) return false;
+    if (zv && !param_strides(zv, n_rows, &dq->zp_sn, &dq->zp_sg, &gz)) return false;
+    if (gs && gz && gs != gz) return false;
+    dq->on = true;
+    dq->scale_dt = cv->dt;
+    dq->zp_dt = zv ? zv->dt : dnnl_data_type_undef;
+    dq->group = gs ? gs : gz;
+    return true;
 }
 
 /* x[c] = x[c] op a[c], op one of the chain's binary steps, with the operand
@@ -114,21 +292,63 @@ static void binary_row(const sd_args *A, int view, int64_t boff, sd_kind kind, i
                        int n) {
     const sd_view *va = &A->p->views[view];
     const void *base = A->base[view];
-    const int64_t off = boff + i * va->rs + j0 * va->cs, cs = va->cs;
-    if (va->dt == dnnl_f32 && cs == 0) { /* a scale: one factor for the row */
-        const float f = ((const float *)base)[off];
+    const int64_t off = view_off(va, boff, i, j0), cs = va->cs;
+    if (cs == 0 && !va->grouped) { /* a scale: one factor for the row */
+        const float f = pt_elem_load(base, va->dt, off);
         if (kind == SD_MUL)
-            for (int c = 0; c < n; ++c) x[c] = x[c] * f;
-        else if (kind == SD_DIV)
-            for (int c = 0; c < n; ++c) x[c] = x[c] / f;
-        else
+            A->vec->scale(x, n, f);
+        else if (kind == SD_DIV) {
+            /* f32 accumulation order already differs from the reference:
+             * the reciprocal's extra half ulp does not matter, the divides
+             * would. */
+            A->vec->scale(x, n, 1.f / f);
+        } else
             for (int c = 0; c < n; ++c) x[c] = x[c] + f;
         return;
     }
+    if (kind == SD_ADD && cs == 1 && !va->grouped &&
+        (va->dt == dnnl_f32 || va->dt == dnnl_bf16 || va->dt == dnnl_f16)) { /* a mask row */
+        if (va->dt == dnnl_f32) pt_sdpa_rows()->add_f32(x, (const float *)base + off, n);
+        else if (va->dt == dnnl_bf16) pt_sdpa_rows()->add_bf16(x, (const uint16_t *)base + off, n);
+        else pt_sdpa_rows()->add_f16(x, (const uint16_t *)base + off, n);
+        return;
+    }
     for (int c = 0; c < n; ++c) {
-        const float a = pt_elem_load(base, va->dt, off + c * cs);
+        const float a = pt_elem_load(base, va->dt, view_off(va, boff, i, j0 + c));
         x[c] = kind == SD_MUL ? x[c] * a : kind == SD_DIV ? x[c] / a : x[c] + a;
     }
+}
+
+/* Columns [*lo, *hi) of keys [j0, j0+n) of row i where the causal step's
+ * GreaterEqual holds, for integer offsets (causal_int).  The condition is
+ * linear in (i, j), so the set is one interval. */
+static void causal_cond_range(const sd_args *A, int s, int64_t i, int64_t j0, int n, int *lo, int *hi) {
+    const sd_step *st = &A->p->steps[s];
+    const int64_t delta = st->add >= 0 ? A->causal_delta[s] : 0;
+    int64_t a = 0, b = n;
+    if (st->lhs_col && !st->rhs_col) a = i - delta - j0; /* j + delta >= i */
+    else if (!st->lhs_col && st->rhs_col) b = i + delta - j0 + 1; /* i + delta >= j */
+    else if (delta < 0) b = 0; /* both sides the same index: holds iff delta >= 0 */
+    *lo = (int)(a < 0 ? 0 : a > n ? n : a);
+    *hi = (int)(b < 0 ? 0 : b > n ? n : b);
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* Whether row i has every key of [j0, j0+n) removed by causal step s. */
+static bool causal_all_masked(const sd_args *A, int s, int64_t i, int64_t j0, int n) {
+    int lo, hi;
+    causal_cond_range(A, s, i, j0, n, &lo, &hi);
+    return A->p->steps[s].keep_true ? lo >= hi : (lo == 0 && hi == n);
+}
+
+static void fill_range(const sd_args *A, const sd_view *fv, int view, int64_t boff, int64_t i, int64_t j0,
+                       float *x, int from, int to) {
+    if (fv->cs == 0 && !fv->grouped) {
+        const float f = pt_elem_load(A->base[view], fv->dt, boff + i * fv->rs);
+        for (int c = from; c < to; ++c) x[c] = f;
+        return;
+    }
+    for (int c = from; c < to; ++c) x[c] = pt_elem_load(A->base[view], fv->dt, view_off(fv, boff, i, j0 + c));
 }
 
 /* The score chain on row i, columns [j0, j0+n) of the batch whose view
@@ -138,27 +358,47 @@ static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, in
     for (int s = 0; s < p->nsteps; ++s) {
         const sd_step *st = &p->steps[s];
         const sd_view *va = st->a >= 0 ? &p->views[st->a] : NULL;
-        const int64_t oa = va ? boff[st->a] + i * va->rs + j0 * va->cs : 0;
         switch (st->kind) {
             case SD_MUL:
             case SD_DIV:
             case SD_ADD: binary_row(A, st->a, boff[st->a], st->kind, i, j0, x, n); break;
             case SD_SELECT: {
                 const sd_view *vb = &p->views[st->b];
-                const int64_t ob = boff[st->b] + i * vb->rs + j0 * vb->cs;
+                const bool byte_cond = (va->dt == dnnl_boolean || va->dt == dnnl_u8 || va->dt == dnnl_s8) &&
+                                       va->cs == 1 && !va->grouped;
+                if (byte_cond && vb->cs == 0 && !vb->grouped) {
+                    /* A byte mask row and one fill value (the common padding / causal form). */
+                    const float other = pt_elem_load(A->base[st->b], vb->dt, view_off(vb, boff[st->b], i, j0));
+                    pt_sdpa_rows()->select_u8(x, (const uint8_t *)A->base[st->a] + view_off(va, boff[st->a], i, j0), n,
+                                              other, st->keep_true);
+                    break;
+                }
                 for (int c = 0; c < n; ++c) {
-                    bool cond = pt_elem_load(A->base[st->a], va->dt, oa + c * va->cs) != 0.f;
-                    if (cond != st->keep_true) x[c] = pt_elem_load(A->base[st->b], vb->dt, ob + c * vb->cs);
+                    bool cond = pt_elem_load(A->base[st->a], va->dt, view_off(va, boff[st->a], i, j0 + c)) != 0.f;
+                    if (cond != st->keep_true)
+                        x[c] = pt_elem_load(A->base[st->b], vb->dt, view_off(vb, boff[st->b], i, j0 + c));
                 }
                 break;
             }
             case SD_CAUSAL: {
+                if (A->causal_int[s]) {
+                    int lo, hi;
+                    causal_cond_range(A, s, i, j0, n, &lo, &hi);
+                    if (st->keep_true) {
+                        fill_range(A, va, st->a, boff[st->a], i, j0, x, 0, lo);
+                        fill_range(A, va, st->a, boff[st->a], i, j0, x, hi, n);
+                    } else {
+                        fill_range(A, va, st->a, boff[st->a], i, j0, x, lo, hi);
+                    }
+                    break;
+                }
                 const bool off = st->add >= 0;
                 for (int c = 0; c < n; ++c) {
                     const int64_t j = j0 + c;
                     float l = sd_causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]);
                     float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
-                    if ((l >= r) != st->keep_true) x[c] = pt_elem_load(A->base[st->a], va->dt, oa + c * va->cs);
+                    if ((l >= r) != st->keep_true)
+                        x[c] = pt_elem_load(A->base[st->a], va->dt, view_off(va, boff[st->a], i, j));
                 }
                 break;
             }
@@ -186,7 +426,7 @@ static inline float apply_px(const sd_args *A, const int64_t *boff, int64_t b, i
                 if (p->vmask >= 0) {
                     const sd_view *mv = &p->views[p->vmask];
                     pt_elem_store((void *)A->base[p->vmask], mv->dt, boff[p->vmask] + i * mv->rs + j * mv->cs,
-                          keep ? 1.f : 0.f);
+                                  keep ? 1.f : 0.f);
                 }
                 break;
             }
@@ -198,38 +438,68 @@ static inline float apply_px(const sd_args *A, const int64_t *boff, int64_t b, i
 /* ---- per-thread scratch ------------------------------------------------------- */
 
 /* Byte offsets inside one thread's scratch; all sizes are O(block × head
- * size), none depends on S_q or S_kv beyond the bounded score cache. */
+ * size), none depends on S_q or S_kv. */
 typedef struct {
-    size_t qf, kt, vf; /* Q block [bq][D], K block transposed [D][bk], V block [bk][Dv] (f32) */
-    size_t qd, kd, vd; /* exact: the same blocks widened to f64 */
-    size_t sb;         /* scores of the block [bq][bk] (f32) */
-    size_t pd;         /* exact: probabilities of the block [bq][bk] (f64) */
-    size_t pf;         /* online: weights of the block [bq][bk] (f32) */
-    size_t dacc;       /* exact: output accumulators [bq][Dv] (f64) */
-    size_t acc;        /* online: output accumulators [bq][Dv] (f32) */
-    size_t m, l;       /* row max / sum [bq] */
-    size_t cache;      /* exact: scores [bq][cache_cols] when S_kv fits */
-    size_t orow;       /* one output row [Dv] (f32) */
+    size_t qf;       /* Q rows of the item [rows][D] (f32 staging) */
+    size_t qpan;     /* Q as A panels */
+    size_t kf, kpan; /* K block [bk][D] (f32 staging, general path), as B panels */
+    size_t s;        /* scores, then P, of the block [rows][bk] (f32) */
+    size_t ppan;     /* P as A panels */
+    size_t vf, vpan; /* V block [bk][Dv] (f32 staging, general path), as B panels */
+    size_t acc;      /* output accumulators [rows][Dv] (f32) */
+    size_t m, l;     /* row max / sum [rows] */
+    size_t orow;     /* one output row [Dv] (f32) */
     size_t total;
 } sd_layout;
 
+/* The largest microkernel tile of the kinds the kernel may use. */
+static void tile_bounds(int *mr, int *nr) {
+    const pt_gemm_ukernel *a = pt_gemm_ukernel_default(PT_GEMM_F32), *b = pt_gemm_ukernel_default(PT_GEMM_BF16);
+    *mr = a->mr > b->mr ? a->mr : b->mr;
+    *nr = a->nr > b->nr ? a->nr : b->nr;
+}
+
 static sd_layout sd_scratch_layout(const sd_plan *p) {
     sd_layout L;
-    const size_t bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
-    const size_t f = sizeof(float), d = sizeof(double);
-    size_t *const fields[] = {&L.qf, &L.kt, &L.vf,   &L.qd, &L.kd, &L.vd,    &L.sb,   &L.pd,
-                              &L.pf, &L.dacc, &L.acc, &L.m,  &L.l,  &L.cache, &L.orow};
-    const size_t bytes[] = {bq * D * f,  D * bk * f,  bk * DV * f, bq * D * d, D * bk * d,
-                            bk * DV * d, bq * bk * f, bq * bk * d, bq * bk * f, bq * DV * d,
-                            bq * DV * f, bq * f,      bq * f,      bq * (size_t)p->cache_cols * f, DV * f};
+    int mr, nr;
+    tile_bounds(&mr, &nr);
+    /* Panels hold at most 4-byte elements; rows / columns round up to a
+     * tile, k to the k group (2). */
+    const size_t rows = (size_t)p->bq * (size_t)p->seg, bk = (size_t)p->bk;
+    const size_t D = (size_t)p->dqk, DV = (size_t)p->dv, f = sizeof(float);
+    const size_t rows_p = rows + (size_t)mr, Dp = D + 2, bkp = bk + 2;
+    size_t *const fields[] = {&L.qf, &L.qpan, &L.kf, &L.kpan, &L.s,   &L.ppan,
+                              &L.vf, &L.vpan, &L.acc, &L.m,   &L.l,    &L.orow};
+    const size_t bytes[] = {rows * D * f,  rows_p * Dp * f, bk * D * f,  (bk + (size_t)nr) * Dp * f,
+                            rows * bk * f, rows_p * bkp * f, bk * DV * f, (DV + (size_t)nr) * bkp * f,
+                            rows * DV * f, rows * f,         rows * f,    DV * f};
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
 
+/* The batch dim over which K and V (data, scales, zero points) do not move
+ * while Q does: GQA / MQA heads sharing one K / V head.  -1 when none. */
+static int group_dim(const sd_plan *p) {
+    int best = -1;
+    const int kv[] = {p->k.src, p->k.sc, p->k.zp, p->v.src, p->v.sc, p->v.zp};
+    for (int d = 0; d < p->nb; ++d) {
+        if (p->bdims[d] < 2 || p->views[p->q.src].bs[d] == 0) continue;
+        bool still = true;
+        for (int t = 0; t < 6; ++t)
+            if (kv[t] >= 0 && p->views[kv[t]].bs[d] != 0) still = false;
+        if (still && (best < 0 || p->bdims[d] > p->bdims[best])) best = d;
+    }
+    return best;
+}
+
 void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr) {
-    p->bq = (int)(p->sq < SD_BQ ? (p->sq > 0 ? p->sq : 1) : SD_BQ);
+    p->gdim = group_dim(p);
+    const int64_t G = p->gdim >= 0 ? p->bdims[p->gdim] : 1;
+    p->seg = (int)(G < SD_MAX_SEG ? G : SD_MAX_SEG);
+    int64_t bq = (p->dqk > 128 || p->dv > 128 ? SD_ROWS_WIDE : SD_ROWS) / p->seg;
+    if (bq < 1) bq = 1;
+    p->bq = (int)(p->sq < bq ? (p->sq > 0 ? p->sq : 1) : bq);
     p->bk = (int)(p->skv < SD_BK ? (p->skv > 0 ? p->skv : 1) : SD_BK);
-    p->cache_cols = p->skv > p->bk && p->skv <= SD_CACHE_COLS ? (int)p->skv : 0;
     p->nthr = nthr;
     p->thr_bytes = sd_scratch_layout(p).total;
 }
@@ -242,229 +512,322 @@ void pt_sdpa_fwd_release(pt_fused *f) {
     f->state = NULL;
 }
 
-/* ---- the two orders ------------------------------------------------------------ */
+/* ---- one work item -------------------------------------------------------------- */
 
-/* Everything one query block needs. */
+/* Everything one item needs: nseg segments of mq query rows each (rows
+ * [s·mq, (s+1)·mq) of the item belong to batch bseg[s]), from query row i0. */
 typedef struct {
     const sd_args *A;
-    const int64_t *boff;
-    int64_t b, i0;
-    int mq;
-    char *buf;
     const sd_layout *L;
-} sd_block_ctx;
+    char *buf;
+    int nseg, mq, rows;
+    bool decode; /* few rows: dot products and axpys on f32 rows instead of packed panels */
+    int64_t i0;
+    int64_t bseg[SD_MAX_SEG];
+    int64_t boff[SD_MAX_SEG][SD_MAX_VIEWS];
+} sd_item;
 
 #define SCR(B, T, field) ((T *)((B)->buf + (B)->L->field))
 
-static void widen(const float *src, size_t n, double *dst) {
-    for (size_t e = 0; e < n; ++e) dst[e] = (double)src[e];
+/* C[rows][cols] (row stride ldc) = / += A panels · B panels over kcp. */
+static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, int rows, const void *bpan, int cols,
+                      float *c, int64_t ldc, int accumulate) {
+    const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+    const size_t astrip = (size_t)uk->mr * (size_t)kcp * eb, bstrip = (size_t)uk->nr * (size_t)kcp * eb;
+    for (int j = 0, js = 0; j < cols; j += uk->nr, ++js) {
+        const int nr = cols - j < uk->nr ? cols - j : uk->nr;
+        const char *b = (const char *)bpan + (size_t)js * bstrip;
+        for (int i = 0, is = 0; i < rows; i += uk->mr, ++is) {
+            const int mr = rows - i < uk->mr ? rows - i : uk->mr;
+            uk->run(kcp, (const char *)apan + (size_t)is * astrip, b, c + (int64_t)i * ldc + j, ldc, mr, nr,
+                    accumulate);
+        }
+    }
 }
 
-/* Scores of rows [i0, i0+mq) × keys [j0, j0+nk) into sb[r][c]: the K block
- * is loaded (and dequantized), multiplied (f64 accumulation in d order and
- * one f32 rounding, as the reference MatMul, in the exact order), rounded to
- * the MatMul's type, then sent through the chain. */
-static void block_scores(const sd_block_ctx *B, int64_t j0, int nk) {
+/* Address of element `off` of a view's tensor; NULL where a 4-bit element
+ * does not start a byte. */
+static const void *view_ptr(const sd_args *A, int view, int64_t off) {
+    const dnnl_data_type_t dt = A->p->views[view].dt;
+    if (pt_dt_bits(dt) == 4) return off % 2 ? NULL : (const char *)A->base[view] + off / 2;
+    return (const char *)A->base[view] + off * (int64_t)pt_dt_bytes(dt, 1);
+}
+
+/* Packs rows [r0, r0+rows) × k [k0, k0+kc) of a directly packed operand
+ * (data, scales, zero points at the batch offsets boff); false when a 4-bit
+ * tensor's batch offset splits a byte (the caller takes the general path). */
+static bool pack_direct(const sd_args *A, const sd_product *pr, const sd_operand *o, const pt_gemm_operand *op,
+                        const int64_t *boff, int64_t r0, int64_t rows, int64_t k0, int64_t kc, void *dst) {
+    const void *data = view_ptr(A, o->src, boff[o->src]);
+    const void *sc = o->sc >= 0 ? view_ptr(A, o->sc, boff[o->sc]) : NULL;
+    const void *zp = o->zp >= 0 ? view_ptr(A, o->zp, boff[o->zp]) : NULL;
+    if (!data || (o->sc >= 0 && !sc) || (o->zp >= 0 && !zp)) return false;
+    pt_gemm_pack_panels(pr->uk, true, op, data, sc, zp, r0, rows, k0, kc, dst, NULL);
+    return true;
+}
+
+/* Packs f32 staging rows (row stride ld) as panels of a product. */
+static void pack_staged(const sd_product *pr, bool is_b, const float *src, int64_t s_row, int64_t s_k, int64_t rows,
+                        int64_t kc, dnnl_data_type_t final_dt, void *dst) {
+    pt_gemm_operand o;
+    memset(&o, 0, sizeof o);
+    o.dt = dnnl_f32, o.s_row = s_row, o.s_k = s_k;
+    o.round = pr->kind == PT_GEMM_F32 && final_dt == dnnl_f32 ? pr->round : dnnl_fpmath_mode_strict;
+    pt_gemm_pack_panels(pr->uk, is_b, &o, src, NULL, NULL, 0, rows, 0, kc, dst, NULL);
+}
+
+/* S (row stride bk) = the chain applied to Q·Kᵀ for keys [j0, j0+nk). */
+static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tk) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
     const int64_t D = p->dqk;
-    const int bk = p->bk;
-    float *kt = SCR(B, float, kt), *sb = SCR(B, float, sb);
-    load_operand(A, B->boff, &p->k, j0, nk, D, kt, (size_t)bk, true);
-    if (A->exact) {
-        double *kd = SCR(B, double, kd);
-        for (int64_t d = 0; d < D; ++d) widen(kt + d * bk, (size_t)nk, kd + d * bk);
-        pt_sdpa_qk_f64(SCR(B, double, qd), B->mq, D, kd, bk, nk, sb, bk);
+    const int64_t *kb = B->boff[0];
+    void *kpan = SCR(B, void, kpan);
+    float *s = SCR(B, float, s), *kf = SCR(B, float, kf);
+    if (B->decode) {
+        /* K streams once: dequantized rows, one dot product per (row, key). */
+        load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
+        const float *qf = SCR(B, float, qf);
+        for (int r = 0; r < B->rows; ++r) pt_sdpa_rows()->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * p->bk);
     } else {
-        pt_sdpa_qk_f32(SCR(B, float, qf), B->mq, D, kt, bk, nk, sb, bk);
+        if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
+            load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
+            pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
+        }
+        run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
     }
-    for (int r = 0; r < B->mq; ++r) {
-        float *srow = sb + (size_t)r * bk;
+    for (int r = 0; r < B->rows; ++r) {
+        float *srow = s + (size_t)r * p->bk;
+        const int seg = r / B->mq;
         round_row(p->s_dt, srow, nk);
-        apply_steps_row(A, B->boff, B->i0 + r, j0, srow, nk);
+        apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk);
     }
 }
 
-/* Scores of key block [j0, j0+nk) for the exact order's pass `pass`: from
- * the cache after pass 1 when S_kv fits (or from sb when there is a single
- * key block), else recomputed.  Returns the row-major [mq][*stride] scores. */
-static const float *exact_scores(const sd_block_ctx *B, int pass, int64_t j0, int nk, size_t *stride) {
-    const sd_plan *p = B->A->p;
-    float *cache = SCR(B, float, cache), *sb = SCR(B, float, sb);
-    if (pass > 1 && p->cache_cols > 0) {
-        *stride = (size_t)p->cache_cols;
-        return cache + j0;
-    }
-    *stride = (size_t)p->bk;
-    if (pass > 1 && p->skv <= p->bk) return sb;
-    block_scores(B, j0, nk);
-    if (p->cache_cols > 0)
-        for (int r = 0; r < B->mq; ++r)
-            memcpy(cache + (size_t)r * p->cache_cols + j0, sb + (size_t)r * p->bk, sizeof(float) * (size_t)nk);
-    return sb;
+/* Whether the causal mask removes keys [j0, j0+nk) from every row of the item. */
+static bool block_skipped(const sd_item *B, int64_t j0, int nk) {
+    const sd_args *A = B->A;
+    if (A->skip_step < 0) return false;
+    for (int r = 0; r < B->mq; ++r)
+        if (!causal_all_masked(A, A->skip_step, B->i0 + r, j0, nk)) return false;
+    return true;
 }
 
-/* Applies O's transforms to one output row and stores it with its stats. */
-static void store_row(const sd_block_ctx *B, int64_t i, const float *orow, float stat) {
+/* P (in S) into A panels, V block into B panels, O += P·V. */
+static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, dnnl_data_type_t tv) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
-    const sd_view *o = &p->views[p->vo];
-    int64_t ro = B->boff[p->vo] + i * o->rs;
-    for (int64_t d = 0; d < p->dv; ++d) {
-        float v = orow[d];
-        for (int t = 0; t < p->nox; ++t) {
-            const sd_xform *x = &p->ox[t];
-            if (x->kind == SD_X_QUANT) v = x->has_zp ? v * x->inv + x->zp : v * x->inv;
-            v = pt_elem_round(x->dt, v);
-        }
-        pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * o->cs, v);
-    }
-    if (p->vstats >= 0) {
-        const sd_view *sv = &p->views[p->vstats];
-        pt_elem_store((void *)A->base[p->vstats], sv->dt, B->boff[p->vstats] + i * sv->rs, stat);
-    }
-}
-
-static void block_exact(const sd_block_ctx *B) {
-    const sd_args *A = B->A;
-    const sd_plan *p = A->p;
-    const int64_t DV = p->dv, SKV = p->skv;
-    const int bk = p->bk, mq = B->mq;
-    float *mrow = SCR(B, float, m), *lrow = SCR(B, float, l), *vf = SCR(B, float, vf);
-    double *pd = SCR(B, double, pd), *vd = SCR(B, double, vd), *dacc = SCR(B, double, dacc);
-    widen(SCR(B, float, qf), (size_t)mq * (size_t)p->dqk, SCR(B, double, qd));
-    size_t ld;
-
-    /* Pass 1: row maxima. */
-    for (int r = 0; r < mq; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
-    for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
-        int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
-        const float *s = exact_scores(B, 1, j0, nk, &ld);
-        for (int r = 0; r < mq; ++r)
+    const int64_t DV = p->dv;
+    void *ppan = SCR(B, void, ppan), *vpan = SCR(B, void, vpan);
+    const int64_t *vb = B->boff[0];
+    if (B->decode) {
+        /* V streams once: O row += p · V row, skipping weights of 0 (masked keys). */
+        float *vf = SCR(B, float, vf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
+        load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
+        for (int r = 0; r < B->rows; ++r) {
+            float *prow = s + (size_t)r * p->bk;
+            if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
             for (int c = 0; c < nk; ++c)
-                if (s[(size_t)r * ld + c] > mrow[r]) mrow[r] = s[(size_t)r * ld + c];
-    }
-    /* Pass 2: sequential f32 sums of exp(x - max), key order. */
-    for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
-        int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
-        const float *s = exact_scores(B, 2, j0, nk, &ld);
-        for (int r = 0; r < mq; ++r) {
-            float sum = lrow[r];
-            const float m = mrow[r];
-            for (int c = 0; c < nk; ++c) sum += expf(s[(size_t)r * ld + c] - m);
-            lrow[r] = sum;
+                if (prow[c] != 0.f) pt_sdpa_rows()->axpy(acc + (size_t)r * DV, vf + (size_t)c * DV, DV, prow[c]);
         }
+        return;
     }
-    /* Pass 3: P as the reference SoftMax writes it, its transforms, P·V in
-     * f64, keys in order. */
-    for (size_t e = 0; e < (size_t)mq * DV; ++e) dacc[e] = 0.0;
-    for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
-        int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
-        const float *s = exact_scores(B, 3, j0, nk, &ld);
-        for (int r = 0; r < mq; ++r) {
-            const float m = mrow[r], sum = lrow[r];
-            const bool masked = p->inf_as_zero && m == -INFINITY; /* fully masked row: P = 0 */
-            for (int c = 0; c < nk; ++c) {
-                float pv = masked ? 0.f : expf(s[(size_t)r * ld + c] - m) / sum;
-                if (!p->px_identity) pv = apply_px(A, B->boff, B->b, B->i0 + r, j0 + c, pv);
-                pd[(size_t)r * bk + c] = (double)pv;
+    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
+    if (!A->v_direct || !pack_direct(A, &A->pv, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
+        float *vf = SCR(B, float, vf);
+        load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
+        pack_staged(&A->pv, true, vf, 1, DV, DV, nk, tv, vpan);
+    }
+    run_tiles(A->pv.uk, pt_gemm_kc_padded(A->pv.uk, nk), ppan, B->rows, vpan, (int)DV, SCR(B, float, acc), DV, 1);
+}
+
+/* P's transforms on row r (keys [j0, j0+nk)) of the item, in place. */
+static void px_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    if (p->npx == 0 || A->px_pack_rounds) return;
+    const int seg = r / B->mq;
+    const int64_t i = B->i0 + r % B->mq;
+    if (p->dropout) {
+        for (int c = 0; c < nk; ++c) x[c] = apply_px(A, B->boff[seg], B->bseg[seg], i, j0 + c, x[c]);
+        return;
+    }
+    /* Without Dropout every transform is the same for the whole row: one
+     * pass per transform. */
+    for (int t = 0; t < p->npx; ++t) {
+        const sd_xform *xf = &p->px[t];
+        if (xf->kind == SD_X_QUANT) pt_sdpa_rows()->mul_add(x, nk, xf->inv, xf->has_zp ? xf->zp : 0.f);
+        else if (xf->kind == SD_X_DEQUANT) pt_sdpa_rows()->sub_mul(x, nk, xf->has_zp ? xf->zp : 0.f, xf->scale);
+        round_row(xf->dt, x, nk);
+    }
+}
+
+/* A row with no finite score so far: P is 0 (Dropout still writes its mask). */
+static void zero_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
+    memset(x, 0, sizeof(float) * (size_t)nk);
+    if (B->A->p->vmask >= 0) px_row(B, r, j0, x, nk);
+}
+
+static void run_item(const sd_item *B) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const pt_vec_ops *vec = A->vec;
+    const int64_t D = p->dqk, DV = p->dv, SKV = p->skv;
+    const int bk = p->bk, rows = B->rows;
+    const dnnl_data_type_t tk = operand_type(p, &p->k), tv = operand_type(p, &p->v), tp = A->tp;
+
+    float *qf = SCR(B, float, qf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
+    float *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
+    for (int g = 0; g < B->nseg; ++g)
+        load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
+    if (!B->decode) pack_staged(&A->qk, false, qf, D, 1, rows, D, operand_type(p, &p->q), SCR(B, void, qpan));
+    for (int r = 0; r < rows; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
+    memset(acc, 0, sizeof(float) * (size_t)rows * (size_t)DV);
+
+    if (!p->one_pass) {
+        /* Pass 1: each row's max and sum of exp(s - max), online. */
+        for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
+            const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
+            if (block_skipped(B, j0, nk)) continue;
+            block_scores(B, j0, nk, tk);
+            for (int r = 0; r < rows; ++r) {
+                float *srow = s + (size_t)r * bk;
+                const float mx = vec->max(srow, nk), mnew = mx > mrow[r] ? mx : mrow[r];
+                if (mnew == -INFINITY) continue;
+                const float alpha = mrow[r] == -INFINITY ? 0.f : expf(mrow[r] - mnew);
+                lrow[r] = lrow[r] * alpha + vec->exp_sum(srow, nk, mnew);
+                mrow[r] = mnew;
             }
         }
-        load_operand(A, B->boff, &p->v, j0, nk, DV, vf, (size_t)DV, false);
-        widen(vf, (size_t)nk * (size_t)DV, vd);
-        pt_sdpa_pv_f64(pd, bk, mq, nk, vd, DV, dacc);
     }
-    float *orow = SCR(B, float, orow);
-    for (int r = 0; r < mq; ++r) {
-        const bool masked = p->inf_as_zero && mrow[r] == -INFINITY;
-        for (int64_t d = 0; d < DV; ++d) orow[d] = (float)dacc[(size_t)r * DV + d];
-        store_row(B, B->i0 + r, orow, masked ? 0.f : mrow[r] + logf(lrow[r]));
-    }
-}
-
-/* Online (flash) order: one pass, running max and sum per row, the f32
- * accumulators rescaled when the max grows. */
-static void block_online(const sd_block_ctx *B) {
-    const sd_args *A = B->A;
-    const sd_plan *p = A->p;
-    const int64_t DV = p->dv, SKV = p->skv;
-    const int bk = p->bk, mq = B->mq;
-    float *vf = SCR(B, float, vf), *sb = SCR(B, float, sb), *pf = SCR(B, float, pf);
-    float *acc = SCR(B, float, acc), *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
-    for (int r = 0; r < mq; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
-    for (size_t e = 0; e < (size_t)mq * DV; ++e) acc[e] = 0.f;
+    /* One pass (online max / sum, accumulator rescaled), or pass 2 (P as
+     * SoftMax writes it, through its transforms). */
     for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
-        int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
-        block_scores(B, j0, nk);
-        for (int r = 0; r < mq; ++r) {
-            const float *srow = sb + (size_t)r * bk;
-            float *prow = pf + (size_t)r * bk, *arow = acc + (size_t)r * DV;
-            float mx = -INFINITY;
-            for (int c = 0; c < nk; ++c)
-                if (srow[c] > mx) mx = srow[c];
-            const float mnew = mx > mrow[r] ? mx : mrow[r];
-            if (mnew == -INFINITY) { /* nothing but -inf (or NaN) so far; Dropout still writes its mask */
-                for (int c = 0; c < nk; ++c)
-                    prow[c] = p->dropout ? apply_px(A, B->boff, B->b, B->i0 + r, j0 + c, 0.f) : 0.f;
+        const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
+        if (block_skipped(B, j0, nk)) continue;
+        block_scores(B, j0, nk, tk);
+        for (int r = 0; r < rows; ++r) {
+            float *srow = s + (size_t)r * bk;
+            if (!p->one_pass) {
+                if (mrow[r] == -INFINITY) {
+                    zero_row(B, r, j0, srow, nk);
+                    continue;
+                }
+                vec->exp_sum(srow, nk, mrow[r]);
+                const float sum = lrow[r];
+                for (int c = 0; c < nk; ++c) srow[c] = srow[c] / sum;
+                px_row(B, r, j0, srow, nk);
                 continue;
             }
-            const float alpha = expf(mrow[r] - mnew);
-            if (alpha != 1.f)
-                for (int64_t d = 0; d < DV; ++d) arow[d] *= alpha;
-            float sum = lrow[r] * alpha;
-            for (int c = 0; c < nk; ++c) {
-                const float e = expf(srow[c] - mnew);
-                sum += e;
-                /* Dropout scales the numerator only: the normaliser is the softmax sum. */
-                prow[c] = p->dropout ? apply_px(A, B->boff, B->b, B->i0 + r, j0 + c, e) : e;
+            const float mx = vec->max(srow, nk), mnew = mx > mrow[r] ? mx : mrow[r];
+            if (mnew == -INFINITY) {
+                zero_row(B, r, j0, srow, nk);
+                continue;
             }
+            if (mrow[r] != mnew && mrow[r] != -INFINITY) {
+                const float alpha = expf(mrow[r] - mnew);
+                vec->scale(acc + (size_t)r * DV, DV, alpha);
+                lrow[r] *= alpha;
+            }
+            /* Dropout scales the numerator only: the normaliser is the softmax sum. */
+            lrow[r] += vec->exp_sum(srow, nk, mnew);
             mrow[r] = mnew;
-            lrow[r] = sum;
+            px_row(B, r, j0, srow, nk);
         }
-        load_operand(A, B->boff, &p->v, j0, nk, DV, vf, (size_t)DV, false);
-        pt_sdpa_pv_f32(pf, bk, mq, nk, vf, DV, acc);
+        block_pv(B, j0, nk, tp, tv);
     }
+
     /* A row without any finite score is fully masked: zeros and stats 0
      * with inf_as_zero or without keys, NaN otherwise (docs/numerics.md). */
     const float masked = (p->inf_as_zero || SKV == 0) ? 0.f : NAN;
     float *orow = SCR(B, float, orow);
-    for (int r = 0; r < mq; ++r) {
+    const sd_view *o = &p->views[p->vo];
+    /* O's transforms that are only roundings to its own float type: stored
+     * by one conversion loop. */
+    bool plain = o->dt == dnnl_f32 || o->dt == dnnl_bf16 || o->dt == dnnl_f16;
+    for (int t = 0; t < p->nox; ++t)
+        if (p->ox[t].kind != SD_X_ROUND || (p->ox[t].dt != dnnl_f32 && p->ox[t].dt != o->dt)) plain = false;
+    for (int r = 0; r < rows; ++r) {
+        const int seg = r / B->mq;
+        const int64_t i = B->i0 + r % B->mq;
         const bool empty = mrow[r] == -INFINITY;
         const float *arow = acc + (size_t)r * DV;
-        const float inv = 1.f / lrow[r];
-        for (int64_t d = 0; d < DV; ++d) orow[d] = empty ? masked : arow[d] * inv;
-        store_row(B, B->i0 + r, orow, empty ? masked : mrow[r] + logf(lrow[r]));
+        const float inv = p->one_pass ? 1.f / lrow[r] : 1.f;
+        const int64_t ro = B->boff[seg][p->vo] + i * o->rs, cs = o->cs;
+        const bool direct = plain && o->dt == dnnl_f32 && cs == 1;
+        float *dst = direct ? (float *)A->base[p->vo] + ro : orow;
+        for (int64_t d = 0; d < DV; ++d) dst[d] = empty ? masked : arow[d] * inv;
+        if (direct) {
+            /* written in place */
+        } else if (plain && o->dt == dnnl_f32) {
+            float *out = (float *)A->base[p->vo] + ro;
+            for (int64_t d = 0; d < DV; ++d) out[d * cs] = orow[d];
+        } else if (plain) {
+            uint16_t *out = (uint16_t *)A->base[p->vo] + ro;
+            if (o->dt == dnnl_bf16)
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_bf16_bits_rne(orow[d]);
+            else
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_f32_to_f16(orow[d]);
+        } else {
+            /* O's transforms, one pass each over the row, then the store. */
+            for (int t = 0; t < p->nox; ++t) {
+                const sd_xform *x = &p->ox[t];
+                if (x->kind == SD_X_QUANT) pt_sdpa_rows()->mul_add(orow, DV, x->inv, x->has_zp ? x->zp : 0.f);
+                round_row(x->dt, orow, (int)DV);
+            }
+            if (o->dt == dnnl_u8) {
+                uint8_t *out = (uint8_t *)A->base[p->vo] + ro;
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = (uint8_t)(int)orow[d];
+            } else if (o->dt == dnnl_s8) {
+                int8_t *out = (int8_t *)A->base[p->vo] + ro;
+                for (int64_t d = 0; d < DV; ++d) out[d * cs] = (int8_t)(int)orow[d];
+            } else {
+                for (int64_t d = 0; d < DV; ++d) pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * cs, orow[d]);
+            }
+        }
+        if (p->vstats >= 0) {
+            const sd_view *sv = &p->views[p->vstats];
+            pt_elem_store((void *)A->base[p->vstats], sv->dt, B->boff[seg][p->vstats] + i * sv->rs,
+                          empty ? masked : mrow[r] + logf(lrow[r]));
+        }
     }
 }
 
-static void sd_block(const sd_args *A, int64_t b, int64_t i0, char *buf, const sd_layout *L) {
-    const sd_plan *p = A->p;
-    int64_t bidx[SD_MAX_BATCH];
-    sd_batch_index(b, p->nb, p->bdims, bidx);
-    int64_t boff[SD_MAX_VIEWS];
-    for (int v = 0; v < p->nviews; ++v) {
-        const sd_view *w = &p->views[v];
-        int64_t off = 0;
-        for (int i = 0; i < p->nb; ++i) off += (w->grouped ? bidx[i] / w->bg[i] : bidx[i]) * w->bs[i];
-        boff[v] = off;
-    }
-    sd_block_ctx B = {.A = A, .boff = boff, .b = b, .i0 = i0, .buf = buf, .L = L};
-    B.mq = (int)(p->sq - i0 < p->bq ? p->sq - i0 : p->bq);
-    load_operand(A, boff, &p->q, i0, B.mq, p->dqk, (float *)(buf + L->qf), (size_t)p->dqk, false);
-    if (A->exact) block_exact(&B);
-    else block_online(&B);
-}
-
-/* Work item w of a run: query block w % nqb of batch w / nqb. */
+/* Work item w: query block w % nqb of group chunk (w / nqb) % nchunk of
+ * outer batch w / (nqb · nchunk); without a group dim every batch index is
+ * its own outer batch. */
 typedef struct {
     const sd_args *A;
     sd_layout L;
-    int64_t nqb;
+    int64_t nqb, nchunk, inner, G;
 } sd_work;
 
 static void sd_work_item(const void *arg, int64_t w, char *buf) {
     const sd_work *W = arg;
-    sd_block(W->A, w / W->nqb, (w % W->nqb) * W->A->p->bq, buf, &W->L);
+    const sd_plan *p = W->A->p;
+    sd_item B;
+    B.A = W->A, B.L = &W->L, B.buf = buf;
+    const int64_t qb = w % W->nqb, chunk = (w / W->nqb) % W->nchunk, ob = w / W->nqb / W->nchunk;
+    B.i0 = qb * p->bq;
+    B.mq = (int)(p->sq - B.i0 < p->bq ? p->sq - B.i0 : p->bq);
+    const int64_t g0 = chunk * p->seg;
+    B.nseg = (int)(W->G - g0 < p->seg ? W->G - g0 : p->seg);
+    B.rows = B.nseg * B.mq;
+    B.decode = B.rows <= SD_DECODE_ROWS;
+    const int64_t lo = ob % W->inner, hi = ob / W->inner;
+    for (int g = 0; g < B.nseg; ++g) {
+        const int64_t b = (hi * W->G + g0 + g) * W->inner + lo;
+        int64_t bidx[SD_MAX_BATCH];
+        sd_batch_index(b, p->nb, p->bdims, bidx);
+        B.bseg[g] = b;
+        for (int v = 0; v < p->nviews; ++v) {
+            const sd_view *vw = &p->views[v];
+            int64_t off = 0;
+            for (int d = 0; d < p->nb; ++d) off += (vw->grouped ? bidx[d] / vw->bg[d] : bidx[d]) * vw->bs[d];
+            B.boff[g][v] = off;
+        }
+    }
+    run_item(&B);
 }
 
 /* A one-element integer input (dropout seed / offset). */
@@ -484,10 +847,29 @@ static int64_t scalar_i64(const void *base, dnnl_data_type_t dt) {
     }
 }
 
+/* The causal step whose fully masked key blocks may be skipped: filled with
+ * -inf, last in the chain (nothing after it could bring a value back), with
+ * integer offsets, and no dropout mask to write for the skipped keys. */
+static int skippable_causal(const sd_args *A) {
+    const sd_plan *p = A->p;
+    if (p->nsteps == 0 || p->vmask >= 0) return -1;
+    const int s = p->nsteps - 1;
+    const sd_step *st = &p->steps[s];
+    if (st->kind != SD_CAUSAL || !A->causal_int[s]) return -1;
+    const sd_view *fv = &p->views[st->a];
+    if (fv->rs != 0 || fv->cs != 0 || fv->grouped) return -1;
+    for (int d = 0; d < p->nb; ++d)
+        if (fv->bs[d] != 0) return -1;
+    return pt_elem_load(A->base[st->a], fv->dt, 0) == -INFINITY ? s : -1;
+}
+
 pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx) {
     const sd_plan *p = f->state;
-    sd_args A = {.p = p, .exact = !ctx || ctx->fpmath == dnnl_fpmath_mode_strict || !p->online_ok};
+    sd_args A;
+    memset(&A, 0, sizeof A);
+    A.p = p;
+    A.vec = pt_vec();
     for (int v = 0; v < p->nviews; ++v) {
         const sd_view *vw = &p->views[v];
         if (vw->port < 0) {
@@ -501,21 +883,59 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     }
     for (int s = 0; s < p->nsteps; ++s) {
         const sd_step *st = &p->steps[s];
-        if (st->kind == SD_CAUSAL && st->add >= 0) {
+        if (st->kind != SD_CAUSAL) continue;
+        A.causal_int[s] = true;
+        if (st->add >= 0) {
             A.add[s] = pt_elem_load(A.base[st->add], p->views[st->add].dt, 0);
             A.sub[s] = pt_elem_load(A.base[st->sub], p->views[st->sub].dt, 0);
+            /* The op-by-op path adds in f32 and stores s32: integer
+             * arithmetic is the same while every value is an integer below
+             * 2^24. */
+            const float lim = 16777216.f;
+            A.causal_int[s] = A.add[s] == truncf(A.add[s]) && A.sub[s] == truncf(A.sub[s]) &&
+                              fabsf(A.add[s]) < lim && fabsf(A.sub[s]) < lim && p->sq < (1 << 23) &&
+                              p->skv < (1 << 23);
+            A.causal_delta[s] = (int64_t)A.add[s] - (int64_t)A.sub[s];
         }
     }
+    A.skip_step = skippable_causal(&A);
     if (p->dropout) {
         A.seed = scalar_i64(A.base[p->vseed], p->views[p->vseed].dt);
         A.offset = scalar_i64(A.base[p->voffset], p->views[p->voffset].dt);
         A.dc = pt_dropout_prepare(pt_elem_load(A.base[p->vprob], p->views[p->vprob].dt, 0));
     }
+
+    /* Compute kinds: from the operand types and the math mode. */
+    const dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
+    dnnl_data_type_t tp = dnnl_f32;
+    bool px_only_bf16 = p->npx > 0;
+    for (int t = 0; t < p->npx; ++t) {
+        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_QUANT) tp = p->px[t].dt;
+        if (!(p->px[t].kind == SD_X_ROUND && (p->px[t].dt == dnnl_bf16 || p->px[t].dt == dnnl_f32)))
+            px_only_bf16 = false;
+    }
+    if (tp != dnnl_bf16 && tp != dnnl_f16) tp = dnnl_f32;
+    A.tp = tp;
+    A.qk = choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
+    A.pv = choose_product(tp, operand_type(p, &p->v), mode);
+    A.px_pack_rounds = px_only_bf16 && (A.pv.kind == PT_GEMM_BF16 || tp == dnnl_f32);
+    A.k_direct = direct_operand(p, &p->k, true, &A.qk, &A.kop);
+    A.v_direct = direct_operand(p, &p->v, false, &A.pv, &A.vop);
+
     const int64_t nqb = (p->sq + p->bq - 1) / p->bq;
-    const int64_t nwork = p->nbatch * nqb;
+    const int64_t G = p->gdim >= 0 ? p->bdims[p->gdim] : 1;
+    int64_t inner = 1;
+    for (int d = p->gdim + 1; p->gdim >= 0 && d < p->nb; ++d) inner *= p->bdims[d];
+    const int64_t nchunk = (G + p->seg - 1) / p->seg;
+    const int64_t nwork = p->nbatch / G * nchunk * nqb;
     if (nwork == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa: no scratchpad");
-    const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb};
-    sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sd_work_item, &W);
+    const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb, .nchunk = nchunk, .inner = inner, .G = G};
+    const double macs = (double)p->nbatch * (double)p->sq * (double)p->skv * (double)(p->dqk + p->dv);
+    const int nthr = macs < SD_SERIAL_MACS ? 1 : sd_threads(p->nthr, ctx, nwork);
+    if (nthr == 1)
+        for (int64_t w = 0; w < nwork; ++w) sd_work_item(&W, w, scratch);
+    else
+        sd_parallel(nthr, nwork, scratch, W.L.total, sd_work_item, &W);
     return dnnl_success;
 }

@@ -1,0 +1,196 @@
+/* Row operations of the fused SDPA forward kernel's score chain, P's and
+ * O's transforms (sdpa_run.c): one table row per ISA level, chosen once
+ * (pt_sdpa_rows()), as for the GEMM and vector kernels.  The loop bodies are
+ * the portable inline functions below; each ISA file (kernels/x86/
+ * sdpa_rows_<isa>.c) compiles them with its own flags, so the compiler
+ * vectorizes them with that level's registers.  C11 mode keeps a·b + c two
+ * roundings (no contraction), as the reference computes it.  Pure functions,
+ * any n >= 0. */
+#ifndef PARTITA_KERNELS_FUSED_SDPA_ROWS_H
+#define PARTITA_KERNELS_FUSED_SDPA_ROWS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ir/dtype_round.h"
+#include "runtime/cpu.h"
+
+typedef struct {
+    const char *name;
+    pt_isa_level level;
+    /* x[i] = bf16(x[i]) (round to nearest even, NaN kept). */
+    void (*round_bf16)(float *x, int64_t n);
+    /* x[i] = f16(x[i]). */
+    void (*round_f16)(float *x, int64_t n);
+    /* x[i] rounded to an integer of [lo, hi] as an s8 / u8 store does (NaN
+     * to 0, saturated, ties to even); |lo|, |hi| < 2^22. */
+    void (*round_int)(float *x, int64_t n, float lo, float hi);
+    /* x[i] = x[i]·m + a. */
+    void (*mul_add)(float *x, int64_t n, float m, float a);
+    /* x[i] = (x[i] - s)·m. */
+    void (*sub_mul)(float *x, int64_t n, float s, float m);
+    /* x[i] = x[i] + a[i], a f32, bf16 bits or f16 bits. */
+    void (*add_f32)(float *x, const float *a, int64_t n);
+    void (*add_bf16)(float *x, const uint16_t *a, int64_t n);
+    void (*add_f16)(float *x, const uint16_t *a, int64_t n);
+    /* x[i] = other where (cond[i] != 0) != keep_true (1-byte conditions). */
+    void (*select_u8)(float *x, const uint8_t *cond, int64_t n, float other, int keep_true);
+    /* out[j] = Σ_d x[d]·rows[j·ld + d] for j < nrows (lane-wise partial sums). */
+    void (*dots)(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out);
+    /* y[i] = y[i] + a·x[i]. */
+    void (*axpy)(float *y, const float *x, int64_t n, float a);
+    /* out[i] = q[i] as f32, q s8 or u8. */
+    void (*widen_s8)(const int8_t *q, int64_t n, float *out);
+    void (*widen_u8)(const uint8_t *q, int64_t n, float *out);
+    /* out[2i], out[2i+1] = low, high nibble of b[i] for i < npairs, as s4
+     * (sign-extended) or u4. */
+    void (*widen_4bit)(const uint8_t *b, int64_t npairs, int is_signed, float *out);
+    /* x[i] = (x[i] - zp[i / run])·scale[i / run]. */
+    void (*sub_mul_runs)(float *x, int64_t n, int64_t run, const float *zp, const float *scale);
+} pt_sdpa_row_ops;
+
+const pt_sdpa_row_ops *pt_sdpa_rows(void);
+
+extern const pt_sdpa_row_ops pt_sdpa_rows_generic; /* sdpa_rows.c */
+extern const pt_sdpa_row_ops pt_sdpa_rows_avx2;    /* kernels/x86/sdpa_rows_avx2.c */
+extern const pt_sdpa_row_ops pt_sdpa_rows_avx512;  /* kernels/x86/sdpa_rows_avx512.c */
+
+static inline void sd_rows_round_bf16(float *x, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) {
+        /* pt_round_bf16 without its early return: NaN selected unchanged. */
+        uint32_t u, r;
+        memcpy(&u, &x[c], sizeof u);
+        r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+        r = (u & 0x7fffffffu) > 0x7f800000u ? u : r;
+        memcpy(&x[c], &r, sizeof r);
+    }
+}
+
+static inline void sd_rows_round_f16(float *x, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = pt_round_f16(x[c]);
+}
+
+static inline void sd_rows_round_int(float *x, int64_t n, float lo, float hi) {
+    /* Adding and subtracting 1.5·2^23 rounds every value of the clamped
+     * range to an integer, ties to even. */
+    const float magic = 12582912.f;
+    for (int64_t c = 0; c < n; ++c) {
+        float v = x[c] != x[c] ? 0.f : x[c];
+        v = v < lo ? lo : v > hi ? hi : v;
+        x[c] = (v + magic) - magic;
+    }
+}
+
+static inline void sd_rows_mul_add(float *x, int64_t n, float m, float a) {
+    for (int64_t c = 0; c < n; ++c) x[c] = x[c] * m + a;
+}
+
+static inline void sd_rows_sub_mul(float *x, int64_t n, float s, float m) {
+    for (int64_t c = 0; c < n; ++c) x[c] = (x[c] - s) * m;
+}
+
+static inline void sd_rows_add_f32(float *x, const float *a, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = x[c] + a[c];
+}
+
+static inline void sd_rows_add_bf16(float *x, const uint16_t *a, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = x[c] + pt_bf16_bits_to_f32(a[c]);
+}
+
+/* f16 bits to f32 (exact), without branches so that loops vectorize. */
+static inline float sd_f16_bits_to_f32(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    const float sub = (float)m * 5.9604644775390625e-8f; /* m · 2^-24: subnormals and zero */
+    uint32_t subbits, bits;
+    memcpy(&subbits, &sub, sizeof subbits);
+    bits = e == 31 ? 0x7f800000u | (m << 13) : e == 0 ? subbits : ((e + 112u) << 23) | (m << 13);
+    bits |= sign;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline void sd_rows_add_f16(float *x, const uint16_t *a, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = x[c] + sd_f16_bits_to_f32(a[c]);
+}
+
+static inline void sd_rows_select_u8(float *x, const uint8_t *cond, int64_t n, float other, int keep_true) {
+    for (int64_t c = 0; c < n; ++c) x[c] = (cond[c] != 0) == (keep_true != 0) ? x[c] : other;
+}
+
+static inline void sd_rows_dots(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld,
+                                float *out) {
+    enum { L = 16 }; /* independent partial sums: the loop vectorizes without reassociation */
+    for (int64_t j = 0; j < nrows; ++j) {
+        const float *r = rows + j * ld;
+        float part[L] = {0};
+        int64_t d = 0;
+        for (; d + L <= n; d += L)
+            for (int l = 0; l < L; ++l) part[l] = part[l] + x[d + l] * r[d + l];
+        for (int l = 0; d + l < n; ++l) part[l] = part[l] + x[d + l] * r[d + l];
+        float s = 0.f;
+        for (int l = 0; l < L; ++l) s += part[l];
+        out[j] = s;
+    }
+}
+
+static inline void sd_rows_axpy(float *y, const float *x, int64_t n, float a) {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] + a * x[i];
+}
+
+static inline void sd_rows_widen_s8(const int8_t *q, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+}
+
+static inline void sd_rows_widen_u8(const uint8_t *q, int64_t n, float *out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = (float)q[i];
+}
+
+static inline void sd_rows_widen_4bit(const uint8_t *b, int64_t npairs, int is_signed, float *out) {
+    const int flip = is_signed ? 8 : 0;
+    for (int64_t i = 0; i < npairs; ++i) {
+        out[2 * i] = (float)(((b[i] & 15) ^ flip) - flip);
+        out[2 * i + 1] = (float)(((b[i] >> 4) ^ flip) - flip);
+    }
+}
+
+static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const float *zp, const float *scale) {
+    for (int64_t j = 0, g = 0; j < n; j += run, ++g) {
+        const int64_t e = j + run < n ? j + run : n;
+        const float z = zp[g], s = scale[g];
+        for (int64_t d = j; d < e; ++d) x[d] = (x[d] - z) * s;
+    }
+}
+
+/* The table row of one ISA level from the bodies above (used once per file). */
+#define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
+    static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
+    static void round_f16_##suffix(float *x, int64_t n) { sd_rows_round_f16(x, n); }                          \
+    static void round_int_##suffix(float *x, int64_t n, float lo, float hi) { sd_rows_round_int(x, n, lo, hi); } \
+    static void mul_add_##suffix(float *x, int64_t n, float m, float a) { sd_rows_mul_add(x, n, m, a); }      \
+    static void sub_mul_##suffix(float *x, int64_t n, float s, float m) { sd_rows_sub_mul(x, n, s, m); }      \
+    static void add_f32_##suffix(float *x, const float *a, int64_t n) { sd_rows_add_f32(x, a, n); }           \
+    static void add_bf16_##suffix(float *x, const uint16_t *a, int64_t n) { sd_rows_add_bf16(x, a, n); }      \
+    static void add_f16_##suffix(float *x, const uint16_t *a, int64_t n) { sd_rows_add_f16(x, a, n); }        \
+    static void select_u8_##suffix(float *x, const uint8_t *cond, int64_t n, float other, int keep) {        \
+        sd_rows_select_u8(x, cond, n, other, keep);                                                           \
+    }                                                                                                         \
+    static void dots_##suffix(const float *x, int64_t n, const float *rows, int64_t nrows, int64_t ld, float *out) { \
+        sd_rows_dots(x, n, rows, nrows, ld, out);                                                             \
+    }                                                                                                         \
+    static void axpy_##suffix(float *y, const float *x, int64_t n, float a) { sd_rows_axpy(y, x, n, a); }     \
+    static void widen_s8_##suffix(const int8_t *q, int64_t n, float *out) { sd_rows_widen_s8(q, n, out); }    \
+    static void widen_u8_##suffix(const uint8_t *q, int64_t n, float *out) { sd_rows_widen_u8(q, n, out); }   \
+    static void widen_4bit_##suffix(const uint8_t *b, int64_t np, int sgn, float *out) {                      \
+        sd_rows_widen_4bit(b, np, sgn, out);                                                                  \
+    }                                                                                                         \
+    static void sub_mul_runs_##suffix(float *x, int64_t n, int64_t run, const float *zp, const float *sc) {   \
+        sd_rows_sub_mul_runs(x, n, run, zp, sc);                                                              \
+    }                                                                                                         \
+    const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {                                                           \
+        isa_name,         isa_level,          round_bf16_##suffix, round_f16_##suffix, round_int_##suffix,      \
+        mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
+        select_u8_##suffix, dots_##suffix,                                                                     \
+        axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix}
+
+#endif
