@@ -190,6 +190,20 @@ static sb_layout sb_scratch_layout(const sb_plan *p) {
 
 /* ---- element-wise part of a tile -------------------------------------------- */
 
+/* pt_run_store with the outputs' common case inline: contiguous bf16 (the
+ * conversion vectorises) or f32. */
+static void store_row(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, const float *x, int64_t n) {
+    if (stride == 1 && dt == dnnl_bf16) {
+        uint16_t *d = (uint16_t *)base + off;
+        for (int64_t k = 0; k < n; ++k) d[k] = pt_bf16_bits_rne(x[k]);
+    } else if (stride == 1 && dt == dnnl_f32) {
+        memcpy((float *)base + off, x, (size_t)n * sizeof(float));
+    } else {
+        pt_run_store(base, dt, off, stride, x, n);
+    }
+}
+
+
 /* Element pointer of view v at element offset off. */
 static const void *view_at(const sb_args *A, int v, int64_t off) {
     return (const char *)A->base[v] + off * (int64_t)(pt_dt_bits(A->p->views[v].dt) / 8);
@@ -296,7 +310,7 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
         round_row(p->ds0_dt, g, nk);
         if (p->vdm >= 0) {
             const sb_view *vdm = &p->views[p->vdm];
-            pt_run_store((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j0 * vdm->cs, vdm->cs, g, nk);
+            store_row((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j0 * vdm->cs, vdm->cs, g, nk);
         }
         float f = 0.f;
         const float *fv = load_row(A, p->vscale, boff, i, j0, nk, tmp, &f);
@@ -332,8 +346,12 @@ static void store_grad(const sb_args *A, const sb_grad *g, const int64_t *boff, 
         return;
     }
     const sb_view *v = &p->views[g->view];
+    if (v->cs == 1 && v->rs == width) { /* rows back to back: one run */
+        store_row((void *)A->base[g->view], v->dt, boff[g->view] + j0 * v->rs, 1, acc, n * width);
+        return;
+    }
     for (int64_t j = 0; j < n; ++j)
-        pt_run_store((void *)A->base[g->view], v->dt, boff[g->view] + (j0 + j) * v->rs, v->cs, acc + j * width, width);
+        store_row((void *)A->base[g->view], v->dt, boff[g->view] + (j0 + j) * v->rs, v->cs, acc + j * width, width);
 }
 
 /* Dc = Σ_e O ⊙ dO (in order, rounded as declared) and the stats of rows
@@ -423,8 +441,8 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
         }
         if (p->nsplit == 1)
             for (int r = 0; r < mq; ++r)
-                pt_run_store((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
-                             dq + (size_t)r * (size_t)D, D);
+                store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
+                          dq + (size_t)r * (size_t)D, D);
     }
     store_grad(A, &p->gk, boff, b, dk, jc0, nkc, D, A->gk);
     store_grad(A, &p->gv, boff, b, dv, jc0, nkc, DV, A->gv);
@@ -452,7 +470,7 @@ static void reduce_dq_row(const sb_args *A, int64_t b, int64_t i, float *acc) {
     sd_batch_index(b, p->nb, p->bdims, bidx);
     const sb_view *v = &p->views[p->vdq];
     for (int k = 0; k < p->nb; ++k) off += bidx[k] * v->bs[k];
-    pt_run_store((void *)A->base[p->vdq], v->dt, off + i * v->rs, v->cs, acc, p->dqk);
+    store_row((void *)A->base[p->vdq], v->dt, off + i * v->rs, v->cs, acc, p->dqk);
 }
 
 /* The GQA ReduceSum of one (kept batch, sequence) row: f32 sum of the heads
