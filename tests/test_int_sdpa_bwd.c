@@ -454,16 +454,17 @@ static void test_sizes(void) {
 }
 
 /* Few heads, many keys: the key split (dQ partial sums), with and without
- * the GQA reductions, masks, dropout and a dM output. */
+ * the GQA reductions, masks, dropout and a dM output; top-left causal masks
+ * over more keys than rows, so whole key tiles are masked (and skipped). */
 static void test_key_split(void) {
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < 6; ++v) {
         bwd_cfg c = base_cfg();
         c.n = 1, c.hkv = 1;
         c.sq = 128, c.skv = 577, c.d = c.dv = 64;
         c.dt = v & 1 ? dnnl_bf16 : dnnl_f32;
-        c.mask = v < 2 ? MK_CAUSAL_BR : MK_ADD;
-        c.dropout = v == 1;
-        c.dmask = v == 2;
+        c.mask = v < 2 ? MK_CAUSAL_BR : v < 4 ? MK_ADD : MK_CAUSAL_TL;
+        c.dropout = v == 1 || v == 5;
+        c.dmask = v == 2 || v == 4;
         if (v == 3) c.rep = 3, c.reduce = true;
         check_cfg(v == 3 ? "key split, gqa" : "key split, one head", &c, dnnl_fpmath_mode_strict);
     }

@@ -67,6 +67,7 @@ typedef struct {
     const pt_vec_ops *vec;
     float *gk, *gv; /* reduce: per-head dK / dV products */
     float *dqp;     /* key split: dQ partial sums [head][split][S_q][D] */
+    int skip_step;  /* a last causal step filling -inf: its fully masked tiles are skipped; else -1 */
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -210,8 +211,8 @@ static const void *view_at(const sb_args *A, int v, int64_t off) {
 }
 
 /* Row i, columns [j0, j0 + n) of a score-shaped view as f32: a pointer to
- * `tmp` filled with them, or NULL with *scalar set when the view is one
- * value along the row. */
+ * them (the source itself when it is contiguous f32, else `tmp` filled with
+ * them), or NULL with *scalar set when the view is one value along the row. */
 static const float *load_row(const sb_args *A, int v, const int64_t *boff, int64_t i, int64_t j0, int n, float *tmp,
                              float *scalar) {
     const sb_view *vw = &A->p->views[v];
@@ -220,12 +221,28 @@ static const float *load_row(const sb_args *A, int v, const int64_t *boff, int64
         *scalar = pt_elem_load(A->base[v], vw->dt, off);
         return NULL;
     }
+    if (vw->cs == 1 && vw->dt == dnnl_f32) return (const float *)A->base[v] + off;
+    if (vw->cs == 1 && vw->dt == dnnl_bf16) {
+        const uint16_t *src = (const uint16_t *)A->base[v] + off;
+        for (int k = 0; k < n; ++k) tmp[k] = pt_bf16_bits_to_f32(src[k]);
+        return tmp;
+    }
     pt_run_load(A->base[v], vw->dt, off, vw->cs, tmp, n);
     return tmp;
 }
 
+/* A row rounded to a declared type; bf16 and f16 inline (they vectorise). */
 static void round_row(dnnl_data_type_t dt, float *x, int n) {
-    if (dt != dnnl_f32) pt_run_round(dt, x, n);
+    switch ((int)dt) {
+        case dnnl_f32: break;
+        case dnnl_bf16:
+            for (int k = 0; k < n; ++k) x[k] = pt_round_bf16(x[k]);
+            break;
+        case dnnl_f16:
+            for (int k = 0; k < n; ++k) x[k] = pt_round_f16(x[k]);
+            break;
+        default: pt_run_round(dt, x, n); break;
+    }
 }
 
 /* ScaleAndMasks on row i, keys [j0, j0 + n), in place. */
@@ -332,6 +349,21 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
     }
 }
 
+/* Whether the causal step `s` replaces every score of rows [i0, i0 + mq) x
+ * keys [j0, j0 + nk) (then P is 0 there, and so are dS and the tile's
+ * products).  Stops at the first kept element: tiles on or below the
+ * diagonal cost one comparison. */
+static bool tile_masked(const sb_args *A, int s, int64_t i0, int mq, int64_t j0, int nk) {
+    const sb_step *st = &A->p->steps[s];
+    for (int r = 0; r < mq; ++r)
+        for (int k = 0; k < nk; ++k) {
+            const float l = sd_causal_side(st->lhs_col, i0 + r, j0 + k, st->add >= 0, A->add[s], A->sub[s]);
+            const float rr = sd_causal_side(st->rhs_col, i0 + r, j0 + k, false, 0.f, 0.f);
+            if ((l >= rr) == st->keep_true) return false;
+        }
+    return true;
+}
+
 /* ---- one work item ------------------------------------------------------------ */
 
 /* Writes rows [j0, j0 + n) of a head's dK or dV products: to the port, or
@@ -425,9 +457,22 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
         /* dQ rows of the block: the thread's buffer, or this item's partial sums. */
         float *dq = p->nsplit > 1 ? A->dqp + (((size_t)b * (size_t)p->nsplit + (size_t)s) * (size_t)SQ + (size_t)i0) * (size_t)D
                                   : (float *)(buf + L->dq);
-        if (nkc == 0) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
+        /* Skipping needs finite stats: exp(-inf - stats) is 0 only then. */
+        bool may_skip = A->skip_step >= 0;
+        for (int r = 0; r < mq && may_skip; ++r) may_skip = isfinite(stats[r]);
+        bool dq_started = false;
         for (int64_t j0 = 0; j0 < nkc; j0 += bk) {
             const int nk = (int)(nkc - j0 < bk ? nkc - j0 : bk);
+            if (may_skip && tile_masked(A, A->skip_step, i0, mq, jc0 + j0, nk)) {
+                if (p->vdm >= 0) { /* dM = P ⊙ (…) = 0 */
+                    const sb_view *vdm = &p->views[p->vdm];
+                    memset(st, 0, (size_t)nk * sizeof(float));
+                    for (int r = 0; r < mq; ++r)
+                        store_row((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + (i0 + r) * vdm->rs + (jc0 + j0) * vdm->cs,
+                                  vdm->cs, st, nk);
+                }
+                continue;
+            }
             mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
             mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
             tile_elements(A, boff, b, i0, mq, jc0 + j0, nk, st, dpt, bk, dc, stats, rows);
@@ -437,8 +482,10 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
             pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
             mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, true);
             pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
-            mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, j0 > 0);
+            mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
+            dq_started = true;
         }
+        if (!dq_started) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
         if (p->nsplit == 1)
             for (int r = 0; r < mq; ++r)
                 store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
@@ -547,6 +594,14 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
     A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;
+    A.skip_step = -1;
+    if (p->nsteps > 0 && p->steps[p->nsteps - 1].kind == SB_CAUSAL) {
+        const sb_step *st = &p->steps[p->nsteps - 1];
+        const sb_view *fv = &p->views[st->a];
+        bool single = fv->rs == 0 && fv->cs == 0;
+        for (int i = 0; i < p->nb; ++i) single = single && fv->bs[i] == 0;
+        if (single && pt_elem_load(A.base[st->a], fv->dt, 0) == -INFINITY) A.skip_step = p->nsteps - 1;
+    }
     const sb_work W = {.A = &A, .L = sb_scratch_layout(p)};
     const int64_t nwork = p->nbatch * p->nsplit;
     sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sb_work_item, &W);
