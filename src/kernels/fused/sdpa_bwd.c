@@ -45,6 +45,10 @@
  * can cost a scheduler tick when another process holds a core. */
 #define SB_SERIAL_MACS 2000000.0
 
+/* Bytes of keys' panels and dK / dV accumulators one pass keeps (about
+ * half of a 1 MiB L2, the rest for a query block's panels and tiles). */
+#define SB_L2_BYTES (512 * 1024)
+
 typedef struct {
     int64_t seed, offset;
     pt_dropout_consts k;
@@ -131,11 +135,11 @@ static void mm_run(const sb_mm *m, int64_t kc, const void *a, int64_t rows, cons
 /* Per-thread scratch (byte offsets), sized for the larger strips and f32
  * panels so that either compute kind fits. */
 typedef struct {
-    size_t ks, vs, kq;      /* item: K, V as B panels of S / dP (rows j); K as B of dQ per key tile (rows d) */
-    size_t dk, dv;          /* item: dK [chunk][D], dV [chunk][D_v] accumulators */
+    size_t ks, vs, kq;      /* pass: K, V as B panels of S / dP (rows j); K as B of dQ per key tile (rows d) */
+    size_t dk, dv;          /* pass: dK [kspan][D], dV [kspan][D_v] accumulators */
     size_t qa, doa;         /* block: Q, dO as A panels of S / dP (rows i) */
     size_t dob, qb;         /* block: dO, Q as B panels of dV / dK (rows e / d, k = i) */
-    size_t dq;              /* block: dQ accumulator [bq][D] */
+    size_t dq;              /* dQ accumulator: [bq][D], or [S_q][D] for several passes */
     size_t st, dpt;         /* tile: S → P operand and dP → dS, [bq][bk] */
     size_t pa, dsat, dsa;   /* tile: Pᵀ, dSᵀ (rows j) and dS (rows i) as A panels */
     size_t dc, stats, row;  /* block: Dc and stats [bq]; three row buffers */
@@ -158,7 +162,9 @@ static int64_t row_len(const sb_plan *p) {
 static sb_layout sb_scratch_layout(const sb_plan *p) {
     sb_layout L;
     const int64_t MR = max_strip(false), NR = max_strip(true);
-    const int64_t bq = p->bq, bk = p->bk, D = p->dqk, DV = p->dv, CH = p->chunk;
+    const int64_t bq = p->bq, bk = p->bk, D = p->dqk, DV = p->dv, CH = p->kspan;
+    /* dQ: whole rows when the item's keys take several passes (no key split). */
+    const int64_t dq_rows = p->nsplit == 1 && p->chunk > p->kspan ? p->sq : bq;
     const int64_t tiles = (CH + bk - 1) / bk;
     /* f32 panels, k padded to 2: an upper bound for both kinds. */
 #define PANEL(rows, R, kc) ((size_t)round_up(rows, R) * (size_t)round_up(kc, 2) * sizeof(float))
@@ -174,7 +180,7 @@ static sb_layout sb_scratch_layout(const sb_plan *p) {
                             PANEL(bq, MR, D),
                             PANEL(bq, MR, DV),
                             PANEL(DV, NR, bq),
-                            (size_t)(bq * D) * sizeof(float),
+                            (size_t)(dq_rows * D) * sizeof(float),
                             (size_t)(bq * bk) * sizeof(float),
                             (size_t)(bq * bk) * sizeof(float),
                             PANEL(bk, MR, bq),
@@ -434,65 +440,80 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
     char *pa = buf + L->pa, *dsat = buf + L->dsat, *dsa = buf + L->dsa;
     float *dc = (float *)(buf + L->dc), *stats = (float *)(buf + L->stats), *rows = (float *)(buf + L->row);
 
-    /* The item's keys, packed once: K and V as the B of S and dP (rows j),
-     * K as the B of dQ per key tile (rows d, k = j). */
-    pack(mS, true, vk->dt, kp, vk->rs, vk->cs, jc0, nkc, 0, D, ks);
-    pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, jc0, nkc, 0, DV, vs);
-    for (int64_t j0 = 0; j0 < nkc; j0 += bk) {
-        const int64_t nk = nkc - j0 < bk ? nkc - j0 : bk;
-        pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, jc0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
-    }
-    memset(dk, 0, (size_t)(nkc * D) * sizeof(float));
-    memset(dv, 0, (size_t)(nkc * DV) * sizeof(float));
+    /* dQ: per block in the thread's buffer when one pass over the keys does;
+     * else whole rows [S_q][D] that the passes add to (this item's partial
+     * sums with a key split, the thread's buffer otherwise). */
+    const int64_t npass = nkc > 0 ? (nkc + p->kspan - 1) / p->kspan : 1;
+    const bool all_rows = p->nsplit > 1 || npass > 1;
+    float *dq_rows = p->nsplit > 1 ? A->dqp + ((size_t)b * (size_t)p->nsplit + (size_t)s) * (size_t)SQ * (size_t)D
+                                   : (float *)(buf + L->dq);
     const size_t ks_strip = panel_bytes(mS->uk, mS->uk->nr, mS->uk->nr, D);
     const size_t vs_strip = panel_bytes(mDP->uk, mDP->uk->nr, mDP->uk->nr, DV);
 
-    for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
-        const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
-        block_rows(A, boff, i0, mq, dc, stats, rows, rows + DV);
-        pack(mS, false, vq->dt, qp, vq->rs, vq->cs, i0, mq, 0, D, qa);
-        pack(mDP, false, vdo->dt, dop, vdo->rs, vdo->cs, i0, mq, 0, DV, doa);
-        pack(mDV, true, vdo->dt, dop, vdo->cs, vdo->rs, 0, DV, i0, mq, dob);
-        pack(mDK, true, vq->dt, qp, vq->cs, vq->rs, 0, D, i0, mq, qb);
-        /* dQ rows of the block: the thread's buffer, or this item's partial sums. */
-        float *dq = p->nsplit > 1 ? A->dqp + (((size_t)b * (size_t)p->nsplit + (size_t)s) * (size_t)SQ + (size_t)i0) * (size_t)D
-                                  : (float *)(buf + L->dq);
-        /* Skipping needs finite stats: exp(-inf - stats) is 0 only then. */
-        bool may_skip = A->skip_step >= 0;
-        for (int r = 0; r < mq && may_skip; ++r) may_skip = isfinite(stats[r]);
-        bool dq_started = false;
-        for (int64_t j0 = 0; j0 < nkc; j0 += bk) {
-            const int nk = (int)(nkc - j0 < bk ? nkc - j0 : bk);
-            if (may_skip && tile_masked(A, A->skip_step, i0, mq, jc0 + j0, nk)) {
-                if (p->vdm >= 0) { /* dM = P ⊙ (…) = 0 */
-                    const sb_view *vdm = &p->views[p->vdm];
-                    memset(st, 0, (size_t)nk * sizeof(float));
-                    for (int r = 0; r < mq; ++r)
-                        store_row((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + (i0 + r) * vdm->rs + (jc0 + j0) * vdm->cs,
-                                  vdm->cs, st, nk);
-                }
-                continue;
-            }
-            mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
-            mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
-            tile_elements(A, boff, b, i0, mq, jc0 + j0, nk, st, dpt, bk, dc, stats, rows);
-            /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
-            pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
-            mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, true);
-            pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
-            mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, true);
-            pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
-            mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
-            dq_started = true;
+    for (int64_t pass = 0; pass < npass; ++pass) {
+        /* Keys [c0, c0 + nc) of the item, sized to stay in L2 while every
+         * query block streams past: K and V as the B of S and dP (rows j),
+         * K as the B of dQ per key tile (rows d, k = j). */
+        const int64_t c0 = jc0 + pass * p->kspan, left = jc0 + nkc - c0;
+        const int64_t nc = left < p->kspan ? left : p->kspan;
+        pack(mS, true, vk->dt, kp, vk->rs, vk->cs, c0, nc, 0, D, ks);
+        pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, c0, nc, 0, DV, vs);
+        for (int64_t j0 = 0; j0 < nc; j0 += bk) {
+            const int64_t nk = nc - j0 < bk ? nc - j0 : bk;
+            pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, c0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
         }
-        if (!dq_started) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
-        if (p->nsplit == 1)
-            for (int r = 0; r < mq; ++r)
-                store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
-                          dq + (size_t)r * (size_t)D, D);
+        memset(dk, 0, (size_t)(nc * D) * sizeof(float));
+        memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
+
+        for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
+            const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
+            block_rows(A, boff, i0, mq, dc, stats, rows, rows + DV);
+            pack(mS, false, vq->dt, qp, vq->rs, vq->cs, i0, mq, 0, D, qa);
+            pack(mDP, false, vdo->dt, dop, vdo->rs, vdo->cs, i0, mq, 0, DV, doa);
+            pack(mDV, true, vdo->dt, dop, vdo->cs, vdo->rs, 0, DV, i0, mq, dob);
+            pack(mDK, true, vq->dt, qp, vq->cs, vq->rs, 0, D, i0, mq, qb);
+            float *dq = all_rows ? dq_rows + (size_t)i0 * (size_t)D : dq_rows;
+            /* Skipping needs finite stats: exp(-inf - stats) is 0 only then. */
+            bool may_skip = A->skip_step >= 0;
+            for (int r = 0; r < mq && may_skip; ++r) may_skip = isfinite(stats[r]);
+            bool dq_started = pass > 0;
+            for (int64_t j0 = 0; j0 < nc; j0 += bk) {
+                const int nk = (int)(nc - j0 < bk ? nc - j0 : bk);
+                if (may_skip && tile_masked(A, A->skip_step, i0, mq, c0 + j0, nk)) {
+                    if (p->vdm >= 0) { /* dM = P ⊙ (…) = 0 */
+                        const sb_view *vdm = &p->views[p->vdm];
+                        memset(st, 0, (size_t)nk * sizeof(float));
+                        for (int r = 0; r < mq; ++r)
+                            store_row((void *)A->base[p->vdm], vdm->dt,
+                                      boff[p->vdm] + (i0 + r) * vdm->rs + (c0 + j0) * vdm->cs, vdm->cs, st, nk);
+                    }
+                    continue;
+                }
+                mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
+                mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
+                tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
+                /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
+                pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
+                mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, true);
+                pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
+                mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, true);
+                pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
+                mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
+                dq_started = true;
+            }
+            if (!dq_started) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
+            if (!all_rows)
+                for (int r = 0; r < mq; ++r)
+                    store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
+                              dq + (size_t)r * (size_t)D, D);
+        }
+        store_grad(A, &p->gk, boff, b, dk, c0, nc, D, A->gk);
+        store_grad(A, &p->gv, boff, b, dv, c0, nc, DV, A->gv);
     }
-    store_grad(A, &p->gk, boff, b, dk, jc0, nkc, D, A->gk);
-    store_grad(A, &p->gv, boff, b, dv, jc0, nkc, DV, A->gv);
+    if (all_rows && p->nsplit == 1)
+        for (int64_t i = 0; i < SQ; ++i)
+            store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + i * vdq->rs, vdq->cs,
+                      dq_rows + (size_t)i * (size_t)D, D);
 }
 
 typedef struct {
@@ -661,6 +682,11 @@ size_t pt_sdpa_bwd_plan_blocks(sb_plan *p, int nthr) {
     p->nsplit = (tiles + per - 1) / per;                     /* no empty split */
     p->chunk = per * p->bk;
     if (p->chunk > p->skv) p->chunk = p->skv;
+    /* Keys per pass: their panels and accumulators (f32 bound) within the L2 budget. */
+    const int64_t key_bytes = (2 * p->dqk + p->dv) * 4 + (p->dqk + p->dv) * 4;
+    int64_t span = SB_L2_BYTES / (key_bytes > 0 ? key_bytes : 1) / p->bk * p->bk;
+    if (span < p->bk) span = p->bk;
+    p->kspan = span < p->chunk ? span : p->chunk;
     if ((int64_t)p->nthr > p->nbatch * p->nsplit) p->nthr = p->nbatch * p->nsplit > 0 ? (int)(p->nbatch * p->nsplit) : 1;
     p->thr_bytes = sb_scratch_layout(p).total;
     size_t at = p->thr_bytes * (size_t)p->nthr;

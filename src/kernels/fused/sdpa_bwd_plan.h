@@ -86,6 +86,9 @@ typedef struct {
      * * chunk) of head b; nsplit > 1 when there are too few heads to keep
      * every thread busy, and then dQ goes through per-item partial sums. */
     int64_t nsplit, chunk;
+    /* Keys per pass over the query blocks (a multiple of bk, at most chunk):
+     * their K / V panels and dK / dV accumulators stay in L2. */
+    int64_t kspan;
     size_t thr_bytes, gk_off, gv_off, dq_off;
 } sb_plan;
 
