@@ -192,6 +192,7 @@ typedef struct {
     dnnl_data_type_t scale_dt;
     int mask;
     bool dropout;
+    bool drop_seed2;       /* the dP Dropout draws with another seed than P's */
     int64_t offset;        /* Dropout offset (0: legacy derivation) */
     bool dmask;            /* End(dS0) */
     int dscale;            /* dS scale: SC_MUL, SC_MUL_LEFT, SC_DIV or SC_NONE (negative) */
@@ -350,7 +351,8 @@ static void build(gdesc *g, const bwd_cfg *c) {
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){dout2, v}, 1, dp), dnnl_graph_op_attr_transpose_b, 1);
     if (c->dropout) {
         size_t d2 = tensor(g, dnnl_f32, sr, sd, NULL);
-        add(g, dnnl_graph_op_dropout, 4, (size_t[]){dp, seed, offset, prob}, 1, d2);
+        size_t seed2 = c->drop_seed2 ? scalar(g, dnnl_s64, true, 654321.0) : seed;
+        add(g, dnnl_graph_op_dropout, 4, (size_t[]){dp, seed2, offset, prob}, 1, d2);
         dp = d2;
     }
     size_t od_ = tensor(g, dnnl_f32, sr, od, NULL);
@@ -538,6 +540,9 @@ static void test_variants(void) {
         c.offset = 0;
         c.mask = MK_CAUSAL_TL;
         check_cfg("dropout, legacy offset 0", &c, dnnl_fpmath_mode_strict);
+        c.offset = 1;
+        c.drop_seed2 = true;
+        check_cfg("dropout, another seed for dP", &c, dnnl_fpmath_mode_strict);
     }
     /* GQA: 5-D with K / V broadcast; with the reductions (gqa row) and
      * without (sdp row, full-size dK / dV). */

@@ -72,6 +72,7 @@ typedef struct {
     float *gk, *gv; /* reduce: per-head dK / dV products */
     float *dqp;     /* key split: dQ partial sums [head][split][S_q][D] */
     int skip_step;  /* a last causal step filling -inf: its fully masked tiles are skipped; else -1 */
+    bool drop_same; /* both dropouts draw the same words with the same probability: one draw */
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -323,8 +324,15 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
         round_row(p->p_dt, x, nk);
         /* dS0 = P ⊙ (dP [dropped] − Dc), exported as dM, then scaled. */
         round_row(p->dp_dt, g, nk);
+        float *keep = rows + 2 * row_len(p); /* 1 where both dropouts keep the element */
+        if (A->drop_same)
+            for (int k = 0; k < nk; ++k)
+                keep[k] = pt_dropout_keep(&A->dp_dp.k, lin0 + (uint64_t)k, A->dp_dp.seed, A->dp_dp.offset) ? 1.f : 0.f;
         if (p->drop_dp.on) {
-            for (int k = 0; k < nk; ++k) g[k] = drop_value(&A->dp_dp, lin0 + (uint64_t)k, g[k]);
+            if (A->drop_same)
+                for (int k = 0; k < nk; ++k) g[k] = keep[k] != 0.f ? g[k] * A->dp_dp.k.inv_q : 0.f;
+            else
+                for (int k = 0; k < nk; ++k) g[k] = drop_value(&A->dp_dp, lin0 + (uint64_t)k, g[k]);
             round_row(p->drop_dp.dt, g, nk);
         }
         for (int k = 0; k < nk; ++k) g[k] -= dc[r];
@@ -348,7 +356,10 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
         round_row(p->dsc_dt, g, nk);
         /* dV operand: P → Dropout? → TypeCast?. */
         if (p->drop_p.on) {
-            for (int k = 0; k < nk; ++k) x[k] = drop_value(&A->dp_p, lin0 + (uint64_t)k, x[k]);
+            if (A->drop_same)
+                for (int k = 0; k < nk; ++k) x[k] = keep[k] != 0.f ? x[k] * A->dp_p.k.inv_q : 0.f;
+            else
+                for (int k = 0; k < nk; ++k) x[k] = drop_value(&A->dp_p, lin0 + (uint64_t)k, x[k]);
             round_row(p->drop_p.dt, x, nk);
         }
         round_row(p->pc_dt, x, nk);
@@ -605,6 +616,8 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     }
     PT_CHECK(drop_args(&A, &p->drop_p, &A.dp_p));
     PT_CHECK(drop_args(&A, &p->drop_dp, &A.dp_dp));
+    A.drop_same = p->drop_p.on && p->drop_dp.on && A.dp_p.seed == A.dp_dp.seed && A.dp_p.offset == A.dp_dp.offset &&
+                  A.dp_p.k.threshold == A.dp_dp.k.threshold && A.dp_p.k.inv_q == A.dp_dp.k.inv_q;
     if (p->nbatch == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa backward: no scratchpad");
     A.mm[MM_S] = mm_for(mode, p->q_dt, p->k_dt);
