@@ -6,9 +6,11 @@
  * microkernels, forms P = exp(ScaleAndMasks(S) − stats) and dS row by row,
  * and adds the tile's products dV += Pᵀ·dO, dK += dSᵀ·Q (rows of its keys)
  * and dQ += dS·K (rows of the block), again on the microkernels.  The
- * S_q × S_kv matrices never exist; per thread the kernel keeps its keys' K
- * and V panels and dK / dV accumulators (O(S_kv · D)) and one block's
- * panels and tiles.
+ * S_q × S_kv matrices never exist; per thread the kernel keeps one span of
+ * its keys' K and V panels and dK / dV accumulators (sized for L2), one
+ * block's panels and tiles, and dQ rows.  Key tiles that a trailing -inf
+ * causal mask covers completely are skipped (P, dS and their products are
+ * zero there).
  *
  * Numerics: products accumulate in f32 on the microkernels (bf16 kind when
  * both operands are bf16, or f32 under the bf16 / any math modes; f32 kind
