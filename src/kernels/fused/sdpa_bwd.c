@@ -75,6 +75,9 @@ typedef struct {
     float *dqp;     /* key split: dQ partial sums [head][split][S_q][D] */
     int skip_step;  /* a last causal step filling -inf: its fully masked tiles are skipped; else -1 */
     bool drop_same; /* both dropouts draw the same words with the same probability: one draw */
+    /* The cast of P / dS to bf16 before their MatMuls is left to the bf16
+     * packing of those products (the same rounding to nearest even). */
+    bool pc_packed_bf16, dsc_packed_bf16;
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -355,7 +358,7 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
             else for (int k = 0; k < nk; ++k) g[k] *= f;
         }
         round_row(p->ds_dt, g, nk);
-        round_row(p->dsc_dt, g, nk);
+        if (!A->dsc_packed_bf16) round_row(p->dsc_dt, g, nk);
         /* dV operand: P → Dropout? → TypeCast?. */
         if (p->drop_p.on) {
             if (A->drop_same)
@@ -364,7 +367,7 @@ static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int6
                 for (int k = 0; k < nk; ++k) x[k] = drop_value(&A->dp_p, lin0 + (uint64_t)k, x[k]);
             round_row(p->drop_p.dt, x, nk);
         }
-        round_row(p->pc_dt, x, nk);
+        if (!A->pc_packed_bf16) round_row(p->pc_dt, x, nk);
     }
 }
 
@@ -627,6 +630,9 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.mm[MM_DV] = mm_for(mode, p->pc_dt, p->do_dt);
     A.mm[MM_DK] = mm_for(mode, p->dsc_dt, p->q_dt);
     A.mm[MM_DQ] = mm_for(mode, p->dsc_dt, p->k_dt);
+    A.pc_packed_bf16 = p->pc_dt == dnnl_bf16 && A.mm[MM_DV].uk->kind == PT_GEMM_BF16;
+    A.dsc_packed_bf16 =
+        p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
     A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;
