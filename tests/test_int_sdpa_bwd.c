@@ -1,16 +1,19 @@
 /* SDPA / GQA training backward fusion (docs/fusion.md): graphs built
  * through the public API must form one partition (float_sdp_backward_fusion
  * or float_gqa_backward_fusion) that runs through the fused kernel, and its
- * outputs must be bit-identical to the same partition executed op by op
- * through the reference kernels (the compiled plan run with its fused kernel
- * switched off).  Negative graphs (no dS scale, an intermediate with an
- * outside consumer, dP or dQ reading another dO / K) must not become one
- * partition and must still match the debug-policy run (every op alone). */
+ * outputs must match the same partition executed op by op through the
+ * reference kernels (the compiled plan run with its fused kernel switched
+ * off) within the tolerance of docs/numerics.md: the fused kernel
+ * accumulates its products in f32 on the GEMM microkernels.  Negative
+ * graphs (no dS scale, an intermediate with an outside consumer, dP or dQ
+ * reading another dO / K) must not become one partition and must still
+ * match the debug-policy run (every op alone). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/dtype.h"
 #include "test_graph_util.h"
 
 typedef tg_graph gdesc;
@@ -73,9 +76,58 @@ static void fill_input(const gdesc *g, int t, void *buf) {
 
 /* ---- running a graph ----------------------------------------------------- */
 
-/* Positive graph: one partition, fused, identical to the same compiled plan
- * run op by op through the reference kernels. */
-static tg_run_info check_fused(const char *name, const gdesc *g, dnnl_fpmath_mode_t mode) {
+/* ---- tolerance ------------------------------------------------------------ */
+
+/* |fused - reference| <= TOL_K * u * (|reference| + M) per element, where
+ * M is the largest |reference| of the tensor and u the unit roundoff of the
+ * coarsest rounding on the path: bf16 data or the bf16 / any math mode
+ * 2^-8, f16 data or the f16 / tf32 modes 2^-11, f32 strict 2^-23.  Every
+ * output is a sum over keys or query rows, so an element near zero is the
+ * cancellation of terms of the tensor's size: its error scales with M, not
+ * with itself.  TOL_K covers f32 sums in another order (S_kv or S_q terms),
+ * exp within 2 ulp, and a narrow rounding of P or dS flipping when its f32
+ * input moved by an ulp. */
+#define TOL_K_NARROW 2.0
+#define TOL_K_F32 32.0
+
+static double tol_unit, tol_scale;
+static double tol_worst[2]; /* worst |diff| / (u (|a| + M)) seen: f32 strict, narrow */
+
+static double unit_roundoff(dnnl_data_type_t dt, dnnl_fpmath_mode_t mode) {
+    if (dt == dnnl_bf16 || mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any) return 0x1p-8;
+    if (dt == dnnl_f16 || mode == dnnl_fpmath_mode_f16 || mode == dnnl_fpmath_mode_tf32) return 0x1p-11;
+    return 0x1p-23;
+}
+
+static double bwd_tol(double a, const tg_lt *lt) {
+    (void)lt;
+    return (tol_unit > 0x1p-20 ? TOL_K_NARROW : TOL_K_F32) * tol_unit * (fabs(a) + tol_scale);
+}
+
+/* Checks one output against the reference with bwd_tol. */
+static void check_tensor(const char *name, const tg_lt *lt, const void *ref, const void *got, double unit) {
+    const int64_t n = tg_nelems(lt);
+    double m = 0.0;
+    for (int64_t e = 0; e < n; ++e) {
+        double a = fabs((double)pt_load_f32(ref, lt->data_type, tg_offset(lt, e)));
+        if (isfinite(a) && a > m) m = a;
+    }
+    tol_unit = unit;
+    tol_scale = m;
+    for (int64_t e = 0; e < n; ++e) {
+        const int64_t off = tg_offset(lt, e);
+        const double a = pt_load_f32(ref, lt->data_type, off), b = pt_load_f32(got, lt->data_type, off);
+        const double d = fabs(a - b) / (unit * (fabs(a) + m));
+        const int narrow = unit > 0x1p-20;
+        if (isfinite(d) && d > tol_worst[narrow]) tol_worst[narrow] = d;
+    }
+    tg_check_values(name, lt, ref, got, bwd_tol);
+}
+
+/* Positive graph: one partition, fused, within the tolerance of the same
+ * compiled plan run op by op through the reference kernels (`unit`: the
+ * case's unit roundoff). */
+static tg_run_info check_fused(const char *name, const gdesc *g, dnnl_fpmath_mode_t mode, double unit) {
     const tg_graph *sets[2] = {g, g};
     tg_bufs B;
     tg_bufs_alloc(&B, sets, 2, fill_input);
@@ -91,7 +143,7 @@ static tg_run_info check_fused(const char *name, const gdesc *g, dnnl_fpmath_mod
         if (fi.nparts != 1 || nfused != 1) fprintf(stderr, "  %s: %d partitions, %d fused\n", name, fi.nparts, nfused);
         for (int r = 0; r < g->nres; ++r) {
             size_t t = g->result[r] - 1;
-            tg_check_values(name, &g->lt[t], B.set[1][t], B.set[0][t], NULL);
+            check_tensor(name, &g->lt[t], B.set[1][t], B.set[0][t], unit);
         }
     }
     tg_bufs_free(&B);
@@ -140,6 +192,7 @@ typedef struct {
     dnnl_data_type_t scale_dt;
     int mask;
     bool dropout;
+    bool drop_seed2;       /* the dP Dropout draws with another seed than P's */
     int64_t offset;        /* Dropout offset (0: legacy derivation) */
     bool dmask;            /* End(dS0) */
     int dscale;            /* dS scale: SC_MUL, SC_MUL_LEFT, SC_DIV or SC_NONE (negative) */
@@ -298,7 +351,8 @@ static void build(gdesc *g, const bwd_cfg *c) {
     attr1(add(g, dnnl_graph_op_matmul, 2, (size_t[]){dout2, v}, 1, dp), dnnl_graph_op_attr_transpose_b, 1);
     if (c->dropout) {
         size_t d2 = tensor(g, dnnl_f32, sr, sd, NULL);
-        add(g, dnnl_graph_op_dropout, 4, (size_t[]){dp, seed, offset, prob}, 1, d2);
+        size_t seed2 = c->drop_seed2 ? scalar(g, dnnl_s64, true, 654321.0) : seed;
+        add(g, dnnl_graph_op_dropout, 4, (size_t[]){dp, seed2, offset, prob}, 1, d2);
         dp = d2;
     }
     size_t od_ = tensor(g, dnnl_f32, sr, od, NULL);
@@ -353,7 +407,7 @@ static void build(gdesc *g, const bwd_cfg *c) {
 static tg_run_info check_cfg(const char *name, const bwd_cfg *c, dnnl_fpmath_mode_t mode) {
     static gdesc g;
     build(&g, c);
-    return check_fused(name, &g, mode);
+    return check_fused(name, &g, mode, unit_roundoff(c->dt, mode));
 }
 
 static void test_shapes(void) {
@@ -371,6 +425,72 @@ static void test_shapes(void) {
             c.hkv = 1 + (b & 1);
             c.fscale = (a + b) % 3 == 0 ? SC_NONE : (a + b) % 3 == 1 ? SC_DIV : SC_MUL;
             c.dscale = b == 3 ? SC_DIV : SC_MUL;
+            check_cfg(name, &c, dnnl_fpmath_mode_strict);
+        }
+}
+
+/* The head sizes, sequence lengths and layouts the brief of the GEMM-based
+ * kernel names: head sizes 1, 17, 48, 64, 128 (microkernel tails and full
+ * strips), S_q 1, 7, 33, 128, S_kv 1, 31, 65, 577 (one row, several query
+ * blocks, several key tiles with a tail), one or two heads (one or two
+ * heads per thread, so the key split runs) and four heads. */
+static void test_sizes(void) {
+    const int64_t hs[] = {1, 17, 48, 64, 128}, sqs[] = {1, 7, 33, 128}, skvs[] = {1, 31, 65, 577};
+    const int masks[] = {MK_NONE, MK_ADD, MK_CAUSAL_TL, MK_CAUSAL_BR};
+    char name[128];
+    for (int a = 0; a < 4; ++a)
+        for (int k = 0; k < 4; ++k) {
+            bwd_cfg c = base_cfg();
+            c.sq = sqs[a], c.skv = skvs[k];
+            c.d = hs[(a + k) % 5];
+            c.dv = hs[(a + 2 * k + 1) % 5];
+            c.dt = (a + k) % 2 ? dnnl_bf16 : dnnl_f32;
+            c.n = 1;
+            c.hkv = 1 + (a + k) % 3;
+            c.mask = masks[(a + 3 * k) % 4];
+            c.dmask = (a * k) % 3 == 1;
+            snprintf(name, sizeof name, "sizes sq=%lld skv=%lld d=%lld dv=%lld heads=%lld dt=%d mask=%d", (long long)c.sq,
+                     (long long)c.skv, (long long)c.d, (long long)c.dv, (long long)c.hkv, (int)c.dt, c.mask);
+            check_cfg(name, &c, dnnl_fpmath_mode_strict);
+        }
+}
+
+/* Few heads, many keys: the key split (dQ partial sums), with and without
+ * the GQA reductions, masks, dropout and a dM output; top-left causal masks
+ * over more keys than rows, so whole key tiles are masked (and skipped),
+ * with a head size that makes each item pass over its keys twice. */
+static void test_key_split(void) {
+    for (int v = 0; v < 6; ++v) {
+        bwd_cfg c = base_cfg();
+        c.n = 1, c.hkv = 1;
+        c.sq = 128, c.skv = 577, c.d = c.dv = 64;
+        c.dt = v & 1 ? dnnl_bf16 : dnnl_f32;
+        c.mask = v < 2 ? MK_CAUSAL_BR : v < 4 ? MK_ADD : MK_CAUSAL_TL;
+        c.dropout = v == 1 || v == 5;
+        c.dmask = v == 2 || v == 4;
+        if (v == 3) c.rep = 3, c.reduce = true;
+        if (v >= 4) c.d = c.dv = 128; /* an item's keys take two passes (L2 budget) */
+        check_cfg(v == 3 ? "key split, gqa" : "key split, one head", &c, dnnl_fpmath_mode_strict);
+    }
+    /* One query row against 577 keys (timm's ViT class token). */
+    bwd_cfg c = base_cfg();
+    c.n = 4, c.hkv = 16, c.sq = 1, c.skv = 577, c.d = c.dv = 48;
+    c.dt = dnnl_bf16;
+    check_cfg("one query row, 64 heads", &c, dnnl_fpmath_mode_strict);
+}
+
+/* GQA groups of 1, 2 and 8 query heads per K / V head, bf16 and f32. */
+static void test_gqa_groups(void) {
+    const int64_t groups[] = {1, 2, 8};
+    char name[96];
+    for (int gi = 0; gi < 3; ++gi)
+        for (int narrow = 0; narrow < 2; ++narrow) {
+            bwd_cfg c = base_cfg();
+            c.rep = groups[gi], c.reduce = true;
+            c.hkv = 2, c.sq = 33, c.skv = 65, c.d = c.dv = 64;
+            c.dt = narrow ? dnnl_bf16 : dnnl_f32;
+            c.mask = gi == 1 ? MK_CAUSAL_TL : MK_ADD;
+            snprintf(name, sizeof name, "gqa group of %lld, dt=%d", (long long)groups[gi], (int)c.dt);
             check_cfg(name, &c, dnnl_fpmath_mode_strict);
         }
 }
@@ -420,6 +540,9 @@ static void test_variants(void) {
         c.offset = 0;
         c.mask = MK_CAUSAL_TL;
         check_cfg("dropout, legacy offset 0", &c, dnnl_fpmath_mode_strict);
+        c.offset = 1;
+        c.drop_seed2 = true;
+        check_cfg("dropout, another seed for dP", &c, dnnl_fpmath_mode_strict);
     }
     /* GQA: 5-D with K / V broadcast; with the reductions (gqa row) and
      * without (sdp row, full-size dK / dV). */
@@ -437,13 +560,16 @@ static void test_variants(void) {
                       dnnl_fpmath_mode_strict);
         }
     /* Non-strict math modes: f32 MatMul operands rounded as the reference does. */
-    const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16, dnnl_fpmath_mode_tf32};
-    for (int m = 0; m < 3; ++m) {
-        bwd_cfg c = base_cfg();
-        c.mask = MK_CAUSAL_TL;
-        c.rep = 2, c.reduce = m == 0;
-        check_cfg("f32 graph, non-strict math mode", &c, modes[m]);
-    }
+    const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16, dnnl_fpmath_mode_tf32,
+                                        dnnl_fpmath_mode_any, dnnl_fpmath_mode_strict};
+    for (int m = 0; m < 5; ++m)
+        for (int narrow = 0; narrow < 2; ++narrow) {
+            bwd_cfg c = base_cfg();
+            c.mask = MK_CAUSAL_TL;
+            c.rep = 2, c.reduce = m % 2 == 0;
+            c.dt = narrow ? dnnl_bf16 : dnnl_f32;
+            check_cfg(narrow ? "bf16 graph, every math mode" : "f32 graph, every math mode", &c, modes[m]);
+        }
     /* Zero-size: empty batch, no query rows (dK / dV are zeros), no keys. */
     bwd_cfg c = base_cfg();
     c.n = 0;
@@ -495,10 +621,15 @@ static void test_timing(void) {
 int main(void) {
     tg_setup();
     test_shapes();
+    test_sizes();
+    test_key_split();
+    test_gqa_groups();
     test_masks_and_layouts();
     test_variants();
     test_negative();
     test_timing();
+    printf("worst |fused - reference| / (u (|reference| + max |reference|)): f32 %.3g (allowed %g), narrow %.3g "
+           "(allowed %g)\n", tol_worst[0], TOL_K_F32, tol_worst[1], TOL_K_NARROW);
     tg_teardown();
     return pt_test_summary("test_int_sdpa_bwd");
 }

@@ -1,24 +1,29 @@
 /* Fused SDPA / GQA training backward, run time (docs/fusion.md,
- * docs/numerics.md).  Work is split over heads (the batch dims of S); a thread walks its
- * head in query blocks and, inside a block, in key blocks.  For each
- * bq × bk tile it recomputes S, P = exp(S2 − stats) and dP, forms dS, and
- * adds the tile's contributions to dQ (rows of the block), dK and dV (the
- * whole head).  The S_q × S_kv matrices never exist; per thread the kernel
- * keeps the head's K / Kᵀ / Vᵀ and the dK / dV accumulators (O(S_kv · D)).
+ * docs/numerics.md).  A work item is one head (a batch index of S), or a
+ * range of its keys when there are too few heads for the threads.  The item
+ * walks its head in query blocks and, inside a block, in key tiles; for
+ * each bq × bk tile it recomputes S = Q·Kᵀ and dP = dO·Vᵀ on the GEMM
+ * microkernels, forms P = exp(ScaleAndMasks(S) − stats) and dS row by row,
+ * and adds the tile's products dV += Pᵀ·dO, dK += dSᵀ·Q (rows of its keys)
+ * and dQ += dS·K (rows of the block), again on the microkernels.  The
+ * S_q × S_kv matrices never exist; per thread the kernel keeps one span of
+ * its keys' K and V panels and dK / dV accumulators (sized for L2), one
+ * block's panels and tiles, and dQ rows.  Key tiles that a trailing -inf
+ * causal mask covers completely are skipped (P, dS and their products are
+ * zero there).
  *
- * Exactness (the benchmark driver compares MatMul outputs exactly) forces
- * the evaluation order of the op-by-op path: every product is a dot product
- * accumulated in double in increasing contraction index and rounded to f32
- * once, like the reference MatMul; every element-wise step is evaluated in
- * f32 and rounded to its declared type; Dc sums O ⊙ dO in f32 along D.  dQ
- * rows add key blocks in key order; dK / dV add query rows in query order,
- * which is why one thread owns a whole head (its dK / dV sums run over all
- * query blocks in order) and parallelism is over heads only.  The GQA
- * ReduceSum runs afterwards in its own order (f32 sum over the reduced axes,
- * row-major) on the dK / dV products rounded to their declared type.
- *
- * Math modes other than strict round f32 MatMul operands to bf16 / f16 /
- * tf32 as the reference MatMul does; nothing else changes. */
+ * Numerics: products accumulate in f32 on the microkernels (bf16 kind when
+ * both operands are bf16, or f32 under the bf16 / any math modes; f32 kind
+ * otherwise, f16 / tf32 modes rounding f32 operands while packing), so the
+ * results are not bit-identical to the op-by-op path (docs/numerics.md
+ * gives the tolerance).  The element-wise steps keep the op-by-op formulas:
+ * f32 arithmetic rounded to every declared intermediate type, P and dS
+ * rounded where the graph casts them before their MatMuls, Dc summed along
+ * D in order, dropout from the same Philox words as the reference.  With a
+ * key split, dQ partial sums are added in split order, so a result never
+ * depends on the thread schedule.  GQA: the dK / dV products are rounded to
+ * their declared type per head and then summed over the group as the
+ * ReduceSum does. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -31,155 +36,404 @@
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "ir/status.h"
+#include "kernels/fused/run_io.h"
 #include "kernels/fused/sdpa_bwd_plan.h"
 #include "kernels/fused/sdpa_common.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/ref/philox.h"
+#include "kernels/vec/vec.h"
+
+/* Below this many multiply-adds a run stays on one thread: a parallel region
+ * can cost a scheduler tick when another process holds a core. */
+#define SB_SERIAL_MACS 2000000.0
+
+/* Bytes of keys' panels and dK / dV accumulators one pass keeps (about
+ * half of a 1 MiB L2, the rest for a query block's panels and tiles). */
+#define SB_L2_BYTES (512 * 1024)
 
 typedef struct {
     int64_t seed, offset;
     pt_dropout_consts k;
 } sb_drop_args;
 
-/* ---- run ----------------------------------------------------------------- */
+/* One product's microkernel and the math-mode rounding of its f32 operands. */
+typedef struct {
+    const pt_gemm_ukernel *uk;
+    dnnl_fpmath_mode_t ra, rb;
+} sb_mm;
+
+enum { MM_S, MM_DP, MM_DV, MM_DK, MM_DQ, MM_COUNT };
 
 typedef struct {
     const sb_plan *p;
     const void *base[SB_MAX_VIEWS];
     float add[SB_MAX_STEPS], sub[SB_MAX_STEPS]; /* causal offsets, read once */
     sb_drop_args dp_p, dp_dp;
-    dnnl_fpmath_mode_t mode;
+    sb_mm mm[MM_COUNT];
+    const pt_vec_ops *vec;
     float *gk, *gv; /* reduce: per-head dK / dV products */
+    float *dqp;     /* key split: dQ partial sums [head][split][S_q][D] */
+    int skip_step;  /* a last causal step filling -inf: its fully masked tiles are skipped; else -1 */
+    bool drop_same; /* both dropouts draw the same words with the same probability: one draw */
+    /* The cast of P / dS to bf16 before their MatMuls is left to the bf16
+     * packing of those products (the same rounding to nearest even). */
+    bool pc_packed_bf16, dsc_packed_bf16;
 } sb_args;
 
-/* A declared intermediate type's rounding (identity for f32). */
-static inline float sb_round(dnnl_data_type_t dt, float v) { return pt_round_to_dt(dt, v); }
+/* ---- microkernel plumbing ------------------------------------------------- */
 
-/* What a MatMul does to an f32 operand under a non-strict math mode (as the
- * reference MatMul): bf16 / f16 / tf32 rounding; other types stay. */
-static inline float sb_fpmath(dnnl_fpmath_mode_t mode, dnnl_data_type_t dt, float v) {
-    return dt == dnnl_f32 ? pt_round_fpmath(mode, v) : v;
+static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/* The kernel of a product with operands of declared types a and b: bf16
+ * when both reach it as bf16 (bf16 data, or f32 the math mode rounds to
+ * bf16), f32 otherwise (bf16 / f16 data converted exactly, f32 data rounded
+ * by the packer as the mode says). */
+static sb_mm mm_for(dnnl_fpmath_mode_t mode, dnnl_data_type_t a, dnnl_data_type_t b) {
+    const bool to_bf16 = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
+    const bool a16 = a == dnnl_bf16 || (a == dnnl_f32 && to_bf16);
+    const bool b16 = b == dnnl_bf16 || (b == dnnl_f32 && to_bf16);
+    sb_mm m = {pt_gemm_ukernel_default(a16 && b16 ? PT_GEMM_BF16 : PT_GEMM_F32),
+               a == dnnl_f32 ? mode : dnnl_fpmath_mode_strict, b == dnnl_f32 ? mode : dnnl_fpmath_mode_strict};
+    return m;
 }
 
-/* ScaleAndMasks for element (i, j). */
-static inline float score_steps(const sb_args *A, const int64_t *boff, int64_t i, int64_t j, float x) {
-    const sb_plan *p = A->p;
-    for (int s = 0; s < p->nsteps; ++s) {
-        const sb_step *st = &p->steps[s];
-        const sb_view *va = &p->views[st->a];
-        const int64_t oa = boff[st->a] + i * va->rs + j * va->cs;
-        switch (st->kind) {
-            case SB_MUL: x = x * pt_elem_load(A->base[st->a], va->dt, oa); break;
-            case SB_DIV: x = x / pt_elem_load(A->base[st->a], va->dt, oa); break;
-            case SB_ADD: x = x + pt_elem_load(A->base[st->a], va->dt, oa); break;
-            case SB_SELECT: {
-                const sb_view *vb = &p->views[st->b];
-                bool cond = pt_elem_load(A->base[st->a], va->dt, oa) != 0.f;
-                if (cond != st->keep_true) x = pt_elem_load(A->base[st->b], vb->dt, boff[st->b] + i * vb->rs + j * vb->cs);
-                break;
-            }
-            case SB_CAUSAL: {
-                float l = sd_causal_side(st->lhs_col, i, j, st->add >= 0, A->add[s], A->sub[s]);
-                float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
-                if ((l >= r) != st->keep_true) x = pt_elem_load(A->base[st->a], va->dt, oa);
-                break;
-            }
-        }
-        x = sb_round(st->dt, x);
+/* Bytes of `rows` rows (padded to strips of R) by kc (padded to the k group)
+ * of one product's panels. */
+static size_t panel_bytes(const pt_gemm_ukernel *uk, int R, int64_t rows, int64_t kc) {
+    return (size_t)round_up(rows, R) * (size_t)pt_gemm_kc_padded(uk, kc) * pt_gemm_panel_elem_bytes(uk->kind);
+}
+
+/* Packs rows [r0, r0 + rows) x k [k0, k0 + kc) of a strided float operand. */
+static void pack(const sb_mm *m, bool is_b, dnnl_data_type_t dt, const void *data, int64_t s_row, int64_t s_k,
+                 int64_t r0, int64_t rows, int64_t k0, int64_t kc, void *dst) {
+    if (rows <= 0 || kc <= 0) return;
+    const pt_gemm_operand o = {.dt = dt, .s_row = s_row, .s_k = s_k, .round = is_b ? m->rb : m->ra};
+    pt_gemm_pack_panels(m->uk, is_b, &o, data, NULL, NULL, r0, rows, k0, kc, dst, NULL);
+}
+
+/* C[m][n] (+)= A·B over packed panels of contraction length kc: `a` holds
+ * strips of MR rows, `b` strips of NR rows (kc padded to the k group). */
+static void mm_run(const sb_mm *m, int64_t kc, const void *a, int64_t rows, const void *b, int64_t cols, float *c,
+                   int64_t ldc, bool accumulate) {
+    const pt_gemm_ukernel *uk = m->uk;
+    if (kc <= 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < rows; ++i) memset(c + i * ldc, 0, (size_t)cols * sizeof(float));
+        return;
     }
-    return x;
+    const int64_t kcp = pt_gemm_kc_padded(uk, kc);
+    const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+    const size_t astrip = (size_t)uk->mr * (size_t)kcp * eb, bstrip = (size_t)uk->nr * (size_t)kcp * eb;
+    /* B strip outer: it stays in L1 while the A strips stream past. */
+    for (int64_t j = 0; j < cols; j += uk->nr) {
+        const char *bp = (const char *)b + (size_t)(j / uk->nr) * bstrip;
+        const int nr = (int)(cols - j < uk->nr ? cols - j : uk->nr);
+        for (int64_t i = 0; i < rows; i += uk->mr) {
+            const int mr = (int)(rows - i < uk->mr ? rows - i : uk->mr);
+            uk->run(kcp, (const char *)a + (size_t)(i / uk->mr) * astrip, bp, c + i * ldc + j, ldc, mr, nr,
+                    accumulate);
+        }
+    }
 }
 
-/* Per-thread scratch (byte offsets). */
+/* ---- scratch ---------------------------------------------------------------- */
+
+/* Per-thread scratch (byte offsets), sized for the larger strips and f32
+ * panels so that either compute kind fits. */
 typedef struct {
-    size_t kd, ktd, vtd;   /* K [S_kv][D], Kᵀ [D][S_kv], Vᵀ [D_v][S_kv] (double, MatMul-rounded) */
-    size_t dk, dv;         /* dK [S_kv][D], dV [S_kv][D_v] accumulators (double) */
-    size_t qd, dod, dq;    /* block: Q [bq][D], dO [bq][D_v], dQ accumulators [bq][D] (double) */
-    size_t sa, pa;         /* tile: S and dP accumulators [bq][bk] (double) */
-    size_t pt, dst;        /* tile: dV operand Pᵀ and dS operand [bq][bk] (double) */
-    size_t dc, st;         /* block: Dc and stats [bq] (float) */
+    size_t ks, vs, kq;      /* pass: K, V as B panels of S / dP (rows j); K as B of dQ per key tile (rows d) */
+    size_t dk, dv;          /* pass: dK [kspan][D], dV [kspan][D_v] accumulators */
+    size_t qa, doa;         /* block: Q, dO as A panels of S / dP (rows i) */
+    size_t dob, qb;         /* block: dO, Q as B panels of dV / dK (rows e / d, k = i) */
+    size_t dq;              /* dQ accumulator: [bq][D], or [S_q][D] for several passes */
+    size_t st, dpt;         /* tile: S → P operand and dP → dS, [bq][bk] */
+    size_t pa, dsat, dsa;   /* tile: Pᵀ, dSᵀ (rows j) and dS (rows i) as A panels */
+    size_t dc, stats, row;  /* block: Dc and stats [bq]; three row buffers */
     size_t total;
+    size_t kq_tile;         /* bytes of one key tile of kq */
 } sb_layout;
+
+static int max_strip(bool is_b) {
+    const pt_gemm_ukernel *f = pt_gemm_ukernel_default(PT_GEMM_F32), *h = pt_gemm_ukernel_default(PT_GEMM_BF16);
+    const int a = is_b ? f->nr : f->mr, b = is_b ? h->nr : h->mr;
+    return a > b ? a : b;
+}
+
+/* Length of the row buffers: a key tile, a Q row or a dO row. */
+static int64_t row_len(const sb_plan *p) {
+    int64_t n = p->bk > p->dqk ? p->bk : p->dqk;
+    return n > p->dv ? n : p->dv;
+}
 
 static sb_layout sb_scratch_layout(const sb_plan *p) {
     sb_layout L;
-    const size_t bq = (size_t)p->bq, bk = (size_t)p->bk, D = (size_t)p->dqk, DV = (size_t)p->dv;
-    const size_t SKV = (size_t)p->skv, d = sizeof(double);
-    size_t *const fields[] = {&L.kd, &L.ktd, &L.vtd, &L.dk, &L.dv, &L.qd, &L.dod,
-                              &L.dq, &L.sa,  &L.pa,  &L.pt, &L.dst, &L.dc, &L.st};
-    const size_t bytes[] = {SKV * D * d, SKV * D * d, SKV * DV * d, SKV * D * d, SKV * DV * d,
-                            bq * D * d,  bq * DV * d, bq * D * d,   bq * bk * d, bq * bk * d,
-                            bq * bk * d, bq * bk * d, bq * sizeof(float), bq * sizeof(float)};
+    const int64_t MR = max_strip(false), NR = max_strip(true);
+    const int64_t bq = p->bq, bk = p->bk, D = p->dqk, DV = p->dv, CH = p->kspan;
+    /* dQ: whole rows when the item's keys take several passes (no key split). */
+    const int64_t dq_rows = p->nsplit == 1 && p->chunk > p->kspan ? p->sq : bq;
+    const int64_t tiles = (CH + bk - 1) / bk;
+    /* f32 panels, k padded to 2: an upper bound for both kinds. */
+#define PANEL(rows, R, kc) ((size_t)round_up(rows, R) * (size_t)round_up(kc, 2) * sizeof(float))
+    L.kq_tile = PANEL(D, NR, bk);
+    const int64_t rowlen = row_len(p);
+    size_t *const fields[] = {&L.ks, &L.vs, &L.kq, &L.dk,  &L.dv,   &L.qa, &L.doa, &L.dob, &L.dq,
+                              &L.st, &L.dpt, &L.pa, &L.dsat, &L.dsa, &L.dc, &L.stats, &L.row, &L.qb};
+    const size_t bytes[] = {PANEL(CH, NR, D),
+                            PANEL(CH, NR, DV),
+                            (size_t)tiles * L.kq_tile,
+                            (size_t)(CH * D) * sizeof(float),
+                            (size_t)(CH * DV) * sizeof(float),
+                            PANEL(bq, MR, D),
+                            PANEL(bq, MR, DV),
+                            PANEL(DV, NR, bq),
+                            (size_t)(dq_rows * D) * sizeof(float),
+                            (size_t)(bq * bk) * sizeof(float),
+                            (size_t)(bq * bk) * sizeof(float),
+                            PANEL(bk, MR, bq),
+                            PANEL(bk, MR, bq),
+                            PANEL(bq, MR, bk),
+                            (size_t)bq * sizeof(float),
+                            (size_t)bq * sizeof(float),
+                            3 * (size_t)rowlen * sizeof(float),
+                            PANEL(D, NR, bq)};
+#undef PANEL
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
 
-/* Dropout of element `lin` (row-major index in S) with value v. */
+/* ---- element-wise part of a tile -------------------------------------------- */
+
+/* pt_run_store with the outputs' common case inline: contiguous bf16 (the
+ * conversion vectorises) or f32. */
+static void store_row(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, const float *x, int64_t n) {
+    if (stride == 1 && dt == dnnl_bf16) {
+        uint16_t *d = (uint16_t *)base + off;
+        for (int64_t k = 0; k < n; ++k) d[k] = pt_bf16_bits_rne(x[k]);
+    } else if (stride == 1 && dt == dnnl_f32) {
+        memcpy((float *)base + off, x, (size_t)n * sizeof(float));
+    } else {
+        pt_run_store(base, dt, off, stride, x, n);
+    }
+}
+
+
+/* Element pointer of view v at element offset off. */
+static const void *view_at(const sb_args *A, int v, int64_t off) {
+    return (const char *)A->base[v] + off * (int64_t)(pt_dt_bits(A->p->views[v].dt) / 8);
+}
+
+/* Row i, columns [j0, j0 + n) of a score-shaped view as f32: a pointer to
+ * them (the source itself when it is contiguous f32, else `tmp` filled with
+ * them), or NULL with *scalar set when the view is one value along the row. */
+static const float *load_row(const sb_args *A, int v, const int64_t *boff, int64_t i, int64_t j0, int n, float *tmp,
+                             float *scalar) {
+    const sb_view *vw = &A->p->views[v];
+    const int64_t off = boff[v] + i * vw->rs + j0 * vw->cs;
+    if (vw->cs == 0) {
+        *scalar = pt_elem_load(A->base[v], vw->dt, off);
+        return NULL;
+    }
+    if (vw->cs == 1 && vw->dt == dnnl_f32) return (const float *)A->base[v] + off;
+    if (vw->cs == 1 && vw->dt == dnnl_bf16) {
+        const uint16_t *src = (const uint16_t *)A->base[v] + off;
+        for (int k = 0; k < n; ++k) tmp[k] = pt_bf16_bits_to_f32(src[k]);
+        return tmp;
+    }
+    pt_run_load(A->base[v], vw->dt, off, vw->cs, tmp, n);
+    return tmp;
+}
+
+/* A row rounded to a declared type; bf16 and f16 inline (they vectorise). */
+static void round_row(dnnl_data_type_t dt, float *x, int n) {
+    switch ((int)dt) {
+        case dnnl_f32: break;
+        case dnnl_bf16:
+            for (int k = 0; k < n; ++k) x[k] = pt_round_bf16(x[k]);
+            break;
+        case dnnl_f16:
+            for (int k = 0; k < n; ++k) x[k] = pt_round_f16(x[k]);
+            break;
+        default: pt_run_round(dt, x, n); break;
+    }
+}
+
+/* ScaleAndMasks on row i, keys [j0, j0 + n), in place. */
+static void score_steps_row(const sb_args *A, const int64_t *boff, int64_t i, int64_t j0, int n, float *x, float *tmp,
+                            float *tmp2) {
+    const sb_plan *p = A->p;
+    for (int s = 0; s < p->nsteps; ++s) {
+        const sb_step *st = &p->steps[s];
+        float c = 0.f;
+        const float *m = st->kind == SB_CAUSAL ? NULL : load_row(A, st->a, boff, i, j0, n, tmp, &c);
+        switch (st->kind) {
+            case SB_MUL:
+                if (m) for (int k = 0; k < n; ++k) x[k] *= m[k];
+                else for (int k = 0; k < n; ++k) x[k] *= c;
+                break;
+            case SB_DIV:
+                if (m) for (int k = 0; k < n; ++k) x[k] /= m[k];
+                else for (int k = 0; k < n; ++k) x[k] /= c;
+                break;
+            case SB_ADD:
+                if (m) for (int k = 0; k < n; ++k) x[k] += m[k];
+                else for (int k = 0; k < n; ++k) x[k] += c;
+                break;
+            case SB_SELECT: {
+                float o = 0.f;
+                const float *ov = load_row(A, st->b, boff, i, j0, n, tmp2, &o);
+                for (int k = 0; k < n; ++k) {
+                    const bool cond = (m ? m[k] : c) != 0.f;
+                    if (cond != st->keep_true) x[k] = ov ? ov[k] : o;
+                }
+                break;
+            }
+            case SB_CAUSAL: {
+                const sb_view *va = &p->views[st->a];
+                for (int k = 0; k < n; ++k) {
+                    const int64_t j = j0 + k;
+                    const float l = sd_causal_side(st->lhs_col, i, j, st->add >= 0, A->add[s], A->sub[s]);
+                    const float r = sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
+                    if ((l >= r) != st->keep_true) x[k] = pt_elem_load(A->base[st->a], va->dt, boff[st->a] + i * va->rs + j * va->cs);
+                }
+                break;
+            }
+        }
+        round_row(st->dt, x, n);
+    }
+}
+
 static inline float drop_value(const sb_drop_args *d, uint64_t lin, float v) {
     return pt_dropout_keep(&d->k, lin, d->seed, d->offset) ? v * d->k.inv_q : 0.f;
 }
 
-/* Element-wise part of one tile: rows [0, mq) of the block at i0, keys
- * [j0, j0 + nk). */
+/* Turns the tile's S rows (st) into the dV operand and its dP rows (dpt)
+ * into dS, rows [0, mq) of the block at i0, keys [j0, j0 + nk). */
 static void tile_elements(const sb_args *A, const int64_t *boff, int64_t b, int64_t i0, int mq, int64_t j0, int nk,
-                          char *buf, const sb_layout *L) {
+                          float *st, float *dpt, int ld, const float *dc, const float *stats, float *rows) {
     const sb_plan *p = A->p;
-    const int bk = p->bk;
-    const double *sa = (const double *)(buf + L->sa), *pa = (const double *)(buf + L->pa);
-    double *ptile = (double *)(buf + L->pt), *dtile = (double *)(buf + L->dst);
-    const float *dc = (const float *)(buf + L->dc), *stats = (const float *)(buf + L->st);
-    const sb_view *vsc = &p->views[p->vscale];
-    const sb_view *vdm = p->vdm >= 0 ? &p->views[p->vdm] : NULL;
+    float *tmp = rows, *tmp2 = rows + row_len(p);
     for (int r = 0; r < mq; ++r) {
         const int64_t i = i0 + r;
-        const uint64_t lin0 = ((uint64_t)b * (uint64_t)p->sq + (uint64_t)i) * (uint64_t)p->skv;
-        for (int cc = 0; cc < nk; ++cc) {
-            const int64_t j = j0 + cc;
-            const uint64_t lin = lin0 + (uint64_t)j;
-            /* P = exp(ScaleAndMasks(S) − stats). */
-            float x = sb_round(p->s_dt, (float)sa[(size_t)r * bk + cc]);
-            x = score_steps(A, boff, i, j, x);
-            x = sb_round(p->sub_dt, x - stats[r]);
-            const float pv = sb_round(p->p_dt, expf(x));
-            /* dV operand: P → Dropout? → TypeCast?. */
-            float pd = pv;
-            if (p->drop_p.on) pd = sb_round(p->drop_p.dt, drop_value(&A->dp_p, lin, pd));
-            pd = sb_fpmath(A->mode, p->pc_dt, sb_round(p->pc_dt, pd));
-            ptile[(size_t)r * bk + cc] = (double)pd;
-            /* dS0 = P ⊙ (dP [dropped] − Dc). */
-            float dpv = sb_round(p->dp_dt, (float)pa[(size_t)r * bk + cc]);
-            if (p->drop_dp.on) dpv = sb_round(p->drop_dp.dt, drop_value(&A->dp_dp, lin, dpv));
-            const float t = sb_round(p->sd_dt, dpv - dc[r]);
-            const float s0 = sb_round(p->ds0_dt, pv * t);
-            if (vdm) pt_elem_store((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j * vdm->cs, s0);
-            const float f = pt_elem_load(A->base[p->vscale], vsc->dt, boff[p->vscale] + i * vsc->rs + j * vsc->cs);
-            float ds = sb_round(p->ds_dt, p->scale_div ? s0 / f : s0 * f);
-            ds = sb_fpmath(A->mode, p->dsc_dt, sb_round(p->dsc_dt, ds));
-            dtile[(size_t)r * bk + cc] = (double)ds;
+        const uint64_t lin0 = ((uint64_t)b * (uint64_t)p->sq + (uint64_t)i) * (uint64_t)p->skv + (uint64_t)j0;
+        float *x = st + (size_t)r * ld, *g = dpt + (size_t)r * ld;
+        /* P = exp(ScaleAndMasks(S) − stats). */
+        round_row(p->s_dt, x, nk);
+        score_steps_row(A, boff, i, j0, nk, x, tmp, tmp2);
+        if (p->sub_dt == dnnl_f32) {
+            A->vec->exp_sum(x, nk, stats[r]);
+        } else {
+            for (int k = 0; k < nk; ++k) x[k] -= stats[r];
+            round_row(p->sub_dt, x, nk);
+            A->vec->exp_sum(x, nk, 0.f);
         }
+        round_row(p->p_dt, x, nk);
+        /* dS0 = P ⊙ (dP [dropped] − Dc), exported as dM, then scaled. */
+        round_row(p->dp_dt, g, nk);
+        float *keep = rows + 2 * row_len(p); /* 1 where both dropouts keep the element */
+        if (A->drop_same)
+            for (int k = 0; k < nk; ++k)
+                keep[k] = pt_dropout_keep(&A->dp_dp.k, lin0 + (uint64_t)k, A->dp_dp.seed, A->dp_dp.offset) ? 1.f : 0.f;
+        if (p->drop_dp.on) {
+            if (A->drop_same)
+                for (int k = 0; k < nk; ++k) g[k] = keep[k] != 0.f ? g[k] * A->dp_dp.k.inv_q : 0.f;
+            else
+                for (int k = 0; k < nk; ++k) g[k] = drop_value(&A->dp_dp, lin0 + (uint64_t)k, g[k]);
+            round_row(p->drop_dp.dt, g, nk);
+        }
+        for (int k = 0; k < nk; ++k) g[k] -= dc[r];
+        round_row(p->sd_dt, g, nk);
+        for (int k = 0; k < nk; ++k) g[k] *= x[k];
+        round_row(p->ds0_dt, g, nk);
+        if (p->vdm >= 0) {
+            const sb_view *vdm = &p->views[p->vdm];
+            store_row((void *)A->base[p->vdm], vdm->dt, boff[p->vdm] + i * vdm->rs + j0 * vdm->cs, vdm->cs, g, nk);
+        }
+        float f = 0.f;
+        const float *fv = load_row(A, p->vscale, boff, i, j0, nk, tmp, &f);
+        if (p->scale_div) {
+            if (fv) for (int k = 0; k < nk; ++k) g[k] /= fv[k];
+            else for (int k = 0; k < nk; ++k) g[k] /= f;
+        } else {
+            if (fv) for (int k = 0; k < nk; ++k) g[k] *= fv[k];
+            else for (int k = 0; k < nk; ++k) g[k] *= f;
+        }
+        round_row(p->ds_dt, g, nk);
+        if (!A->dsc_packed_bf16) round_row(p->dsc_dt, g, nk);
+        /* dV operand: P → Dropout? → TypeCast?. */
+        if (p->drop_p.on) {
+            if (A->drop_same)
+                for (int k = 0; k < nk; ++k) x[k] = keep[k] != 0.f ? x[k] * A->dp_p.k.inv_q : 0.f;
+            else
+                for (int k = 0; k < nk; ++k) x[k] = drop_value(&A->dp_p, lin0 + (uint64_t)k, x[k]);
+            round_row(p->drop_p.dt, x, nk);
+        }
+        if (!A->pc_packed_bf16) round_row(p->pc_dt, x, nk);
     }
 }
 
-/* Stores the head's dK or dV products: to the port, or (reduce) rounded to
- * the MatMul's declared type into the per-head buffer. */
-static void store_grad(const sb_args *A, const sb_grad *g, const int64_t *boff, int64_t b, const double *acc,
-                       int64_t n, float *gbuf) {
+/* Whether the causal step `s` replaces every score of rows [i0, i0 + mq) x
+ * keys [j0, j0 + nk) (then P is 0 there, and so are dS and the tile's
+ * products).  Stops at the first kept element: tiles on or below the
+ * diagonal cost one comparison. */
+static bool tile_masked(const sb_args *A, int s, int64_t i0, int mq, int64_t j0, int nk) {
+    const sb_step *st = &A->p->steps[s];
+    for (int r = 0; r < mq; ++r)
+        for (int k = 0; k < nk; ++k) {
+            const float l = sd_causal_side(st->lhs_col, i0 + r, j0 + k, st->add >= 0, A->add[s], A->sub[s]);
+            const float rr = sd_causal_side(st->rhs_col, i0 + r, j0 + k, false, 0.f, 0.f);
+            if ((l >= rr) == st->keep_true) return false;
+        }
+    return true;
+}
+
+/* ---- one work item ------------------------------------------------------------ */
+
+/* Writes rows [j0, j0 + n) of a head's dK or dV products: to the port, or
+ * (reduce) rounded to the MatMul's declared type into the per-head buffer. */
+static void store_grad(const sb_args *A, const sb_grad *g, const int64_t *boff, int64_t b, const float *acc,
+                       int64_t j0, int64_t n, int64_t width, float *gbuf) {
     const sb_plan *p = A->p;
     if (g->reduce) {
-        float *dst = gbuf + (size_t)b * (size_t)p->skv * (size_t)n;
-        for (int64_t e = 0; e < p->skv * n; ++e) dst[e] = sb_round(g->mm_dt, (float)acc[e]);
+        float *dst = gbuf + ((size_t)b * (size_t)p->skv + (size_t)j0) * (size_t)width;
+        memcpy(dst, acc, (size_t)(n * width) * sizeof(float));
+        round_row(g->mm_dt, dst, (int)(n * width));
         return;
     }
     const sb_view *v = &p->views[g->view];
-    for (int64_t j = 0; j < p->skv; ++j)
-        for (int64_t d = 0; d < n; ++d)
-            pt_elem_store((void *)A->base[g->view], v->dt, boff[g->view] + j * v->rs + d * v->cs, (float)acc[j * n + d]);
+    if (v->cs == 1 && v->rs == width) { /* rows back to back: one run */
+        store_row((void *)A->base[g->view], v->dt, boff[g->view] + j0 * v->rs, 1, acc, n * width);
+        return;
+    }
+    for (int64_t j = 0; j < n; ++j)
+        store_row((void *)A->base[g->view], v->dt, boff[g->view] + (j0 + j) * v->rs, v->cs, acc + j * width, width);
 }
 
-/* One head: batch index b of S. */
-static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) {
+/* Dc = Σ_e O ⊙ dO (in order, rounded as declared) and the stats of rows
+ * [i0, i0 + mq). */
+static void block_rows(const sb_args *A, const int64_t *boff, int64_t i0, int mq, float *dc, float *stats, float *o,
+                       float *g) {
     const sb_plan *p = A->p;
-    const int64_t D = p->dqk, DV = p->dv, SKV = p->skv, SQ = p->sq;
+    const sb_view *vom = &p->views[p->vo_mul], *vdm = &p->views[p->vdo_mul], *vst = &p->views[p->vstats];
+    for (int r = 0; r < mq; ++r) {
+        const int64_t i = i0 + r;
+        pt_run_load(A->base[p->vo_mul], vom->dt, boff[p->vo_mul] + i * vom->rs, vom->cs, o, p->dv);
+        pt_run_load(A->base[p->vdo_mul], vdm->dt, boff[p->vdo_mul] + i * vdm->rs, vdm->cs, g, p->dv);
+        float acc = 0.f;
+        if (p->od_dt == dnnl_f32)
+            for (int64_t e = 0; e < p->dv; ++e) acc = acc + o[e] * g[e];
+        else
+            for (int64_t e = 0; e < p->dv; ++e) acc = acc + pt_round_to_dt(p->od_dt, o[e] * g[e]);
+        dc[r] = pt_round_to_dt(p->dc_dt, acc);
+        stats[r] = pt_elem_load(A->base[p->vstats], vst->dt, boff[p->vstats] + i * vst->rs);
+    }
+}
+
+/* Work item (head b, key split s). */
+static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_layout *L) {
+    const sb_plan *p = A->p;
+    const int64_t D = p->dqk, DV = p->dv, SQ = p->sq;
     const int bq = p->bq, bk = p->bk;
+    const int64_t jc0 = s * p->chunk, nkc = (p->skv - jc0 < p->chunk ? p->skv - jc0 : p->chunk);
     int64_t bidx[SB_MAX_BATCH];
     sd_batch_index(b, p->nb, p->bdims, bidx);
     int64_t boff[SB_MAX_VIEWS];
@@ -188,104 +442,119 @@ static void sb_head(const sb_args *A, int64_t b, char *buf, const sb_layout *L) 
         for (int i = 0; i < p->nb; ++i) off += bidx[i] * p->views[v].bs[i];
         boff[v] = off;
     }
-    double *kd = (double *)(buf + L->kd), *ktd = (double *)(buf + L->ktd), *vtd = (double *)(buf + L->vtd);
-    double *dk = (double *)(buf + L->dk), *dv = (double *)(buf + L->dv);
-    double *qd = (double *)(buf + L->qd), *dod = (double *)(buf + L->dod), *dq = (double *)(buf + L->dq);
-    double *sa = (double *)(buf + L->sa), *pa = (double *)(buf + L->pa);
-    const double *ptile = (const double *)(buf + L->pt), *dtile = (const double *)(buf + L->dst);
-    float *dc = (float *)(buf + L->dc), *stats = (float *)(buf + L->st);
+    const sb_mm *mS = &A->mm[MM_S], *mDP = &A->mm[MM_DP], *mDV = &A->mm[MM_DV], *mDK = &A->mm[MM_DK],
+                *mDQ = &A->mm[MM_DQ];
+    const sb_view *vq = &p->views[p->vq], *vk = &p->views[p->vk], *vv = &p->views[p->vv];
+    const sb_view *vdo = &p->views[p->vdo], *vdq = &p->views[p->vdq];
+    const void *qp = view_at(A, p->vq, boff[p->vq]), *kp = view_at(A, p->vk, boff[p->vk]);
+    const void *vp = view_at(A, p->vv, boff[p->vv]), *dop = view_at(A, p->vdo, boff[p->vdo]);
 
-    const sb_view *vk = &p->views[p->vk], *vv = &p->views[p->vv];
-    for (int64_t j = 0; j < SKV; ++j) {
-        for (int64_t d = 0; d < D; ++d) {
-            float x = sb_fpmath(A->mode, p->k_dt,
-                                pt_elem_load(A->base[p->vk], vk->dt, boff[p->vk] + j * vk->rs + d * vk->cs));
-            kd[j * D + d] = ktd[d * SKV + j] = (double)x;
-        }
-        for (int64_t e = 0; e < DV; ++e)
-            vtd[e * SKV + j] = (double)sb_fpmath(A->mode, p->v_dt,
-                                                 pt_elem_load(A->base[p->vv], vv->dt, boff[p->vv] + j * vv->rs + e * vv->cs));
-    }
-    memset(dk, 0, (size_t)(SKV * D) * sizeof(double));
-    memset(dv, 0, (size_t)(SKV * DV) * sizeof(double));
+    char *ks = buf + L->ks, *vs = buf + L->vs, *kq = buf + L->kq;
+    float *dk = (float *)(buf + L->dk), *dv = (float *)(buf + L->dv);
+    char *qa = buf + L->qa, *doa = buf + L->doa, *dob = buf + L->dob, *qb = buf + L->qb;
+    float *st = (float *)(buf + L->st), *dpt = (float *)(buf + L->dpt);
+    char *pa = buf + L->pa, *dsat = buf + L->dsat, *dsa = buf + L->dsa;
+    float *dc = (float *)(buf + L->dc), *stats = (float *)(buf + L->stats), *rows = (float *)(buf + L->row);
 
-    const sb_view *vq = &p->views[p->vq], *vdo = &p->views[p->vdo], *vst = &p->views[p->vstats];
-    const sb_view *vom = &p->views[p->vo_mul], *vdm = &p->views[p->vdo_mul], *vdq = &p->views[p->vdq];
-    for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
-        const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
-        for (int r = 0; r < mq; ++r) {
-            const int64_t i = i0 + r;
-            for (int64_t d = 0; d < D; ++d)
-                qd[r * D + d] = (double)sb_fpmath(A->mode, p->q_dt,
-                                                  pt_elem_load(A->base[p->vq], vq->dt, boff[p->vq] + i * vq->rs + d * vq->cs));
-            /* dO for the products (MatMul-rounded) and Dc from the raw O ⊙ dO. */
-            float acc = 0.f;
-            for (int64_t e = 0; e < DV; ++e) {
-                float g = pt_elem_load(A->base[p->vdo], vdo->dt, boff[p->vdo] + i * vdo->rs + e * vdo->cs);
-                dod[r * DV + e] = (double)sb_fpmath(A->mode, p->do_dt, g);
-                float o = pt_elem_load(A->base[p->vo_mul], vom->dt, boff[p->vo_mul] + i * vom->rs + e * vom->cs);
-                float g2 = pt_elem_load(A->base[p->vdo_mul], vdm->dt, boff[p->vdo_mul] + i * vdm->rs + e * vdm->cs);
-                acc = acc + sb_round(p->od_dt, o * g2);
-            }
-            dc[r] = sb_round(p->dc_dt, acc);
-            stats[r] = pt_elem_load(A->base[p->vstats], vst->dt, boff[p->vstats] + i * vst->rs);
+    /* dQ: per block in the thread's buffer when one pass over the keys does;
+     * else whole rows [S_q][D] that the passes add to (this item's partial
+     * sums with a key split, the thread's buffer otherwise). */
+    const int64_t npass = nkc > 0 ? (nkc + p->kspan - 1) / p->kspan : 1;
+    const bool all_rows = p->nsplit > 1 || npass > 1;
+    float *dq_rows = p->nsplit > 1 ? A->dqp + ((size_t)b * (size_t)p->nsplit + (size_t)s) * (size_t)SQ * (size_t)D
+                                   : (float *)(buf + L->dq);
+    const size_t ks_strip = panel_bytes(mS->uk, mS->uk->nr, mS->uk->nr, D);
+    const size_t vs_strip = panel_bytes(mDP->uk, mDP->uk->nr, mDP->uk->nr, DV);
+
+    for (int64_t pass = 0; pass < npass; ++pass) {
+        /* Keys [c0, c0 + nc) of the item, sized to stay in L2 while every
+         * query block streams past: K and V as the B of S and dP (rows j),
+         * K as the B of dQ per key tile (rows d, k = j). */
+        const int64_t c0 = jc0 + pass * p->kspan, left = jc0 + nkc - c0;
+        const int64_t nc = left < p->kspan ? left : p->kspan;
+        pack(mS, true, vk->dt, kp, vk->rs, vk->cs, c0, nc, 0, D, ks);
+        pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, c0, nc, 0, DV, vs);
+        for (int64_t j0 = 0; j0 < nc; j0 += bk) {
+            const int64_t nk = nc - j0 < bk ? nc - j0 : bk;
+            pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, c0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
         }
-        memset(dq, 0, (size_t)mq * (size_t)D * sizeof(double));
-        for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
-            const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
-            /* S = Q·Kᵀ and dP = dO·Vᵀ for the tile, contraction index ascending. */
-            for (int r = 0; r < mq; ++r) {
-                double *srow = sa + (size_t)r * bk, *prow = pa + (size_t)r * bk;
-                for (int cc = 0; cc < nk; ++cc) srow[cc] = prow[cc] = 0.0;
-                for (int64_t d = 0; d < D; ++d) {
-                    const double qv = qd[r * D + d];
-                    const double *kr = ktd + d * SKV + j0;
-                    for (int cc = 0; cc < nk; ++cc) srow[cc] += qv * kr[cc];
+        memset(dk, 0, (size_t)(nc * D) * sizeof(float));
+        memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
+
+        for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
+            const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
+            block_rows(A, boff, i0, mq, dc, stats, rows, rows + DV);
+            pack(mS, false, vq->dt, qp, vq->rs, vq->cs, i0, mq, 0, D, qa);
+            pack(mDP, false, vdo->dt, dop, vdo->rs, vdo->cs, i0, mq, 0, DV, doa);
+            pack(mDV, true, vdo->dt, dop, vdo->cs, vdo->rs, 0, DV, i0, mq, dob);
+            pack(mDK, true, vq->dt, qp, vq->cs, vq->rs, 0, D, i0, mq, qb);
+            float *dq = all_rows ? dq_rows + (size_t)i0 * (size_t)D : dq_rows;
+            /* Skipping needs finite stats: exp(-inf - stats) is 0 only then. */
+            bool may_skip = A->skip_step >= 0;
+            for (int r = 0; r < mq && may_skip; ++r) may_skip = isfinite(stats[r]);
+            bool dq_started = pass > 0;
+            for (int64_t j0 = 0; j0 < nc; j0 += bk) {
+                const int nk = (int)(nc - j0 < bk ? nc - j0 : bk);
+                if (may_skip && tile_masked(A, A->skip_step, i0, mq, c0 + j0, nk)) {
+                    if (p->vdm >= 0) { /* dM = P ⊙ (…) = 0 */
+                        const sb_view *vdm = &p->views[p->vdm];
+                        memset(st, 0, (size_t)nk * sizeof(float));
+                        for (int r = 0; r < mq; ++r)
+                            store_row((void *)A->base[p->vdm], vdm->dt,
+                                      boff[p->vdm] + (i0 + r) * vdm->rs + (c0 + j0) * vdm->cs, vdm->cs, st, nk);
+                    }
+                    continue;
                 }
-                for (int64_t e = 0; e < DV; ++e) {
-                    const double gv = dod[r * DV + e];
-                    const double *vr = vtd + e * SKV + j0;
-                    for (int cc = 0; cc < nk; ++cc) prow[cc] += gv * vr[cc];
-                }
+                mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
+                mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
+                tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
+                /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
+                pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
+                mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, true);
+                pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
+                mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, true);
+                pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
+                mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
+                dq_started = true;
             }
-            tile_elements(A, boff, b, i0, mq, j0, nk, buf, L);
-            /* dQ rows: keys in order.  dK / dV: query rows in order. */
-            for (int r = 0; r < mq; ++r) {
-                double *qa = dq + (size_t)r * D;
-                for (int cc = 0; cc < nk; ++cc) {
-                    const double w = dtile[(size_t)r * bk + cc];
-                    const double *kr = kd + (j0 + cc) * D;
-                    for (int64_t d = 0; d < D; ++d) qa[d] += w * kr[d];
-                }
-            }
-            for (int cc = 0; cc < nk; ++cc) {
-                double *ka = dk + (j0 + cc) * D, *va = dv + (j0 + cc) * DV;
-                for (int r = 0; r < mq; ++r) {
-                    const double w = dtile[(size_t)r * bk + cc], u = ptile[(size_t)r * bk + cc];
-                    const double *qr = qd + r * D, *gr = dod + r * DV;
-                    for (int64_t d = 0; d < D; ++d) ka[d] += w * qr[d];
-                    for (int64_t e = 0; e < DV; ++e) va[e] += u * gr[e];
-                }
-            }
+            if (!dq_started) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
+            if (!all_rows)
+                for (int r = 0; r < mq; ++r)
+                    store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
+                              dq + (size_t)r * (size_t)D, D);
         }
-        for (int r = 0; r < mq; ++r)
-            for (int64_t d = 0; d < D; ++d)
-                pt_elem_store((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs + d * vdq->cs,
-                      (float)dq[(size_t)r * D + d]);
+        store_grad(A, &p->gk, boff, b, dk, c0, nc, D, A->gk);
+        store_grad(A, &p->gv, boff, b, dv, c0, nc, DV, A->gv);
     }
-    store_grad(A, &p->gk, boff, b, dk, D, A->gk);
-    store_grad(A, &p->gv, boff, b, dv, DV, A->gv);
+    if (all_rows && p->nsplit == 1)
+        for (int64_t i = 0; i < SQ; ++i)
+            store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + i * vdq->rs, vdq->cs,
+                      dq_rows + (size_t)i * (size_t)D, D);
 }
 
-/* Work item b of a run: one head. */
 typedef struct {
     const sb_args *A;
     sb_layout L;
 } sb_work;
 
-static void sb_work_item(const void *arg, int64_t b, char *buf) {
+static void sb_work_item(const void *arg, int64_t w, char *buf) {
     const sb_work *W = arg;
-    sb_head(W->A, b, buf, &W->L);
+    sb_item(W->A, w / W->A->p->nsplit, w % W->A->p->nsplit, buf, &W->L);
+}
+
+/* dQ row (b, i) of a key split: the item partial sums added in split order. */
+static void reduce_dq_row(const sb_args *A, int64_t b, int64_t i, float *acc) {
+    const sb_plan *p = A->p;
+    const size_t D = (size_t)p->dqk, S = (size_t)p->nsplit;
+    const float *part = A->dqp + ((size_t)b * S * (size_t)p->sq + (size_t)i) * D;
+    memcpy(acc, part, D * sizeof(float));
+    for (size_t s = 1; s < S; ++s)
+        for (size_t d = 0; d < D; ++d) acc[d] += part[s * (size_t)p->sq * D + d];
+    int64_t bidx[SB_MAX_BATCH], off = 0;
+    sd_batch_index(b, p->nb, p->bdims, bidx);
+    const sb_view *v = &p->views[p->vdq];
+    for (int k = 0; k < p->nb; ++k) off += bidx[k] * v->bs[k];
+    store_row((void *)A->base[p->vdq], v->dt, off + i * v->rs, v->cs, acc, p->dqk);
 }
 
 /* The GQA ReduceSum of one (kept batch, sequence) row: f32 sum of the heads
@@ -335,7 +604,8 @@ static pt_status drop_args(const sb_args *A, const sb_drop *d, sb_drop_args *out
 pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                           void *scratch, const pt_exec_ctx *ctx) {
     const sb_plan *p = f->state;
-    sb_args A = {.p = p, .mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict};
+    const dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
+    sb_args A = {.p = p, .vec = pt_vec()};
     for (int v = 0; v < p->nviews; ++v) {
         const sb_view *vw = &p->views[v];
         if ((size_t)vw->port >= (vw->is_out ? nout : nin))
@@ -351,13 +621,43 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     }
     PT_CHECK(drop_args(&A, &p->drop_p, &A.dp_p));
     PT_CHECK(drop_args(&A, &p->drop_dp, &A.dp_dp));
+    A.drop_same = p->drop_p.on && p->drop_dp.on && A.dp_p.seed == A.dp_dp.seed && A.dp_p.offset == A.dp_dp.offset &&
+                  A.dp_p.k.threshold == A.dp_dp.k.threshold && A.dp_p.k.inv_q == A.dp_dp.k.inv_q;
     if (p->nbatch == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa backward: no scratchpad");
+    A.mm[MM_S] = mm_for(mode, p->q_dt, p->k_dt);
+    A.mm[MM_DP] = mm_for(mode, p->do_dt, p->v_dt);
+    A.mm[MM_DV] = mm_for(mode, p->pc_dt, p->do_dt);
+    A.mm[MM_DK] = mm_for(mode, p->dsc_dt, p->q_dt);
+    A.mm[MM_DQ] = mm_for(mode, p->dsc_dt, p->k_dt);
+    A.pc_packed_bf16 = p->pc_dt == dnnl_bf16 && A.mm[MM_DV].uk->kind == PT_GEMM_BF16;
+    A.dsc_packed_bf16 =
+        p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
+    A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;
+    A.skip_step = -1;
+    if (p->nsteps > 0 && p->steps[p->nsteps - 1].kind == SB_CAUSAL) {
+        const sb_step *st = &p->steps[p->nsteps - 1];
+        const sb_view *fv = &p->views[st->a];
+        bool single = fv->rs == 0 && fv->cs == 0;
+        for (int i = 0; i < p->nb; ++i) single = single && fv->bs[i] == 0;
+        if (single && pt_elem_load(A.base[st->a], fv->dt, 0) == -INFINITY) A.skip_step = p->nsteps - 1;
+    }
     const sb_work W = {.A = &A, .L = sb_scratch_layout(p)};
+    const int64_t nwork = p->nbatch * p->nsplit;
+    sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sb_work_item, &W);
     const int nthr = sd_threads(p->nthr, ctx, INT64_MAX);
-    sd_parallel(sd_threads(p->nthr, ctx, p->nbatch), p->nbatch, scratch, W.L.total, sb_work_item, &W);
+    if (p->nsplit > 1) {
+        /* Row buffers of the threads' slices are free again. */
+        const int64_t rows = p->nbatch * p->sq;
+#pragma omp parallel num_threads(nthr) if (rows * p->nsplit * p->dqk > 32768)
+        {
+            float *acc = (float *)((char *)scratch + (size_t)pt_thread_id() * W.L.total + W.L.dq);
+#pragma omp for schedule(static)
+            for (int64_t w = 0; w < rows; ++w) reduce_dq_row(&A, w / p->sq, w % p->sq, acc);
+        }
+    }
     const sb_grad *gs[2] = {&p->gk, &p->gv};
     const float *bufs[2] = {A.gk, A.gv};
     const int64_t widths[2] = {p->dqk, p->dv};
@@ -382,14 +682,38 @@ void pt_sdpa_bwd_release(pt_fused *f) {
     f->state = NULL;
 }
 
+/* Key splits per head: 1 when the heads alone balance the threads (a
+ * multiple of them, or enough that the last round hardly matters), else the
+ * fewest splits that do, at most one per key tile. */
+static int64_t key_splits(int64_t nbatch, int nthr, int64_t tiles) {
+    if (nthr <= 1 || nbatch <= 0) return 1;
+    int64_t s = 1;
+    while (s < tiles && (nbatch * s) % nthr != 0 && nbatch * s < 8 * (int64_t)nthr) ++s;
+    return s;
+}
+
 size_t pt_sdpa_bwd_plan_blocks(sb_plan *p, int nthr) {
     p->bq = (int)(p->sq < SB_BQ ? (p->sq > 0 ? p->sq : 1) : SB_BQ);
-    p->bk = (int)(p->skv < SB_BK ? (p->skv > 0 ? p->skv : 1) : SB_BK);
-    p->nthr = nthr < 1 ? 1 : nthr;
-    if ((int64_t)p->nthr > p->nbatch) p->nthr = p->nbatch > 0 ? (int)p->nbatch : 1;
+    p->bk = SB_BK;
+    const int64_t tiles = p->skv > 0 ? (p->skv + p->bk - 1) / p->bk : 1;
+    const double macs = (double)p->nbatch * (double)p->sq * (double)p->skv * (double)(3 * p->dqk + 2 * p->dv);
+    p->nthr = nthr < 1 || macs < SB_SERIAL_MACS ? 1 : nthr;
+    p->nsplit = key_splits(p->nbatch, p->nthr, tiles);
+    const int64_t per = (tiles + p->nsplit - 1) / p->nsplit; /* tiles per split */
+    p->nsplit = (tiles + per - 1) / per;                     /* no empty split */
+    p->chunk = per * p->bk;
+    if (p->chunk > p->skv) p->chunk = p->skv;
+    /* Keys per pass: their panels and accumulators (f32 bound) within the L2 budget. */
+    const int64_t key_bytes = (2 * p->dqk + p->dv) * 4 + (p->dqk + p->dv) * 4;
+    int64_t span = SB_L2_BYTES / (key_bytes > 0 ? key_bytes : 1) / p->bk * p->bk;
+    if (span < p->bk) span = p->bk;
+    p->kspan = span < p->chunk ? span : p->chunk;
+    if ((int64_t)p->nthr > p->nbatch * p->nsplit) p->nthr = p->nbatch * p->nsplit > 0 ? (int)(p->nbatch * p->nsplit) : 1;
     p->thr_bytes = sb_scratch_layout(p).total;
     size_t at = p->thr_bytes * (size_t)p->nthr;
     const size_t heads = (size_t)p->nbatch * (size_t)p->skv;
+    if (p->nsplit > 1)
+        p->dq_off = sd_take(&at, (size_t)p->nbatch * (size_t)p->nsplit * (size_t)p->sq * (size_t)p->dqk * sizeof(float));
     if (p->gk.reduce) p->gk_off = sd_take(&at, heads * (size_t)p->dqk * sizeof(float));
     if (p->gv.reduce) p->gv_off = sd_take(&at, heads * (size_t)p->dv * sizeof(float));
     return at;

@@ -12,8 +12,10 @@
 #define SB_MAX_BATCH (DNNL_MAX_NDIMS - 2)
 #define SB_MAX_STEPS 8
 #define SB_MAX_VIEWS 40
-#define SB_BQ 32 /* query rows per block */
-#define SB_BK 64 /* keys per tile */
+/* Query rows per block and keys per tile: multiples of every microkernel's
+ * MR (12, 6, 4) and NR (32, 16), so tiles start on panel strips. */
+#define SB_BQ 96
+#define SB_BK 96
 
 /* A tensor read or written by the kernel: port, data type, batch strides
  * against the batch dims of S (0 where broadcast) and two index strides
@@ -80,11 +82,19 @@ typedef struct {
     int vdq;
     sb_grad gk, gv;
     int bq, bk, nthr;
-    size_t thr_bytes, gk_off, gv_off;
+    /* Work items: nbatch x nsplit, item (b, s) owns keys [s * chunk, (s + 1)
+     * * chunk) of head b; nsplit > 1 when there are too few heads to keep
+     * every thread busy, and then dQ goes through per-item partial sums. */
+    int64_t nsplit, chunk;
+    /* Keys per pass over the query blocks (a multiple of bk, at most chunk):
+     * their K / V panels and dK / dV accumulators stay in L2. */
+    int64_t kspan;
+    size_t thr_bytes, gk_off, gv_off, dq_off;
 } sb_plan;
 
-/* sdpa_bwd.c: block sizes, threads and the scratch layout (per-thread
- * buffers, then the GQA per-head products); returns the scratch bytes. */
+/* sdpa_bwd.c: block sizes, threads, the key split and the scratch layout
+ * (per-thread buffers, then the dQ partial sums, then the GQA per-head
+ * products); returns the scratch bytes. */
 size_t pt_sdpa_bwd_plan_blocks(sb_plan *p, int nthr);
 
 /* sdpa_bwd.c: frees a plan (NULL allowed). */
