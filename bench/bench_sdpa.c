@@ -6,8 +6,9 @@
  *     and the process peak RSS (getrusage) are printed: the S × S score
  *     matrix (1 GiB here) is never materialised.
  *  2. A smaller multi-head shape (default N = 1, H = 8, S = 1024, D = 64)
- *     timed fused and op by op (debug policy: every op its own partition,
- *     reference kernels), with the ratio and the largest difference.
+ *     timed fused and op by op (debug policy: every op its own partition on
+ *     the kernel a lone op of its kind gets), with the ratio and the largest
+ *     difference.
  *  3. Decode: one query row per head over K / V compressed to s8 / u4 with
  *     per-group scales, in GB/s on the K / V bytes and as a fraction of the
  *     stream bandwidth bench_peak measured.
