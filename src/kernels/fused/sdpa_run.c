@@ -40,12 +40,13 @@
 #define SD_ROWS_WIDE 96  /* the same for head sizes above 128 (the item's panels stay in L2) */
 #define SD_BK 128        /* keys per block */
 #define SD_MAX_SEG 16    /* heads stacked in one item */
-/* Below this many multiply-adds (a few ms on one core) the kernel runs on
- * one thread: a parallel region waits up to a scheduler tick (4 ms) for a
- * core another process holds, which on a shared machine made 8M-33M MAC
- * problems 5-20x slower on two threads than on one; an idle machine loses
- * at most half of a few ms. */
-#define SD_SERIAL_MACS 64000000
+/* Below this many multiply-adds (well under a millisecond on one core) the
+ * kernel runs on one thread: a parallel region waits up to a scheduler tick
+ * (4 ms) for a core another process holds.  Larger problems take every
+ * thread: decode over compressed K / V needs both cores' bandwidth (on a
+ * heavily shared machine 8M-33M MAC problems were faster on one thread; on
+ * an idle one two threads halve them). */
+#define SD_SERIAL_MACS 16000000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 
 /* ---- run-time arguments ------------------------------------------------------ */
