@@ -156,14 +156,22 @@ static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_op
     const int64_t nruns = (ncols + run - 1) / run;
     if (nruns > MAX_RUNS) return false;
     float sc[MAX_RUNS], zp[MAX_RUNS];
+    int64_t sc_col[MAX_RUNS], zp_col[MAX_RUNS]; /* column parts of the parameters' offsets, per run */
+    for (int64_t g = 0; g < nruns; ++g) {
+        sc_col[g] = view_off(cv, 0, 0, g * run);
+        zp_col[g] = zv ? view_off(zv, 0, 0, g * run) : 0;
+    }
     const pt_sdpa_row_ops *rows = pt_sdpa_rows();
+    const float *sc_f32 = cv->dt == dnnl_f32 ? (const float *)A->base[o->sc] : NULL;
     for (int r = 0; r < n; ++r) {
         const int64_t i = i0 + r;
         float *out = dst + (size_t)r * ld;
         decode_row(A->base[o->src], sv->dt, boff[o->src] + i * sv->rs, ncols, out);
+        /* The row part of the offsets once per row, the column part per run. */
+        const int64_t sc_row = view_off(cv, boff[o->sc], i, 0), zp_row = zv ? view_off(zv, boff[o->zp], i, 0) : 0;
         for (int64_t g = 0; g < nruns; ++g) {
-            sc[g] = pt_elem_load(A->base[o->sc], cv->dt, view_off(cv, boff[o->sc], i, g * run));
-            zp[g] = zv ? pt_elem_load(A->base[o->zp], zv->dt, view_off(zv, boff[o->zp], i, g * run)) : 0.f;
+            sc[g] = sc_f32 ? sc_f32[sc_row + sc_col[g]] : pt_elem_load(A->base[o->sc], cv->dt, sc_row + sc_col[g]);
+            zp[g] = zv ? pt_elem_load(A->base[o->zp], zv->dt, zp_row + zp_col[g]) : 0.f;
         }
         rows->sub_mul_runs(out, ncols, run, zp, sc);
         for (int t = 0; t < o->ndts; ++t) round_row(o->dts[t], out, (int)ncols);
