@@ -47,6 +47,15 @@ typedef struct {
     void (*widen_4bit)(const uint8_t *b, int64_t npairs, int is_signed, float *out);
     /* x[i] = (x[i] - zp[i / run])·scale[i / run]. */
     void (*sub_mul_runs)(float *x, int64_t n, int64_t run, const float *zp, const float *scale);
+    /* Decode over 8-bit rows, dequantised in registers (seed 002): for j <
+     * nrows, row q_j = rows + j·ld (bytes; s8 when is_signed, else u8) with
+     * per-run parameters sc / zp + j·nruns:
+     *   out[j] = Σ_g sc[g]·Σ_{i in run g} x[i]·(q_j[i] - zp[g]). */
+    void (*dots_q8)(const float *x, int64_t n, const void *rows, int is_signed, int64_t nrows, int64_t ld,
+                    int64_t run, const float *sc, const float *zp, float *out);
+    /* y[i] = y[i] + a·sc[i / run]·(q[i] - zp[i / run]), q s8 / u8. */
+    void (*axpy_q8)(float *y, const void *q, int is_signed, int64_t n, int64_t run, float a, const float *sc,
+                    const float *zp);
 } pt_sdpa_row_ops;
 
 const pt_sdpa_row_ops *pt_sdpa_rows(void);
@@ -162,6 +171,51 @@ static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const 
     }
 }
 
+static inline void sd_rows_dots_q8(const float *x, int64_t n, const void *rows, int is_signed, int64_t nrows,
+                                   int64_t ld, int64_t run, const float *sc, const float *zp, float *out) {
+    enum { L = 16 };
+    const int64_t nruns = (n + run - 1) / run;
+    for (int64_t j = 0; j < nrows; ++j) {
+        const int8_t *qs = (const int8_t *)rows + j * ld;
+        const uint8_t *qu = (const uint8_t *)rows + j * ld;
+        const float *scj = sc + j * nruns, *zpj = zp + j * nruns;
+        float total = 0.f;
+        for (int64_t g = 0, i0 = 0; i0 < n; ++g, i0 += run) {
+            const int64_t e = i0 + run < n ? i0 + run : n;
+            float part[L] = {0};
+            const float z = zpj[g];
+            int64_t i = i0;
+            if (is_signed) {
+                for (; i + L <= e; i += L)
+                    for (int l = 0; l < L; ++l) part[l] = part[l] + x[i + l] * ((float)qs[i + l] - z);
+                for (int l = 0; i + l < e; ++l) part[l] = part[l] + x[i + l] * ((float)qs[i + l] - z);
+            } else {
+                for (; i + L <= e; i += L)
+                    for (int l = 0; l < L; ++l) part[l] = part[l] + x[i + l] * ((float)qu[i + l] - z);
+                for (int l = 0; i + l < e; ++l) part[l] = part[l] + x[i + l] * ((float)qu[i + l] - z);
+            }
+            float s = 0.f;
+            for (int l = 0; l < L; ++l) s += part[l];
+            total += s * scj[g];
+        }
+        out[j] = total;
+    }
+}
+
+static inline void sd_rows_axpy_q8(float *y, const void *q, int is_signed, int64_t n, int64_t run, float a,
+                                   const float *sc, const float *zp) {
+    const int8_t *qs = (const int8_t *)q;
+    const uint8_t *qu = (const uint8_t *)q;
+    for (int64_t i0 = 0, g = 0; i0 < n; i0 += run, ++g) {
+        const int64_t e = i0 + run < n ? i0 + run : n;
+        const float m = a * sc[g], z = zp[g];
+        if (is_signed)
+            for (int64_t i = i0; i < e; ++i) y[i] = y[i] + m * ((float)qs[i] - z);
+        else
+            for (int64_t i = i0; i < e; ++i) y[i] = y[i] + m * ((float)qu[i] - z);
+    }
+}
+
 /* The table row of one ISA level from the bodies above (used once per file). */
 #define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
     static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
@@ -187,10 +241,19 @@ static inline void sd_rows_sub_mul_runs(float *x, int64_t n, int64_t run, const 
     static void sub_mul_runs_##suffix(float *x, int64_t n, int64_t run, const float *zp, const float *sc) {   \
         sd_rows_sub_mul_runs(x, n, run, zp, sc);                                                              \
     }                                                                                                         \
+    static void dots_q8_##suffix(const float *x, int64_t n, const void *rows, int sgn, int64_t nrows, int64_t ld, \
+                                 int64_t run, const float *sc, const float *zp, float *out) {                \
+        sd_rows_dots_q8(x, n, rows, sgn, nrows, ld, run, sc, zp, out);                                        \
+    }                                                                                                         \
+    static void axpy_q8_##suffix(float *y, const void *q, int sgn, int64_t n, int64_t run, float a,            \
+                                 const float *sc, const float *zp) {                                          \
+        sd_rows_axpy_q8(y, q, sgn, n, run, a, sc, zp);                                                        \
+    }                                                                                                         \
     const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {                                                           \
         isa_name,         isa_level,          round_bf16_##suffix, round_f16_##suffix, round_int_##suffix,      \
         mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
         select_u8_##suffix, dots_##suffix,                                                                     \
-        axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix}
+        axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix, \
+        dots_q8_##suffix, axpy_q8_##suffix}
 
 #endif

@@ -179,6 +179,43 @@ static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_op
     return true;
 }
 
+/* Decode over 8-bit K / V (seed 002): rows [i0, i0+n) of an s8 / u8 operand
+ * contiguous along its columns, with scales / zero points constant over
+ * runs of columns (the layouts load_dequant_rows takes), are handed to the
+ * row kernels as they are stored: *data, row stride *ld (bytes), and the
+ * parameters of row r's run g at sc / zp[r·nruns + g] (at most cap).  The
+ * values are dequantised in registers and not rounded through a narrower
+ * declared type on the way (within the tolerance docs/numerics.md states).
+ * False for anything else. */
+#define SD_Q8_PARAMS 4096
+static bool q8_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n, int64_t ncols,
+                    const void **data, int64_t *ld, int *is_signed, int64_t *run_out, float *sc, float *zp) {
+    const sd_plan *p = A->p;
+    if (o->sc < 0) return false;
+    const sd_view *sv = &p->views[o->src], *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    if ((sv->dt != dnnl_s8 && sv->dt != dnnl_u8) || sv->grouped || sv->cs != 1) return false;
+    for (int t = 0; t < o->ndts; ++t)
+        if (!pt_dt_is_float(o->dts[t]) || pt_dt_bits(o->dts[t]) < 16) return false;
+    const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
+    const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
+    if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    const int64_t nruns = (ncols + run - 1) / run;
+    if ((int64_t)n * nruns > SD_Q8_PARAMS) return false;
+    for (int r = 0; r < n; ++r) {
+        const int64_t i = i0 + r;
+        const int64_t sc_row = view_off(cv, boff[o->sc], i, 0), zp_row = zv ? view_off(zv, boff[o->zp], i, 0) : 0;
+        for (int64_t g = 0; g < nruns; ++g) {
+            sc[r * nruns + g] = pt_elem_load(A->base[o->sc], cv->dt, sc_row + view_off(cv, 0, 0, g * run));
+            zp[r * nruns + g] = zv ? pt_elem_load(A->base[o->zp], zv->dt, zp_row + view_off(zv, 0, 0, g * run)) : 0.f;
+        }
+    }
+    *data = (const int8_t *)A->base[o->src] + boff[o->src] + i0 * sv->rs;
+    *ld = sv->rs;
+    *is_signed = sv->dt == dnnl_s8;
+    *run_out = run;
+    return true;
+}
+
 /* Rows [i0, i0+n) × columns [0, ncols) of an operand into dst[r·ld + c], as
  * f32 (the general path: any dequantization and declared types). */
 static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
@@ -594,10 +631,21 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
     void *kpan = SCR(B, void, kpan);
     float *s = SCR(B, float, s), *kf = SCR(B, float, kf);
     if (B->decode) {
-        /* K streams once: dequantized rows, one dot product per (row, key). */
-        load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
+        /* K streams once: one dot product per (row, key), 8-bit keys
+         * dequantised in registers, others from dequantized f32 rows. */
         const float *qf = SCR(B, float, qf);
-        for (int r = 0; r < B->rows; ++r) pt_sdpa_rows()->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * p->bk);
+        const pt_sdpa_row_ops *ops = pt_sdpa_rows();
+        const void *kq;
+        int64_t ld, run;
+        int sgn;
+        float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
+        if (q8_rows(A, kb, &p->k, j0, nk, D, &kq, &ld, &sgn, &run, sc, zp)) {
+            for (int r = 0; r < B->rows; ++r)
+                ops->dots_q8(qf + (size_t)r * D, D, kq, sgn, nk, ld, run, sc, zp, s + (size_t)r * p->bk);
+        } else {
+            load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
+            for (int r = 0; r < B->rows; ++r) ops->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * p->bk);
+        }
     } else {
         if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
             load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
@@ -632,12 +680,25 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
     if (B->decode) {
         /* V streams once: O row += p · V row, skipping weights of 0 (masked keys). */
         float *vf = SCR(B, float, vf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
-        load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
+        const pt_sdpa_row_ops *ops = pt_sdpa_rows();
+        const void *vq;
+        int64_t ld, run;
+        int sgn;
+        float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
+        const bool q8 = q8_rows(A, vb, &p->v, j0, nk, DV, &vq, &ld, &sgn, &run, sc, zp);
+        const int64_t nruns = q8 ? (DV + run - 1) / run : 0;
+        if (!q8) load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
         for (int r = 0; r < B->rows; ++r) {
-            float *prow = s + (size_t)r * p->bk;
+            float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
             if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
-            for (int c = 0; c < nk; ++c)
-                if (prow[c] != 0.f) pt_sdpa_rows()->axpy(acc + (size_t)r * DV, vf + (size_t)c * DV, DV, prow[c]);
+            for (int c = 0; c < nk; ++c) {
+                if (prow[c] == 0.f) continue;
+                if (q8)
+                    ops->axpy_q8(arow, (const int8_t *)vq + c * ld, sgn, DV, run, prow[c], sc + c * nruns,
+                                 zp + c * nruns);
+                else
+                    ops->axpy(arow, vf + (size_t)c * DV, DV, prow[c]);
+            }
         }
         return;
     }
