@@ -1,8 +1,9 @@
 /* Concurrent use of one library instance from several threads
  * (docs/reliability.md, "Concurrency"), with pthreads:
  *  - one compiled partition executed by THREADS threads at once, each on its
- *    own activations (the constant weights shared, as the constant tensor
- *    cache requires), bit-identical to a serial run of the same buffers;
+ *    own activations (the constant weights shared; and, for the MatMul,
+ *    each thread's own weight under the same id), bit-identical to a serial
+ *    run of the same buffers;
  *  - THREADS threads compiling the same partition at once with the
  *    compiled-partition cache on, each result then bit-identical;
  *  - one thread changing both cache capacities while the others execute
@@ -94,8 +95,9 @@ static void fill(const tg_lt *lt, void *buf, uint32_t seed) {
     for (int64_t e = 0; e < n; ++e) pt_store_f32(buf, lt->data_type, e, tg_lcg_pm1(&seed));
 }
 
-/* The graph's one partition, its ports, and THREADS buffer sets. */
-static bool subject_init(subject *s, const tg_graph *g) {
+/* The graph's one partition, its ports, and THREADS buffer sets (the
+ * constant inputs shared by all sets, or each set's own). */
+static bool subject_init(subject *s, const tg_graph *g, bool shared_weights) {
     memset(s, 0, sizeof *s);
     s->g = g;
     dnnl_graph_graph_t gr = NULL;
@@ -136,7 +138,7 @@ static bool subject_init(subject *s, const tg_graph *g) {
     for (size_t i = 0; i < s->nout; ++i) s->out[i] = &g->lt[opp[i].id - 1];
     for (size_t i = 0; i < s->nin; ++i) {
         const tg_lt *lt = s->in[i];
-        if (lt->property == dnnl_graph_tensor_property_constant) {
+        if (lt->property == dnnl_graph_tensor_property_constant && shared_weights) {
             s->weights[i] = malloc(bytes_of(lt));
             fill(lt, s->weights[i], 7u + (uint32_t)i);
         }
@@ -246,7 +248,7 @@ static void *capacity_changer(void *arg) {
     pthread_barrier_wait(c->start);
     static const size_t const_mb[] = {0, 1, 1024, 0, 64};
     static const int cp_entries[] = {0, 1, 1024, 2, 0};
-    for (int i = 0; !atomic_load(&c->stop); ++i) {
+    for (int i = 0; i < 10 || !atomic_load(&c->stop); ++i) { /* at least 10 changes, then until told */
         if (dnnl_graph_set_constant_tensor_cache_capacity(dnnl_cpu, const_mb[i % 5]) != dnnl_success) c->failures++;
         if (dnnl_graph_set_compiled_partition_cache_capacity(cp_entries[i % 5]) != dnnl_success) c->failures++;
         int cap = -1;
@@ -285,9 +287,9 @@ static int run_threads(const subject *s, dnnl_graph_compiled_partition_t cp, job
     return failures;
 }
 
-static void check_graph(const char *name, const tg_graph *g) {
+static void check_graph(const char *name, const tg_graph *g, bool shared_weights) {
     static subject s;
-    if (!subject_init(&s, g)) {
+    if (!subject_init(&s, g, shared_weights)) {
         CHECK(!"partition");
         subject_free(&s);
         return;
@@ -327,11 +329,14 @@ int main(void) {
     CHECK_EQ_INT(dnnl_stream_create(&g_strm, g_eng, dnnl_stream_default_flags), dnnl_success);
     static tg_graph g;
     build_mlp(&g);
-    check_graph("gated MLP, constant weights", &g);
+    check_graph("gated MLP, constant weights", &g, true);
     build_sdpa(&g);
-    check_graph("SDPA", &g);
+    check_graph("SDPA", &g, true);
     build_matmul(&g);
-    check_graph("MatMul, constant weight", &g);
+    check_graph("MatMul, constant weight", &g, true);
+    /* Each thread its own weight under the same tensor id: the cache must
+     * not repack an entry another execution is reading. */
+    check_graph("MatMul, a different constant weight per thread", &g, false);
     CHECK_EQ_INT(dnnl_graph_set_constant_tensor_cache(0), dnnl_success);
     CHECK_EQ_INT(dnnl_graph_set_compiled_partition_cache_capacity(1024), dnnl_success);
     CHECK_EQ_INT(dnnl_stream_destroy(g_strm), dnnl_success);
