@@ -65,12 +65,16 @@ test-asan: deps
 	  ctest --output-on-failure -j $(JOBS)
 
 # ThreadSanitizer (docs/reliability.md, "Sanitizers"): gcc -fsanitize=thread
-# in $(BUILD_TSAN).  libgomp is not instrumented, so the suite runs with one
-# OpenMP thread and the library's own thread safety is exercised with
-# pthreads (test_int_concurrency); TSan reports make the tests fail.  The
-# install tests are left out (they build consumers without the sanitizer).
+# in $(BUILD_TSAN).  libgomp is not instrumented (TSan cannot see its
+# barriers), so the suite runs with one OpenMP thread and the library's own
+# thread safety is exercised with pthreads (test_int_concurrency); any TSan
+# report fails its test.  Left out: the install tests (they build consumers
+# without the sanitizer), the tests that force OpenMP teams of several
+# threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2:
+# false reports at libgomp's barriers), and the CLI's batch runs over the
+# shared harness files (single-threaded kernel checks, 10x slower here).
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
-TSAN_EXCLUDE ?= ^install_
+TSAN_EXCLUDE ?= ^install_|^partita_batch_|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$
 test-tsan: deps
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" \
 	  -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
