@@ -72,9 +72,9 @@ test-asan: deps
 # without the sanitizer), the tests that force OpenMP teams of several
 # threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2:
 # false reports at libgomp's barriers), and the CLI's batch runs over the
-# shared harness files (single-threaded kernel checks, 10x slower here).
+# shared harness files and tests/graphs (single-threaded, 4-10x slower here).
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
-TSAN_EXCLUDE ?= ^install_|^partita_batch_|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$
+TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$
 test-tsan: deps
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" \
 	  -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
