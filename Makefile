@@ -3,10 +3,11 @@
 
 BUILD ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc g++ make libcjson-dev libgomp1 pkg-config
 
-.PHONY: all deps build demo test test-asan docs bench bench-deps bench-onednn bench-sdpa clean install fuzz
+.PHONY: all deps build demo test test-asan test-tsan docs bench bench-deps bench-onednn bench-sdpa clean install fuzz
 
 all: build
 
@@ -63,6 +64,25 @@ test-asan: deps
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# ThreadSanitizer (docs/reliability.md, "Sanitizers"): gcc -fsanitize=thread
+# in $(BUILD_TSAN).  libgomp is not instrumented (TSan cannot see its
+# barriers), so the suite runs with one OpenMP thread and the library's own
+# thread safety is exercised with pthreads (test_int_concurrency); any TSan
+# report fails its test.  Left out: the install tests (they build consumers
+# without the sanitizer), the tests that force OpenMP teams of several
+# threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2:
+# false reports at libgomp's barriers), and the CLI's batch runs over the
+# shared harness files and tests/graphs (single-threaded, 4-10x slower here).
+TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
+TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$
+test-tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" \
+	  -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+	  -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
+	cd $(BUILD_TSAN) && OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(JOBS) -E '$(TSAN_EXCLUDE)'
+
 # Benchmarks (never part of `make test`; see docs/bench.md). `make bench`
 # installs what they need (OpenBLAS from apt, oneDNN from PyPI into a venv
 # under the build directory), then runs bench_peak, bench_matmul and
@@ -116,7 +136,7 @@ install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)
 
 # libFuzzer targets (docs/reliability.md): builds fuzz_json_graph and
 # fuzz_c_api with clang, ASan and UBSan in $(BUILD_FUZZ), seeds each corpus

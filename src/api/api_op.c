@@ -44,9 +44,16 @@ static bool keeps_list(const pt_op *op, int name) {
            (name == dnnl_graph_op_attr_axis || name == dnnl_graph_op_attr_groups);
 }
 
+/* A list longer than PT_MAX_ATTR_VALUES: refused with one line naming the op and attribute. */
+static pt_status list_too_long(const pt_op *op, dnnl_graph_op_attr_t name, size_t n, const char *fn) {
+    return pt_err(dnnl_invalid_arguments, "%s: op %s#%zu: %s has %zu values (at most %zu)", fn,
+                  pt_op_kind_name(op->kind), op->id, pt_attr_name(name), n, PT_MAX_ATTR_VALUES);
+}
+
 dnnl_status_t DNNL_API dnnl_graph_op_set_attr_f32(dnnl_graph_op_t op, dnnl_graph_op_attr_t name,
                                                   const float *value, size_t value_len) {
     if (!op || !value) return pt_err(dnnl_invalid_arguments, "op_set_attr_f32: NULL argument");
+    if (value_len > PT_MAX_ATTR_VALUES) return list_too_long(op, name, value_len, "op_set_attr_f32");
     if (pt_attr_kind_of(name) == PT_ATTR_F32) return pt_op_set_f32(op, name, value, 1, false);
     return pt_op_set_f32(op, name, value, value_len, true);
 }
@@ -62,6 +69,7 @@ dnnl_status_t DNNL_API dnnl_graph_op_set_attr_bool(dnnl_graph_op_t op, dnnl_grap
 dnnl_status_t DNNL_API dnnl_graph_op_set_attr_s64(dnnl_graph_op_t op, dnnl_graph_op_attr_t name,
                                                   const int64_t *value, size_t value_len) {
     if (!op || !value) return pt_err(dnnl_invalid_arguments, "op_set_attr_s64: NULL argument");
+    if (value_len > PT_MAX_ATTR_VALUES) return list_too_long(op, name, value_len, "op_set_attr_s64");
     if (pt_attr_kind_of(name) == PT_ATTR_S64) {
         if (keeps_list(op, name) && value_len > 1) return pt_op_set_s64(op, name, value, value_len, false);
         return pt_op_set_s64(op, name, value, 1, false);
@@ -74,6 +82,12 @@ dnnl_status_t DNNL_API dnnl_graph_op_set_attr_str(dnnl_graph_op_t op, dnnl_graph
     if (!op || !value) return pt_err(dnnl_invalid_arguments, "op_set_attr_str: NULL argument");
     if (value_len == 0)
         return pt_err(dnnl_invalid_arguments, "op_set_attr_str: %s: empty value", pt_attr_name(name));
+    /* Read no further than the limit looking for the end of the string. */
+    size_t len = 0;
+    while (len <= PT_MAX_ATTR_STR && value[len]) ++len;
+    if (len > PT_MAX_ATTR_STR)
+        return pt_err(dnnl_invalid_arguments, "op_set_attr_str: op %s#%zu: %s is longer than %zu bytes",
+                      pt_op_kind_name(op->kind), op->id, pt_attr_name(name), PT_MAX_ATTR_STR);
     return pt_op_set_str(op, name, value);
 }
 

@@ -579,8 +579,13 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         /* Execute hands a fused kernel its ports in a bounded array; a
          * partition with more ports (none of the patterns has) runs op by op. */
         bool fits = c->nin + c->nout <= 2 * PT_EXEC_MAX_PORTS;
-        if (ops && roles && fits &&
-            lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f, &lc) == dnnl_success) {
+        pt_status lowered = dnnl_unimplemented;
+        if (ops && roles && fits)
+            lowered = lower(ops, roles, c->nsteps, c->inputs, c->nin, c->outputs, c->nout, &f, &lc);
+        /* Out of memory fails the compile: falling back to op by op would
+         * put a slower plan into the compiled-partition cache for good. */
+        if (lowered == dnnl_out_of_memory) st = lowered;
+        if (lowered == dnnl_success) {
             c->fused = f;
             c->has_fused = true;
             if (f.has_inplace && f.inplace_in < c->nin && f.inplace_out < c->nout && !c->inplace) {
@@ -589,6 +594,8 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
                     c->inplace[0].input_id = c->inputs[f.inplace_in].id;
                     c->inplace[0].output_id = c->outputs[f.inplace_out].id;
                     c->ninplace = 1;
+                } else {
+                    st = dnnl_out_of_memory;
                 }
             }
         }
@@ -601,7 +608,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
     lc.in_layout = lc.out_layout = NULL;
     const char *step_gemm = NULL;
     if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc, &step_gemm);
-    if (st == dnnl_success) c->verbose = describe(p, c, step_gemm);
+    if (st == dnnl_success && !(c->verbose = describe(p, c, step_gemm))) st = dnnl_out_of_memory;
     map_free(&map);
     if (st != dnnl_success) {
         pt_compiled_release(c);

@@ -138,6 +138,7 @@ static pt_attr *attr_slot(pt_op *op, int name) {
 /* Stores a copy of n values of `elem` bytes each as attribute `name`
  * (float kinds in a->f, integer kinds in a->i). */
 static pt_status set_values(pt_op *op, int name, pt_attr_kind kind, const void *v, size_t n, size_t elem) {
+    if (n > PT_MAX_ATTR_VALUES) return dnnl_invalid_arguments; /* the API names it; n * elem cannot wrap below */
     void *buf = malloc((n ? n : 1) * elem);
     if (!buf) return dnnl_out_of_memory;
     if (n) memcpy(buf, v, n * elem);

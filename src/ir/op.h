@@ -11,6 +11,12 @@
 #include "ir/logical_tensor.h"
 #include "ir/status.h"
 
+/* Longest attribute list and string an op accepts: larger than any real
+ * per-channel scale list or enum string, small enough that a length no
+ * buffer has is refused before anything is read or allocated. */
+#define PT_MAX_ATTR_VALUES ((size_t)1 << 22)
+#define PT_MAX_ATTR_STR ((size_t)4096)
+
 typedef enum {
     PT_ATTR_F32 = 0, /* single float (alpha .. momentum) */
     PT_ATTR_F32S,    /* float list (scales) */

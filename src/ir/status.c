@@ -49,8 +49,15 @@ const char *pt_status_name(pt_status st) {
     }
 }
 
+/* Error lines this thread printed: lets a caller add a generic line only
+ * when the code it called printed none (one line per refused call). */
+static _Thread_local unsigned long err_lines;
+
+unsigned long pt_err_lines(void) { return err_lines; }
+
 pt_status pt_err(pt_status st, const char *fmt, ...) {
     if (pt_verbose_level() >= 1) {
+        ++err_lines;
         char msg[512];
         va_list ap;
         va_start(ap, fmt);

@@ -6,9 +6,13 @@
 
 typedef dnnl_status_t pt_status;
 
-/* Prints one line "partita: error: <what>" to stderr when ONEDNN_VERBOSE,
- * DNNL_VERBOSE or PARTITA_VERBOSE is set (any level >= 1) or dnnl_set_verbose(>=1)
- * was called.  Returns `st` so it can be used as `return pt_err(st, ...)`. */
+/* Error lines pt_err has printed on the calling thread so far. */
+unsigned long pt_err_lines(void);
+
+/* Prints one line "onednn_verbose,graph,error,<status>,<what>" to stderr when
+ * ONEDNN_VERBOSE, DNNL_VERBOSE or PARTITA_VERBOSE is set (any level >= 1) or
+ * dnnl_set_verbose(>=1) was called.  Returns `st` so it can be used as
+ * `return pt_err(st, ...)`. */
 pt_status pt_err(pt_status st, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 2, 3)))

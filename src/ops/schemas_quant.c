@@ -3,6 +3,7 @@
  * per_channel / per_group with `group_shape` or the list form
  * `axis`+`groups`); quantization is described in docs/ops.md. */
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "ops/schema_tables.h"
@@ -24,7 +25,15 @@ static const char *qtype_of(const pt_op *op) {
 static pt_status check_static(const pt_op *op) {
     bool per_tensor = strcmp(qtype_of(op), "per_tensor") == 0;
     size_t ns = 0, nz = 0;
-    pt_op_f32s(op, dnnl_graph_op_attr_scales, &ns);
+    const float *sc = pt_op_f32s(op, dnnl_graph_op_attr_scales, &ns);
+    /* NaN or Inf scales would fill the tensor with NaN or saturated values;
+     * Quantize divides by its scales, so a zero is refused too. */
+    for (size_t i = 0; i < ns; ++i) {
+        if (!isfinite(sc[i]))
+            return pt_op_fail(op, dnnl_invalid_graph_op, "scale %zu is %g: scales must be finite", i, (double)sc[i]);
+        if (sc[i] == 0.0f && op->kind == dnnl_graph_op_quantize)
+            return pt_op_fail(op, dnnl_invalid_graph_op, "scale %zu is zero (Quantize divides by it)", i);
+    }
     bool has_zps = pt_op_has(op, dnnl_graph_op_attr_zps);
     pt_op_s64s(op, dnnl_graph_op_attr_zps, &nz);
     if (per_tensor && ns != 1)

@@ -23,6 +23,7 @@ typedef struct pt_match {
     int *ops;         /* matched graph op indices, in match order */
     int *roles;       /* roles[i]: role of ops[i] */
     int n, cap;
+    bool out_of_memory; /* a matcher could not allocate: the driver fails with dnnl_out_of_memory */
 } pt_match;
 
 /* Matcher of a pattern row: tries graph op `first` as the pattern's first

@@ -19,11 +19,14 @@ static bool available(const pt_graph *g, const int *group, int op) {
 
 /* Rejects a candidate whose ops would form a cycle with the outside: some op
  * outside the set consumes a value from inside and (transitively) feeds the
- * set. */
-static bool creates_cycle(const pt_graph *g, const bool *in_set) {
+ * set.  *oom is set when the check could not allocate. */
+static bool creates_cycle(const pt_graph *g, const bool *in_set, bool *oom) {
     size_t n = g->nops;
     bool *reach = calloc(n ? n : 1, sizeof(bool)); /* outside ops reachable from the set */
-    if (!reach) return true;
+    if (!reach) {
+        *oom = true;
+        return true;
+    }
     bool found = false;
     for (size_t t = 0; t < n && !found; ++t) {
         int i = g->topo[t];
@@ -59,14 +62,17 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_
     /* The registry lists rows in driver order (priority from the highest
      * down, ties in table order). */
     int nrows = pt_pattern_row_count();
-    for (int r = 0; r < nrows; ++r) {
+    /* A matcher that could not allocate must not quietly leave ops unfused. */
+    bool oom = false;
+    for (int r = 0; r < nrows && !oom; ++r) {
         const pt_pattern_row *row = pt_pattern_row_at(r);
-        for (size_t t = 0; t < n; ++t) {
+        for (size_t t = 0; t < n && !oom; ++t) {
             int first = g->topo[t];
             if (!available(g, group, first)) continue;
             pt_match m = {.g = g, .group = group, .ops = match, .roles = match_roles, .n = 0, .cap = (int)n};
             int cnt = row->match ? row->match(&m, first) : pt_chain_match(row->chain, &m, first);
-            if (cnt <= 0) continue;
+            oom = m.out_of_memory;
+            if (cnt <= 0 || oom) continue;
             bool ok = true;
             /* An End op may join only as part of a match (the End op of docs/ops.md): its
              * input becomes an output port, as the SDPA backward dM. */
@@ -76,7 +82,7 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_
             if (!ok) continue;
             for (size_t i = 0; i < n; ++i) in_set[i] = false;
             for (int m = 0; m < cnt; ++m) in_set[match[m]] = true;
-            if (creates_cycle(g, in_set)) continue;
+            if (creates_cycle(g, in_set, &oom)) continue;
             for (int m = 0; m < cnt; ++m) {
                 group[match[m]] = *ngroups;
                 roles[match[m]] = match_roles[m];
@@ -89,5 +95,5 @@ pt_status pt_match_patterns(const pt_graph *g, int *group, int *roles, const pt_
     free(match);
     free(match_roles);
     free(in_set);
-    return dnnl_success;
+    return oom ? dnnl_out_of_memory : dnnl_success;
 }

@@ -39,7 +39,10 @@ static void push(chain_ctx *c, int op, int si, pt_chain_role role) {
 static void compute_depth(chain_ctx *c) {
     const pt_graph *g = c->g;
     c->depth = calloc(g->nops ? g->nops : 1, sizeof(int));
-    if (!c->depth) return;
+    if (!c->depth) {
+        c->m->out_of_memory = true;
+        return;
+    }
     for (size_t t = g->nops; t-- > 0;) {
         int i = g->topo[t];
         const pt_op *o = g->ops[i];
@@ -183,7 +186,10 @@ int pt_chain_match(const pt_chain_pattern *pat, pt_match *m, int first) {
     m->n = 0;
     if (pat->nsteps <= 0 || m->cap <= 0) return 0;
     chain_ctx c = {pat, m->g, m, malloc((size_t)m->cap * sizeof(int)), NULL};
-    if (!c.step) return 0;
+    if (!c.step) {
+        m->out_of_memory = true;
+        return 0;
+    }
     const pt_step_spec *s0 = &pat->steps[0];
     bool ok = false;
     if (op_fits_step(&c, s0, first)) {

@@ -19,6 +19,7 @@ struct pt_const_entry {
     int users;          /* executions holding it */
     bool filled, dead;  /* dead: evicted or forgotten while in use */
     uint64_t fingerprint; /* of the input it was filled from */
+    uint64_t claimed;     /* fingerprint the current users share (valid while users > 0) */
     uint64_t last_use;
     pthread_mutex_t fill_lock;
     pt_const_entry *next;
@@ -101,6 +102,13 @@ pt_status pt_const_cache_acquire(const pt_const_key *key, uint64_t fingerprint, 
         g_head = e;
         g_bytes += bytes;
     }
+    /* Executions holding the entry read it while this one would pack other
+     * values into it: this one packs into its own scratch instead. */
+    if (e->users > 0 && e->claimed != fingerprint) {
+        pthread_mutex_unlock(&g_lock);
+        return dnnl_success;
+    }
+    if (e->users == 0) e->claimed = fingerprint;
     e->users++;
     e->last_use = ++g_clock;
     pthread_mutex_unlock(&g_lock);

@@ -42,7 +42,10 @@ typedef void (*pt_const_fill_fn)(void *ctx, void *dst);
  * twice).  *data is valid until
  * pt_const_cache_release(*entry).  When the cache is disabled or the entry
  * cannot fit, returns dnnl_success with *entry NULL and *data NULL: the
- * caller derives the data itself for this execution. */
+ * caller derives the data itself for this execution.  The same happens
+ * when other executions hold the entry with another fingerprint (constant
+ * inputs that differ between concurrent executions): they keep reading
+ * their values while this one packs its own. */
 pt_status pt_const_cache_acquire(const pt_const_key *key, uint64_t fingerprint, size_t bytes,
                                  pt_const_fill_fn fill, void *ctx, pt_const_entry **entry, const void **data);
 void pt_const_cache_release(pt_const_entry *entry);
