@@ -70,11 +70,11 @@ test-asan: deps
 # thread safety is exercised with pthreads (test_int_concurrency); any TSan
 # report fails its test.  Left out: the install tests (they build consumers
 # without the sanitizer), the tests that force OpenMP teams of several
-# threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2:
-# false reports at libgomp's barriers), and the CLI's batch runs over the
+# threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2,
+# test_int_mem_kernels*: false reports at libgomp's barriers), and the CLI's batch runs over the
 # shared harness files and tests/graphs (single-threaded, 4-10x slower here).
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
-TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$
+TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_ref_kernels2$$|^test_int_mem_kernels(_generic|_avx2)?$$
 test-tsan: deps
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" \
 	  -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
@@ -85,8 +85,8 @@ test-tsan: deps
 
 # Benchmarks (never part of `make test`; see docs/bench.md). `make bench`
 # installs what they need (OpenBLAS from apt, oneDNN from PyPI into a venv
-# under the build directory), then runs bench_peak, bench_matmul and
-# bench_vs_onednn in that order. Options per benchmark:
+# under the build directory), then runs bench_peak, bench_matmul,
+# bench_membound and bench_vs_onednn in that order. Options per benchmark:
 #   make bench BENCH_MATMUL_ARGS="--kinds=f32 --shapes=1024x1024x1024"
 #   make bench BENCH_VS_ONEDNN_ARGS="--filter=mlp" BENCH_PEAK_ARGS="--seconds=0.5"
 # `make bench-sdpa` runs the SDPA benchmark with BENCH_ARGS, e.g. BENCH_ARGS="--s=4096".
