@@ -119,9 +119,22 @@ static inline float sd_f16_bits_to_f32(uint16_t h) {
     return f;
 }
 
+/* An ISA file built with F16C defines SD_ROWS_F16C before including this
+ * header: f16 widening by vcvtph2ps (exact, as the bit manipulation). */
+#ifdef SD_ROWS_F16C
+#include <immintrin.h>
+static inline void sd_rows_add_f16(float *x, const uint16_t *a, int64_t n) {
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        _mm256_storeu_ps(x + c, _mm256_add_ps(_mm256_loadu_ps(x + c),
+                                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + c)))));
+    for (; c < n; ++c) x[c] = x[c] + _cvtsh_ss(a[c]);
+}
+#else
 static inline void sd_rows_add_f16(float *x, const uint16_t *a, int64_t n) {
     for (int64_t c = 0; c < n; ++c) x[c] = x[c] + sd_f16_bits_to_f32(a[c]);
 }
+#endif
 
 static inline void sd_rows_select_u8(float *x, const uint8_t *cond, int64_t n, float other, int keep_true) {
     for (int64_t c = 0; c < n; ++c) x[c] = (cond[c] != 0) == (keep_true != 0) ? x[c] : other;

@@ -108,7 +108,11 @@ static void pack_f32_panels(const pt_gemm_operand *o, const void *data, int R, i
         float *d = dst + s * R * kc;
         switch (o->dt) {
         case dnnl_bf16: strip_f32(f32_of_bf16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
-        case dnnl_f16: strip_f32(f32_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d); break;
+        case dnnl_f16:
+            if (fast && o->s_k == 1) pt_gemm_pack_f16_kcontig_avx512(src, o->s_row, rows_in, R, kc, d);
+            else if (fast && o->s_row == 1) pt_gemm_pack_f16_rcontig_avx512(src, o->s_k, rows_in, R, kc, d);
+            else strip_f32(f32_of_f16, src, o->s_row, o->s_k, rows_in, R, kc, d);
+            break;
         default:
             if (o->s_k == 1 && fast) pt_gemm_pack_f32_kcontig_avx512(src, o->s_row, rows_in, R, kc, d);
             else strip_f32(f32_of_f32, src, o->s_row, o->s_k, rows_in, R, kc, d);

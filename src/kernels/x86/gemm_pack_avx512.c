@@ -67,6 +67,25 @@ void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_i
     }
 }
 
+/* The same from f16 rows, widened exactly by vcvtph2ps on load. */
+void pt_gemm_pack_f16_kcontig_avx512(const uint16_t *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst) {
+    for (int g = 0; g < R; g += 16) {
+        const int rows = rows_in - g < 16 ? rows_in - g : 16;
+        const __mmask16 store = mask16(R - g);
+        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+            const __mmask16 kmask = mask16(kc - k0);
+            __m512i r[16];
+            for (int i = 0; i < 16; ++i)
+                r[i] = i < rows ? _mm512_castps_si512(_mm512_cvtph_ps(
+                                      _mm256_maskz_loadu_epi16(kmask, src + (g + i) * s_row + k0)))
+                                : _mm512_setzero_si512();
+            transpose16(r);
+            const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
+            for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
+        }
+    }
+}
+
 void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_row, int rows_in, int R, int64_t kc,
                                       uint16_t *dst) {
     /* Word 2i+1 of (lo, hi): the bf16 halves of 32 rounded f32, in k order. */
@@ -151,6 +170,20 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
                 pair = _mm512_or_si512(_mm512_srli_epi32(even, 16), _mm512_and_si512(odd, hi_half));
             }
             _mm512_mask_storeu_epi32(d + g, mask16(R - g), pair);
+        }
+    }
+}
+
+void pt_gemm_pack_f16_rcontig_avx512(const uint16_t *src, int64_t s_k, int rows_in, int R, int64_t kc, float *dst) {
+    const int strips = rows_in > R ? (rows_in + R - 1) / R : 1;
+    for (int64_t k = 0; k < kc; ++k) {
+        const uint16_t *in = src + k * s_k;
+        for (int t = 0; t < strips; ++t) {
+            float *out = dst + t * R * kc + k * R;
+            const int rows_t = rows_in - t * R;
+            for (int g = 0; g < R; g += 16)
+                _mm512_mask_storeu_ps(out + g, mask16(R - g),
+                                      _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask16(rows_t - g), in + t * R + g)));
         }
     }
 }

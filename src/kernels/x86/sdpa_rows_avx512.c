@@ -1,5 +1,6 @@
 /* AVX-512 row of the SDPA row-operation table (kernels/fused/sdpa_rows.h):
  * the portable loop bodies compiled with AVX-512. */
+#define SD_ROWS_F16C 1 /* built with -mf16c */
 #include "kernels/fused/sdpa_rows.h"
 
 PT_SDPA_ROWS_DEFINE(avx512, "avx512", PT_ISA_AVX512);
