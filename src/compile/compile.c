@@ -549,12 +549,9 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
         st = build_plan(p, &map, c);
     }
     pt_lower_fn lower = p->row ? pt_fused_lowering(p->row->fused) : NULL;
-    /* A lone MatMul runs on the GEMM engine through the compute lowering
-     * (with an empty epilogue), like every other MatMul partition. */
-    bool lone_matmul = !p->row && c && c->nsteps == 1 && c->steps[0].op->kind == dnnl_graph_op_matmul;
-    if (lone_matmul) lower = pt_fused_lowering(PT_FUSED_COMPUTE_POST_OPS);
-    /* Other single-op partitions whose kind has a fast kernel (lower_single_op.h). */
-    else if (!p->row && c && c->nsteps == 1) lower = pt_single_op_lowering(c->steps[0].op->kind);
+    /* Single-op partitions whose kind has a fast kernel (lower_single_op.h;
+     * a lone MatMul takes the compute lowering, like every MatMul partition). */
+    if (!p->row && c && c->nsteps == 1) lower = pt_single_op_lowering(c->steps[0].op->kind);
     size_t *in_layout = NULL, *out_layout = NULL;
     if (st == dnnl_success) st = given_layouts(p, nin, inputs, nout, outputs, &in_layout, &out_layout);
     pt_lower_ctx lc = {.fpmath = mode, .apply_to_int = apply, .in_layout = in_layout, .out_layout = out_layout};

@@ -532,6 +532,7 @@ static const struct {
     /* Convolution backward ops on the GEMM engine: backward data as a
      * transposed convolution (the compute lowering), backward weights on
      * their own kernel (kernels/fused/conv_bwd_weights.c). */
+    {dnnl_graph_op_matmul, pt_lower_compute_post_ops},
     {dnnl_graph_op_convolution_backward_data, pt_lower_compute_post_ops},
     {dnnl_graph_op_conv_transpose_backward_data, pt_lower_compute_post_ops},
     {dnnl_graph_op_convolution_backward_weights, pt_lower_conv_bwd_weights},
