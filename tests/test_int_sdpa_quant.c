@@ -660,6 +660,32 @@ static void test_compressed_grid(void) {
                  (long long)c.sq, (long long)c.skv, (long long)c.gk, zps ? " zp" : "", c.k_dxs ? " K [D,S]" : "");
         check_c(name, &c, "sdp_with_compressed_kv_fusion", i % 4 == 1 ? dnnl_fpmath_mode_bf16 : dnnl_fpmath_mode_strict);
     }
+    /* The decode block operations (K [S, D], groups of 32 / 16 multiples):
+     * head sizes of 1, 2, 3, 8 chunks of 32, groups spanning one or several
+     * chunks or the whole row, fewer keys than a group of four rows, and
+     * key counts with tails of every residue. */
+    static const struct {
+        dnnl_data_type_t kdt, vdt, kzp, vzp, fdt;
+        int64_t d, dv, gk, gv, sq, h, skv;
+    } dec[] = {
+        {dnnl_u4, dnnl_s4, dnnl_u4, dnnl_s4, dnnl_f32, 256, 64, 64, 32, 1, 2, 301},
+        {dnnl_s4, dnnl_u4, dnnl_data_type_undef, dnnl_u4, dnnl_bf16, 64, 96, 64, 96, 1, 3, 3},
+        {dnnl_s8, dnnl_u8, dnnl_s8, dnnl_u8, dnnl_f32, 96, 48, 32, 16, 2, 2, 130},
+        {dnnl_u8, dnnl_s8, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_f32, 32, 32, 16, 32, 1, 1, 7},
+        {dnnl_u4, dnnl_u4, dnnl_u4, dnnl_u4, dnnl_f32, 32, 320, 32, 64, 1, 2, 129},
+    };
+    for (size_t i = 0; i < sizeof dec / sizeof dec[0]; ++i) {
+        ccfg c = cbase();
+        c.fdt = c.sdt = dec[i].fdt;
+        c.kdt = dec[i].kdt, c.vdt = dec[i].vdt, c.kzp = dec[i].kzp, c.vzp = dec[i].vzp;
+        c.d = dec[i].d, c.dv = dec[i].dv, c.gk = dec[i].gk, c.gv = dec[i].gv;
+        c.sq = dec[i].sq, c.h = dec[i].h, c.skv = dec[i].skv;
+        c.k_dxs = false;
+        c.mask = i % 2 ? CM_CAUSAL : CM_ADD;
+        snprintf(name, sizeof name, "decode block ops %zu: D=%lld Dv=%lld gk=%lld gv=%lld skv=%lld", i,
+                 (long long)c.d, (long long)c.dv, (long long)c.gk, (long long)c.gv, (long long)c.skv);
+        check_c(name, &c, "sdp_with_compressed_kv_fusion", dnnl_fpmath_mode_strict);
+    }
 }
 
 int main(void) {

@@ -6,6 +6,7 @@
 
 #include "ir/status.h"
 
+PT_SDPA_ROWS_PORTABLE_Q(generic)
 PT_SDPA_ROWS_DEFINE(generic, "generic", PT_ISA_GENERIC);
 
 static const pt_sdpa_row_ops *g_rows;

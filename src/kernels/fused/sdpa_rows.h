@@ -15,6 +15,33 @@
 #include "ir/dtype_round.h"
 #include "runtime/cpu.h"
 
+/* A block of 8 / 4-bit K or V rows for the decode path, as stored (seed
+ * 002): row j is data + j·ld bytes, s8 / u8 or s4 / u4 (low nibble first);
+ * its columns [g·run, (g+1)·run) share the scale sc[j·nruns + g] and zero
+ * point zp[j·nruns + g] (zp NULL: 0).  Dequantized value: (q - zp)·sc. */
+typedef struct {
+    const void *data;
+    int64_t ld;
+    int bits, is_signed;
+    int64_t run, nruns;
+    const float *sc, *zp;
+} pt_sdpa_qrows;
+
+/* The column order the 4-bit block operations use for the f32 vector they
+ * pair with the rows: within each chunk of 32 columns, the 16 even columns
+ * (low nibbles) first, then the 16 odd ones.  Position of column c. */
+static inline int64_t sd_pair_split_pos(int64_t c) {
+    const int64_t k = c & 31;
+    return (c - k) + (k >> 1) + ((k & 1) << 4);
+}
+
+/* Whether the block operations take a block of n columns of these rows:
+ * 4-bit: n and run multiples of 32; 8-bit: multiples of 16. */
+static inline int sd_qrows_supported(int bits, int64_t n, int64_t run) {
+    const int64_t w = bits == 4 ? 32 : 16;
+    return (bits == 4 || bits == 8) && n > 0 && n % w == 0 && run % w == 0 && n % run == 0;
+}
+
 typedef struct {
     const char *name;
     pt_isa_level level;
@@ -56,6 +83,13 @@ typedef struct {
     /* y[i] = y[i] + a·sc[i / run]·(q[i] - zp[i / run]), q s8 / u8. */
     void (*axpy_q8)(float *y, const void *q, int is_signed, int64_t n, int64_t run, float a, const float *sc,
                     const float *zp);
+    /* Decode over a block of rows (sd_qrows_supported(k->bits, n, k->run)),
+     * dequantized in registers: out[j] = Σ_i x[i]·row_j[i] for j < nrows.
+     * For 4-bit rows x is in pair-split order (sd_pair_split_pos). */
+    void (*dots_q)(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out);
+    /* y[i] += Σ_j p[j]·row_j[i] over j < nrows, rows with p[j] == 0 skipped;
+     * for 4-bit rows y is in pair-split order. */
+    void (*axpys_q)(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p);
 } pt_sdpa_row_ops;
 
 const pt_sdpa_row_ops *pt_sdpa_rows(void);
@@ -229,7 +263,68 @@ static inline void sd_rows_axpy_q8(float *y, const void *q, int is_signed, int64
     }
 }
 
-/* The table row of one ISA level from the bodies above (used once per file). */
+/* Element i of chunk position `pos` (pair-split order) of a 4-bit row: the
+ * byte is pos's index within its 16, the nibble its half. */
+static inline float sd_rows_q4_at(const uint8_t *row, int64_t pos, int is_signed) {
+    const int64_t c0 = pos & ~(int64_t)31, k = pos & 31;
+    const uint8_t b = row[c0 / 2 + (k & 15)];
+    const int nib = k < 16 ? (b & 15) : (b >> 4), flip = is_signed ? 8 : 0;
+    return (float)((nib ^ flip) - flip);
+}
+
+static inline float sd_rows_q8_at(const void *row, int64_t i, int is_signed) {
+    return is_signed ? (float)((const int8_t *)row)[i] : (float)((const uint8_t *)row)[i];
+}
+
+static inline void sd_rows_dots_q(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
+    enum { L = 16 };
+    for (int64_t j = 0; j < nrows; ++j) {
+        const uint8_t *row = (const uint8_t *)k->data + j * k->ld;
+        float part[L] = {0};
+        for (int64_t g = 0; g < k->nruns; ++g) {
+            const float s = k->sc[j * k->nruns + g], z = k->zp ? k->zp[j * k->nruns + g] : 0.f;
+            for (int64_t i = g * k->run; i < (g + 1) * k->run; i += L)
+                for (int l = 0; l < L; ++l) {
+                    const float q = k->bits == 4 ? sd_rows_q4_at(row, i + l, k->is_signed)
+                                                 : sd_rows_q8_at(row, i + l, k->is_signed);
+                    part[l] = part[l] + x[i + l] * ((q - z) * s);
+                }
+        }
+        float t = 0.f;
+        for (int l = 0; l < L; ++l) t += part[l];
+        out[j] = t;
+    }
+    (void)n;
+}
+
+static inline void sd_rows_axpys_q(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
+    for (int64_t j = 0; j < nrows; ++j) {
+        if (p[j] == 0.f) continue;
+        const uint8_t *row = (const uint8_t *)v->data + j * v->ld;
+        for (int64_t g = 0; g < v->nruns; ++g) {
+            const float m = p[j] * v->sc[j * v->nruns + g], z = v->zp ? v->zp[j * v->nruns + g] : 0.f;
+            for (int64_t i = g * v->run; i < (g + 1) * v->run; ++i) {
+                const float q = v->bits == 4 ? sd_rows_q4_at(row, i, v->is_signed) : sd_rows_q8_at(row, i, v->is_signed);
+                y[i] = y[i] + (q - z) * m;
+            }
+        }
+    }
+    (void)n;
+}
+
+/* dots_q / axpys_q of a row from the portable bodies (ISA files without
+ * their own). */
+#define PT_SDPA_ROWS_PORTABLE_Q(suffix)                                                                         \
+    static void dots_q_##suffix(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) { \
+        sd_rows_dots_q(x, n, k, nrows, out);                                                                  \
+    }                                                                                                         \
+    static void axpys_q_##suffix(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) { \
+        sd_rows_axpys_q(y, n, v, nrows, p);                                                                   \
+    }
+
+/* The table row of one ISA level from the bodies above (used once per file;
+ * dots_q_<suffix> / axpys_q_<suffix> defined before it, by
+ * PT_SDPA_ROWS_PORTABLE_Q or by the ISA file itself). */
 #define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
     static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
     static void round_f16_##suffix(float *x, int64_t n) { sd_rows_round_f16(x, n); }                          \
@@ -267,6 +362,6 @@ static inline void sd_rows_axpy_q8(float *y, const void *q, int is_signed, int64
         mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
         select_u8_##suffix, dots_##suffix,                                                                     \
         axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix, \
-        dots_q8_##suffix, axpy_q8_##suffix}
+        dots_q8_##suffix, axpy_q8_##suffix,   dots_q_##suffix,     axpys_q_##suffix}
 
 #endif

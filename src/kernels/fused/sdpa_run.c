@@ -216,6 +216,84 @@ static bool q8_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, 
     return true;
 }
 
+/* Scales or zero points of rows [i0, i0+n) × runs [0, nruns) (of `run`
+ * columns each) of a parameter view, as floats at [r·nruns + g]: the
+ * tensor itself when it is f32 and stored in that order, else converted
+ * into buf (vectorized when stored in that order or constant). */
+static const float *q_params(const sd_args *A, const int64_t *boff, int view, int64_t i0, int n, int64_t run,
+                             int64_t nruns, float *buf) {
+    const sd_view *v = &A->p->views[view];
+    const void *base = A->base[view];
+    const int64_t first = view_off(v, boff[view], i0, 0), count = (int64_t)n * nruns;
+    const int64_t cg = v->grouped ? v->cg : 1, rg = v->grouped ? v->rg : 1;
+    const bool cols_flat = nruns == 1 || (v->grouped && cg == run && v->cs == 1);
+    const bool rows_flat = n == 1 || (rg == 1 && v->rs == nruns);
+    const bool constant = (v->cs == 0 || nruns == 1) && (v->rs == 0 || n == 1);
+    if (cols_flat && rows_flat) {
+        if (v->dt == dnnl_f32) return (const float *)base + first;
+        if (pt_dt_bits(v->dt) <= 8 && !pt_dt_is_float(v->dt)) {
+            decode_row(base, v->dt, first, count, buf);
+            return buf;
+        }
+    }
+    if (constant) {
+        const float x = pt_elem_load(base, v->dt, first);
+        for (int64_t e = 0; e < count; ++e) buf[e] = x;
+        return buf;
+    }
+    for (int r = 0; r < n; ++r)
+        for (int64_t g = 0; g < nruns; ++g)
+            buf[r * nruns + g] = pt_elem_load(base, v->dt, view_off(v, boff[view], i0 + r, g * run));
+    return buf;
+}
+
+/* The longest 4-bit row the decode block operations pair with a staged
+ * f32 vector (pair-split copies live on the stack). */
+#define SD_SPLIT_MAX 1024
+
+/* Decode over 8 / 4-bit K / V (seed 002): rows [i0, i0+n) of an s8 / u8 /
+ * s4 / u4 operand contiguous along its columns, with scales / zero points
+ * over runs the block operations take (sd_qrows_supported), described for
+ * the row table's dots_q / axpys_q as they are stored; parameters the
+ * tensor does not hold as f32 in (row, run) order are converted into scb /
+ * zpb (SD_Q8_PARAMS each).  As for q8_rows, the values are not rounded
+ * through a narrower declared type on the way.  False for anything else. */
+static bool qrows_block(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
+                        int64_t ncols, pt_sdpa_qrows *q, float *scb, float *zpb) {
+    const sd_plan *p = A->p;
+    if (o->sc < 0) return false;
+    const sd_view *sv = &p->views[o->src], *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
+    const int bits = pt_dt_bits(sv->dt);
+    if (pt_dt_is_float(sv->dt) || (bits != 8 && bits != 4) || sv->grouped || sv->cs != 1) return false;
+    if (bits == 4 && ncols > SD_SPLIT_MAX) return false;
+    for (int t = 0; t < o->ndts; ++t)
+        if (!pt_dt_is_float(o->dts[t]) || pt_dt_bits(o->dts[t]) < 16) return false;
+    const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
+    const int64_t run = rsc < rzp ? rsc : rzp;
+    if (!sd_qrows_supported(bits, ncols, run) || (rsc % run) || (rzp % run)) return false;
+    const int64_t nruns = ncols / run;
+    if ((int64_t)n * nruns > SD_Q8_PARAMS) return false;
+    const int64_t e0 = boff[o->src] + i0 * sv->rs;
+    if (bits == 4 && ((e0 | sv->rs) & 1)) return false;
+    q->data = (const uint8_t *)A->base[o->src] + (bits == 4 ? e0 / 2 : e0);
+    q->ld = bits == 4 ? sv->rs / 2 : sv->rs;
+    q->bits = bits;
+    q->is_signed = sv->dt == dnnl_s8 || sv->dt == dnnl_s4;
+    q->run = run, q->nruns = nruns;
+    q->sc = q_params(A, boff, o->sc, i0, n, run, nruns, scb);
+    q->zp = zv ? q_params(A, boff, o->zp, i0, n, run, nruns, zpb) : NULL;
+    return true;
+}
+
+/* x in pair-split order (sd_pair_split_pos) into dst, and back. */
+static void split_pairs(const float *x, int64_t n, float *dst) {
+    for (int64_t c = 0; c < n; ++c) dst[sd_pair_split_pos(c)] = x[c];
+}
+
+static void join_pairs(const float *x, int64_t n, float *dst) {
+    for (int64_t c = 0; c < n; ++c) dst[c] = x[sd_pair_split_pos(c)];
+}
+
 /* Rows [i0, i0+n) × columns [0, ncols) of an operand into dst[r·ld + c], as
  * f32 (the general path: any dequantization and declared types). */
 static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
@@ -639,7 +717,15 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         int64_t ld, run;
         int sgn;
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
-        if (q8_rows(A, kb, &p->k, j0, nk, D, &kq, &ld, &sgn, &run, sc, zp)) {
+        pt_sdpa_qrows kr;
+        if (qrows_block(A, kb, &p->k, j0, nk, D, &kr, sc, zp)) {
+            float xs[SD_SPLIT_MAX];
+            for (int r = 0; r < B->rows; ++r) {
+                const float *x = qf + (size_t)r * D;
+                if (kr.bits == 4) split_pairs(x, D, xs), x = xs;
+                ops->dots_q(x, D, &kr, nk, s + (size_t)r * p->bk);
+            }
+        } else if (q8_rows(A, kb, &p->k, j0, nk, D, &kq, &ld, &sgn, &run, sc, zp)) {
             for (int r = 0; r < B->rows; ++r)
                 ops->dots_q8(qf + (size_t)r * D, D, kq, sgn, nk, ld, run, sc, zp, s + (size_t)r * p->bk);
         } else {
@@ -685,6 +771,22 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         int64_t ld, run;
         int sgn;
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
+        pt_sdpa_qrows vr;
+        if (qrows_block(A, vb, &p->v, j0, nk, DV, &vr, sc, zp)) {
+            float ys[SD_SPLIT_MAX];
+            for (int r = 0; r < B->rows; ++r) {
+                float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
+                if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
+                if (vr.bits == 4) {
+                    split_pairs(arow, DV, ys);
+                    ops->axpys_q(ys, DV, &vr, nk, prow);
+                    join_pairs(ys, DV, arow);
+                } else {
+                    ops->axpys_q(arow, DV, &vr, nk, prow);
+                }
+            }
+            return;
+        }
         const bool q8 = q8_rows(A, vb, &p->v, j0, nk, DV, &vq, &ld, &sgn, &run, sc, zp);
         const int64_t nruns = q8 ? (DV + run - 1) / run : 0;
         if (!q8) load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);

@@ -1,6 +1,154 @@
 /* AVX-512 row of the SDPA row-operation table (kernels/fused/sdpa_rows.h):
- * the portable loop bodies compiled with AVX-512. */
+ * the portable loop bodies compiled with AVX-512, and the decode block
+ * operations over 8 / 4-bit K and V written with intrinsics.
+ *
+ * 4-bit rows: a group's 16 possible dequantized values (i - zp)·scale sit in
+ * one register and each nibble picks its value with one vpermps (which reads
+ * only the low 4 bits of the index), so a value costs a shift or nothing, a
+ * permute and an FMA — and is exactly the value the reference dequantizes.
+ * The paired f32 vector is in pair-split order (even columns, then odd, per
+ * 32), so the low and high nibbles of 16 bytes meet 16 consecutive floats
+ * each.  8-bit rows: widened, converted and dequantized by one FMA per 16.
+ * Four rows go together so that the paired vector is loaded once and the
+ * four sums are reduced together. */
 #define SD_ROWS_F16C 1 /* built with -mf16c */
+#include <immintrin.h>
+
 #include "kernels/fused/sdpa_rows.h"
+
+/* (i - z)·s for the 16 nibble values i of a u4 / s4 row. */
+static inline __m512 q4_table(int is_signed, float z, float s) {
+    const __m512 iota = is_signed ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
+                                  : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm512_mul_ps(_mm512_sub_ps(iota, _mm512_set1_ps(z)), _mm512_set1_ps(s));
+}
+
+/* 16 bytes of a 4-bit row as 16 lanes (the low nibble is lane & 15). */
+static inline __m512i q4_bytes(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
+
+/* 16 values of an 8-bit row as f32. */
+static inline __m512 q8_values(const void *p, int is_signed) {
+    const __m128i b = _mm_loadu_si128((const __m128i *)p);
+    return _mm512_cvtepi32_ps(is_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
+}
+
+/* The lane sums of four registers. */
+static inline __m128 sum4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
+    /* Fold 512 -> 256 bits per register, two registers per result. */
+    const __m512 s01 = _mm512_add_ps(_mm512_shuffle_f32x4(a0, a1, 0x44), _mm512_shuffle_f32x4(a0, a1, 0xEE));
+    const __m512 s23 = _mm512_add_ps(_mm512_shuffle_f32x4(a2, a3, 0x44), _mm512_shuffle_f32x4(a2, a3, 0xEE));
+    /* 128-bit block r now holds register r's four partial sums. */
+    __m512 s = _mm512_add_ps(_mm512_shuffle_f32x4(s01, s23, 0x88), _mm512_shuffle_f32x4(s01, s23, 0xDD));
+    s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm512_castps512_ps128(
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), s));
+}
+
+static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
+    const int64_t nr = k->nruns, run = k->run;
+    const int sgn = k->is_signed;
+    int64_t j = 0;
+    for (; j + 4 <= nrows; j += 4) {
+        const uint8_t *r0 = (const uint8_t *)k->data + j * k->ld;
+        const uint8_t *r1 = r0 + k->ld, *r2 = r1 + k->ld, *r3 = r2 + k->ld;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t g = 0; g < nr; ++g) {
+            const float *s = k->sc + j * nr + g, *z = k->zp ? k->zp + j * nr + g : NULL;
+            const float z0 = z ? z[0] : 0.f, z1 = z ? z[nr] : 0.f, z2 = z ? z[2 * nr] : 0.f,
+                        z3 = z ? z[3 * nr] : 0.f;
+            if (k->bits == 4) {
+                const __m512 t0 = q4_table(sgn, z0, s[0]), t1 = q4_table(sgn, z1, s[nr]);
+                const __m512 t2 = q4_table(sgn, z2, s[2 * nr]), t3 = q4_table(sgn, z3, s[3 * nr]);
+                for (int64_t c = g * run; c < (g + 1) * run; c += 32) {
+                    const __m512 xl = _mm512_loadu_ps(x + c), xh = _mm512_loadu_ps(x + c + 16);
+                    __m512i b;
+#define SD_Q4_DOT(r, t, a)                                                                                   \
+    b = q4_bytes(r + c / 2);                                                                                 \
+    a = _mm512_fmadd_ps(xl, _mm512_permutexvar_ps(b, t), a);                                                 \
+    a = _mm512_fmadd_ps(xh, _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t), a);
+                    SD_Q4_DOT(r0, t0, a0)
+                    SD_Q4_DOT(r1, t1, a1)
+                    SD_Q4_DOT(r2, t2, a2)
+                    SD_Q4_DOT(r3, t3, a3)
+#undef SD_Q4_DOT
+                }
+            } else {
+                const __m512 m0 = _mm512_set1_ps(s[0]), m1 = _mm512_set1_ps(s[nr]);
+                const __m512 m2 = _mm512_set1_ps(s[2 * nr]), m3 = _mm512_set1_ps(s[3 * nr]);
+                const __m512 c0 = _mm512_set1_ps(-z0 * s[0]), c1 = _mm512_set1_ps(-z1 * s[nr]);
+                const __m512 c2 = _mm512_set1_ps(-z2 * s[2 * nr]), c3 = _mm512_set1_ps(-z3 * s[3 * nr]);
+                for (int64_t c = g * run; c < (g + 1) * run; c += 16) {
+                    const __m512 xv = _mm512_loadu_ps(x + c);
+                    a0 = _mm512_fmadd_ps(xv, _mm512_fmadd_ps(q8_values(r0 + c, sgn), m0, c0), a0);
+                    a1 = _mm512_fmadd_ps(xv, _mm512_fmadd_ps(q8_values(r1 + c, sgn), m1, c1), a1);
+                    a2 = _mm512_fmadd_ps(xv, _mm512_fmadd_ps(q8_values(r2 + c, sgn), m2, c2), a2);
+                    a3 = _mm512_fmadd_ps(xv, _mm512_fmadd_ps(q8_values(r3 + c, sgn), m3, c3), a3);
+                }
+            }
+        }
+        _mm_storeu_ps(out + j, sum4(a0, a1, a2, a3));
+    }
+    for (; j < nrows; ++j) {
+        const uint8_t *r = (const uint8_t *)k->data + j * k->ld;
+        __m512 a = _mm512_setzero_ps();
+        for (int64_t g = 0; g < nr; ++g) {
+            const float s = k->sc[j * nr + g], z = k->zp ? k->zp[j * nr + g] : 0.f;
+            if (k->bits == 4) {
+                const __m512 t = q4_table(sgn, z, s);
+                for (int64_t c = g * run; c < (g + 1) * run; c += 32) {
+                    const __m512i b = q4_bytes(r + c / 2);
+                    a = _mm512_fmadd_ps(_mm512_loadu_ps(x + c), _mm512_permutexvar_ps(b, t), a);
+                    a = _mm512_fmadd_ps(_mm512_loadu_ps(x + c + 16),
+                                        _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t), a);
+                }
+            } else {
+                const __m512 m = _mm512_set1_ps(s), c0 = _mm512_set1_ps(-z * s);
+                for (int64_t c = g * run; c < (g + 1) * run; c += 16)
+                    a = _mm512_fmadd_ps(_mm512_loadu_ps(x + c), _mm512_fmadd_ps(q8_values(r + c, sgn), m, c0), a);
+            }
+        }
+        out[j] = _mm512_reduce_add_ps(a);
+    }
+    (void)n;
+}
+
+/* y[c0 .. c0 + 16·nv) kept in registers while every row adds to it. */
+#define SD_AXPY_VECS 8
+
+static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
+    const int64_t nr = v->nruns, run = v->run;
+    const int sgn = v->is_signed;
+    for (int64_t c0 = 0; c0 < n; c0 += 16 * SD_AXPY_VECS) {
+        const int nv = (int)((n - c0) / 16 < SD_AXPY_VECS ? (n - c0) / 16 : SD_AXPY_VECS);
+        __m512 acc[SD_AXPY_VECS];
+        for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
+        for (int64_t j = 0; j < nrows; ++j) {
+            if (p[j] == 0.f) continue;
+            const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
+            const float *sc = v->sc + j * nr, *zp = v->zp ? v->zp + j * nr : NULL;
+            if (v->bits == 4) {
+                /* Chunks of 32 columns (two registers) never straddle a group. */
+                __m512 t = _mm512_setzero_ps();
+                int64_t tg = -1;
+                for (int i = 0; i < nv; i += 2) {
+                    const int64_t c = c0 + 16 * i, g = c / run;
+                    if (g != tg) t = q4_table(sgn, zp ? zp[g] : 0.f, p[j] * sc[g]), tg = g;
+                    const __m512i b = q4_bytes(r + c / 2);
+                    acc[i] = _mm512_add_ps(acc[i], _mm512_permutexvar_ps(b, t));
+                    acc[i + 1] = _mm512_add_ps(acc[i + 1], _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t));
+                }
+            } else {
+                for (int i = 0; i < nv; ++i) {
+                    const int64_t c = c0 + 16 * i, g = c / run;
+                    const float m = p[j] * sc[g], z = zp ? zp[g] : 0.f;
+                    acc[i] = _mm512_add_ps(
+                        acc[i], _mm512_fmadd_ps(q8_values(r + c, sgn), _mm512_set1_ps(m), _mm512_set1_ps(-z * m)));
+                }
+            }
+        }
+        for (int i = 0; i < nv; ++i) _mm512_storeu_ps(y + c0 + 16 * i, acc[i]);
+    }
+}
 
 PT_SDPA_ROWS_DEFINE(avx512, "avx512", PT_ISA_AVX512);
