@@ -15,7 +15,8 @@
  *
  * Options: --s=N --d=N (shape 1), --small-h=N --small-s=N (shape 2),
  * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in
- * math mode any only), --decode-h=N --decode-iters=N --peak=FILE (shape 3). */
+ * math mode any only), --decode-h=N --decode-iters=N --peak=FILE (shape 3; the
+ * file defaults to peak.txt beside the executable), --decode-only. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 
 #include "oneapi/dnnl/dnnl_graph.h"
+#include "bench_util.h"
 #include "compile/compiled.h"
 
 #define NT 8 /* tensors of the graph, id = index + 1 */
@@ -419,6 +421,7 @@ int main(int argc, char **argv) {
     const bool skip_exact = flag(argc, argv, "--skip-exact");
     TRY(dnnl_engine_create(&eng, dnnl_cpu, 0));
     TRY(dnnl_stream_create(&strm, eng, 0));
+    if (flag(argc, argv, "--decode-only")) goto decode;
     void *bufs[NT];
 
     /* 1. Long single-head sequence, fused only. */
@@ -467,7 +470,11 @@ int main(int argc, char **argv) {
     free_io(bufs);
 
     /* 3. Decode: one query row per head over compressed K / V. */
-    const char *peak_path = "peak.txt";
+decode:;
+    char default_peak[4096];
+    bench_executable_dir(default_peak, sizeof default_peak - 16);
+    strcat(default_peak, "/peak.txt");
+    const char *peak_path = default_peak;
     for (int i = 1; i < argc; ++i)
         if (strncmp(argv[i], "--peak=", 7) == 0) peak_path = argv[i] + 7;
     const double bw = stream_gbs(peak_path);

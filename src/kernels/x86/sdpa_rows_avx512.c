@@ -113,42 +113,60 @@ static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int
     (void)n;
 }
 
-/* y[c0 .. c0 + 16·nv) kept in registers while every row adds to it. */
-#define SD_AXPY_VECS 8
-
-static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
+/* y[c0 .. c0 + 16·nv) += Σ_j p[j]·row_j there, kept in registers while
+ * every row adds to it (nv <= 8, even for 4-bit rows; a constant in the
+ * main loop so that the accumulators stay registers). */
+static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c0, int nv, const pt_sdpa_qrows *v,
+                                                             int64_t nrows, const float *p) {
     const int64_t nr = v->nruns, run = v->run;
     const int sgn = v->is_signed;
-    for (int64_t c0 = 0; c0 < n; c0 += 16 * SD_AXPY_VECS) {
-        const int nv = (int)((n - c0) / 16 < SD_AXPY_VECS ? (n - c0) / 16 : SD_AXPY_VECS);
-        __m512 acc[SD_AXPY_VECS];
-        for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
-        for (int64_t j = 0; j < nrows; ++j) {
-            if (p[j] == 0.f) continue;
-            const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
-            const float *sc = v->sc + j * nr, *zp = v->zp ? v->zp + j * nr : NULL;
-            if (v->bits == 4) {
-                /* Chunks of 32 columns (two registers) never straddle a group. */
-                __m512 t = _mm512_setzero_ps();
-                int64_t tg = -1;
-                for (int i = 0; i < nv; i += 2) {
-                    const int64_t c = c0 + 16 * i, g = c / run;
-                    if (g != tg) t = q4_table(sgn, zp ? zp[g] : 0.f, p[j] * sc[g]), tg = g;
-                    const __m512i b = q4_bytes(r + c / 2);
-                    acc[i] = _mm512_add_ps(acc[i], _mm512_permutexvar_ps(b, t));
-                    acc[i + 1] = _mm512_add_ps(acc[i + 1], _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t));
+    __m512 acc[8] = {0};
+#pragma GCC unroll 8
+    for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
+    /* Group of column c0 and columns left in it (no division per row). */
+    const int64_t g0 = c0 / run, left0 = run - c0 % run;
+    for (int64_t j = 0; j < nrows; ++j) {
+        if (p[j] == 0.f) continue;
+        const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
+        const float *sc = v->sc + j * nr + g0, *zp = v->zp ? v->zp + j * nr + g0 : NULL;
+        int64_t left = left0;
+        if (v->bits == 4) {
+            /* Chunks of 32 columns (two registers) never straddle a group;
+             * the table (i - zp)·(p·scale) is rebuilt where a group starts. */
+            __m512 t = _mm512_setzero_ps();
+#pragma GCC unroll 4
+            for (int i = 0; i < nv; i += 2) {
+                const int64_t c = c0 + 16 * i;
+                if (left == 0) ++sc, zp = zp ? zp + 1 : NULL, left = run;
+                if (i == 0 || left == run) t = q4_table(sgn, zp ? *zp : 0.f, p[j] * *sc);
+                left -= 32;
+                const __m512i b = q4_bytes(r + c / 2);
+                acc[i] = _mm512_add_ps(acc[i], _mm512_permutexvar_ps(b, t));
+                acc[i + 1] = _mm512_add_ps(acc[i + 1], _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t));
+            }
+        } else {
+            __m512 m = _mm512_setzero_ps(), k = m;
+#pragma GCC unroll 8
+            for (int i = 0; i < nv; ++i) {
+                const int64_t c = c0 + 16 * i;
+                if (left == 0) ++sc, zp = zp ? zp + 1 : NULL, left = run;
+                if (i == 0 || left == run) {
+                    const float mg = p[j] * *sc, zg = zp ? *zp : 0.f;
+                    m = _mm512_set1_ps(mg), k = _mm512_set1_ps(-zg * mg);
                 }
-            } else {
-                for (int i = 0; i < nv; ++i) {
-                    const int64_t c = c0 + 16 * i, g = c / run;
-                    const float m = p[j] * sc[g], z = zp ? zp[g] : 0.f;
-                    acc[i] = _mm512_add_ps(
-                        acc[i], _mm512_fmadd_ps(q8_values(r + c, sgn), _mm512_set1_ps(m), _mm512_set1_ps(-z * m)));
-                }
+                left -= 16;
+                acc[i] = _mm512_add_ps(acc[i], _mm512_fmadd_ps(q8_values(r + c, sgn), m, k));
             }
         }
-        for (int i = 0; i < nv; ++i) _mm512_storeu_ps(y + c0 + 16 * i, acc[i]);
     }
+#pragma GCC unroll 8
+    for (int i = 0; i < nv; ++i) _mm512_storeu_ps(y + c0 + 16 * i, acc[i]);
+}
+
+static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
+    int64_t c0 = 0;
+    for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, v, nrows, p);
+    if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p);
 }
 
 PT_SDPA_ROWS_DEFINE(avx512, "avx512", PT_ISA_AVX512);
