@@ -1,0 +1,97 @@
+/* The SDPA decode block operations of the row table (kernels/fused/
+ * sdpa_rows.h: dots_q, axpys_q) at every row this CPU can run, against
+ * double-precision sums of the definition: 8 / 4-bit rows, signed and
+ * unsigned, with and without zero points, head sizes of one to ten chunks,
+ * every run that divides them, 0 to 13 rows (tails of the four-row groups),
+ * weights of 0 skipped, and nothing outside the outputs written. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/fused/sdpa_rows.h"
+#include "test_util.h"
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd_u32(void) {
+    g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(g_rng >> 32);
+}
+static float rnd_in(float lo, float hi) { return lo + (hi - lo) * (float)(rnd_u32() & 0xffffff) / 16777216.f; }
+
+enum { MAXN = 320, MAXR = 13 };
+
+/* Stored value of column c of a row (natural order). */
+static double q_value(const uint8_t *row, int bits, int sgn, int64_t c) {
+    if (bits == 8) return sgn ? (double)(int8_t)row[c] : (double)row[c];
+    const int nib = c & 1 ? row[c / 2] >> 4 : row[c / 2] & 15;
+    return sgn ? (double)((nib ^ 8) - 8) : (double)nib;
+}
+
+static void check_case(const pt_sdpa_row_ops *ops, int bits, int sgn, bool zps, int64_t n, int64_t run, int nrows) {
+    static uint8_t data[MAXR * (MAXN + 8)];
+    static float sc[MAXR * MAXN], zp[MAXR * MAXN];
+    const int64_t ld = bits == 4 ? n / 2 + 3 : n + 5; /* rows not back to back */
+    const int64_t nruns = n / run;
+    for (int64_t i = 0; i < (int64_t)nrows * ld; ++i) data[i] = (uint8_t)rnd_u32();
+    for (int64_t i = 0; i < (int64_t)nrows * nruns; ++i) {
+        sc[i] = rnd_in(0.001f, 0.1f);
+        zp[i] = bits == 4 ? (float)(rnd_u32() % 16) - (sgn ? 8.f : 0.f) : (float)(rnd_u32() % 256) - (sgn ? 128.f : 0.f);
+    }
+    const pt_sdpa_qrows q = {data, ld, bits, sgn, run, nruns, sc, zps ? zp : NULL};
+    float x[MAXN], xs[MAXN], out[MAXR + 2], p[MAXR], y[MAXN + 8], ys[MAXN];
+    double want_y[MAXN];
+    for (int64_t c = 0; c < n; ++c) x[c] = rnd_in(-2.f, 2.f), y[c] = rnd_in(-1.f, 1.f), want_y[c] = y[c];
+    for (int j = 0; j < nrows; ++j) p[j] = j % 3 == 1 ? 0.f : rnd_in(0.f, 1.f);
+    for (int i = 0; i < 8; ++i) y[n + i] = 7.f;
+    out[nrows] = out[nrows + 1] = -3.f;
+    /* 4-bit: x and y in pair-split order. */
+    for (int64_t c = 0; c < n; ++c) {
+        const int64_t pos = bits == 4 ? sd_pair_split_pos(c) : c;
+        xs[pos] = x[c], ys[pos] = y[c];
+    }
+    ops->dots_q(xs, n, &q, nrows, out);
+    ops->axpys_q(ys, n, &q, nrows, p);
+    int bad = 0;
+    for (int j = 0; j < nrows; ++j) {
+        const uint8_t *row = data + j * ld;
+        double s = 0, mag = 0;
+        for (int64_t c = 0; c < n; ++c) {
+            const int64_t g = c / run;
+            const double v = (q_value(row, bits, sgn, c) - (zps ? zp[j * nruns + g] : 0.0)) * sc[j * nruns + g];
+            s += (double)x[c] * v, mag += fabs((double)x[c] * v);
+            if (p[j] != 0.f) want_y[c] += (double)p[j] * v;
+        }
+        bad += fabs(out[j] - s) > 2e-6 * mag + 1e-30;
+    }
+    bad += out[nrows] != -3.f || out[nrows + 1] != -3.f;
+    for (int64_t c = 0; c < n; ++c) {
+        const double got = ys[bits == 4 ? sd_pair_split_pos(c) : c];
+        bad += fabs(got - want_y[c]) > 2e-6 * (fabs(want_y[c]) + 1.0);
+    }
+    for (int i = 0; i < 8; ++i) bad += y[n + i] != 7.f;
+    if (bad)
+        printf("  %s: %d-bit %s%s n=%lld run=%lld rows=%d: %d wrong\n", ops->name, bits, sgn ? "s" : "u",
+               zps ? " zp" : "", (long long)n, (long long)run, nrows, bad);
+    CHECK(bad == 0);
+}
+
+int main(void) {
+    const pt_sdpa_row_ops *rows[] = {&pt_sdpa_rows_generic, &pt_sdpa_rows_avx2, &pt_sdpa_rows_avx512};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
+        if (!pt_cpu_row_usable(rows[r]->level, 0, pt_isa())) continue;
+        printf("row %s\n", rows[r]->name);
+        for (int bits = 4; bits <= 8; bits += 4)
+            for (int64_t n = 16; n <= MAXN; n += 16) {
+                if (!sd_qrows_supported(bits, n, n)) continue;
+                for (int64_t run = 16; run <= n; run += 16) {
+                    if (!sd_qrows_supported(bits, n, run)) continue;
+                    for (int nrows = 0; nrows <= MAXR; nrows += nrows < 9 ? 1 : 4) {
+                        const int sgn = (int)((n / 16 + run / 16 + nrows) & 1);
+                        check_case(rows[r], bits, sgn, (nrows & 2) != 0, n, run, nrows);
+                    }
+                }
+            }
+    }
+    return pt_test_summary("test_int_sdpa_rows");
+}
