@@ -23,6 +23,15 @@ static inline __m512 q4_table(int is_signed, float z, float s) {
     return _mm512_mul_ps(_mm512_sub_ps(iota, _mm512_set1_ps(z)), _mm512_set1_ps(s));
 }
 
+/* (i - z)·m for the 16 nibble values i as one FMA i·m + (-z·m): an
+ * instruction fewer than q4_table and within an ulp of it (V rows, whose
+ * values are weighted by p anyway). */
+static inline __m512 q4_table_fma(int is_signed, float z, float m) {
+    const __m512 iota = is_signed ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
+                                  : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm512_fmadd_ps(iota, _mm512_set1_ps(m), _mm512_set1_ps(-z * m));
+}
+
 /* 16 bytes of a 4-bit row as 16 lanes (the low nibble is lane & 15). */
 static inline __m512i q4_bytes(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
 
@@ -138,7 +147,7 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
             for (int i = 0; i < nv; i += 2) {
                 const int64_t c = c0 + 16 * i;
                 if (left == 0) ++sc, zp = zp ? zp + 1 : NULL, left = run;
-                if (i == 0 || left == run) t = q4_table(sgn, zp ? *zp : 0.f, p[j] * *sc);
+                if (i == 0 || left == run) t = q4_table_fma(sgn, zp ? *zp : 0.f, p[j] * *sc);
                 left -= 32;
                 const __m512i b = q4_bytes(r + c / 2);
                 acc[i] = _mm512_add_ps(acc[i], _mm512_permutexvar_ps(b, t));
