@@ -3,12 +3,14 @@
  * double-precision sums of the definition: 8 / 4-bit rows, signed and
  * unsigned, with and without zero points, head sizes of one to ten chunks,
  * every run that divides them, 0 to 13 rows (tails of the four-row groups),
- * weights of 0 skipped, and nothing outside the outputs written. */
+ * weights of 0 skipped, and nothing outside the outputs written; and the
+ * 16-bit float block operations (dots_h, axpys_h) over every length 1-70. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/dtype.h"
 #include "kernels/fused/sdpa_rows.h"
 #include "test_util.h"
 
@@ -76,6 +78,38 @@ static void check_case(const pt_sdpa_row_ops *ops, int bits, int sgn, bool zps, 
     CHECK(bad == 0);
 }
 
+static void check_h(const pt_sdpa_row_ops *ops, int is_f16, int64_t n, int nrows) {
+    enum { LD = 80 };
+    static uint16_t rows[MAXR * LD];
+    float x[LD], y[LD + 8], p[MAXR], out[MAXR + 1];
+    double want_y[LD];
+    for (int i = 0; i < nrows * LD; ++i) {
+        const float v = rnd_in(-3.f, 3.f);
+        rows[i] = is_f16 ? pt_f32_to_f16(v) : pt_f32_to_bf16(v);
+    }
+    for (int64_t c = 0; c < n; ++c) x[c] = rnd_in(-2.f, 2.f), y[c] = rnd_in(-1.f, 1.f), want_y[c] = y[c];
+    for (int i = 0; i < 8; ++i) y[n + i] = 7.f;
+    for (int j = 0; j < nrows; ++j) p[j] = j % 3 == 2 ? 0.f : rnd_in(0.f, 1.f);
+    out[nrows] = -3.f;
+    ops->dots_h(x, n, rows, is_f16, nrows, LD, out);
+    ops->axpys_h(y, n, rows, is_f16, nrows, LD, p);
+    int bad = out[nrows] != -3.f;
+    for (int j = 0; j < nrows; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t c = 0; c < n; ++c) {
+            const uint16_t h = rows[j * LD + c];
+            const double v = is_f16 ? pt_f16_to_f32(h) : pt_bf16_to_f32(h);
+            s += (double)x[c] * v, mag += fabs((double)x[c] * v);
+            want_y[c] += (double)p[j] * v;
+        }
+        bad += fabs(out[j] - s) > 2e-6 * mag + 1e-30;
+    }
+    for (int64_t c = 0; c < n; ++c) bad += fabs(y[c] - want_y[c]) > 2e-6 * (fabs(want_y[c]) + 1.0);
+    for (int i = 0; i < 8; ++i) bad += y[n + i] != 7.f;
+    if (bad) printf("  %s: %s n=%lld rows=%d: %d wrong\n", ops->name, is_f16 ? "f16" : "bf16", (long long)n, nrows, bad);
+    CHECK(bad == 0);
+}
+
 int main(void) {
     const pt_sdpa_row_ops *rows[] = {&pt_sdpa_rows_generic, &pt_sdpa_rows_avx2, &pt_sdpa_rows_avx512};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
@@ -92,6 +126,8 @@ int main(void) {
                     }
                 }
             }
+        for (int is_f16 = 0; is_f16 <= 1; ++is_f16)
+            for (int64_t n = 1; n <= 70; ++n) check_h(rows[r], is_f16, n, (int)(n % 10));
     }
     return pt_test_summary("test_int_sdpa_rows");
 }

@@ -90,6 +90,13 @@ typedef struct {
     /* y[i] += Σ_j p[j]·row_j[i] over j < nrows, rows with p[j] == 0 skipped;
      * for 4-bit rows y is in pair-split order. */
     void (*axpys_q)(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p);
+    /* Decode over 16-bit float rows widened in registers: row j at rows +
+     * j·ld (elements), bf16 bits, or f16 bits when is_f16.
+     * out[j] = Σ_i x[i]·row_j[i]; y[i] += Σ_j p[j]·row_j[i] (p[j] == 0 skipped). */
+    void (*dots_h)(const float *x, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
+                   float *out);
+    void (*axpys_h)(float *y, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
+                    const float *p);
 } pt_sdpa_row_ops;
 
 const pt_sdpa_row_ops *pt_sdpa_rows(void);
@@ -312,18 +319,55 @@ static inline void sd_rows_axpys_q(float *y, int64_t n, const pt_sdpa_qrows *v, 
     (void)n;
 }
 
-/* dots_q / axpys_q of a row from the portable bodies (ISA files without
- * their own). */
+static inline float sd_rows_h_at(const uint16_t *row, int64_t i, int is_f16) {
+    return is_f16 ? sd_f16_bits_to_f32(row[i]) : pt_bf16_bits_to_f32(row[i]);
+}
+
+static inline void sd_rows_dots_h(const float *x, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows,
+                                  int64_t ld, float *out) {
+    enum { L = 16 };
+    for (int64_t j = 0; j < nrows; ++j) {
+        const uint16_t *r = rows + j * ld;
+        float part[L] = {0};
+        int64_t d = 0;
+        for (; d + L <= n; d += L)
+            for (int l = 0; l < L; ++l) part[l] = part[l] + x[d + l] * sd_rows_h_at(r, d + l, is_f16);
+        for (int l = 0; d + l < n; ++l) part[l] = part[l] + x[d + l] * sd_rows_h_at(r, d + l, is_f16);
+        float t = 0.f;
+        for (int l = 0; l < L; ++l) t += part[l];
+        out[j] = t;
+    }
+}
+
+static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
+                                   const float *p) {
+    for (int64_t j = 0; j < nrows; ++j) {
+        if (p[j] == 0.f) continue;
+        const uint16_t *r = rows + j * ld;
+        for (int64_t i = 0; i < n; ++i) y[i] = y[i] + p[j] * sd_rows_h_at(r, i, is_f16);
+    }
+}
+
+/* dots_q / axpys_q / dots_h / axpys_h of a row from the portable bodies
+ * (ISA files without their own). */
 #define PT_SDPA_ROWS_PORTABLE_Q(suffix)                                                                         \
     static void dots_q_##suffix(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) { \
         sd_rows_dots_q(x, n, k, nrows, out);                                                                  \
     }                                                                                                         \
     static void axpys_q_##suffix(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) { \
         sd_rows_axpys_q(y, n, v, nrows, p);                                                                   \
+    }                                                                                                         \
+    static void dots_h_##suffix(const float *x, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows,    \
+                                int64_t ld, float *out) {                                                     \
+        sd_rows_dots_h(x, n, rows, is_f16, nrows, ld, out);                                                   \
+    }                                                                                                         \
+    static void axpys_h_##suffix(float *y, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows,         \
+                                 int64_t ld, const float *p) {                                                \
+        sd_rows_axpys_h(y, n, rows, is_f16, nrows, ld, p);                                                    \
     }
 
 /* The table row of one ISA level from the bodies above (used once per file;
- * dots_q_<suffix> / axpys_q_<suffix> defined before it, by
+ * dots_q_<suffix>, axpys_q_<suffix>, dots_h_<suffix>, axpys_h_<suffix> defined before it, by
  * PT_SDPA_ROWS_PORTABLE_Q or by the ISA file itself). */
 #define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
     static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
@@ -362,6 +406,7 @@ static inline void sd_rows_axpys_q(float *y, int64_t n, const pt_sdpa_qrows *v, 
         mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
         select_u8_##suffix, dots_##suffix,                                                                     \
         axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix, \
-        dots_q8_##suffix, axpy_q8_##suffix,   dots_q_##suffix,     axpys_q_##suffix}
+        dots_q8_##suffix, axpy_q8_##suffix,   dots_q_##suffix,     axpys_q_##suffix,    dots_h_##suffix,           \
+        axpys_h_##suffix}
 
 #endif

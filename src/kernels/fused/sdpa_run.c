@@ -285,6 +285,23 @@ static bool qrows_block(const sd_args *A, const int64_t *boff, const sd_operand 
     return true;
 }
 
+/* Decode over K / V stored as f32 / bf16 / f16 rows contiguous along the
+ * columns and not dequantized, whose declared types round nothing on the
+ * way (each is f32 or the stored type): rows from i0 straight from the
+ * tensor, *ld elements apart, widened in registers.  False otherwise. */
+static bool float_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, const void **rows,
+                       dnnl_data_type_t *dt, int64_t *ld) {
+    const sd_view *sv = &A->p->views[o->src];
+    if (o->sc >= 0 || sv->grouped || sv->cs != 1) return false;
+    if (sv->dt != dnnl_f32 && sv->dt != dnnl_bf16 && sv->dt != dnnl_f16) return false;
+    for (int t = 0; t < o->ndts; ++t)
+        if (o->dts[t] != dnnl_f32 && o->dts[t] != sv->dt) return false;
+    *rows = (const char *)A->base[o->src] + (boff[o->src] + i0 * sv->rs) * (int64_t)pt_dt_bytes(sv->dt, 1);
+    *dt = sv->dt;
+    *ld = sv->rs;
+    return true;
+}
+
 /* x in pair-split order (sd_pair_split_pos) into dst, and back. */
 static void split_pairs(const float *x, int64_t n, float *dst) {
     for (int64_t c = 0; c < n; ++c) dst[sd_pair_split_pos(c)] = x[c];
@@ -718,12 +735,20 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         int sgn;
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
         pt_sdpa_qrows kr;
+        dnnl_data_type_t kdt;
         if (qrows_block(A, kb, &p->k, j0, nk, D, &kr, sc, zp)) {
             float xs[SD_SPLIT_MAX];
             for (int r = 0; r < B->rows; ++r) {
                 const float *x = qf + (size_t)r * D;
                 if (kr.bits == 4) split_pairs(x, D, xs), x = xs;
                 ops->dots_q(x, D, &kr, nk, s + (size_t)r * p->bk);
+            }
+        } else if (float_rows(A, kb, &p->k, j0, &kq, &kdt, &ld)) {
+            for (int r = 0; r < B->rows; ++r) {
+                const float *x = qf + (size_t)r * D;
+                float *out = s + (size_t)r * p->bk;
+                if (kdt == dnnl_f32) ops->dots(x, D, (const float *)kq, nk, ld, out);
+                else ops->dots_h(x, D, (const uint16_t *)kq, kdt == dnnl_f16, nk, ld, out);
             }
         } else if (q8_rows(A, kb, &p->k, j0, nk, D, &kq, &ld, &sgn, &run, sc, zp)) {
             for (int r = 0; r < B->rows; ++r)
@@ -784,6 +809,20 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
                 } else {
                     ops->axpys_q(arow, DV, &vr, nk, prow);
                 }
+            }
+            return;
+        }
+        dnnl_data_type_t vdt;
+        if (float_rows(A, vb, &p->v, j0, &vq, &vdt, &ld)) {
+            for (int r = 0; r < B->rows; ++r) {
+                float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
+                if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
+                if (vdt != dnnl_f32) {
+                    ops->axpys_h(arow, DV, (const uint16_t *)vq, vdt == dnnl_f16, nk, ld, prow);
+                    continue;
+                }
+                for (int c = 0; c < nk; ++c)
+                    if (prow[c] != 0.f) ops->axpy(arow, (const float *)vq + c * ld, DV, prow[c]);
             }
             return;
         }

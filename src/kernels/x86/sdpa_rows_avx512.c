@@ -178,4 +178,66 @@ static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t 
     if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p);
 }
 
+/* 16 bf16 / f16 values as f32 (exact). */
+static inline __m512 h_values(const uint16_t *p, int is_f16) {
+    const __m256i h = _mm256_loadu_si256((const __m256i *)p);
+    return is_f16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+static void dots_h_avx512(const float *x, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
+                          float *out) {
+    if (n % 16) {
+        sd_rows_dots_h(x, n, rows, is_f16, nrows, ld, out);
+        return;
+    }
+    int64_t j = 0;
+    for (; j + 4 <= nrows; j += 4) {
+        const uint16_t *r0 = rows + j * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t c = 0; c < n; c += 16) {
+            const __m512 xv = _mm512_loadu_ps(x + c);
+            a0 = _mm512_fmadd_ps(xv, h_values(r0 + c, is_f16), a0);
+            a1 = _mm512_fmadd_ps(xv, h_values(r1 + c, is_f16), a1);
+            a2 = _mm512_fmadd_ps(xv, h_values(r2 + c, is_f16), a2);
+            a3 = _mm512_fmadd_ps(xv, h_values(r3 + c, is_f16), a3);
+        }
+        _mm_storeu_ps(out + j, sum4(a0, a1, a2, a3));
+    }
+    for (; j < nrows; ++j) {
+        __m512 a = _mm512_setzero_ps();
+        for (int64_t c = 0; c < n; c += 16)
+            a = _mm512_fmadd_ps(_mm512_loadu_ps(x + c), h_values(rows + j * ld + c, is_f16), a);
+        out[j] = _mm512_reduce_add_ps(a);
+    }
+}
+
+/* y[c0 .. c0 + 16·nv) += Σ_j p[j]·row_j there, in registers (nv <= 8). */
+static inline __attribute__((always_inline)) void axpys_h_cols(float *y, int64_t c0, int nv, const uint16_t *rows,
+                                                               int is_f16, int64_t nrows, int64_t ld,
+                                                               const float *p) {
+    __m512 acc[8] = {0};
+#pragma GCC unroll 8
+    for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
+    for (int64_t j = 0; j < nrows; ++j) {
+        if (p[j] == 0.f) continue;
+        const __m512 pj = _mm512_set1_ps(p[j]);
+        const uint16_t *r = rows + j * ld + c0;
+#pragma GCC unroll 8
+        for (int i = 0; i < nv; ++i) acc[i] = _mm512_fmadd_ps(pj, h_values(r + 16 * i, is_f16), acc[i]);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < nv; ++i) _mm512_storeu_ps(y + c0 + 16 * i, acc[i]);
+}
+
+static void axpys_h_avx512(float *y, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
+                           const float *p) {
+    if (n % 16) {
+        sd_rows_axpys_h(y, n, rows, is_f16, nrows, ld, p);
+        return;
+    }
+    int64_t c0 = 0;
+    for (; c0 + 128 <= n; c0 += 128) axpys_h_cols(y, c0, 8, rows, is_f16, nrows, ld, p);
+    if (c0 < n) axpys_h_cols(y, c0, (int)((n - c0) / 16), rows, is_f16, nrows, ld, p);
+}
+
 PT_SDPA_ROWS_DEFINE(avx512, "avx512", PT_ISA_AVX512);
