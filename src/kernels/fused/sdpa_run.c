@@ -332,6 +332,45 @@ static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, c
     return true;
 }
 
+/* The type P has when it reaches the second product; *px_only_bf16: P's
+ * only transforms are roundings to bf16 / f32. */
+static dnnl_data_type_t p_type(const sd_plan *p, bool *px_only_bf16) {
+    dnnl_data_type_t tp = dnnl_f32;
+    *px_only_bf16 = p->npx > 0;
+    for (int t = 0; t < p->npx; ++t) {
+        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_QUANT) tp = p->px[t].dt;
+        if (!(p->px[t].kind == SD_X_ROUND && (p->px[t].dt == dnnl_bf16 || p->px[t].dt == dnnl_f32)))
+            *px_only_bf16 = false;
+    }
+    return tp == dnnl_bf16 || tp == dnnl_f16 ? tp : dnnl_f32;
+}
+
+bool pt_sdpa_fwd_packable(const sd_plan *p, bool is_v, dnnl_fpmath_mode_t mode, const pt_gemm_ukernel **uk,
+                          dnnl_data_type_t *dt, dnnl_fpmath_mode_t *round, int64_t *n_stride, int64_t *k_stride) {
+    const sd_operand *o = is_v ? &p->v : &p->k;
+    const sd_view *v = &p->views[o->src];
+    if (v->port < 0 || v->is_out || v->grouped || p->skv < 1) return false;
+    for (int i = 0; i < p->nviews; ++i)
+        if (i != o->src && !p->views[i].is_out && p->views[i].port == v->port) return false;
+    /* Items of few query rows take the decode path, which reads K and V
+     * as stored. */
+    const int64_t rows = (p->sq < p->bq ? p->sq : p->bq) * p->seg;
+    if (rows <= SD_DECODE_ROWS) return false;
+    bool px_only_bf16;
+    const sd_product pr = is_v ? choose_product(p_type(p, &px_only_bf16), operand_type(p, &p->v), mode)
+                               : choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
+    pt_gemm_operand op;
+    if (!direct_operand(p, o, !is_v, &pr, &op) || op.dq.on) return false;
+    /* Key blocks start at whole strips of K's panels and at whole k groups of V's. */
+    if (p->bk < p->skv && p->bk % pr.uk->nr != 0) return false;
+    *uk = pr.uk;
+    *dt = op.dt;
+    *round = op.round;
+    *n_stride = op.s_row;
+    *k_stride = op.s_k;
+    return true;
+}
+
 /* x[c] = x[c] op a[c], op one of the chain's binary steps, with the operand
  * read through view `va` at row i, columns j0 + c. */
 static void binary_row(const sd_args *A, int view, int64_t boff, sd_kind kind, int64_t i, int64_t j0, float *x,
@@ -575,11 +614,13 @@ typedef struct {
 
 #define SCR(B, T, field) ((T *)((B)->buf + (B)->L->field))
 
-/* C[rows][cols] (row stride ldc) = / += A panels · B panels over kcp. */
-static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, int rows, const void *bpan, int cols,
-                      float *c, int64_t ldc, int accumulate) {
+/* C[rows][cols] (row stride ldc) = / += A panels · B panels over kcp, the
+ * B strips bstrip bytes apart (a block of K inside whole-K strips packed
+ * ahead). */
+static void run_tiles_strided(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, int rows, const void *bpan,
+                              size_t bstrip, int cols, float *c, int64_t ldc, int accumulate) {
     const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
-    const size_t astrip = (size_t)uk->mr * (size_t)kcp * eb, bstrip = (size_t)uk->nr * (size_t)kcp * eb;
+    const size_t astrip = (size_t)uk->mr * (size_t)kcp * eb;
     for (int j = 0, js = 0; j < cols; j += uk->nr, ++js) {
         const int nr = cols - j < uk->nr ? cols - j : uk->nr;
         const char *b = (const char *)bpan + (size_t)js * bstrip;
@@ -589,6 +630,13 @@ static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, 
                     accumulate);
         }
     }
+}
+
+/* The same over B panels packed for this block of K. */
+static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, int rows, const void *bpan, int cols,
+                      float *c, int64_t ldc, int accumulate) {
+    const size_t bstrip = (size_t)uk->nr * (size_t)kcp * pt_gemm_panel_elem_bytes(uk->kind);
+    run_tiles_strided(uk, kcp, apan, rows, bpan, bstrip, cols, c, ldc, accumulate);
 }
 
 /* Address of element `off` of a view's tensor; NULL where a 4-bit element
@@ -622,6 +670,19 @@ static void pack_staged(const sd_product *pr, bool is_b, const float *src, int64
     pt_gemm_pack_panels(pr->uk, is_b, &o, src, NULL, NULL, 0, rows, 0, kc, dst, NULL);
 }
 
+/* The score chain on the item's block of raw scores S (row stride bk). */
+static void score_chain(const sd_item *B, int64_t j0, int nk) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    float *s = SCR(B, float, s);
+    for (int r = 0; r < B->rows; ++r) {
+        float *srow = s + (size_t)r * p->bk;
+        const int seg = r / B->mq;
+        round_row(p->s_dt, srow, nk);
+        apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk);
+    }
+}
+
 /* S (row stride bk) = the chain applied to Q·Kᵀ for keys [j0, j0+nk). */
 static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tk) {
     const sd_args *A = B->A;
@@ -653,12 +714,29 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         }
         run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
     }
-    for (int r = 0; r < B->rows; ++r) {
-        float *srow = s + (size_t)r * p->bk;
-        const int seg = r / B->mq;
-        round_row(p->s_dt, srow, nk);
-        apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk);
-    }
+    score_chain(B, j0, nk);
+}
+
+/* The head of K or V a work item reads from a buffer packed ahead: its
+ * items of panels in row-major order of the tensor's other dims. */
+static const char *packed_head(const sd_args *A, const sd_packed *pk, int view, int64_t boff) {
+    int64_t item = 0;
+    for (int d = 0; d < pk->ndims; ++d)
+        if (pk->istride[d]) item += (boff / pk->dstride[d]) % pk->dims[d] * pk->istride[d];
+    return (const char *)A->base[view] + (size_t)item * pk->item_bytes;
+}
+
+/* S = the chain applied to Q·Kᵀ for keys [j0, j0+nk), K read from its
+ * whole-head panels packed ahead (key strips of nr; j0 is a multiple of nr). */
+static void packed_scores(const sd_item *B, int64_t j0, int nk) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const pt_gemm_ukernel *uk = A->qk.uk;
+    const int64_t kcp = pt_gemm_kc_padded(uk, p->dqk);
+    const char *head = packed_head(A, &p->kpk, p->k.src, B->boff[0][p->k.src]);
+    const char *kpan = head + (size_t)j0 * (size_t)kcp * pt_gemm_panel_elem_bytes(uk->kind);
+    run_tiles(uk, kcp, SCR(B, void, qpan), B->rows, kpan, nk, SCR(B, float, s), p->bk, 0);
+    score_chain(B, j0, nk);
 }
 
 /* Whether the causal mask removes keys [j0, j0+nk) from every row of the item. */
@@ -711,6 +789,22 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
     run_tiles(A->pv.uk, pt_gemm_kc_padded(A->pv.uk, nk), ppan, B->rows, vpan, (int)DV, SCR(B, float, acc), DV, 1);
 }
 
+/* P into A panels, O += P·V with V read from its whole-head panels packed
+ * ahead: keys [j0, j0+nk) sit at k offset j0 (a multiple of the k group)
+ * of every strip, the same values a block's own panels would hold. */
+static void packed_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const pt_gemm_ukernel *uk = A->pv.uk;
+    const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
+    void *ppan = SCR(B, void, ppan);
+    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
+    const char *head = packed_head(A, &p->vpk, p->v.src, B->boff[0][p->v.src]);
+    const size_t bstrip = (size_t)uk->nr * (size_t)pt_gemm_kc_padded(uk, p->skv) * eb;
+    run_tiles_strided(uk, pt_gemm_kc_padded(uk, nk), ppan, B->rows, head + (size_t)j0 * (size_t)uk->nr * eb, bstrip,
+                      (int)p->dv, SCR(B, float, acc), p->dv, 1);
+}
+
 /* P's transforms on row r (keys [j0, j0+nk)) of the item, in place. */
 static void px_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
     const sd_args *A = B->A;
@@ -759,7 +853,8 @@ static void run_item(const sd_item *B) {
         for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
             const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
             if (block_skipped(B, j0, nk)) continue;
-            block_scores(B, j0, nk, tk);
+            if (p->kpk.on) packed_scores(B, j0, nk);
+            else block_scores(B, j0, nk, tk);
             for (int r = 0; r < rows; ++r) {
                 float *srow = s + (size_t)r * bk;
                 const float mx = vec->max(srow, nk), mnew = mx > mrow[r] ? mx : mrow[r];
@@ -775,7 +870,8 @@ static void run_item(const sd_item *B) {
     for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
         const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
         if (block_skipped(B, j0, nk)) continue;
-        block_scores(B, j0, nk, tk);
+        if (p->kpk.on) packed_scores(B, j0, nk);
+        else block_scores(B, j0, nk, tk);
         for (int r = 0; r < rows; ++r) {
             float *srow = s + (size_t)r * bk;
             if (!p->one_pass) {
@@ -804,7 +900,8 @@ static void run_item(const sd_item *B) {
             mrow[r] = mnew;
             px_row(B, r, j0, srow, nk);
         }
-        block_pv(B, j0, nk, tp, tv);
+        if (p->vpk.on) packed_pv(B, j0, nk, tp);
+        else block_pv(B, j0, nk, tp, tv);
     }
 
     /* A row without any finite score is fully masked: zeros and stats 0
@@ -883,7 +980,8 @@ static void sd_work_item(const void *arg, int64_t w, char *buf) {
     const int64_t g0 = chunk * p->seg;
     B.nseg = (int)(W->G - g0 < p->seg ? W->G - g0 : p->seg);
     B.rows = B.nseg * B.mq;
-    B.decode = B.rows <= SD_DECODE_ROWS;
+    /* K / V packed ahead are read from their panels only. */
+    B.decode = B.rows <= SD_DECODE_ROWS && !p->kpk.on && !p->vpk.on;
     const int64_t lo = ob % W->inner, hi = ob / W->inner;
     for (int g = 0; g < B.nseg; ++g) {
         const int64_t b = (hi * W->G + g0 + g) * W->inner + lo;
@@ -977,20 +1075,17 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 
     /* Compute kinds: from the operand types and the math mode. */
     const dnnl_fpmath_mode_t mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
-    dnnl_data_type_t tp = dnnl_f32;
-    bool px_only_bf16 = p->npx > 0;
-    for (int t = 0; t < p->npx; ++t) {
-        if (p->px[t].kind != SD_X_DROPOUT && p->px[t].kind != SD_X_QUANT) tp = p->px[t].dt;
-        if (!(p->px[t].kind == SD_X_ROUND && (p->px[t].dt == dnnl_bf16 || p->px[t].dt == dnnl_f32)))
-            px_only_bf16 = false;
-    }
-    if (tp != dnnl_bf16 && tp != dnnl_f16) tp = dnnl_f32;
+    bool px_only_bf16;
+    const dnnl_data_type_t tp = p_type(p, &px_only_bf16);
     A.tp = tp;
     A.qk = choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
     A.pv = choose_product(tp, operand_type(p, &p->v), mode);
     A.px_pack_rounds = px_only_bf16 && (A.pv.kind == PT_GEMM_BF16 || tp == dnnl_f32);
     A.k_direct = direct_operand(p, &p->k, true, &A.qk, &A.kop);
     A.v_direct = direct_operand(p, &p->v, false, &A.pv, &A.vop);
+    /* Panels packed ahead are for the product the compile-time mode chose. */
+    if ((p->kpk.on && p->kpk.uk != A.qk.uk) || (p->vpk.on && p->vpk.uk != A.pv.uk))
+        return pt_err(dnnl_invalid_arguments, "sdpa: K / V packed for another math mode");
 
     const int64_t nqb = (p->sq + p->bq - 1) / p->bq;
     const int64_t G = p->gdim >= 0 ? p->bdims[p->gdim] : 1;
