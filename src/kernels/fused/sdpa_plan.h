@@ -113,6 +113,8 @@ typedef struct {
     int seg;          /* heads stacked in one work item */
     int bq, bk;       /* query rows per head / keys per block */
     sd_packed kpk, vpk; /* K / V given packed ahead */
+    bool kv_cache;      /* scratch holds one whole K / V head per thread (small heads) */
+    bool keep_scores;   /* two passes: scratch keeps the item's scores of every key */
     int nthr;
     size_t thr_bytes; /* scratch per thread */
 } sd_plan;

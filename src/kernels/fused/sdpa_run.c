@@ -48,6 +48,13 @@
  * an idle one two threads halve them). */
 #define SD_SERIAL_MACS 16000000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
+/* K / V heads of at most this many elements (S_kv × (D + D_v)) are packed
+ * whole into the thread's scratch once and reused by every item and pass
+ * of that head (bounded like the blocks: 512 KiB of f32 panels). */
+#define SD_HEAD_ELEMS (1024 * 128)
+/* Two passes (quantized P) over such heads keep the item's scores of pass
+ * 1 for pass 2 when they take at most this many f32 (768 KiB). */
+#define SD_KEPT_SCORES (192 * 1024)
 
 /* ---- run-time arguments ------------------------------------------------------ */
 
@@ -68,6 +75,7 @@ typedef struct {
     pt_dropout_consts dc;
     sd_product qk, pv;
     bool k_direct, v_direct;  /* packed straight from the stored tensor */
+    bool k_cache, v_cache;    /* whole heads packed into the thread's scratch (cached_head) */
     pt_gemm_operand kop, vop; /* their operand descriptions */
     bool px_pack_rounds;      /* P's only transform is the bf16 rounding the BF16 panels make */
     dnnl_data_type_t tp;      /* the type P has when it reaches the second product */
@@ -534,6 +542,9 @@ typedef struct {
     size_t acc;      /* output accumulators [rows][Dv] (f32) */
     size_t m, l;     /* row max / sum [rows] */
     size_t orow;     /* one output row [Dv] (f32) */
+    size_t tags;     /* which K / V head the head panels hold (3 offsets each) */
+    size_t khead, vhead; /* whole-head K / V panels (plan's kv_cache), else empty */
+    size_t kept;         /* scores of every key [rows][S_kv] (plan's keep_scores), else empty */
     size_t total;
 } sd_layout;
 
@@ -553,11 +564,25 @@ static sd_layout sd_scratch_layout(const sd_plan *p) {
     const size_t rows = (size_t)p->bq * (size_t)p->seg, bk = (size_t)p->bk;
     const size_t D = (size_t)p->dqk, DV = (size_t)p->dv, f = sizeof(float);
     const size_t rows_p = rows + (size_t)mr, Dp = D + 2, bkp = bk + 2;
-    size_t *const fields[] = {&L.qf, &L.qpan, &L.kf, &L.kpan, &L.s,   &L.ppan,
-                              &L.vf, &L.vpan, &L.acc, &L.m,   &L.l,    &L.orow};
-    const size_t bytes[] = {rows * D * f,  rows_p * Dp * f, bk * D * f,  (bk + (size_t)nr) * Dp * f,
-                            rows * bk * f, rows_p * bkp * f, bk * DV * f, (DV + (size_t)nr) * bkp * f,
-                            rows * DV * f, rows * f,         rows * f,    DV * f};
+    const size_t skv = p->kv_cache ? (size_t)p->skv : 0;
+    size_t *const fields[] = {&L.qf, &L.qpan, &L.kf, &L.kpan, &L.s,    &L.ppan,  &L.vf,
+                              &L.vpan, &L.acc, &L.m, &L.l,    &L.orow, &L.tags,  &L.khead, &L.vhead, &L.kept};
+    const size_t bytes[] = {rows * D * f,
+                            rows_p * Dp * f,
+                            bk * D * f,
+                            (bk + (size_t)nr) * Dp * f,
+                            rows * bk * f,
+                            rows_p * bkp * f,
+                            bk * DV * f,
+                            (DV + (size_t)nr) * bkp * f,
+                            rows * DV * f,
+                            rows * f,
+                            rows * f,
+                            DV * f,
+                            6 * sizeof(int64_t),
+                            skv ? (skv + (size_t)nr) * Dp * f : 0,
+                            skv ? (DV + (size_t)nr) * (skv + 2) * f : 0,
+                            p->keep_scores ? rows * (size_t)p->skv * f : 0};
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
 }
@@ -585,6 +610,10 @@ void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr) {
     if (bq < 1) bq = 1;
     p->bq = (int)(p->sq < bq ? (p->sq > 0 ? p->sq : 1) : bq);
     p->bk = (int)(p->skv < SD_BK ? (p->skv > 0 ? p->skv : 1) : SD_BK);
+    /* Whole-head K / V panels pay where items take the panel path. */
+    const int64_t rows = (p->sq < p->bq ? p->sq : p->bq) * p->seg;
+    p->kv_cache = rows > SD_DECODE_ROWS && p->skv > 0 && p->skv * (p->dqk + p->dv) <= SD_HEAD_ELEMS;
+    p->keep_scores = p->kv_cache && !p->one_pass && rows * p->skv <= SD_KEPT_SCORES;
     p->nthr = nthr;
     p->thr_bytes = sd_scratch_layout(p).total;
 }
@@ -607,6 +636,7 @@ typedef struct {
     char *buf;
     int nseg, mq, rows;
     bool decode; /* few rows: dot products and axpys on f32 rows instead of packed panels */
+    const char *khead, *vhead; /* whole-head K / V panels (packed ahead or cached), NULL: per block */
     int64_t i0;
     int64_t bseg[SD_MAX_SEG];
     int64_t boff[SD_MAX_SEG][SD_MAX_VIEWS];
@@ -670,13 +700,12 @@ static void pack_staged(const sd_product *pr, bool is_b, const float *src, int64
     pt_gemm_pack_panels(pr->uk, is_b, &o, src, NULL, NULL, 0, rows, 0, kc, dst, NULL);
 }
 
-/* The score chain on the item's block of raw scores S (row stride bk). */
-static void score_chain(const sd_item *B, int64_t j0, int nk) {
+/* The score chain on the item's block of raw scores s (row stride ld). */
+static void score_chain(const sd_item *B, int64_t j0, int nk, float *s, int64_t ld) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
-    float *s = SCR(B, float, s);
     for (int r = 0; r < B->rows; ++r) {
-        float *srow = s + (size_t)r * p->bk;
+        float *srow = s + (size_t)r * (size_t)ld;
         const int seg = r / B->mq;
         round_row(p->s_dt, srow, nk);
         apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk);
@@ -714,7 +743,7 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         }
         run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
     }
-    score_chain(B, j0, nk);
+    score_chain(B, j0, nk, s, p->bk);
 }
 
 /* The head of K or V a work item reads from a buffer packed ahead: its
@@ -726,17 +755,40 @@ static const char *packed_head(const sd_args *A, const sd_packed *pk, int view, 
     return (const char *)A->base[view] + (size_t)item * pk->item_bytes;
 }
 
+/* The item's K (or V) head as whole-head panels in the thread's scratch,
+ * packed unless the thread's previous item left that head there (items of
+ * a head are consecutive); NULL where the head is packed block by block.
+ * The same panel values per block either way. */
+static const char *cached_head(const sd_item *B, bool is_v) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    if (!(is_v ? A->v_cache : A->k_cache)) return NULL;
+    const sd_operand *o = is_v ? &p->v : &p->k;
+    const int64_t *bo = B->boff[0];
+    int64_t *tag = SCR(B, int64_t, tags) + (is_v ? 3 : 0);
+    const int64_t key[3] = {bo[o->src], o->sc >= 0 ? bo[o->sc] : -1, o->zp >= 0 ? bo[o->zp] : -1};
+    char *dst = is_v ? SCR(B, char, vhead) : SCR(B, char, khead);
+    if (memcmp(tag, key, sizeof key) == 0) return dst;
+    const bool ok = is_v ? pack_direct(A, &A->pv, o, &A->vop, bo, 0, p->dv, 0, p->skv, dst)
+                         : pack_direct(A, &A->qk, o, &A->kop, bo, 0, p->skv, 0, p->dqk, dst);
+    if (!ok) {
+        tag[0] = INT64_MIN;
+        return NULL;
+    }
+    memcpy(tag, key, sizeof key);
+    return dst;
+}
+
 /* S = the chain applied to Q·Kᵀ for keys [j0, j0+nk), K read from its
- * whole-head panels packed ahead (key strips of nr; j0 is a multiple of nr). */
-static void packed_scores(const sd_item *B, int64_t j0, int nk) {
+ * whole-head panels (key strips of nr; j0 is a multiple of nr). */
+static void packed_scores(const sd_item *B, int64_t j0, int nk, float *s, int64_t ld) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
     const pt_gemm_ukernel *uk = A->qk.uk;
     const int64_t kcp = pt_gemm_kc_padded(uk, p->dqk);
-    const char *head = packed_head(A, &p->kpk, p->k.src, B->boff[0][p->k.src]);
-    const char *kpan = head + (size_t)j0 * (size_t)kcp * pt_gemm_panel_elem_bytes(uk->kind);
-    run_tiles(uk, kcp, SCR(B, void, qpan), B->rows, kpan, nk, SCR(B, float, s), p->bk, 0);
-    score_chain(B, j0, nk);
+    const char *kpan = B->khead + (size_t)j0 * (size_t)kcp * pt_gemm_panel_elem_bytes(uk->kind);
+    run_tiles(uk, kcp, SCR(B, void, qpan), B->rows, kpan, nk, s, ld, 0);
+    score_chain(B, j0, nk, s, ld);
 }
 
 /* Whether the causal mask removes keys [j0, j0+nk) from every row of the item. */
@@ -789,17 +841,17 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
     run_tiles(A->pv.uk, pt_gemm_kc_padded(A->pv.uk, nk), ppan, B->rows, vpan, (int)DV, SCR(B, float, acc), DV, 1);
 }
 
-/* P into A panels, O += P·V with V read from its whole-head panels packed
- * ahead: keys [j0, j0+nk) sit at k offset j0 (a multiple of the k group)
+/* P (row stride ld) into A panels, O += P·V with V read from its
+ * whole-head panels: keys [j0, j0+nk) sit at k offset j0 (a multiple of the k group)
  * of every strip, the same values a block's own panels would hold. */
-static void packed_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp) {
+static void packed_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, const float *P, int64_t ld) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
     const pt_gemm_ukernel *uk = A->pv.uk;
     const size_t eb = pt_gemm_panel_elem_bytes(uk->kind);
     void *ppan = SCR(B, void, ppan);
-    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
-    const char *head = packed_head(A, &p->vpk, p->v.src, B->boff[0][p->v.src]);
+    pack_staged(&A->pv, false, P, ld, 1, B->rows, nk, tp, ppan);
+    const char *head = B->vhead;
     const size_t bstrip = (size_t)uk->nr * (size_t)pt_gemm_kc_padded(uk, p->skv) * eb;
     run_tiles_strided(uk, pt_gemm_kc_padded(uk, nk), ppan, B->rows, head + (size_t)j0 * (size_t)uk->nr * eb, bstrip,
                       (int)p->dv, SCR(B, float, acc), p->dv, 1);
@@ -848,19 +900,29 @@ static void run_item(const sd_item *B) {
     for (int r = 0; r < rows; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
     memset(acc, 0, sizeof(float) * (size_t)rows * (size_t)DV);
 
+    /* Two passes over heads with panels in scratch: pass 1 keeps the
+     * scores of every key for pass 2 instead of recomputing them. */
+    float *kept = !p->one_pass && B->khead && B->vhead && p->keep_scores ? SCR(B, float, kept) : NULL;
+    const int64_t ld = kept ? SKV : bk;
     if (!p->one_pass) {
         /* Pass 1: each row's max and sum of exp(s - max), online. */
         for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
             const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
             if (block_skipped(B, j0, nk)) continue;
-            if (p->kpk.on) packed_scores(B, j0, nk);
+            float *sb = kept ? kept + j0 : s;
+            if (B->khead) packed_scores(B, j0, nk, sb, ld);
             else block_scores(B, j0, nk, tk);
             for (int r = 0; r < rows; ++r) {
-                float *srow = s + (size_t)r * bk;
+                float *srow = sb + (size_t)r * (size_t)ld;
                 const float mx = vec->max(srow, nk), mnew = mx > mrow[r] ? mx : mrow[r];
                 if (mnew == -INFINITY) continue;
                 const float alpha = mrow[r] == -INFINITY ? 0.f : expf(mrow[r] - mnew);
-                lrow[r] = lrow[r] * alpha + vec->exp_sum(srow, nk, mnew);
+                float *e = srow;
+                if (kept) { /* the exponentials go to a copy: pass 2 needs the scores */
+                    e = s + (size_t)r * bk;
+                    memcpy(e, srow, sizeof(float) * (size_t)nk);
+                }
+                lrow[r] = lrow[r] * alpha + vec->exp_sum(e, nk, mnew);
                 mrow[r] = mnew;
             }
         }
@@ -870,10 +932,16 @@ static void run_item(const sd_item *B) {
     for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
         const int nk = (int)(SKV - j0 < bk ? SKV - j0 : bk);
         if (block_skipped(B, j0, nk)) continue;
-        if (p->kpk.on) packed_scores(B, j0, nk);
-        else block_scores(B, j0, nk, tk);
+        float *sb = kept ? kept + j0 : s;
+        if (kept) {
+            /* scores of pass 1 */
+        } else if (B->khead) {
+            packed_scores(B, j0, nk, s, bk);
+        } else {
+            block_scores(B, j0, nk, tk);
+        }
         for (int r = 0; r < rows; ++r) {
-            float *srow = s + (size_t)r * bk;
+            float *srow = sb + (size_t)r * (size_t)ld;
             if (!p->one_pass) {
                 if (mrow[r] == -INFINITY) {
                     zero_row(B, r, j0, srow, nk);
@@ -900,7 +968,7 @@ static void run_item(const sd_item *B) {
             mrow[r] = mnew;
             px_row(B, r, j0, srow, nk);
         }
-        if (p->vpk.on) packed_pv(B, j0, nk, tp);
+        if (B->vhead) packed_pv(B, j0, nk, tp, sb, ld);
         else block_pv(B, j0, nk, tp, tv);
     }
 
@@ -994,6 +1062,11 @@ static void sd_work_item(const void *arg, int64_t w, char *buf) {
             for (int d = 0; d < p->nb; ++d) off += (vw->grouped ? bidx[d] / vw->bg[d] : bidx[d]) * vw->bs[d];
             B.boff[g][v] = off;
         }
+    }
+    B.khead = B.vhead = NULL;
+    if (!B.decode) {
+        B.khead = p->kpk.on ? packed_head(W->A, &p->kpk, p->k.src, B.boff[0][p->k.src]) : cached_head(&B, false);
+        B.vhead = p->vpk.on ? packed_head(W->A, &p->vpk, p->v.src, B.boff[0][p->v.src]) : cached_head(&B, true);
     }
     run_item(&B);
 }
@@ -1098,9 +1171,22 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb, .nchunk = nchunk, .inner = inner, .G = G};
     const double macs = (double)p->nbatch * (double)p->sq * (double)p->skv * (double)(p->dqk + p->dv);
     const int nthr = macs < SD_SERIAL_MACS ? 1 : sd_threads(p->nthr, ctx, nwork);
+    /* Whole-head panels: key blocks start at whole strips (as for panels
+     * packed ahead); every thread's cache starts empty. */
+    const bool strips = p->bk >= p->skv || (p->bk % A.qk.uk->nr == 0 && p->bk % A.pv.uk->nr == 0);
+    A.k_cache = p->kv_cache && strips && A.k_direct && !p->kpk.on;
+    A.v_cache = p->kv_cache && strips && A.v_direct && !p->vpk.on;
+    for (int t = 0; t < nthr; ++t) {
+        int64_t *tag = (int64_t *)((char *)scratch + (size_t)t * W.L.total + W.L.tags);
+        for (int k = 0; k < 6; ++k) tag[k] = INT64_MIN;
+    }
+    /* Whole heads per thread where there are enough of them to balance:
+     * each head's K / V packed once. */
+    const int64_t heads = nwork / nqb;
+    const int64_t chunk = A.k_cache || A.v_cache ? (heads >= 2 * nthr ? nqb : 1) : 1;
     if (nthr == 1)
         for (int64_t w = 0; w < nwork; ++w) sd_work_item(&W, w, scratch);
     else
-        sd_parallel(nthr, nwork, scratch, W.L.total, sd_work_item, &W);
+        sd_parallel_chunks(nthr, nwork, chunk, scratch, W.L.total, sd_work_item, &W);
     return dnnl_success;
 }
