@@ -453,12 +453,14 @@ static void fill_range(const sd_args *A, const sd_view *fv, int view, int64_t bo
 }
 
 /* The score chain on row i, columns [j0, j0+n) of the batch whose view
- * offsets are boff: one step at a time over the row. */
-static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, int64_t j0, float *x, int n) {
+ * offsets are boff: one step at a time over the row; step `folded` (-1:
+ * none) was applied to Q and only rounds. */
+static void apply_steps_row(const sd_args *A, const int64_t *boff, int64_t i, int64_t j0, float *x, int n,
+                            int folded) {
     const sd_plan *p = A->p;
     for (int s = 0; s < p->nsteps; ++s) {
         const sd_step *st = &p->steps[s];
-        if (s == A->fold_step) { /* applied to Q (fold_factor) */
+        if (s == folded) { /* applied to Q (fold_factor) */
             if (st->dt != dnnl_f32) round_row(st->dt, x, n);
             continue;
         }
@@ -730,7 +732,7 @@ static void score_chain(const sd_item *B, int64_t j0, int nk, float *s, int64_t 
         float *srow = s + (size_t)r * (size_t)ld;
         const int seg = r / B->mq;
         if (p->s_dt != dnnl_f32) round_row(p->s_dt, srow, nk);
-        apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk);
+        apply_steps_row(A, B->boff[seg], B->i0 + r % B->mq, j0, srow, nk, B->decode ? -1 : A->fold_step);
     }
 }
 
@@ -918,7 +920,8 @@ static void run_item(const sd_item *B) {
     float *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
     for (int g = 0; g < B->nseg; ++g)
         load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
-    if (A->fold_step >= 0) vec->scale(qf, (int64_t)rows * D, A->fold_factor);
+    /* Decode items read Q as stored and take the step as it is. */
+    if (A->fold_step >= 0 && !B->decode) vec->scale(qf, (int64_t)rows * D, A->fold_factor);
     if (!B->decode) pack_staged(&A->qk, false, qf, D, 1, rows, D, operand_type(p, &p->q), SCR(B, void, qpan));
     for (int r = 0; r < rows; ++r) mrow[r] = -INFINITY, lrow[r] = 0.f;
     memset(acc, 0, sizeof(float) * (size_t)rows * (size_t)DV);
