@@ -975,7 +975,10 @@ static void run_item(const sd_item *B) {
                 }
                 vec->exp_sum(srow, nk, mrow[r]);
                 const float sum = lrow[r];
-                for (int c = 0; c < nk; ++c) srow[c] = srow[c] / sum;
+                /* Divided as SoftMax divides (the vector rows give the
+                 * same quotients as scalar f32 division). */
+                if (!vec->binary(dnnl_graph_op_divide, srow, srow, 1, &sum, 0, nk))
+                    for (int c = 0; c < nk; ++c) srow[c] = srow[c] / sum;
                 px_row(B, r, j0, srow, nk);
                 continue;
             }
