@@ -84,7 +84,9 @@ static dnnl_graph_op_t reorder_op(size_t id, const lt_t *in, const lt_t *out) {
 
 static void run(dnnl_graph_compiled_partition_t cp, size_t nin, const lt_t *const *ins, void *const *in_data,
                 size_t nout, const lt_t *const *outs, void *const *out_data) {
-    dnnl_graph_tensor_t ti[4], to[2];
+    dnnl_graph_tensor_t ti[8], to[2]; /* inputs: up to the SDPA's five */
+    CHECK(nin <= 8 && nout <= 2);
+    if (nin > 8 || nout > 2) return;
     for (size_t i = 0; i < nin; ++i) CHECK(dnnl_graph_tensor_create(&ti[i], ins[i], eng, in_data[i]) == dnnl_success);
     for (size_t i = 0; i < nout; ++i) CHECK(dnnl_graph_tensor_create(&to[i], outs[i], eng, out_data[i]) == dnnl_success);
     CHECK(dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)ti, nout,
