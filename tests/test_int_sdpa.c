@@ -699,6 +699,40 @@ static void test_flash_grid(void) {
     check_cfg("masked fill, 200 keys", &c, M_ALL);
 }
 
+/* Heads packed whole into scratch and reused by the head's items (several
+ * query blocks, a decode tail of one row), all keys in one block (up to 384
+ * keys) or in blocks of 128 past it, a power-of-two scale applied to Q (head
+ * size 64: 1/8) or not (48), GQA, and fully masked rows (bottom-right causal
+ * mask with more query rows than keys). */
+static void test_head_panels(void) {
+    const int64_t skvs[] = {129, 255, 384, 385};
+    char name[160];
+    for (int i = 0; i < 4; ++i)
+        for (int v = 0; v < 3; ++v) {
+            sdpa_cfg c = base_cfg();
+            c.n = 1, c.h = c.hkv = 6;
+            if (v == 2) c.h = 8, c.hkv = 2;
+            c.d = c.dv = v == 1 ? 48 : 64;
+            c.sq = i % 2 ? 97 : 250, c.skv = skvs[i];
+            c.dt = c.p_dt = c.scale_dt = v == 1 ? dnnl_bf16 : dnnl_f32;
+            c.scale = i % 2 ? SC_DIV : SC_MUL;
+            c.mask = MK_ADD, c.mask_nd = 4, c.mask_dt = c.dt;
+            memcpy(c.mask_dims, (int64_t[]){1, 1, 1, c.skv}, sizeof(int64_t) * 4);
+            c.stats = c.dt == dnnl_f32;
+            snprintf(name, sizeof name, "head panels h=%lld hkv=%lld d=%lld sq=%lld skv=%lld %s", (long long)c.h,
+                     (long long)c.hkv, (long long)c.d, (long long)c.sq, (long long)c.skv,
+                     c.dt == dnnl_f32 ? "f32" : "bf16");
+            check_cfg(name, &c, i == 2 ? M_ANY : 0);
+        }
+    sdpa_cfg c = base_cfg();
+    c.n = 1, c.h = c.hkv = 5;
+    c.sq = 300, c.skv = 150, c.d = c.dv = 64;
+    c.scale = SC_DIV;
+    c.mask = MK_CAUSAL_BR;
+    c.stats = true;
+    check_cfg("head panels, fully masked rows", &c, M_ANY);
+}
+
 int main(void) {
     tg_setup();
     test_sizes();
@@ -711,6 +745,7 @@ int main(void) {
     test_negative();
     test_dropout();
     test_flash_grid();
+    test_head_panels();
     tg_teardown();
     return pt_test_summary("test_int_sdpa");
 }

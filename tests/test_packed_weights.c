@@ -4,7 +4,9 @@
  * partition_create_with_op packs a plain weight into it and back; a MatMul
  * given that opaque layout reads it; mismatching and unknown layout ids are
  * refused; where packing ahead does not pay (one row) the weight stays
- * plain; a variable weight may not be `any`. */
+ * plain; a variable weight may not be `any`.  The same for Convolution
+ * weights, the gated MLP's three weights and the K / V inputs of the fused
+ * SDPA. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,7 +84,9 @@ static dnnl_graph_op_t reorder_op(size_t id, const lt_t *in, const lt_t *out) {
 
 static void run(dnnl_graph_compiled_partition_t cp, size_t nin, const lt_t *const *ins, void *const *in_data,
                 size_t nout, const lt_t *const *outs, void *const *out_data) {
-    dnnl_graph_tensor_t ti[4], to[2];
+    dnnl_graph_tensor_t ti[8], to[2]; /* inputs: up to the SDPA's five */
+    CHECK(nin <= 8 && nout <= 2);
+    if (nin > 8 || nout > 2) return;
     for (size_t i = 0; i < nin; ++i) CHECK(dnnl_graph_tensor_create(&ti[i], ins[i], eng, in_data[i]) == dnnl_success);
     for (size_t i = 0; i < nout; ++i) CHECK(dnnl_graph_tensor_create(&to[i], outs[i], eng, out_data[i]) == dnnl_success);
     CHECK(dnnl_graph_compiled_partition_execute(cp, strm, nin, (const_dnnl_graph_tensor_t *)ti, nout,
@@ -412,6 +416,241 @@ static void mlp_scenario(int64_t M, int64_t K, int64_t N, int64_t O) {
     dnnl_graph_compiled_partition_destroy(cpp);
 }
 
+/* ---- SDPA: K and V packed ahead ---------------------------------------------- */
+
+typedef struct {
+    dnnl_data_type_t dt; /* Q, K, V, P, O */
+    int64_t n, hkv, rep; /* rep > 1: 5-D GQA [n, hkv, rep, S, D] with K / V [n, hkv, 1, S, D] */
+    int64_t sq, skv, d, dv;
+    bool k_dxs;          /* K given as [.., D, S_kv] */
+} sdpa_case;
+
+static int sdpa_dims(const sdpa_case *c, bool kv, int64_t rows, int64_t cols, int64_t *dims) {
+    int nd = 0;
+    dims[nd++] = c->n, dims[nd++] = c->hkv;
+    if (c->rep > 1) dims[nd++] = kv ? 1 : c->rep;
+    dims[nd++] = rows, dims[nd++] = cols;
+    return nd;
+}
+
+static lt_t sdpa_lt(size_t id, dnnl_data_type_t dt, int nd, const int64_t *dims, dnnl_graph_layout_type_t lay,
+                    dnnl_graph_tensor_property_t prop) {
+    lt_t t;
+    CHECK(dnnl_graph_logical_tensor_init_with_dims(&t, id, dt, nd, dims, lay, prop) == dnnl_success);
+    return t;
+}
+
+static int64_t lt_elems(const lt_t *t) {
+    int64_t n = 1;
+    for (int d = 0; d < t->ndims; ++d) n *= t->dims[d];
+    return n;
+}
+
+typedef struct {
+    lt_t q, k, v, scale, mask, o;
+} sdpa_ports;
+
+/* The ports of a case; K and V with layout `lay` and property `prop`. */
+static sdpa_ports sdpa_ports_of(const sdpa_case *c, dnnl_graph_layout_type_t klay, dnnl_graph_layout_type_t vlay,
+                                dnnl_graph_tensor_property_t kprop, dnnl_graph_tensor_property_t vprop) {
+    sdpa_ports P;
+    int64_t d[6];
+    int nd = sdpa_dims(c, false, c->sq, c->d, d);
+    P.q = sdpa_lt(1, c->dt, nd, d, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    nd = c->k_dxs ? sdpa_dims(c, true, c->d, c->skv, d) : sdpa_dims(c, true, c->skv, c->d, d);
+    P.k = sdpa_lt(2, c->dt, nd, d, klay, kprop);
+    nd = sdpa_dims(c, true, c->skv, c->dv, d);
+    P.v = sdpa_lt(3, c->dt, nd, d, vlay, vprop);
+    int64_t one[1] = {1};
+    P.scale = sdpa_lt(4, dnnl_f32, 1, one, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    int64_t md[2] = {c->sq, c->skv};
+    P.mask = sdpa_lt(5, dnnl_f32, 2, md, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    nd = sdpa_dims(c, false, c->sq, c->dv, d);
+    P.o = sdpa_lt(6, c->dt, nd, d, dnnl_graph_layout_type_strided, dnnl_graph_tensor_property_variable);
+    return P;
+}
+
+/* Q·Kᵀ · scale + mask → SoftMax → ·V as one partition, compiled for the
+ * given ports; NULL (and *st) when it does not compile. */
+static dnnl_graph_compiled_partition_t sdpa_compile(const sdpa_case *c, const sdpa_ports *P, dnnl_status_t *st) {
+    int64_t sd[6];
+    const int nd = sdpa_dims(c, false, c->sq, c->skv, sd);
+    lt_t s1 = sdpa_lt(7, dnnl_f32, nd, sd, dnnl_graph_layout_type_strided, 0);
+    lt_t s2 = sdpa_lt(8, dnnl_f32, nd, sd, dnnl_graph_layout_type_strided, 0);
+    lt_t s3 = sdpa_lt(9, dnnl_f32, nd, sd, dnnl_graph_layout_type_strided, 0);
+    lt_t pr = sdpa_lt(10, c->dt, nd, sd, dnnl_graph_layout_type_strided, 0);
+    dnnl_graph_op_t ops[5];
+    ops[0] = matmul_op(1, &P->q, &P->k, &s1, !c->k_dxs);
+    ops[1] = op2(2, dnnl_graph_op_multiply, &s1, &P->scale, &s2);
+    ops[2] = op2(3, dnnl_graph_op_add, &s2, &P->mask, &s3);
+    ops[3] = op2(4, dnnl_graph_op_softmax, &s3, NULL, &pr);
+    int64_t axis = -1;
+    CHECK(dnnl_graph_op_set_attr_s64(ops[3], dnnl_graph_op_attr_axis, &axis, 1) == dnnl_success);
+    ops[4] = op2(5, dnnl_graph_op_matmul, &pr, &P->v, &P->o);
+    dnnl_graph_graph_t gr;
+    CHECK(dnnl_graph_graph_create(&gr, dnnl_cpu) == dnnl_success);
+    for (int i = 0; i < 5; ++i) CHECK(dnnl_graph_add_op(gr, ops[i]) == dnnl_success), dnnl_graph_op_destroy(ops[i]);
+    CHECK(dnnl_graph_graph_finalize(gr) == dnnl_success);
+    CHECK(dnnl_graph_graph_filter(gr, dnnl_graph_partition_policy_fusion) == dnnl_success);
+    size_t np = 0;
+    CHECK(dnnl_graph_graph_get_partition_num(gr, &np) == dnnl_success);
+    CHECK_EQ_INT(np, 1);
+    dnnl_graph_compiled_partition_t cp = NULL;
+    *st = dnnl_runtime_error;
+    if (np == 1) {
+        dnnl_graph_partition_t part;
+        CHECK(dnnl_graph_graph_get_partitions(gr, 1, &part) == dnnl_success);
+        CHECK(dnnl_graph_compiled_partition_create(&cp, part) == dnnl_success);
+        const lt_t *ins[] = {&P->q, &P->k, &P->v, &P->scale, &P->mask}, *outs[] = {&P->o};
+        *st = dnnl_graph_partition_compile(part, cp, 5, ins, 1, outs, eng);
+        dnnl_graph_partition_destroy(part);
+        if (*st != dnnl_success) dnnl_graph_compiled_partition_destroy(cp), cp = NULL;
+    }
+    dnnl_graph_graph_destroy(gr);
+    return cp;
+}
+
+static void *fill_operand(const lt_t *t, uint32_t *seed) {
+    const int64_t n = lt_elems(t);
+    const bool half = t->data_type == dnnl_bf16;
+    void *b = malloc((half ? 2 : 4) * (size_t)n);
+    for (int64_t i = 0; i < n; ++i) {
+        const float v = rnd(seed);
+        if (half) ((uint16_t *)b)[i] = to_bf16(v);
+        else ((float *)b)[i] = v;
+    }
+    return b;
+}
+
+/* Packs a plain K / V into the layout `q` reports (Reorder), and checks
+ * that unpacking gives it back bit for bit. */
+static void *sdpa_pack(const lt_t *plain_any, const lt_t *q, const void *plain) {
+    size_t bytes = 0;
+    CHECK(dnnl_graph_logical_tensor_get_mem_size(q, &bytes) == dnnl_success);
+    void *packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    lt_t user = *plain_any;
+    user.id = 20;
+    user.layout_type = dnnl_graph_layout_type_strided;
+    CHECK(dnnl_graph_logical_tensor_init_with_dims(&user, 20, q->data_type, q->ndims, q->dims,
+                                                   dnnl_graph_layout_type_strided,
+                                                   dnnl_graph_tensor_property_constant) == dnnl_success);
+    dnnl_status_t st;
+    dnnl_graph_op_t ro = reorder_op(30, &user, q);
+    const lt_t *rin[] = {&user}, *rout[] = {q};
+    dnnl_graph_compiled_partition_t cpr = compile_op(ro, 1, rin, 1, rout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    if (cpr) run(cpr, 1, rin, (void *const[]){(void *)plain}, 1, rout, (void *const[]){packed});
+    const size_t eb = q->data_type == dnnl_bf16 ? 2 : 4, pbytes = eb * (size_t)lt_elems(q);
+    lt_t back = user;
+    back.id = 21;
+    back.property = dnnl_graph_tensor_property_variable;
+    dnnl_graph_op_t ub = reorder_op(31, q, &back);
+    const lt_t *uin[] = {q}, *uout[] = {&back};
+    dnnl_graph_compiled_partition_t cpu = compile_op(ub, 1, uin, 1, uout, &st);
+    CHECK_EQ_INT(st, dnnl_success);
+    void *round_trip = calloc(1, pbytes);
+    if (cpu) run(cpu, 1, uin, (void *const[]){packed}, 1, uout, (void *const[]){round_trip});
+    CHECK(memcmp(round_trip, plain, pbytes) == 0);
+    free(round_trip);
+    if (cpr) dnnl_graph_compiled_partition_destroy(cpr);
+    if (cpu) dnnl_graph_compiled_partition_destroy(cpu);
+    dnnl_graph_op_destroy(ro), dnnl_graph_op_destroy(ub);
+    return packed;
+}
+
+/* K and V given as constant `any`: both report an SDPA packed layout,
+ * Reorders pack them (and unpack them back exactly), and the output equals
+ * the plain-K/V partition's bit for bit, also for a later compile given the
+ * packed layouts themselves.  `kv_packed` false: the case is one the
+ * kernel reads K and V as stored (few query rows), and `any` resolves to
+ * the plain dense layout. */
+static void sdpa_scenario(const sdpa_case *c, bool kv_packed) {
+    printf("  sdpa %s n %lld hkv %lld rep %lld S_q %lld S_kv %lld D %lld D_v %lld%s\n",
+           c->dt == dnnl_bf16 ? "bf16" : "f32", (long long)c->n, (long long)c->hkv, (long long)c->rep,
+           (long long)c->sq, (long long)c->skv, (long long)c->d, (long long)c->dv, c->k_dxs ? " K as DxS" : "");
+    const dnnl_graph_tensor_property_t cst = dnnl_graph_tensor_property_constant;
+    sdpa_ports A = sdpa_ports_of(c, dnnl_graph_layout_type_any, dnnl_graph_layout_type_any, cst, cst);
+    sdpa_ports S = sdpa_ports_of(c, dnnl_graph_layout_type_strided, dnnl_graph_layout_type_strided, cst, cst);
+    dnnl_status_t st;
+    dnnl_graph_compiled_partition_t cpa = sdpa_compile(c, &A, &st), cps = sdpa_compile(c, &S, &st);
+    CHECK(cpa && cps);
+    if (!cpa || !cps) return;
+    uint32_t seed = 3;
+    void *q = fill_operand(&S.q, &seed), *k = fill_operand(&S.k, &seed), *v = fill_operand(&S.v, &seed);
+    float scale = 0.3f, *mask = malloc(sizeof(float) * (size_t)(c->sq * c->skv));
+    for (int64_t i = 0; i < c->sq * c->skv; ++i) mask[i] = rnd(&seed) < -0.8f ? -INFINITY : rnd(&seed);
+    for (int64_t j = 0; j < c->skv; ++j) mask[(c->sq / 2) * c->skv + j] = -INFINITY; /* a fully masked row */
+    const size_t obytes = (c->dt == dnnl_bf16 ? 2 : 4) * (size_t)lt_elems(&S.o);
+    void *o_plain = malloc(obytes), *o_packed = malloc(obytes), *o_later = malloc(obytes);
+    const lt_t *sin[] = {&S.q, &S.k, &S.v, &S.scale, &S.mask}, *outs[] = {&S.o};
+    run(cps, 5, sin, (void *const[]){q, k, v, &scale, mask}, 1, outs, (void *const[]){o_plain});
+    lt_t kq, vq;
+    CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpa, 2, &kq) == dnnl_success);
+    CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpa, 3, &vq) == dnnl_success);
+    const dnnl_graph_layout_type_t want = kv_packed ? dnnl_graph_layout_type_opaque : dnnl_graph_layout_type_strided;
+    CHECK_EQ_INT(kq.layout_type, want);
+    CHECK_EQ_INT(vq.layout_type, want);
+    if (kv_packed && kq.layout_type == want && vq.layout_type == want) {
+        CHECK(kq.layout.layout_id != 0 && vq.layout.layout_id != 0 && kq.layout.layout_id != vq.layout.layout_id);
+        void *kp = sdpa_pack(&A.k, &kq, k), *vp = sdpa_pack(&A.v, &vq, v);
+        const lt_t *ain[] = {&S.q, &kq, &vq, &S.scale, &S.mask};
+        run(cpa, 5, ain, (void *const[]){q, kp, vp, &scale, mask}, 1, outs, (void *const[]){o_packed});
+        CHECK(memcmp(o_plain, o_packed, obytes) == 0);
+        /* A later compile given the packed layouts reads them as well. */
+        sdpa_ports L = S;
+        L.k = kq, L.v = vq;
+        dnnl_graph_compiled_partition_t cpl = sdpa_compile(c, &L, &st);
+        CHECK_EQ_INT(st, dnnl_success);
+        if (cpl) {
+            lt_t kl;
+            CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpl, 2, &kl) == dnnl_success);
+            CHECK(kl.layout_type == dnnl_graph_layout_type_opaque && kl.layout.layout_id == kq.layout.layout_id);
+            run(cpl, 5, ain, (void *const[]){q, kp, vp, &scale, mask}, 1, outs, (void *const[]){o_later});
+            CHECK(memcmp(o_plain, o_later, obytes) == 0);
+            dnnl_graph_compiled_partition_destroy(cpl);
+        }
+        /* V's layout given for K (another shape or product) is refused. */
+        L.k = vq, L.k.id = 2;
+        L.v = vq;
+        dnnl_graph_compiled_partition_t bad = sdpa_compile(c, &L, &st);
+        CHECK(bad == NULL && st != dnnl_success);
+        /* A variable K stays plain beside a packed constant V. */
+        sdpa_ports M = sdpa_ports_of(c, dnnl_graph_layout_type_strided, dnnl_graph_layout_type_any,
+                                     dnnl_graph_tensor_property_variable, cst);
+        dnnl_graph_compiled_partition_t cpm = sdpa_compile(c, &M, &st);
+        CHECK_EQ_INT(st, dnnl_success);
+        if (cpm) {
+            lt_t km, vm;
+            CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpm, 2, &km) == dnnl_success);
+            CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpm, 3, &vm) == dnnl_success);
+            uint8_t eq = 0;
+            CHECK(dnnl_graph_logical_tensor_is_equal(&km, &M.k, &eq) == dnnl_success && eq);
+            CHECK(vm.layout_type == dnnl_graph_layout_type_opaque && vm.layout.layout_id == vq.layout.layout_id);
+            const lt_t *min[] = {&S.q, &S.k, &vm, &S.scale, &S.mask};
+            memset(o_later, 0, obytes);
+            run(cpm, 5, min, (void *const[]){q, k, vp, &scale, mask}, 1, outs, (void *const[]){o_later});
+            CHECK(memcmp(o_plain, o_later, obytes) == 0);
+            dnnl_graph_compiled_partition_destroy(cpm);
+        }
+        free(kp), free(vp);
+    } else if (!kv_packed) {
+        uint8_t eq = 0;
+        CHECK(dnnl_graph_logical_tensor_is_equal(&kq, &S.k, &eq) == dnnl_success && eq);
+        const lt_t *ain[] = {&S.q, &kq, &vq, &S.scale, &S.mask};
+        run(cpa, 5, ain, (void *const[]){q, k, v, &scale, mask}, 1, outs, (void *const[]){o_packed});
+        CHECK(memcmp(o_plain, o_packed, obytes) == 0);
+    }
+    /* A variable K may not be `any`. */
+    sdpa_ports V = sdpa_ports_of(c, dnnl_graph_layout_type_any, dnnl_graph_layout_type_strided,
+                                 dnnl_graph_tensor_property_variable, cst);
+    dnnl_graph_compiled_partition_t cpv = sdpa_compile(c, &V, &st);
+    CHECK(cpv == NULL);
+    CHECK_EQ_INT(st, dnnl_invalid_arguments);
+    dnnl_graph_compiled_partition_destroy(cpa);
+    dnnl_graph_compiled_partition_destroy(cps);
+    free(q), free(k), free(v), free(mask), free(o_plain), free(o_packed), free(o_later);
+}
+
 int main(void) {
     CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success);
     CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success);
@@ -423,6 +662,17 @@ int main(void) {
     conv_scenario(true, 1, 16, 70, 7, 5);
     mlp_scenario(48, 64, 96, 40);
     mlp_scenario(33, 70, 130, 17);
+    /* Several key blocks with a tail; several query blocks of a head; an
+     * odd tail (k group of the bf16 panels); GQA; K given transposed. */
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 2, 3, 1, 37, 200, 24, 40, false}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 1, 2, 1, 250, 131, 64, 64, false}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_bf16, 1, 2, 1, 45, 131, 32, 48, false}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 1, 2, 3, 20, 150, 32, 16, false}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_bf16, 2, 1, 4, 9, 77, 16, 16, false}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 1, 2, 1, 33, 129, 16, 16, true}, true);
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 1, 1, 1, 1, 1, 1, 1, false}, false);
+    /* Decode (few query rows): K and V are read as stored. */
+    sdpa_scenario(&(sdpa_case){dnnl_f32, 1, 4, 1, 2, 300, 64, 64, false}, false);
 
     /* One row: the small-M path streams the plain weight faster, so `any`
      * resolves to plain strides and the user needs no reorder. */

@@ -1,6 +1,7 @@
 /* A lone Reorder between a plain weight and the packed-weight layout a
- * MatMul reported for a constant weight given as `any` (seed 004, option 2):
- * the plain side's dims and strides are matched to the layout's K and N. */
+ * MatMul, Convolution or fused SDPA (K / V) reported for a constant input
+ * given as `any` (seed 004, option 2): the plain side's dims and strides
+ * are matched to the layout's. */
 #include "compile/lower_fused.h"
 #include "kernels/fused/packed_reorder.h"
 #include "kernels/gemm/gemm.h"
@@ -22,6 +23,8 @@ pt_status pt_lower_packed_reorder(const pt_op *const *ops, size_t nops, const pt
     const pt_lt *plain = to_packed ? &in[0] : &out[0];
     pt_status st = pt_packed_reorder_make_conv(layout, plain, to_packed, fused);
     if (st != dnnl_unimplemented) return st; /* a Convolution layout */
+    st = pt_packed_reorder_make_sdpa(layout, plain, to_packed, fused);
+    if (st != dnnl_unimplemented) return st; /* an SDPA K / V layout */
     pt_gemm_packed_layout l;
     if (!pt_gemm_packed_b_layout(layout, &l))
         return pt_err(dnnl_invalid_arguments, "Reorder#%zu: opaque layout %zu is not a packed-weight layout",

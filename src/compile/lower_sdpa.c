@@ -27,6 +27,7 @@
 #include "compile/ref_decode.h"
 #include "ir/dtype.h"
 #include "ir/status.h"
+#include "kernels/fused/sdpa_packed_layout.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/ref/ref_quant_groups.h"
 #include "partition/pattern_sdpa.h"
@@ -776,6 +777,63 @@ static pt_status parse(sd_ctx *c) {
     return dnnl_success;
 }
 
+/* The port dim of extent `extent` and dense stride `stride` (the one a
+ * view's rows or columns run along); -1 for an extent of 1, -2 when no dim
+ * is (the view merges or splits dims). */
+static int port_dim(const pt_lt *lt, int64_t extent, int64_t stride) {
+    if (extent == 1) return -1;
+    for (int d = 0; d < lt->ndims; ++d)
+        if (lt->dims[d] == extent && lt->layout.strides[d] == stride) return d;
+    return -2;
+}
+
+/* K (or V with is_v) read from panels packed ahead (seed 004 option 2): a
+ * constant input given as `any` takes them where the kernel can read them,
+ * an input given in an SDPA opaque layout must be the one the kernel would
+ * choose.  Reports the port's layout on `fused`. */
+static pt_status packed_operand(sd_plan *p, bool is_v, const pt_lt *in, size_t nin, const pt_lower_ctx *lc,
+                                pt_fused *fused) {
+    const sd_view *v = &p->views[is_v ? p->v.src : p->k.src];
+    if (!lc || !lc->in_layout || v->port < 0 || v->is_out || (size_t)v->port >= nin) return dnnl_success;
+    const size_t given = lc->in_layout[v->port];
+    if (given == 0) return dnnl_success;
+    const pt_lt *lt = &in[v->port];
+    const pt_gemm_ukernel *uk;
+    dnnl_data_type_t dt;
+    dnnl_fpmath_mode_t round;
+    int64_t sn, sk;
+    size_t want = 0;
+    pt_sdpa_packed_layout l;
+    int n_dim = -2, k_dim = -2;
+    if (lt->ndims <= SD_MAX_BATCH && pt_sdpa_fwd_packable(p, is_v, lc->fpmath, &uk, &dt, &round, &sn, &sk)) {
+        n_dim = port_dim(lt, is_v ? p->dv : p->skv, sn);
+        k_dim = port_dim(lt, is_v ? p->skv : p->dqk, sk);
+        if (n_dim > -2 && k_dim > -2)
+            want = pt_sdpa_packed_register(uk, dt, round, lt->ndims, lt->dims, n_dim, k_dim, &l);
+    }
+    if (given != SIZE_MAX && given != want)
+        return pt_err(dnnl_unimplemented, "sdpa: %s given in opaque layout %zu, which the kernel does not read",
+                      is_v ? "V" : "K", given);
+    if (!want) return dnnl_success; /* `any` resolves to the plain dense layout */
+    sd_packed *pk = is_v ? &p->vpk : &p->kpk;
+    memset(pk, 0, sizeof *pk);
+    pk->on = true;
+    pk->layout = want;
+    pk->uk = uk;
+    pk->ndims = lt->ndims;
+    pk->item_bytes = l.item_bytes;
+    int64_t acc = 1;
+    for (int d = lt->ndims - 1; d >= 0; --d) {
+        pk->dims[d] = lt->dims[d];
+        pk->dstride[d] = lt->layout.strides[d] > 0 ? lt->layout.strides[d] : 1;
+        const bool panel_dim = d == n_dim || d == k_dim;
+        pk->istride[d] = panel_dim || lt->dims[d] == 1 ? 0 : acc;
+        if (!panel_dim) acc *= lt->dims[d];
+    }
+    pt_fused_add_packed(fused, false, (size_t)v->port, want);
+    return dnnl_success;
+}
+
 pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t nops, const pt_lt *in, size_t nin,
                             const pt_lt *out, size_t nout, pt_fused *fused,
                             const pt_lower_ctx *lc) {
@@ -798,6 +856,14 @@ pt_status pt_lower_sdpa_fwd(const pt_op *const *ops, const int *roles, size_t no
     nthr = omp_get_max_threads();
 #endif
     pt_sdpa_fwd_plan_blocks(p, nthr < 1 ? 1 : nthr);
+    st = packed_operand(p, false, in, nin, lc, fused);
+    if (st == dnnl_success) st = packed_operand(p, true, in, nin, lc, fused);
+    if (st != dnnl_success) {
+        fused->npacked = 0;
+        pt_fused tmp = {.state = p};
+        pt_sdpa_fwd_release(&tmp);
+        return st;
+    }
     pt_verbose(2,
                "info,fused,sdpa_fwd,batch %lld,S_q %lld,S_kv %lld,D %lld,D_v %lld,%s,%d heads per item,scratchpad %zu bytes per thread",
                (long long)p->nbatch, (long long)p->sq, (long long)p->skv, (long long)p->dqk, (long long)p->dv,

@@ -3,6 +3,7 @@
 
 #include "kernels/fused/conv_packed_layout.h"
 #include "kernels/fused/packed_reorder.h"
+#include "kernels/fused/sdpa_packed_layout.h"
 #include "kernels/gemm/gemm.h"
 
 typedef struct {
@@ -53,6 +54,40 @@ pt_status pt_packed_reorder_make_conv(size_t layout, const pt_lt *plain, bool to
     f->state = r;
     f->scratch_bytes = to_packed ? pt_conv_packed_scratch_bytes(&r->l) : 0;
     f->kernel_name = "conv_weights";
+    pt_fused_add_packed(f, to_packed, 0, layout);
+    return dnnl_success;
+}
+
+typedef struct {
+    pt_sdpa_packed_reorder r;
+    bool to_packed;
+} sdpa_reorder;
+
+static pt_status sdpa_reorder_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
+                                  void *scratch, const pt_exec_ctx *ctx) {
+    (void)scratch, (void)ctx;
+    const sdpa_reorder *r = f->state;
+    if (nin < 1 || nout < 1 || !in[0].data || !out[0].data)
+        return pt_err(dnnl_invalid_arguments, "Reorder (packed K / V): buffer missing");
+    pt_sdpa_packed_reorder_run(&r->r, r->to_packed, in[0].data, out[0].data);
+    return dnnl_success;
+}
+
+pt_status pt_packed_reorder_make_sdpa(size_t layout, const pt_lt *plain, bool to_packed, pt_fused *f) {
+    if (!pt_sdpa_packed_find(layout, NULL)) return dnnl_unimplemented;
+    sdpa_reorder *r = calloc(1, sizeof *r);
+    if (!r) return dnnl_out_of_memory;
+    pt_status st = pt_sdpa_packed_reorder_init(layout, plain, &r->r);
+    if (st != dnnl_success) {
+        free(r);
+        return st;
+    }
+    r->to_packed = to_packed;
+    f->run = sdpa_reorder_run;
+    f->release = packed_reorder_release;
+    f->state = r;
+    f->scratch_bytes = 0;
+    f->kernel_name = r->r.item.uk->name;
     pt_fused_add_packed(f, to_packed, 0, layout);
     return dnnl_success;
 }

@@ -21,4 +21,9 @@ pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_r
  * is not a convolution layout. */
 pt_status pt_packed_reorder_make_conv(size_t layout, const pt_lt *plain, bool to_packed, pt_fused *f);
 
+/* The same for a K / V layout of the fused SDPA (sdpa_packed_layout.h):
+ * `plain` is the plain tensor's logical tensor.  dnnl_unimplemented when
+ * `layout` is not an SDPA layout. */
+pt_status pt_packed_reorder_make_sdpa(size_t layout, const pt_lt *plain, bool to_packed, pt_fused *f);
+
 #endif

@@ -74,6 +74,21 @@ static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t th
     }
 }
 
+/* The same with items handed out `chunk` at a time (consecutive items that
+ * share data go to one thread). */
+static inline void sd_parallel_chunks(int nthr, int64_t nwork, int64_t chunk, void *scratch, size_t thr_bytes,
+                                      void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
+    const int64_t nchunks = (nwork + chunk - 1) / chunk;
+#pragma omp parallel num_threads(nthr)
+    {
+        int tid = pt_thread_id();
+        char *buf = (char *)scratch + (size_t)tid * thr_bytes;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < nchunks; ++c)
+            for (int64_t w = c * chunk; w < nwork && w < (c + 1) * chunk; ++w) fn(arg, w, buf);
+    }
+}
+
 /* Reserves `bytes` (64-byte aligned) at offset *at of a scratch layout and
  * returns its offset. */
 static inline size_t sd_take(size_t *at, size_t bytes) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/kernel.h"
 
 #define SD_MAX_BATCH DNNL_MAX_NDIMS
@@ -71,6 +72,20 @@ typedef struct {
     bool has_zp;
 } sd_xform;
 
+/* K or V handed to the kernel already packed (sdpa_packed_layout.h): the
+ * port's buffer holds one item of panels per K / V head.  The head of a
+ * work item follows from the view's batch offset into the port's dense
+ * tensor: index idx_d = (off / dstride[d]) % dims[d] of each dim, item =
+ * Σ idx_d · istride[d] (istride 0 for the two dims the panels take). */
+typedef struct {
+    bool on;
+    size_t layout;                /* opaque layout id */
+    const pt_gemm_ukernel *uk;    /* the microkernel the panels are for */
+    int ndims;
+    int64_t dims[SD_MAX_BATCH], dstride[SD_MAX_BATCH], istride[SD_MAX_BATCH];
+    size_t item_bytes;
+} sd_packed;
+
 typedef struct {
     int nb; /* batch dims of O */
     int64_t bdims[SD_MAX_BATCH];
@@ -97,12 +112,24 @@ typedef struct {
     int gdim;         /* batch dim of GQA / MQA heads sharing K / V (stacked in one item), -1 */
     int seg;          /* heads stacked in one work item */
     int bq, bk;       /* query rows per head / keys per block */
+    sd_packed kpk, vpk; /* K / V given packed ahead */
+    bool kv_cache;      /* scratch holds one whole K / V head per thread (small heads) */
+    bool keep_scores;   /* two passes: scratch keeps the item's scores of every key */
     int nthr;
     size_t thr_bytes; /* scratch per thread */
 } sd_plan;
 
 /* sdpa_run.c: chooses block sizes and the per-thread scratch layout. */
 void pt_sdpa_fwd_plan_blocks(sd_plan *p, int nthr);
+
+/* sdpa_run.c: whether K (or V with is_v) may be read from panels packed
+ * ahead under math mode `mode`: a plain float tensor the panels take as it
+ * is (no dequantization, no rounding the panels do not make), read by no
+ * other view, in items that take the panel path (not decode).  Then *uk,
+ * *dt and *round say how it is packed, and *n_stride / *k_stride are the
+ * view's strides along the panels' rows and K. */
+bool pt_sdpa_fwd_packable(const sd_plan *p, bool is_v, dnnl_fpmath_mode_t mode, const pt_gemm_ukernel **uk,
+                          dnnl_data_type_t *dt, dnnl_fpmath_mode_t *round, int64_t *n_stride, int64_t *k_stride);
 
 /* sdpa_run.c: pt_fused.release (frees the plan and its attribute lists). */
 void pt_sdpa_fwd_release(pt_fused *f);
