@@ -375,7 +375,17 @@ static void run_item(worker *w, int64_t item) {
     const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    const packed_b_view bv = b_block(w, b_off, n0, nlen);
+    /* A B block no other item reuses (one M block, and no batch items
+     * sharing it) is packed per KC chunk instead of for the whole K: the
+     * chunk's panels stay in L2 for the sweep, where whole-K panels of a
+     * skinny product (4 MiB) went out to memory and came back. */
+    const bool b_per_chunk = !w->args->b_packed && p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1);
+    packed_b_view bv = {NULL, 0, NULL};
+    if (!b_per_chunk) bv = b_block(w, b_off, n0, nlen);
+    const void *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
+    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
+    int32_t colsum_chunk[PT_GEMM_NC_MAX];
+    if (b_per_chunk && colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)nlen);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
@@ -388,8 +398,16 @@ static void run_item(worker *w, int64_t item) {
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+        if (b_per_chunk) {
+            w->b_cached = false;
+            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0, nlen, k0, kc,
+                                w->scratch + w->lay.b, colsum ? colsum_chunk : NULL);
+            if (colsum)
+                for (int64_t j = 0; j < nlen; ++j) colsum[j] += colsum_chunk[j];
+        }
         for (int64_t j = 0; j * uk->nr < nlen; ++j) {
-            const char *bp = bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
+            const char *bp = b_per_chunk ? w->scratch + w->lay.b + j * uk->nr * kcp * (int64_t)eb
+                                         : bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
             const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
             for (int64_t i = 0; i * uk->mr < mlen; ++i) {
                 const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
@@ -398,7 +416,8 @@ static void run_item(worker *w, int64_t item) {
             }
         }
     }
-    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, rowsum, bv.colsum, n0, mlen, nlen);
+    if (d->kind == PT_GEMM_U8S8)
+        dequantize_block(p, w->args, cblk, rowsum, b_per_chunk ? colsum : bv.colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
 }
 
