@@ -181,6 +181,12 @@ static void choose_blocks(pt_gemm_plan *p) {
     int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;
     nc_max = min64(PT_GEMM_NC_MAX, max64(NC_MIN, nc_max));
     set_blocks(p, even_block(d->M, mc_max, uk->mr), even_block(d->N, nc_max, uk->nr));
+    /* One M block: B is packed per KC chunk (run_item), and the chunk's
+     * panels should share L2 with the A block. */
+    if (p->mblocks == 1 && !d->b_constant && p->nbatch == 1) {
+        const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
+        if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
+    }
 
     /* Enough items for every useful thread, and a multiple of the thread
      * count while items are few (3 items on 2 threads waste a third). */
