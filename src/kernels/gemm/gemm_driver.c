@@ -50,7 +50,7 @@
 #define MIN_MACS_PER_THREAD (INT64_C(1) << 21)
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
-#define GEMV_UNITS_PER_THREAD 4 /* small-M units claimed dynamically: a thread slowed by a neighbour
+#define GEMV_UNITS_PER_THREAD 2 /* small-M units claimed dynamically: a thread slowed by a neighbour
                                  * leaves its share to the others */
 #define GEMV_ACC_FLOATS 4096    /* the chunk kernels' accumulator block over M x columns (NC_ACC_FLOATS) */
 #define GEMV_MIN_K_ROWS 256     /* k rows per split-K unit at least */
@@ -126,7 +126,10 @@ static gemv_units gemv_layout(const pt_gemm_plan *p) {
         const int64_t target = (int64_t)GEMV_UNITS_PER_THREAD * T, max_ncol = max64(1, d->N / GEMV_MIN_COLS);
         if (d->b.s_k != 1) {
             ncol = min64(max_ncol, ceil_div(d->N, GEMV_ACC_FLOATS / d->M / 128 * 128));
-            if (p->nbatch == 1) nk = max64(1, min64(ceil_div(target, ncol), d->K / GEMV_MIN_K_ROWS));
+            /* K is split only when the column blocks cannot feed the threads:
+             * the split costs a barrier and a pass over the partial sums. */
+            if (p->nbatch == 1 && ncol < T)
+                nk = max64(1, min64(ceil_div(target, ncol), d->K / GEMV_MIN_K_ROWS));
             if (ncol * nk < target) ncol = min64(max_ncol, ceil_div(target, nk));
         } else {
             ncol = min64(max_ncol, target);
