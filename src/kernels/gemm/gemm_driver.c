@@ -9,8 +9,9 @@
  * keeps it while consecutive items share those columns (items run M block
  * fastest; batch items that broadcast B share it too), and per KC chunk
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
- * into an MC x NC block of C.  When K is done the block goes through the
- * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * into an MC x NC block of C.  With a single M block no item reuses a B
+ * block, so B is packed per KC chunk instead, next to that chunk's A block
+ * in L2.  When K is done the block goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
