@@ -352,6 +352,18 @@ static void test_driver_float(pt_gemm_kind kind) {
                 fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
                 run_float_case(uk, &fc);
             }
+        /* Small M on two threads: long K split into partial sums (columns
+         * contiguous), column units (k contiguous), batch items. */
+        const int64_t skinny[][3] = {{1, 333, 13001}, {3, 129, 12007}, {2, 4099, 600}, {4, 1000, 1100}};
+        for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; ++i)
+            for (int bt = 0; bt < 2; ++bt) {
+                float_case fc = plain(skinny[i][0], skinny[i][1], skinny[i][2]);
+                fc.nthr = 2, fc.b_trans = bt, fc.bdt = dts[i % 3];
+                run_float_case(uk, &fc);
+            }
+        float_case skinny_batched = plain(1, 515, 4100);
+        skinny_batched.nbd = 1, skinny_batched.bdims[0] = 3, skinny_batched.nthr = 2;
+        run_float_case(uk, &skinny_batched);
         float_case batched = plain(40, 70, 90);
         batched.nbd = 2, batched.bdims[0] = 3, batched.bdims[1] = 2, batched.b_bcast = true, batched.nthr = 2;
         batched.prepack = true;
@@ -364,8 +376,9 @@ static void test_driver_float(pt_gemm_kind kind) {
 
 /* Integer weights dequantised into float panels: the driver hands the
  * scales and zero points to the packer (also for prepacked B). */
-static void run_dequant_case(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, int64_t group, bool prepack, int nthr) {
-    const int64_t M = 37, N = 75, K = 160, G = group ? K / group : 1;
+static void run_dequant_shape(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, int64_t group, bool prepack, int nthr,
+                              int64_t M, int64_t N, int64_t K) {
+    const int64_t G = group ? K / group : 1;
     pt_gemm_desc d;
     memset(&d, 0, sizeof d);
     d.kind = uk->kind, d.M = M, d.N = N, d.K = K;
@@ -418,6 +431,10 @@ static void run_dequant_case(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, in
     free(a), free(scales), free(b), free(zps), free(s.c), free(s.hits);
 }
 
+static void run_dequant_case(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, int64_t group, bool prepack, int nthr) {
+    run_dequant_shape(uk, bdt, group, prepack, nthr, 37, 75, 160);
+}
+
 static void test_driver_dequant(void) {
     const pt_gemm_kind kinds[] = {PT_GEMM_F32, PT_GEMM_BF16};
     for (int i = 0; i < 2; ++i) {
@@ -426,6 +443,9 @@ static void test_driver_dequant(void) {
         run_dequant_case(uk, dnnl_u8, 32, true, 2);
         run_dequant_case(uk, dnnl_s4, 32, false, 2);
         run_dequant_case(uk, dnnl_u4, 0, true, 1);
+        /* Small M with K split on two threads: groups straddle the k blocks. */
+        run_dequant_shape(uk, dnnl_s4, 224, false, 2, 1, 300, 15008);
+        run_dequant_shape(uk, dnnl_u8, 224, false, 2, 2, 150, 15008);
         printf("  %s: integer weights checked\n", uk->name);
     }
 }

@@ -9,15 +9,18 @@
  * keeps it while consecutive items share those columns (items run M block
  * fastest; batch items that broadcast B share it too), and per KC chunk
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
- * into an MC x NC block of C.  When K is done the block goes through the
- * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * into an MC x NC block of C.  With a single M block no item reuses a B
+ * block, so B is packed per KC chunk instead, next to that chunk's A block
+ * in L2.  When K is done the block goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
- * prepacked) skips packing: work units of (batch item, column chunk) each
- * computed by pt_gemm_gemv_tile into the thread's f32 rows. */
+ * prepacked) skips packing: work units of (batch item, k block, column
+ * block), claimed dynamically, each computed by pt_gemm_gemv_tile_k into the
+ * thread's f32 rows (or, for a k split, into its k block's partial slot,
+ * added in order at the end). */
 #include <omp.h>
 #include <string.h>
 
@@ -48,6 +51,11 @@
 #define MIN_MACS_PER_THREAD (INT64_C(1) << 21)
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
+#define GEMV_UNITS_PER_THREAD 2 /* small-M units claimed dynamically: a thread slowed by a neighbour
+                                 * leaves its share to the others */
+#define GEMV_ACC_FLOATS 4096    /* the chunk kernels' accumulator block over M x columns (NC_ACC_FLOATS) */
+#define GEMV_MIN_K_ROWS 256     /* k rows per split-K unit at least */
+#define GEMV_K_ALIGN 64
 #define ALIGN_BYTES 64
 #define MAX_STEAL_THREADS 256 /* item slices on the stack (16 KiB) */
 
@@ -89,17 +97,65 @@ static bool gemv_path_possible(const pt_gemm_desc *d) {
     return d->kind != PT_GEMM_U8S8 && d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d);
 }
 
-/* Small-M path: f32 rows of one work unit, at most M x N rounded up. */
-static size_t gemv_thread_bytes(const pt_gemm_desc *d) {
-    return align_bytes((size_t)(d->M * round_up(d->N, GEMV_COL_ALIGN)) * sizeof(float));
-}
-
 static int64_t total_macs(const pt_gemm_plan *p) { return p->nbatch * p->d.M * p->d.N * p->d.K; }
 
 /* Threads worth using: every thread gets at least MIN_MACS_PER_THREAD. */
 static int useful_threads(const pt_gemm_plan *p, int nthr) {
     int64_t cap = max64(1, total_macs(p) / MIN_MACS_PER_THREAD);
     return (int)min64(nthr, cap);
+}
+
+/* Small-M work units: (batch item, k block, column block), column block
+ * fastest.  Columns-contiguous B streams best in runs as wide as the chunk
+ * kernels' accumulator block, so long K is split instead of narrowing the
+ * runs: with one column block (N <= 4096 at M = 1) every unit is one
+ * contiguous stretch of B.  Each k block's partial sums go to a slot of
+ * their own and are added in k-block order after all units, so the result
+ * does not depend on which thread ran which unit.  Chosen from the plan's
+ * thread count (results are reproducible per compile-time thread count). */
+typedef struct {
+    int64_t cols, ncol;    /* columns per unit (GEMV_COL_ALIGN multiple), column blocks */
+    int64_t kblock, nk;    /* k rows per unit, k blocks (1: no split) */
+    int64_t ldp;           /* row stride of the partial slots (floats) */
+} gemv_units;
+
+static gemv_units gemv_layout(const pt_gemm_plan *p) {
+    const pt_gemm_desc *d = &p->d;
+    const int T = useful_threads(p, p->nthr);
+    int64_t ncol = 1, nk = 1;
+    if (T > 1) {
+        const int64_t target = (int64_t)GEMV_UNITS_PER_THREAD * T, max_ncol = max64(1, d->N / GEMV_MIN_COLS);
+        if (d->b.s_k != 1) {
+            ncol = min64(max_ncol, ceil_div(d->N, GEMV_ACC_FLOATS / d->M / 128 * 128));
+            /* K is split only when the column blocks cannot feed the threads:
+             * the split costs a barrier and a pass over the partial sums. */
+            if (p->nbatch == 1 && ncol < T)
+                nk = max64(1, min64(ceil_div(target, ncol), d->K / GEMV_MIN_K_ROWS));
+            if (ncol * nk < target) ncol = min64(max_ncol, ceil_div(target, nk));
+        } else {
+            ncol = min64(max_ncol, target);
+        }
+    }
+    gemv_units u;
+    u.cols = round_up(ceil_div(d->N, ncol), GEMV_COL_ALIGN);
+    u.ncol = ceil_div(d->N, u.cols);
+    u.kblock = nk > 1 ? round_up(ceil_div(d->K, nk), GEMV_K_ALIGN) : d->K;
+    u.nk = nk > 1 ? ceil_div(d->K, u.kblock) : 1;
+    u.ldp = round_up(d->N, 16);
+    return u;
+}
+
+/* Small-M scratch per thread: the unit counter (used in thread 0's), f32
+ * rows of one unit, and the partial slots of a k split (used in thread 0's). */
+static size_t gemv_counter_bytes(void) { return ALIGN_BYTES; }
+static size_t gemv_rows_bytes(const pt_gemm_desc *d, const gemv_units *u) {
+    return align_bytes((size_t)(d->M * u->cols) * sizeof(float));
+}
+static size_t gemv_thread_bytes(const pt_gemm_plan *p) {
+    const gemv_units u = gemv_layout(p);
+    size_t bytes = gemv_counter_bytes() + gemv_rows_bytes(&p->d, &u);
+    if (u.nk > 1) bytes += align_bytes((size_t)(u.nk * p->d.M * u.ldp) * sizeof(float));
+    return bytes;
 }
 
 /* Block sizes even over the extent: n blocks of at most `max` each. */
@@ -129,6 +185,12 @@ static void choose_blocks(pt_gemm_plan *p) {
     int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;
     nc_max = min64(PT_GEMM_NC_MAX, max64(NC_MIN, nc_max));
     set_blocks(p, even_block(d->M, mc_max, uk->mr), even_block(d->N, nc_max, uk->nr));
+    /* One M block: B is packed per KC chunk (run_item), and the chunk's
+     * panels should share L2 with the A block. */
+    if (p->mblocks == 1 && !d->b_constant && p->nbatch == 1) {
+        const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
+        if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
+    }
 
     /* Enough items for every useful thread, and a multiple of the thread
      * count while items are few (3 items on 2 threads waste a third). */
@@ -185,7 +247,7 @@ pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nth
     for (int i = 0; i < d->nbd; ++i) p->nbatch *= d->bdims[i];
     choose_blocks(p);
     size_t bytes = layout_of(p).total;
-    if (gemv_path_possible(d) && gemv_thread_bytes(d) > bytes) bytes = gemv_thread_bytes(d);
+    if (gemv_path_possible(d) && gemv_thread_bytes(p) > bytes) bytes = gemv_thread_bytes(p);
     p->thread_bytes = align_bytes(bytes);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
     const int64_t Npad = round_up(d->N, uk->nr);
@@ -323,7 +385,17 @@ static void run_item(worker *w, int64_t item) {
     const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    const packed_b_view bv = b_block(w, b_off, n0, nlen);
+    /* A B block no other item reuses (one M block, and no batch items
+     * sharing it) is packed per KC chunk instead of for the whole K: the
+     * chunk's panels stay in L2 for the sweep, where whole-K panels of a
+     * skinny product (4 MiB) went out to memory and came back. */
+    const bool b_per_chunk = !w->args->b_packed && p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1);
+    packed_b_view bv = {NULL, 0, NULL};
+    if (!b_per_chunk) bv = b_block(w, b_off, n0, nlen);
+    const void *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
+    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
+    int32_t colsum_chunk[PT_GEMM_NC_MAX];
+    if (b_per_chunk && colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)nlen);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
@@ -336,8 +408,16 @@ static void run_item(worker *w, int64_t item) {
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+        if (b_per_chunk) {
+            w->b_cached = false;
+            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0, nlen, k0, kc,
+                                w->scratch + w->lay.b, colsum ? colsum_chunk : NULL);
+            if (colsum)
+                for (int64_t j = 0; j < nlen; ++j) colsum[j] += colsum_chunk[j];
+        }
         for (int64_t j = 0; j * uk->nr < nlen; ++j) {
-            const char *bp = bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
+            const char *bp = b_per_chunk ? w->scratch + w->lay.b + j * uk->nr * kcp * (int64_t)eb
+                                         : bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
             const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
             for (int64_t i = 0; i * uk->mr < mlen; ++i) {
                 const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
@@ -346,7 +426,8 @@ static void run_item(worker *w, int64_t item) {
             }
         }
     }
-    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, rowsum, bv.colsum, n0, mlen, nlen);
+    if (d->kind == PT_GEMM_U8S8)
+        dequantize_block(p, w->args, cblk, rowsum, b_per_chunk ? colsum : bv.colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
 }
 
@@ -392,27 +473,61 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
     }
 }
 
-/* Small-M path: columns in chunks of GEMV_COL_ALIGN multiples, one per
- * thread and at least GEMV_MIN_COLS each: the units are split statically
- * anyway, and wider chunks read longer runs of each k row of
- * columns-contiguous B (four per thread were 8-25 % slower at 1x4096x4096). */
-static int64_t gemv_chunk_cols(const pt_gemm_plan *p, int nthr) {
-    int64_t chunks = max64(1, min64((int64_t)nthr, p->d.N / GEMV_MIN_COLS));
-    return round_up(ceil_div(p->d.N, chunks), GEMV_COL_ALIGN);
+/* One small-M unit: straight through the epilogue, or (k split) its
+ * partial sums into the slot of its k block. */
+static void run_gemv_unit(const pt_gemm_plan *p, const pt_gemm_args *args, const gemv_units *L, char *base,
+                          int64_t u, int tid) {
+    const pt_gemm_desc *d = &p->d;
+    const int64_t per_batch = L->nk * L->ncol, b = u / per_batch, kb = u % per_batch / L->ncol;
+    const int64_t n0 = u % L->ncol * L->cols, nlen = min64(L->cols, d->N - n0);
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const void *a = elem_ptr(args->a, d->a.dt, a_off), *bp = elem_ptr(args->b, d->b.dt, b_off);
+    if (L->nk == 1) {
+        float *rows = (float *)(base + (size_t)tid * p->thread_bytes + gemv_counter_bytes());
+        pt_gemm_gemv_tile(d, a, bp, args->b_scales, args->b_zps, n0, nlen, rows, L->cols);
+        args->epilogue(args->epilogue_ctx, b, 0, n0, d->M, nlen, rows, L->cols, tid);
+        return;
+    }
+    float *slot = (float *)(base + gemv_counter_bytes() + gemv_rows_bytes(d, L)) + kb * d->M * L->ldp;
+    const int64_t k0 = kb * L->kblock;
+    pt_gemm_gemv_tile_k(d, a, bp, args->b_scales, args->b_zps, k0, min64(d->K, k0 + L->kblock), n0, nlen,
+                        slot + n0, L->ldp);
 }
 
-static void run_gemv_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int64_t chunk, int tid,
-                           int nt) {
+/* After a k split: thread tid of nt adds the slots of its columns in
+ * k-block order into the first and runs the epilogue on them. */
+static void reduce_gemv_slots(const pt_gemm_plan *p, const pt_gemm_args *args, const gemv_units *L, char *base,
+                              int tid, int nt) {
     const pt_gemm_desc *d = &p->d;
-    const int64_t nchunks = ceil_div(d->N, chunk), units = p->nbatch * nchunks;
-    float *buf = (float *)(scratch + (size_t)tid * p->thread_bytes);
-    for (int64_t u = units * tid / nt; u < units * (tid + 1) / nt; ++u) {
-        const int64_t b = u / nchunks, n0 = (u % nchunks) * chunk, nlen = min64(chunk, d->N - n0);
-        int64_t a_off, b_off;
-        batch_offsets(d, b, &a_off, &b_off);
-        pt_gemm_gemv_tile(d, elem_ptr(args->a, d->a.dt, a_off), elem_ptr(args->b, d->b.dt, b_off), args->b_scales,
-                          args->b_zps, n0, nlen, buf, chunk);
-        args->epilogue(args->epilogue_ctx, b, 0, n0, d->M, nlen, buf, chunk, tid);
+    const int64_t per = round_up(ceil_div(d->N, nt), 16), j0 = min64(d->N, per * tid), j1 = min64(d->N, j0 + per);
+    if (j1 <= j0) return;
+    float *slot0 = (float *)(base + gemv_counter_bytes() + gemv_rows_bytes(d, L));
+    for (int64_t m = 0; m < d->M; ++m) {
+        float *dst = slot0 + m * L->ldp;
+        for (int64_t kb = 1; kb < L->nk; ++kb) {
+            const float *src = slot0 + (kb * d->M + m) * L->ldp;
+            for (int64_t j = j0; j < j1; ++j) dst[j] += src[j];
+        }
+    }
+    args->epilogue(args->epilogue_ctx, 0, 0, j0, d->M, j1 - j0, slot0 + j0, L->ldp, tid);
+}
+
+/* Units go to whichever thread asks next (the counter sits in thread 0's
+ * scratch and starts at 0). */
+static void run_gemv_team(const pt_gemm_plan *p, const pt_gemm_args *args, const gemv_units *L, char *base,
+                          int64_t units, int tid, int nt) {
+    int64_t *counter = (int64_t *)base;
+    for (;;) {
+        int64_t u;
+#pragma omp atomic capture
+        u = (*counter)++;
+        if (u >= units) break;
+        run_gemv_unit(p, args, L, base, u, tid);
+    }
+    if (L->nk > 1) {
+#pragma omp barrier
+        reduce_gemv_slots(p, args, L, base, tid, nt);
     }
 }
 
@@ -426,13 +541,15 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
     char *base = (char *)(((uintptr_t)scratch + ALIGN_BYTES - 1) & ~(uintptr_t)(ALIGN_BYTES - 1));
     const int T = useful_threads(p, run_threads(p, nthr));
     if (!args->b_packed && gemv_path_possible(d)) {
-        const int64_t chunk = gemv_chunk_cols(p, T), units = p->nbatch * ceil_div(d->N, chunk);
+        const gemv_units L = gemv_layout(p);
+        const int64_t units = p->nbatch * L.nk * L.ncol;
         const int nt = (int)min64(T, units);
+        *(int64_t *)base = 0;
         if (nt <= 1) {
-            run_gemv_slice(p, args, base, chunk, 0, 1);
+            run_gemv_team(p, args, &L, base, units, 0, 1);
         } else {
 #pragma omp parallel num_threads(nt)
-            run_gemv_slice(p, args, base, chunk, omp_get_thread_num(), omp_get_num_threads());
+            run_gemv_team(p, args, &L, base, units, omp_get_thread_num(), omp_get_num_threads());
         }
         return dnnl_success;
     }

@@ -171,19 +171,24 @@ static void portable_n_contiguous(const pt_gemv_chunk *ch, pt_gemv_round r) {
 
 void pt_gemm_gemv_tile(const pt_gemm_desc *d, const void *a, const void *b, const void *scales, const void *zps,
                        int64_t n0, int64_t nlen, float *c, int64_t ldc) {
+    pt_gemm_gemv_tile_k(d, a, b, scales, zps, 0, d->K, n0, nlen, c, ldc);
+}
+
+void pt_gemm_gemv_tile_k(const pt_gemm_desc *d, const void *a, const void *b, const void *scales, const void *zps,
+                         int64_t kbeg, int64_t kend, int64_t n0, int64_t nlen, float *c, int64_t ldc) {
     if (nlen <= 0) return;
-    if (d->K == 0) {
+    if (kend <= kbeg) {
         for (int m = 0; m < d->M; ++m) memset(c + m * ldc, 0, sizeof(float) * (size_t)nlen);
         return;
     }
     _Alignas(64) float abuf[PT_GEMV_MAX_M][PT_GEMV_KCHUNK];
     const bool simd = pt_isa() >= PT_ISA_AVX512;
     const bool simd_bf16 = pt_cpu_row_usable(PT_ISA_AVX512, PT_CPU_AVX512_BF16, pt_isa_cap());
-    for (int64_t k0 = 0; k0 < d->K; k0 += PT_GEMV_KCHUNK) {
-        int64_t klen = d->K - k0 < PT_GEMV_KCHUNK ? d->K - k0 : PT_GEMV_KCHUNK;
+    for (int64_t k0 = kbeg; k0 < kend; k0 += PT_GEMV_KCHUNK) {
+        int64_t klen = kend - k0 < PT_GEMV_KCHUNK ? kend - k0 : PT_GEMV_KCHUNK;
         load_a_chunk(d, a, k0, klen, abuf);
         pt_gemv_chunk ch = {d->kind, (int)d->M, &abuf[0][0], k0, klen, &d->b, b, scales, zps,
-                            n0, nlen, c, ldc, k0 > 0};
+                            n0, nlen, c, ldc, k0 > kbeg};
         if (simd && d->b.s_k != 1 && is_nibble_dt(d->b.dt) && (ch.n0 & 1)) {
             /* 4-bit columns contiguous from an odd column: that column alone
              * here, the rest from a whole byte on. */

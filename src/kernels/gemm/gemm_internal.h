@@ -22,5 +22,9 @@ void pt_gemm_pack_panels_int(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm
 bool pt_gemm_gemv_supported(const pt_gemm_desc *d);
 void pt_gemm_gemv_tile(const pt_gemm_desc *d, const void *a, const void *b, const void *scales, const void *zps,
                        int64_t n0, int64_t nlen, float *c, int64_t ldc);
+/* The same over k in [kbeg, kend) only (a partial sum; dequantisation
+ * groups still count from k = 0): how the driver splits long K. */
+void pt_gemm_gemv_tile_k(const pt_gemm_desc *d, const void *a, const void *b, const void *scales, const void *zps,
+                         int64_t kbeg, int64_t kend, int64_t n0, int64_t nlen, float *c, int64_t ldc);
 
 #endif
