@@ -16,14 +16,16 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "ir/dtype_round.h"
+#include "kernels/mem/mem_rows.h"
 #include "test_graph_util.h"
 
 static uint32_t g_rng = 0x9e3779b9u;
-static float g_scale = 1.f; /* inputs are uniform in [-g_scale, g_scale) */
+static float g_scale = 1.f, g_offset = 0.f; /* inputs are uniform in g_offset + [-g_scale, g_scale) */
 
 static float next_value(void *ctx) {
     (void)ctx;
-    return g_scale * tg_lcg_pm1(&g_rng);
+    return g_offset + g_scale * tg_lcg_pm1(&g_rng);
 }
 
 /* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
@@ -192,46 +194,60 @@ static void test_softmax(void) {
 
 /* ---- LayerNorm / RMSNorm ---- */
 
+/* Case c (its index picks the kind, types, affine and stats) on shape d. */
+static void norm_case(int c, const int64_t *d, int r) {
+    tg_graph g = {0};
+    const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
+    const int a = begin < 0 ? r - 1 : (int)begin;
+    const dnnl_data_type_t dt = k_float_types[c % 3];
+    const bool rms = c % 2 == 1;
+    const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+    /* gamma / beta: the normalised dims, f32 or the source type. */
+    const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
+    const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
+    const bool affine = c % 5 != 4;
+    char name[96];
+    if (rms) {
+        size_t in[2] = {x, gm};
+        tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+        g.result[g.nres++] = y;
+    } else {
+        int64_t sd[4];
+        for (int i = 0; i < a; ++i) sd[i] = d[i];
+        const bool stats = c % 4 == 0;
+        const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
+        size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+        tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
+        tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
+        const float eps = 1e-3f;
+        tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
+        g.result[g.nres++] = y;
+        if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+    }
+    g_scale = c % 4 == 1 ? 100.f : 2.f;
+    /* Rows far from zero: the one-pass statistics must not cancel. */
+    g_offset = c % 7 == 3 ? 1000.f : 0.f;
+    snprintf(name, sizeof name, "%s %s rank %d begin %d%s%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
+             affine ? " affine" : "", g_offset != 0.f ? " offset" : "");
+    run_case(name, &g, true, tol_norm);
+    g_offset = 0.f;
+}
+
 static void test_norm(void) {
     for (int c = 0; c < 48; ++c) {
-        tg_graph g = {0};
         int64_t d[4];
         const int r = random_shape(d, 30000);
-        const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
-        const int a = begin < 0 ? r - 1 : (int)begin;
-        const dnnl_data_type_t dt = k_float_types[c % 3];
-        const bool rms = c % 2 == 1;
-        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
-        /* gamma / beta: the normalised dims, f32 or the source type. */
-        const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
-        const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
-        const bool affine = c % 5 != 4;
-        char name[96];
-        if (rms) {
-            size_t in[2] = {x, gm};
-            tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
-            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
-            g.result[g.nres++] = y;
-        } else {
-            int64_t sd[4];
-            for (int i = 0; i < a; ++i) sd[i] = d[i];
-            const bool stats = c % 4 == 0;
-            const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
-            size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
-            tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
-            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
-            tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
-            tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
-            const float eps = 1e-3f;
-            tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
-            g.result[g.nres++] = y;
-            if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
-        }
-        g_scale = c % 4 == 1 ? 100.f : 2.f;
-        snprintf(name, sizeof name, "%s %s rank %d begin %d%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
-                 affine ? " affine" : "");
-        run_case(name, &g, true, tol_norm);
+        norm_case(c, d, r);
     }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores, rows of
+     * 4099 (unaligned row starts; bf16 cases normalise the whole tensor as
+     * one row), LayerNorm and RMSNorm, with and without an offset. */
+    const int64_t big[2] = {2100, 4099};
+    static const int big_cases[] = {0, 3, 24, 1, 4, 10};
+    for (int i = 0; i < 6; ++i) norm_case(big_cases[i], big, 2);
 }
 
 /* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
@@ -653,11 +669,109 @@ static void test_reduce(void) {
     run_case("ReduceSum axes 0 and 2", &g, false, NULL);
 }
 
+/* ---- the ISA rows (kernels/mem/mem_rows.h), each one this CPU runs ---- */
+
+/* Values with every rounding case: random, subnormal, ties, NaN, inf. */
+static float special_value(int i) {
+    static const float k[] = {0.f, -0.f, 1e-40f, -3e-39f, 1.17e-38f, INFINITY, -INFINITY, NAN, 1.00390625f, 1.01171875f,
+                              65504.f, 70000.f, 6e-8f};
+    return i % 5 == 0 ? k[(i / 5) % (int)(sizeof k / sizeof k[0])] : 4.f * tg_lcg_pm1(&g_rng);
+}
+
+static bool same_bits16(uint16_t a, uint16_t b) { return a == b; }
+
+static void test_rows_stream(const pt_mem_rows *m) {
+    enum { N = 1100 };
+    static float src[N];
+    static _Alignas(64) uint16_t h[N + 64];
+    static _Alignas(64) float f[N + 64];
+    for (int i = 0; i < N; ++i) src[i] = special_value(i);
+    static const int64_t lens[] = {0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100, 1000, 1100};
+    int bad = 0;
+    for (int li = 0; li < (int)(sizeof lens / sizeof lens[0]); ++li)
+        for (int off = 0; off < 34; off += (off < 2 ? 1 : 7)) {
+            const int64_t n = lens[li];
+            memset(f, 0x55, sizeof f);
+            m->stream(f + off, dnnl_f32, src, n);
+            for (int64_t i = 0; i < n; ++i) bad += memcmp(&f[off + i], &src[i], 4) != 0;
+            bad += memcmp(&f[off + n], (uint32_t[]){0x55555555u}, 4) != 0; /* nothing past the end */
+            for (int t = 0; t < 2; ++t) {
+                memset(h, 0x55, sizeof h);
+                m->stream(h + off, t ? dnnl_f16 : dnnl_bf16, src, n);
+                for (int64_t i = 0; i < n; ++i) {
+                    const uint16_t want = t ? pt_f32_to_f16(src[i]) : pt_bf16_bits_rne(src[i]);
+                    bad += !same_bits16(h[off + i], want);
+                }
+                bad += h[off + n] != 0x5555;
+                if (off > 0) bad += h[off - 1] != 0x5555; /* nothing before the start */
+            }
+        }
+    m->fence();
+    if (bad) fprintf(stderr, "  rows %s: stream: %d wrong elements\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+static void test_rows_norm(const pt_mem_rows *m) {
+    enum { N = 1000 };
+    static float x[N], xb[N], y[N];
+    static uint16_t xh[N], yh[N];
+    static double g[N], b[N];
+    static const int64_t lens[] = {1, 2, 15, 16, 17, 33, 100, 999};
+    int bad = 0;
+    for (int li = 0; li < (int)(sizeof lens / sizeof lens[0]); ++li) {
+        const int64_t n = lens[li];
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
+            xh[i] = pt_bf16_bits_rne(x[i]);
+            g[i] = 1.0 + tg_lcg_pm1(&g_rng), b[i] = tg_lcg_pm1(&g_rng);
+        }
+        for (int t = 0; t < 2; ++t) { /* f32, bf16 source */
+            const double k = t ? pt_bf16_bits_to_f32(xh[0]) : x[0];
+            double s[2], w1 = 0.0, w2 = 0.0;
+            m->norm_stats(t ? (const void *)xh : x, t ? dnnl_bf16 : dnnl_f32, n, k, xb, s);
+            for (int64_t i = 0; i < n; ++i) {
+                const double v = t ? pt_bf16_bits_to_f32(xh[i]) : x[i];
+                w1 += v - k, w2 += (v - k) * (v - k);
+                if (t) bad += xb[i] != (float)v;
+            }
+            bad += fabs(s[0] - w1) > 1e-9 * (fabs(w1) + 1.0) || fabs(s[1] - w2) > 1e-9 * w2;
+        }
+        const double mean = 499.5, inv = 0.7;
+        for (int gb = 0; gb < 2; ++gb)
+            for (int t = 0; t < 2; ++t) {
+                const double *gp = gb ? g : NULL, *bp = gb ? b : NULL;
+                m->norm_apply(t ? (void *)yh : y, t ? dnnl_bf16 : dnnl_f32, t == gb, x, n, mean, inv, gp, bp, x, 4 * n);
+                m->fence();
+                for (int64_t i = 0; i < n; ++i) {
+                    double v = (x[i] - mean) * inv;
+                    if (gp) v *= gp[i];
+                    if (bp) v += bp[i];
+                    bad += t ? yh[i] != pt_bf16_bits_rne((float)v) : y[i] != (float)v;
+                }
+            }
+    }
+    if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+static void test_rows(void) {
+    for (size_t i = 0; i < pt_mem_rows_count(); ++i) {
+        const pt_mem_rows *m = pt_mem_rows_at(i);
+        if (!pt_cpu_row_usable(m->level, m->features, pt_isa())) {
+            printf("  rows %s: skipped (not usable here)\n", m->name);
+            continue;
+        }
+        test_rows_stream(m);
+        test_rows_norm(m);
+    }
+}
+
 int main(void) {
     tg_setup();
     /* Every run compiles its own partition (the cache would hand the fusion
      * run the debug run's plan: its key does not name the pattern row). */
     CHECK(dnnl_graph_set_compiled_partition_cache_capacity(0) == dnnl_success);
+    test_rows();
     test_softmax();
     test_norm();
     test_group_norm();

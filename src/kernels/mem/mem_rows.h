@@ -1,0 +1,59 @@
+/* ISA rows of the memory-bound kernels' own fused steps (kernels/mem/): what
+ * the shared vector table (kernels/vec/vec.h) composes from separate passes
+ * over a row, done here in one pass with the narrow types converted in
+ * registers and, for outputs much larger than the caches, non-temporal
+ * stores (a cached store first reads the line it overwrites: a third stream
+ * of memory traffic on top of the read and the write).
+ *
+ * Only the AVX-512 level has rows; pt_mem_rows() is NULL below it (or under
+ * PARTITA_ISA=avx2 / generic), and the kernels then compose the vector
+ * table's steps.  Rows are pure functions: no allocation, any n >= 0, no
+ * alignment required (streaming starts at the first 64-byte boundary of the
+ * destination).  Results are those of the vector table's steps (bit-identical
+ * conversions, the f64 normalisation of vec.h) except where noted. */
+#ifndef PARTITA_KERNELS_MEM_MEM_ROWS_H
+#define PARTITA_KERNELS_MEM_MEM_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/ref/eltwise_math.h"
+#include "runtime/cpu.h"
+
+/* Outputs of at least this many bytes are streamed past the caches (half the
+ * last-level cache of most parts: smaller results stay cached for the next op). */
+#define PT_MEM_STREAM_BYTES ((size_t)16 << 20)
+
+typedef struct pt_mem_rows {
+    const char *name;
+    pt_isa_level level;
+    unsigned features; /* PT_CPU_* sub-features required on top of level */
+    /* dst[0, n) of type dt (f32, bf16, f16) = src rounded as vec.h's
+     * conversions, written with non-temporal stores. */
+    void (*stream)(void *dst, dnnl_data_type_t dt, const float *src, int64_t n);
+    /* Orders this thread's non-temporal stores before its later stores (once
+     * at the end of a thread's share). */
+    void (*fence)(void);
+    /* One pass over a row of src (f32 or bf16): s[0] = Σ (x[i] - k), s[1] =
+     * Σ (x[i] - k)² in f64 lanes; a bf16 row is also widened into xb. */
+    void (*norm_stats)(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]);
+    /* dst[i] (type dt: f32 or bf16) = (((x[i] - mean)·inv)·g[i] + b[i]) in
+     * f64 (as vec.h's normalize; g, b may be NULL), streamed when `stream`;
+     * meanwhile the pf_bytes at pf (the next row) are prefetched into L2. */
+    void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
+                       double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
+} pt_mem_rows;
+
+extern const pt_mem_rows pt_mem_rows_avx512;     /* kernels/x86/mem_avx512.c */
+extern const pt_mem_rows pt_mem_rows_avx512bf16; /* kernels/x86/mem_avx512bf16.c */
+
+/* Best row usable under `cap`, or NULL. */
+const pt_mem_rows *pt_mem_rows_select(pt_isa_level cap);
+/* The row chosen once for the process (cap = pt_isa()), or NULL. */
+const pt_mem_rows *pt_mem_rows_get(void);
+/* Every row (tests walk them; rows the CPU cannot run included). */
+size_t pt_mem_rows_count(void);
+const pt_mem_rows *pt_mem_rows_at(size_t i);
+
+#endif
