@@ -18,6 +18,7 @@
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/mem/mem_rows.h"
+#include "kernels/vec/vec_rows.h"
 #include "test_graph_util.h"
 
 static uint32_t g_rng = 0x9e3779b9u;
@@ -180,6 +181,21 @@ static void test_softmax(void) {
         g_row_len = d[2];
         g.result[g.nres++] = y;
         run_case(c % 2 ? "SoftMax masked rows inf_as_zero" : "SoftMax masked rows", &g, true, tol_softmax);
+    }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores, f32 and
+     * bf16, rows of 33 (unaligned row starts; short, as the reference's
+     * sequential f32 sum drifts from the lane-wise one on long rows beyond
+     * this tolerance). */
+    for (int c = 0; c < 2; ++c) {
+        tg_graph gb = {0};
+        const int64_t big[2] = {260847, 33};
+        const size_t xb = tg_tensor(&gb, k_float_types[c], 2, big, NULL), yb = tg_tensor(&gb, k_float_types[c], 2, big, NULL);
+        tg_op *o = tg_add(&gb, dnnl_graph_op_softmax, 1, &xb, 1, &yb);
+        const int64_t ax = -1;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        gb.result[gb.nres++] = yb;
+        g_scale = 3.f;
+        run_case("SoftMax streamed", &gb, true, tol_softmax);
     }
     /* A strided (non-dense) source is declined: the reference runs. */
     tg_graph g = {0};
@@ -409,6 +425,21 @@ static void test_eltwise(void) {
         snprintf(name, sizeof name, "eltwise kind %d %s n=%lld", (int)kinds[k].kind, pt_dt_name(dt), (long long)tg_nelems(&g.lt[x - 1]));
         run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
     }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores. */
+    const int64_t big[2] = {2100, 4099};
+    for (int c = 0; c < 4; ++c) {
+        const int k = c; /* ReLU, GELU erf, GELU tanh, Sigmoid */
+        tg_graph g = {0};
+        const dnnl_data_type_t dt = k_float_types[c % 2];
+        const size_t x = tg_tensor(&g, dt, 2, big, NULL), y = tg_tensor(&g, dt, 2, big, NULL);
+        tg_op *o = tg_add(&g, kinds[k].kind, 1, &x, 1, &y);
+        if (kinds[k].mode) tg_attr_str(o, dnnl_graph_op_attr_mode, kinds[k].mode);
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "eltwise kind %d %s streamed", (int)kinds[k].kind, pt_dt_name(dt));
+        run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
+    }
 }
 
 /* ---- binary ops with broadcast ---- */
@@ -455,6 +486,20 @@ static void test_binary(void) {
     tg_add(&g, dnnl_graph_op_multiply, 2, in, 1, &y);
     g.result[g.nres++] = y;
     run_case("binary x*x", &g, true, NULL);
+    /* Outputs past PT_MEM_STREAM_BYTES: streamed stores (same shapes, and a
+     * row broadcast). */
+    for (int c = 0; c < 3; ++c) {
+        tg_graph gb = {0};
+        const int64_t big[2] = {2100, 4099}, row[1] = {4099};
+        const dnnl_data_type_t dt = k_float_types[c];
+        const size_t xa = tg_tensor(&gb, dt, 2, big, NULL), xb = c == 1 ? tg_tensor(&gb, dt, 1, row, NULL) : tg_tensor(&gb, dt, 2, big, NULL);
+        const size_t yb = tg_tensor(&gb, dt, 2, big, NULL);
+        const size_t ins[2] = {xa, xb};
+        tg_add(&gb, c == 2 ? dnnl_graph_op_maximum : dnnl_graph_op_add, 2, ins, 1, &yb);
+        gb.result[gb.nres++] = yb;
+        g_scale = 2.f;
+        run_case(c == 1 ? "binary row streamed" : "binary same streamed", &gb, true, NULL);
+    }
 }
 
 /* ---- TypeCast / Reorder / StaticTranspose ---- */
@@ -497,6 +542,16 @@ static void test_convert(void) {
         char name[96];
         snprintf(name, sizeof name, "%s %s -> %s rank %d", reorder ? "Reorder" : "TypeCast", pt_dt_name(s), pt_dt_name(t), r);
         run_case(name, &g, true, NULL);
+    }
+    /* Outputs past PT_MEM_STREAM_BYTES: streamed stores. */
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t big[2] = {2100, 4099};
+        const size_t x = tg_tensor(&g, pairs[c][0], 2, big, NULL), y = tg_tensor(&g, pairs[c][1], 2, big, NULL);
+        tg_add(&g, dnnl_graph_op_type_cast, 1, &x, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = c == 2 ? 70000.f : 1.f;
+        run_case("TypeCast streamed", &g, true, NULL);
     }
     /* Reorders between dim orders (dense permuted strides on either side)
      * and StaticTranspose: bit-identical copies, tiles and tails included. */
@@ -692,12 +747,12 @@ static void test_rows_stream(const pt_mem_rows *m) {
         for (int off = 0; off < 34; off += (off < 2 ? 1 : 7)) {
             const int64_t n = lens[li];
             memset(f, 0x55, sizeof f);
-            m->stream(f + off, dnnl_f32, src, n);
+            m->stream(f + off, dnnl_f32, src, n, src, 4 * (size_t)n);
             for (int64_t i = 0; i < n; ++i) bad += memcmp(&f[off + i], &src[i], 4) != 0;
             bad += memcmp(&f[off + n], (uint32_t[]){0x55555555u}, 4) != 0; /* nothing past the end */
             for (int t = 0; t < 2; ++t) {
                 memset(h, 0x55, sizeof h);
-                m->stream(h + off, t ? dnnl_f16 : dnnl_bf16, src, n);
+                m->stream(h + off, t ? dnnl_f16 : dnnl_bf16, src, n, NULL, 0);
                 for (int64_t i = 0; i < n; ++i) {
                     const uint16_t want = t ? pt_f32_to_f16(src[i]) : pt_bf16_bits_rne(src[i]);
                     bad += !same_bits16(h[off + i], want);
@@ -750,7 +805,111 @@ static void test_rows_norm(const pt_mem_rows *m) {
                 }
             }
     }
+    /* bf16 output in f32 arithmetic: within 1 bf16 ulp of the f64 value,
+     * also where beta cancels the product (every third element). */
+    static float gf[N], bf[N];
+    for (int64_t n = 1; n <= N; n += n < 40 ? 1 : 317) {
+        const double mean = 499.5 + 1e-4, inv = 0.7;
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
+            xh[i] = pt_bf16_bits_rne(x[i]);
+            gf[i] = 1.f + tg_lcg_pm1(&g_rng);
+            bf[i] = i % 3 ? tg_lcg_pm1(&g_rng) : (float)(-(x[i] - mean) * inv * gf[i] * (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
+        }
+        for (int t = 0; t < 4; ++t) { /* f32 / bf16 source; with and without gamma, beta */
+            const void *src = t % 2 ? (const void *)xh : x;
+            m->norm_apply_bf16(yh, t == 1, src, t % 2 ? dnnl_bf16 : dnnl_f32, n, mean, inv, t < 2 ? gf : NULL,
+                               t < 2 ? bf : NULL, NULL, 0);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) {
+                double v = ((t % 2 ? pt_bf16_bits_to_f32(xh[i]) : x[i]) - mean) * inv;
+                if (t < 2) v = v * gf[i] + bf[i];
+                const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v)), got = pt_bf16_bits_to_f32(yh[i]);
+                bad += fabsf(got - want) > ldexp(fabs(v), -7) + 1e-38;
+            }
+        }
+    }
     if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+/* Fused element-wise ops against the vector table's AVX-512 row (the same
+ * arithmetic: bit-identical) and GELU (erf) against double precision within
+ * the bound of docs/numerics.md: 8 ulp + x²·2⁻²³ relative. */
+static void test_rows_eltwise(const pt_mem_rows *m) {
+    enum { N = 4099 };
+    static float x[N], w[N], y[N], want[N];
+    static uint16_t h[N], hy[N];
+    const pt_vec_ops *v = &pt_vec_row_avx512;
+    int bad = 0;
+    for (int range = 0; range < 3; ++range) { /* the polynomial's range, mixed, far */
+        const float span = range == 0 ? 1.414f : (range == 1 ? 3.f : 12.f);
+        for (int i = 0; i < N; ++i) x[i] = span * tg_lcg_pm1(&g_rng), w[i] = 2.f * tg_lcg_pm1(&g_rng);
+        if (range == 2) x[5] = NAN, x[6] = INFINITY, x[7] = -INFINITY, x[8] = -0.f;
+        static const int kinds[][2] = {{dnnl_graph_op_relu, 0}, {dnnl_graph_op_sigmoid, 0}, {dnnl_graph_op_gelu, 1}, {dnnl_graph_op_gelu, 0}};
+        for (int k = 0; k < 4; ++k) {
+            const pt_eltwise_params p = {.kind = kinds[k][0], .gelu_tanh = kinds[k][1] != 0};
+            for (int64_t n = 0; n <= N; n += n < 40 ? 1 : 1013) {
+                CHECK(m->unary(&p, y, dnnl_f32, x, dnnl_f32, n, n % 2 == 1));
+                m->fence();
+                if (p.kind != dnnl_graph_op_gelu || p.gelu_tanh) {
+                    v->eltwise(&p, want, x, n);
+                    bad += n > 0 && memcmp(y, want, (size_t)n * 4) != 0;
+                    continue;
+                }
+                for (int64_t i = 0; i < n; ++i) {
+                    const double e = 0.5 * x[i] * erfc(-x[i] / sqrt(2.0));
+                    if (isnan(x[i]) || isinf(e)) {
+                        bad += isnan(x[i]) ? !isnan(y[i]) : y[i] != (float)e;
+                        continue;
+                    }
+                    const float ef = (float)e;
+                    const double ulp = nextafterf(fabsf(ef), INFINITY) - fabsf(ef);
+                    bad += fabs(y[i] - e) > 8.0 * ulp + fabs(e) * x[i] * x[i] * ldexp(1.0, -23) + 1e-37;
+                }
+            }
+            /* bf16 in and out: the f32 results rounded. */
+            for (int i = 0; i < N; ++i) h[i] = pt_bf16_bits_rne(x[i]), want[i] = pt_bf16_bits_to_f32(h[i]);
+            m->unary(&p, y, dnnl_f32, want, dnnl_f32, N, false);
+            m->unary(&p, hy, dnnl_bf16, h, dnnl_bf16, N, true);
+            m->fence();
+            for (int i = 0; i < N; ++i) bad += hy[i] != pt_bf16_bits_rne(y[i]);
+        }
+        /* Binary kinds, full and broadcast operands, f32 and bf16. */
+        static const int bin[] = {dnnl_graph_op_add, dnnl_graph_op_subtract, dnnl_graph_op_multiply,
+                                  dnnl_graph_op_divide, dnnl_graph_op_maximum, dnnl_graph_op_minimum};
+        for (int k = 0; k < 6; ++k)
+            for (int form = 0; form < 3; ++form) {
+                const int64_t as = form != 1, bs = form != 2, n = N - form;
+                CHECK(m->binary(bin[k], y, dnnl_f32, x, dnnl_f32, as, w, dnnl_f32, bs, n, form == 0));
+                m->fence();
+                v->binary(bin[k], want, x, as, w, bs, n);
+                bad += memcmp(y, want, (size_t)n * 4) != 0;
+                for (int i = 0; i < N; ++i) h[i] = pt_bf16_bits_rne(w[i]), hy[i] = pt_bf16_bits_rne(x[i]);
+                static float xa[N], xb2[N];
+                for (int i = 0; i < N; ++i) xa[i] = pt_bf16_bits_to_f32(hy[i]), xb2[i] = pt_bf16_bits_to_f32(h[i]);
+                v->binary(bin[k], want, xa, as, xb2, bs, n);
+                m->binary(bin[k], hy, dnnl_bf16, hy, dnnl_bf16, as, h, dnnl_bf16, bs, n, form == 1);
+                m->fence();
+                for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(want[i]);
+            }
+        /* Conversions f32 / bf16 / f16 both ways, and SoftMax's scaled store. */
+        for (int64_t n = 0; n < 70; ++n) {
+            m->convert(h, dnnl_f16, x, dnnl_f32, n, n % 2 == 0);
+            m->convert(y, dnnl_f32, h, dnnl_f16, n, n % 3 == 0);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) {
+                bad += h[i] != pt_f32_to_f16(x[i]);
+                bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
+            }
+            m->scale_out(hy, dnnl_bf16, n % 2 == 1, x, n, 0.37f, w, 4 * (size_t)n);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(x[i] * 0.37f);
+        }
+    }
+    const pt_eltwise_params tanh_op = {.kind = dnnl_graph_op_tanh};
+    CHECK(!m->unary(&tanh_op, y, dnnl_f32, x, dnnl_f32, 0, false)); /* not one of its kinds */
+    if (bad) fprintf(stderr, "  rows %s: eltwise: %d wrong\n", m->name, bad);
     CHECK(bad == 0);
 }
 
@@ -763,6 +922,7 @@ static void test_rows(void) {
         }
         test_rows_stream(m);
         test_rows_norm(m);
+        test_rows_eltwise(m);
     }
 }
 

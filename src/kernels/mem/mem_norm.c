@@ -16,9 +16,9 @@
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
 size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p) {
-    /* gamma and beta (f64 on the fused path, f32 otherwise); per thread two f32 rows */
+    /* gamma and beta in f64 (the fused path's f32 output) and f32; per thread two f32 rows */
     const size_t row = round64((size_t)p->len * sizeof(float));
-    return 2 * round64((size_t)p->len * sizeof(double)) + 2 * row * (size_t)p->threads;
+    return 2 * round64((size_t)p->len * sizeof(double)) + 2 * row + 2 * row * (size_t)p->threads;
 }
 
 /* An affine parameter as f32: the tensor itself, or converted into buf. */
@@ -37,9 +37,13 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
                        char *s, int nt, bool stream) {
     const int64_t len = p->len, rows = p->rows;
     const size_t prm = round64((size_t)len * sizeof(double)), row = round64((size_t)len * sizeof(float));
-    const double *g = p->has_gamma ? param_f64(&in[p->io.in[1]], len, (double *)s) : NULL;
-    const double *bt = p->has_beta ? param_f64(&in[p->io.in[2]], len, (double *)(s + prm)) : NULL;
     const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
+    const bool to_bf16 = ddt == dnnl_bf16; /* normalised in f32 (mem_rows.h) */
+    const pt_vec_ops *v = pt_vec();
+    const double *g = p->has_gamma && !to_bf16 ? param_f64(&in[p->io.in[1]], len, (double *)s) : NULL;
+    const double *bt = p->has_beta && !to_bf16 ? param_f64(&in[p->io.in[2]], len, (double *)(s + prm)) : NULL;
+    const float *g32 = p->has_gamma && to_bf16 ? param_f32(v, &in[p->io.in[1]], len, (float *)(s + 2 * prm)) : NULL;
+    const float *b32 = p->has_beta && to_bf16 ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + 2 * prm + row)) : NULL;
     const size_t ses = pt_dt_bytes(sdt, 1), des = pt_dt_bytes(ddt, 1);
     const char *src = in[p->io.in[0]].data;
     char *dst = out[p->io.out[0]].data;
@@ -47,7 +51,7 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;
-        float *xb = (float *)(s + 2 * prm + 2 * row * (size_t)t);
+        float *xb = (float *)(s + 2 * prm + 2 * row + 2 * row * (size_t)t);
         int64_t b, e;
         pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         for (int64_t r = b; r < e; ++r) {
@@ -55,7 +59,7 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
             double mu = 0.0, var_r = 0.0, sums[2];
             if (len > 0) {
                 const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);
-                m->norm_stats(x, sdt, len, k, xb, sums);
+                m->norm_stats(x, sdt, len, k, to_bf16 ? NULL : xb, sums); /* the bf16 path reads x itself */
                 if (p->rms) {
                     var_r = sums[1] / (double)len;
                 } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
@@ -65,9 +69,14 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
                 }
             }
             const bool last = r + 1 >= e;
-            m->norm_apply(dst + (size_t)(r * len) * des, ddt, stream, sdt == dnnl_f32 ? (const float *)x : xb, len,
-                          mu, 1.0 / sqrt(var_r + p->eps), g, bt, last ? NULL : x + (size_t)len * ses,
-                          last ? 0 : (size_t)len * ses);
+            const void *pf = last ? NULL : x + (size_t)len * ses;
+            const size_t pf_bytes = last ? 0 : (size_t)len * ses;
+            if (to_bf16)
+                m->norm_apply_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, mu,
+                                   1.0 / sqrt(var_r + p->eps), g32, b32, pf, pf_bytes);
+            else
+                m->norm_apply(dst + (size_t)(r * len) * des, ddt, stream, sdt == dnnl_f32 ? (const float *)x : xb, len,
+                              mu, 1.0 / sqrt(var_r + p->eps), g, bt, pf, pf_bytes);
             if (p->has_stats) {
                 pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
                 pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);
@@ -101,7 +110,7 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;
-        float *xb = (float *)(s + 2 * prm + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
+        float *xb = (float *)(s + 2 * prm + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
         int64_t b, e;
         pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         for (int64_t r = b; r < e; ++r) {

@@ -30,19 +30,41 @@ typedef struct pt_mem_rows {
     pt_isa_level level;
     unsigned features; /* PT_CPU_* sub-features required on top of level */
     /* dst[0, n) of type dt (f32, bf16, f16) = src rounded as vec.h's
-     * conversions, written with non-temporal stores. */
-    void (*stream)(void *dst, dnnl_data_type_t dt, const float *src, int64_t n);
+     * conversions, written with non-temporal stores; meanwhile the pf_bytes
+     * at pf (the source of the caller's next piece; NULL: none) are
+     * prefetched into L2, so that reads overlap the writes. */
+    void (*stream)(void *dst, dnnl_data_type_t dt, const float *src, int64_t n, const void *pf, size_t pf_bytes);
     /* Orders this thread's non-temporal stores before its later stores (once
      * at the end of a thread's share). */
     void (*fence)(void);
     /* One pass over a row of src (f32 or bf16): s[0] = Σ (x[i] - k), s[1] =
-     * Σ (x[i] - k)² in f64 lanes; a bf16 row is also widened into xb. */
+     * Σ (x[i] - k)² in f64 lanes; a bf16 row is also widened into xb (unless
+     * NULL). */
     void (*norm_stats)(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]);
     /* dst[i] (type dt: f32 or bf16) = (((x[i] - mean)·inv)·g[i] + b[i]) in
      * f64 (as vec.h's normalize; g, b may be NULL), streamed when `stream`;
      * meanwhile the pf_bytes at pf (the next row) are prefetched into L2. */
     void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
                        double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
+    /* norm_apply for a bf16 dst, x f32 or bf16, g and b f32 (or NULL): the
+     * arithmetic in f32, within 1 bf16 ulp of the f64 result (see
+     * docs/numerics.md). */
+    void (*norm_apply_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, double mean,
+                            double inv, const float *g, const float *b, const void *pf, size_t pf_bytes);
+    /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */
+    void (*convert)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, bool stream);
+    /* dst = f(src) for ReLU (bit-identical), Sigmoid (as vec.h's rows),
+     * GELU (tanh form as vec.h's rows; erf form: see docs/numerics.md);
+     * false for other kinds (n = 0 asks whether the kind is one). */
+    bool (*unary)(const pt_eltwise_params *p, void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt,
+                  int64_t n, bool stream);
+    /* dst[i] = a[i·as] op b[i·bs] (as, bs in {0, 1}) for the kinds of vec.h's
+     * binary, the reference's f32 arithmetic; false for other kinds. */
+    bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
+                   const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
+    /* dst[i] = x[i]·s (SoftMax's last pass), pf as in stream. */
+    void (*scale_out)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s, const void *pf,
+                      size_t pf_bytes);
 } pt_mem_rows;
 
 extern const pt_mem_rows pt_mem_rows_avx512;     /* kernels/x86/mem_avx512.c */
