@@ -3,7 +3,7 @@
  * nearest-even carry, NaN made quiet). */
 #include "kernels/x86/mem_rows_avx512.h"
 
-static inline __m256i pt_mem_bf16x16(__m512 v) {
+PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v) {
     const __m512i u = _mm512_castps_si512(v);
     const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
     const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));

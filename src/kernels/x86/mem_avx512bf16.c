@@ -4,7 +4,7 @@
  * a vector holding one (rare) takes the integer steps instead. */
 #include "kernels/x86/mem_rows_avx512.h"
 
-static inline __m256i pt_mem_bf16x16(__m512 v) {
+PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v) {
     const __m512i u = _mm512_castps_si512(v);
     const __mmask16 sub = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x7fffffff)) &
                           ~_mm512_test_epi32_mask(u, _mm512_set1_epi32(0x7f800000));

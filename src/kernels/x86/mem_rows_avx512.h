@@ -12,30 +12,35 @@
 #include "kernels/mem/mem_rows.h"
 #include "kernels/x86/vec_exp_x86.h"
 
-static inline __mmask16 pt_mem_mask16(int64_t left) {
+/* Everything here inlines into the row functions: a maker left out of line
+ * costs a call per vector, and its loads keep a run-time mask (masked loads
+ * that miss the caches are far slower than plain ones). */
+#define PT_MEM_INLINE static inline __attribute__((always_inline))
+
+PT_MEM_INLINE __mmask16 pt_mem_mask16(int64_t left) {
     return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
 }
 
-static inline __m512 pt_mem_widen_bf16(__m256i h) {
+PT_MEM_INLINE __m512 pt_mem_widen_bf16(__m256i h) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
 /* Elements [i, i + 16) of an f32 / bf16 row as f32 (lanes outside k zero). */
-static inline __m512 pt_mem_load16(const void *src, bool bf16, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_load16(const void *src, bool bf16, int64_t i, __mmask16 k) {
     if (bf16) return pt_mem_widen_bf16(_mm256_maskz_loadu_epi16(k, (const uint16_t *)src + i));
     return _mm512_maskz_loadu_ps(k, (const float *)src + i);
 }
 
 /* The same for an f32, bf16 or f16 source. */
-static inline __m512 pt_mem_load16_dt(const void *src, dnnl_data_type_t dt, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_load16_dt(const void *src, dnnl_data_type_t dt, int64_t i, __mmask16 k) {
     if (dt == dnnl_f16) return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, (const uint16_t *)src + i));
     return pt_mem_load16(src, dt == dnnl_bf16, i, k);
 }
 
-static inline __m256i pt_mem_bf16x16(__m512 v);
+PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v);
 
 /* Elements [i, i + 16) of dst (f32, bf16 or f16), cached stores, lanes in k. */
-static inline void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m512 v, __mmask16 k) {
+PT_MEM_INLINE void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m512 v, __mmask16 k) {
     switch ((int)dt) {
         case dnnl_bf16: _mm256_mask_storeu_epi16((uint16_t *)dst + i, k, pt_mem_bf16x16(v)); break;
         case dnnl_f16:
@@ -50,8 +55,6 @@ static inline void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m
  * non-temporal stores of whole 64-byte lines from the first aligned one on
  * (cached stores for the head before it and the tail after the last line). */
 typedef __m512 (*pt_mem_make16)(const void *ctx, int64_t i, __mmask16 k);
-
-#define PT_MEM_INLINE static inline __attribute__((always_inline))
 
 PT_MEM_INLINE void pt_mem_emit_dt(void *dst, dnnl_data_type_t dt, bool stream, int64_t n, const void *ctx,
                                   pt_mem_make16 f) {
@@ -104,14 +107,14 @@ typedef struct {
     int64_t per_vector;
 } pt_mem_prefetch;
 
-static inline pt_mem_prefetch pt_mem_prefetch_init(const void *pf, size_t bytes, int64_t n) {
+PT_MEM_INLINE pt_mem_prefetch pt_mem_prefetch_init(const void *pf, size_t bytes, int64_t n) {
     const int64_t lines = pf ? (int64_t)((bytes + 63) / 64) : 0, vectors = (n + 15) / 16;
     const char *p = pf;
     return (pt_mem_prefetch){.at = p, .end = p ? p + bytes : NULL,
                              .per_vector = vectors > 0 ? (lines + vectors - 1) / vectors : 0};
 }
 
-static inline void pt_mem_prefetch_step(pt_mem_prefetch *q) {
+PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
     for (int64_t j = 0; j < q->per_vector && q->at < q->end; ++j, q->at += 64) _mm_prefetch(q->at, _MM_HINT_T1);
 }
 
@@ -122,7 +125,7 @@ typedef struct {
     pt_mem_prefetch pf;
 } pt_mem_copy_ctx;
 
-static inline __m512 pt_mem_make_copy(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_copy(const void *ctx, int64_t i, __mmask16 k) {
     pt_mem_copy_ctx *c = (pt_mem_copy_ctx *)ctx;
     pt_mem_prefetch_step(&c->pf);
     return _mm512_maskz_loadu_ps(k, c->src + i);
@@ -138,8 +141,8 @@ static void pt_mem_row_fence(void) { _mm_sfence(); }
 
 /* ---- LayerNorm / RMSNorm ---- */
 
-static inline __m512d pt_mem_lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
-static inline __m512d pt_mem_hi8(__m512 v) {
+PT_MEM_INLINE __m512d pt_mem_lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+PT_MEM_INLINE __m512d pt_mem_hi8(__m512 v) {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
@@ -181,14 +184,14 @@ typedef struct {
     pt_mem_prefetch pf;
 } pt_mem_norm_ctx;
 
-static inline __m512d pt_mem_norm8(const pt_mem_norm_ctx *c, __m512d x, int64_t i, __mmask8 k) {
+PT_MEM_INLINE __m512d pt_mem_norm8(const pt_mem_norm_ctx *c, __m512d x, int64_t i, __mmask8 k) {
     __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->inv);
     if (c->g) v = _mm512_mul_pd(v, _mm512_maskz_loadu_pd(k, c->g + i));
     if (c->b) v = _mm512_add_pd(v, _mm512_maskz_loadu_pd(k, c->b + i));
     return v;
 }
 
-static inline __m512 pt_mem_make_norm(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_norm(const void *ctx, int64_t i, __mmask16 k) {
     pt_mem_norm_ctx *c = (pt_mem_norm_ctx *)ctx;
     pt_mem_prefetch_step(&c->pf);
     const __m512 x = _mm512_maskz_loadu_ps(k, c->x + i);
@@ -220,14 +223,14 @@ typedef struct {
     pt_mem_prefetch pf;
 } pt_mem_norm32_ctx;
 
-static inline __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
+PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
     __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->invd);
     if (c->g) v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->g + i)));
     if (c->b) v = _mm512_add_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->b + i)));
     return v;
 }
 
-static inline __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k) {
     pt_mem_norm32_ctx *c = (pt_mem_norm32_ctx *)ctx;
     pt_mem_prefetch_step(&c->pf);
     const __m512 x = pt_mem_load16(c->x, c->bf16, i, k);
@@ -257,7 +260,7 @@ static void pt_mem_row_norm_apply_bf16(uint16_t *dst, bool stream, const void *x
 
 /* exp as the vector table's rows compute it (vec_exp_x86.h): n·ln2 + r,
  * Taylor to degree 6, vscalefps for 2^n; 0 below PT_EXP_MIN, NaN kept. */
-static inline __m512 pt_mem_exp(__m512 x) {
+PT_MEM_INLINE __m512 pt_mem_exp(__m512 x) {
     const __m512 lo = _mm512_set1_ps(PT_EXP_MIN);
     const __mmask16 zero = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
     x = _mm512_max_ps(lo, _mm512_min_ps(_mm512_set1_ps(PT_EXP_MAX + 1.f), x)); /* NaN (second operand) passes */
@@ -275,7 +278,7 @@ static inline __m512 pt_mem_exp(__m512 x) {
 
 /* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
  * relative); 1/inf stays 0. */
-static inline __m512 pt_mem_recip(__m512 d) {
+PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
     const __m512 r0 = _mm512_rcp14_ps(d);
     const __m512 r = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
@@ -297,7 +300,7 @@ static inline __m512 pt_mem_recip(__m512 d) {
  * the polynomial, 1 + erf formed by one FMA; any other takes erfc(|z|) =
  * t·exp(-z² + P(t)) (vec_exp_x86.h), which keeps the relative accuracy for
  * large negative x where 1 + erf cancels. */
-static inline __m512 pt_mem_gelu_erf(__m512 x) {
+PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
     const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(PT_SQRT1_2));
     const __m512 az = _mm512_abs_ps(z);
     const __m512 hx = _mm512_mul_ps(_mm512_set1_ps(0.5f), x);
@@ -328,14 +331,14 @@ static inline __m512 pt_mem_gelu_erf(__m512 x) {
 }
 
 /* GELU, tanh form: x / (1 + exp(-2g)), g = √(2/π)·(x + 0.044715·x³). */
-static inline __m512 pt_mem_gelu_tanh(__m512 x) {
+PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
     const __m512 e = pt_mem_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
     return _mm512_mul_ps(x, pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
-static inline __m512 pt_mem_sigmoid(__m512 x) {
+PT_MEM_INLINE __m512 pt_mem_sigmoid(__m512 x) {
     return pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_mem_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
@@ -346,28 +349,28 @@ typedef struct {
     dnnl_data_type_t dt;
 } pt_mem_src;
 
-static inline __m512 pt_mem_make_convert(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_convert(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     return pt_mem_load16_dt(c->src, c->dt, i, k);
 }
 
-static inline __m512 pt_mem_make_relu(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_relu(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NLE_UQ), v); /* NaN kept */
 }
 
-static inline __m512 pt_mem_make_gelu_erf(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_gelu_erf(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     return pt_mem_gelu_erf(pt_mem_load16_dt(c->src, c->dt, i, k));
 }
 
-static inline __m512 pt_mem_make_gelu_tanh(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_gelu_tanh(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     return pt_mem_gelu_tanh(pt_mem_load16_dt(c->src, c->dt, i, k));
 }
 
-static inline __m512 pt_mem_make_sigmoid(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_sigmoid(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     return pt_mem_sigmoid(pt_mem_load16_dt(c->src, c->dt, i, k));
 }
@@ -400,7 +403,7 @@ typedef struct {
 } pt_mem_bin_ctx;
 
 #define PT_MEM_BIN_MAKE(name, op)                                                             \
-    static inline __m512 name(const void *ctx, int64_t i, __mmask16 k) {                     \
+    PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                       \
         const pt_mem_bin_ctx *c = ctx;                                                       \
         const __m512 u = c->a_full ? pt_mem_load16_dt(c->a, c->adt, i, k) : c->sa;            \
         const __m512 v = c->b_full ? pt_mem_load16_dt(c->b, c->bdt, i, k) : c->sb;            \
@@ -414,7 +417,7 @@ PT_MEM_BIN_MAKE(pt_mem_make_max, _mm512_max_ps) /* u > v ? u : v, as the referen
 PT_MEM_BIN_MAKE(pt_mem_make_min, _mm512_min_ps) /* u < v ? u : v */
 #undef PT_MEM_BIN_MAKE
 
-static inline float pt_mem_scalar(const void *p, dnnl_data_type_t dt) {
+PT_MEM_INLINE float pt_mem_scalar(const void *p, dnnl_data_type_t dt) {
     return _mm512_cvtss_f32(pt_mem_load16_dt(p, dt, 0, 1));
 }
 
@@ -442,7 +445,7 @@ typedef struct {
     pt_mem_prefetch pf;
 } pt_mem_scale_ctx;
 
-static inline __m512 pt_mem_make_scale(const void *ctx, int64_t i, __mmask16 k) {
+PT_MEM_INLINE __m512 pt_mem_make_scale(const void *ctx, int64_t i, __mmask16 k) {
     pt_mem_scale_ctx *c = (pt_mem_scale_ctx *)ctx;
     pt_mem_prefetch_step(&c->pf);
     return _mm512_mul_ps(_mm512_maskz_loadu_ps(k, c->x + i), c->s);
