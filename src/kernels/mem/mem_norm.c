@@ -28,6 +28,11 @@ static const float *param_f32(const pt_vec_ops *v, const pt_tview *t, int64_t le
 
 /* An affine parameter as f64 (the fused path's normalisation reads it per element). */
 static const double *param_f64(const pt_tview *t, int64_t len, double *buf) {
+    if (t->lt.data_type == dnnl_f32) { /* the common case as a plain loop: it vectorises */
+        const float *g = t->data;
+        for (int64_t i = 0; i < len; ++i) buf[i] = g[i];
+        return buf;
+    }
     for (int64_t i = 0; i < len; ++i) buf[i] = pt_load_f32(t->data, t->lt.data_type, i);
     return buf;
 }
