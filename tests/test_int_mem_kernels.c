@@ -902,6 +902,11 @@ static void test_rows_eltwise(const pt_mem_rows *m) {
                 bad += h[i] != pt_f32_to_f16(x[i]);
                 bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
             }
+            const float mx = m->load_max(y, h, dnnl_f16, n), want_max = v->max(y, n);
+            bad += memcmp(&mx, &want_max, 4) != 0;
+            for (int64_t i = 0; i < n; ++i) bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
+            const float mx32 = m->load_max(y, x, dnnl_f32, n), want32 = v->max(x, n);
+            bad += memcmp(&mx32, &want32, 4) != 0 || (n > 0 && memcmp(y, x, 4 * (size_t)n) != 0);
             m->scale_out(hy, dnnl_bf16, n % 2 == 1, x, n, 0.37f, w, 4 * (size_t)n);
             m->fence();
             for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(x[i] * 0.37f);

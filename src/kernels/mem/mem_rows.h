@@ -62,6 +62,9 @@ typedef struct pt_mem_rows {
      * binary, the reference's f32 arithmetic; false for other kinds. */
     bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
                    const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
+    /* x[0, n) = src (type dt) as f32; returns max_i x[i] as vec.h's max
+     * (-inf for n = 0, NaN skipped): SoftMax's first pass. */
+    float (*load_max)(float *x, const void *src, dnnl_data_type_t dt, int64_t n);
     /* dst[i] = x[i]·s (SoftMax's last pass), pf as in stream. */
     void (*scale_out)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s, const void *pf,
                       size_t pf_bytes);

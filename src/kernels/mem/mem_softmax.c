@@ -84,8 +84,7 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
             pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
             for (int64_t r = b; r < e; ++r) {
                 const char *row = (const char *)src + (size_t)(r * len) * ses;
-                m->convert(x, dnnl_f32, row, p->src_dt, len, false);
-                const float mx = v->max(x, len);
+                const float mx = m->load_max(x, row, p->src_dt, len);
                 float s = 1.f;
                 if (p->inf_as_zero && mx == -INFINITY) memset(x, 0, (size_t)len * sizeof *x); /* a fully masked row gives zeros */
                 else s = 1.f / v->exp_sum(x, len, mx);

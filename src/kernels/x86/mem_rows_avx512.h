@@ -437,7 +437,32 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
     }
 }
 
-/* ---- SoftMax: the last pass ---- */
+/* ---- SoftMax ---- */
+
+typedef struct {
+    const void *src;
+    dnnl_data_type_t dt;
+    __m512 m;
+} pt_mem_max_ctx;
+
+PT_MEM_INLINE __m512 pt_mem_make_load_max(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_max_ctx *c = (pt_mem_max_ctx *)ctx;
+    const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
+    c->m = _mm512_mask_max_ps(c->m, k, v, c->m); /* NaN in v yields m: NaN skipped, as vec.h's max */
+    return v;
+}
+
+static float pt_mem_row_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n) {
+    pt_mem_max_ctx c = {.src = src, .dt = dt, .m = _mm512_set1_ps(-INFINITY)};
+    switch ((int)dt) { /* the source type a constant in each copy */
+        case dnnl_bf16: c.dt = dnnl_bf16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+        case dnnl_f16: c.dt = dnnl_f16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+        default: c.dt = dnnl_f32, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+    }
+    return _mm512_reduce_max_ps(c.m);
+}
+
+/* The last pass. */
 
 typedef struct {
     const float *x;
@@ -460,6 +485,7 @@ static void pt_mem_row_scale_out(void *dst, dnnl_data_type_t dt, bool stream, co
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
     .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .scale_out = pt_mem_row_scale_out, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16
+    .binary = pt_mem_row_binary, .scale_out = pt_mem_row_scale_out, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, \
+    .load_max = pt_mem_row_load_max
 
 #endif
