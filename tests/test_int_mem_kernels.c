@@ -16,14 +16,17 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "ir/dtype_round.h"
+#include "kernels/mem/mem_rows.h"
+#include "kernels/vec/vec_rows.h"
 #include "test_graph_util.h"
 
 static uint32_t g_rng = 0x9e3779b9u;
-static float g_scale = 1.f; /* inputs are uniform in [-g_scale, g_scale) */
+static float g_scale = 1.f, g_offset = 0.f; /* inputs are uniform in g_offset + [-g_scale, g_scale) */
 
 static float next_value(void *ctx) {
     (void)ctx;
-    return g_scale * tg_lcg_pm1(&g_rng);
+    return g_offset + g_scale * tg_lcg_pm1(&g_rng);
 }
 
 /* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
@@ -179,6 +182,21 @@ static void test_softmax(void) {
         g.result[g.nres++] = y;
         run_case(c % 2 ? "SoftMax masked rows inf_as_zero" : "SoftMax masked rows", &g, true, tol_softmax);
     }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores, f32 and
+     * bf16, rows of 33 (unaligned row starts; short, as the reference's
+     * sequential f32 sum drifts from the lane-wise one on long rows beyond
+     * this tolerance). */
+    for (int c = 0; c < 2; ++c) {
+        tg_graph gb = {0};
+        const int64_t big[2] = {260847, 33};
+        const size_t xb = tg_tensor(&gb, k_float_types[c], 2, big, NULL), yb = tg_tensor(&gb, k_float_types[c], 2, big, NULL);
+        tg_op *o = tg_add(&gb, dnnl_graph_op_softmax, 1, &xb, 1, &yb);
+        const int64_t ax = -1;
+        tg_attr_s64(o, dnnl_graph_op_attr_axis, &ax, 1);
+        gb.result[gb.nres++] = yb;
+        g_scale = 3.f;
+        run_case("SoftMax streamed", &gb, true, tol_softmax);
+    }
     /* A strided (non-dense) source is declined: the reference runs. */
     tg_graph g = {0};
     const int64_t d[2] = {5, 7}, st[2] = {9, 1};
@@ -192,46 +210,60 @@ static void test_softmax(void) {
 
 /* ---- LayerNorm / RMSNorm ---- */
 
+/* Case c (its index picks the kind, types, affine and stats) on shape d. */
+static void norm_case(int c, const int64_t *d, int r) {
+    tg_graph g = {0};
+    const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
+    const int a = begin < 0 ? r - 1 : (int)begin;
+    const dnnl_data_type_t dt = k_float_types[c % 3];
+    const bool rms = c % 2 == 1;
+    const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+    /* gamma / beta: the normalised dims, f32 or the source type. */
+    const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
+    const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
+    const bool affine = c % 5 != 4;
+    char name[96];
+    if (rms) {
+        size_t in[2] = {x, gm};
+        tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+        g.result[g.nres++] = y;
+    } else {
+        int64_t sd[4];
+        for (int i = 0; i < a; ++i) sd[i] = d[i];
+        const bool stats = c % 4 == 0;
+        const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
+        size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+        tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
+        tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
+        const float eps = 1e-3f;
+        tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
+        g.result[g.nres++] = y;
+        if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
+    }
+    g_scale = c % 4 == 1 ? 100.f : 2.f;
+    /* Rows far from zero: the one-pass statistics must not cancel. */
+    g_offset = c % 7 == 3 ? 1000.f : 0.f;
+    snprintf(name, sizeof name, "%s %s rank %d begin %d%s%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
+             affine ? " affine" : "", g_offset != 0.f ? " offset" : "");
+    run_case(name, &g, true, tol_norm);
+    g_offset = 0.f;
+}
+
 static void test_norm(void) {
     for (int c = 0; c < 48; ++c) {
-        tg_graph g = {0};
         int64_t d[4];
         const int r = random_shape(d, 30000);
-        const int64_t begin = c % 3 == 0 ? -1 : (c % 3 == 1 ? 0 : r / 2);
-        const int a = begin < 0 ? r - 1 : (int)begin;
-        const dnnl_data_type_t dt = k_float_types[c % 3];
-        const bool rms = c % 2 == 1;
-        const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
-        /* gamma / beta: the normalised dims, f32 or the source type. */
-        const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
-        const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
-        const bool affine = c % 5 != 4;
-        char name[96];
-        if (rms) {
-            size_t in[2] = {x, gm};
-            tg_op *o = tg_add(&g, dnnl_graph_op_rms_norm, affine ? 2 : 1, in, 1, &y);
-            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
-            g.result[g.nres++] = y;
-        } else {
-            int64_t sd[4];
-            for (int i = 0; i < a; ++i) sd[i] = d[i];
-            const bool stats = c % 4 == 0;
-            const size_t mean = tg_tensor(&g, dnnl_f32, a, sd, NULL), var = tg_tensor(&g, dnnl_f32, a, sd, NULL);
-            size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
-            tg_op *o = tg_add(&g, dnnl_graph_op_layer_norm, affine ? 3 : 1, in, stats && a > 0 ? 3 : 1, out);
-            tg_attr_s64(o, dnnl_graph_op_attr_begin_norm_axis, &begin, 1);
-            tg_attr_bool(o, dnnl_graph_op_attr_use_affine, affine);
-            tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, stats && a > 0);
-            const float eps = 1e-3f;
-            tg_attr_f32(o, dnnl_graph_op_attr_epsilon, &eps, 1);
-            g.result[g.nres++] = y;
-            if (stats && a > 0) g.result[g.nres++] = mean, g.result[g.nres++] = var;
-        }
-        g_scale = c % 4 == 1 ? 100.f : 2.f;
-        snprintf(name, sizeof name, "%s %s rank %d begin %d%s", rms ? "RMSNorm" : "LayerNorm", pt_dt_name(dt), r, a,
-                 affine ? " affine" : "");
-        run_case(name, &g, true, tol_norm);
+        norm_case(c, d, r);
     }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores, rows of
+     * 4099 (unaligned row starts; bf16 cases normalise the whole tensor as
+     * one row), LayerNorm and RMSNorm, with and without an offset. */
+    const int64_t big[2] = {2100, 4099};
+    static const int big_cases[] = {0, 3, 24, 1, 4, 10};
+    for (int i = 0; i < 6; ++i) norm_case(big_cases[i], big, 2);
 }
 
 /* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
@@ -393,6 +425,21 @@ static void test_eltwise(void) {
         snprintf(name, sizeof name, "eltwise kind %d %s n=%lld", (int)kinds[k].kind, pt_dt_name(dt), (long long)tg_nelems(&g.lt[x - 1]));
         run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
     }
+    /* Outputs past PT_MEM_STREAM_BYTES (16 MiB): streamed stores. */
+    const int64_t big[2] = {2100, 4099};
+    for (int c = 0; c < 4; ++c) {
+        const int k = c; /* ReLU, GELU erf, GELU tanh, Sigmoid */
+        tg_graph g = {0};
+        const dnnl_data_type_t dt = k_float_types[c % 2];
+        const size_t x = tg_tensor(&g, dt, 2, big, NULL), y = tg_tensor(&g, dt, 2, big, NULL);
+        tg_op *o = tg_add(&g, kinds[k].kind, 1, &x, 1, &y);
+        if (kinds[k].mode) tg_attr_str(o, dnnl_graph_op_attr_mode, kinds[k].mode);
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "eltwise kind %d %s streamed", (int)kinds[k].kind, pt_dt_name(dt));
+        run_case(name, &g, true, kinds[k].exact ? NULL : tol_transcendental);
+    }
 }
 
 /* ---- binary ops with broadcast ---- */
@@ -439,6 +486,20 @@ static void test_binary(void) {
     tg_add(&g, dnnl_graph_op_multiply, 2, in, 1, &y);
     g.result[g.nres++] = y;
     run_case("binary x*x", &g, true, NULL);
+    /* Outputs past PT_MEM_STREAM_BYTES: streamed stores (same shapes, and a
+     * row broadcast). */
+    for (int c = 0; c < 3; ++c) {
+        tg_graph gb = {0};
+        const int64_t big[2] = {2100, 4099}, row[1] = {4099};
+        const dnnl_data_type_t dt = k_float_types[c];
+        const size_t xa = tg_tensor(&gb, dt, 2, big, NULL), xb = c == 1 ? tg_tensor(&gb, dt, 1, row, NULL) : tg_tensor(&gb, dt, 2, big, NULL);
+        const size_t yb = tg_tensor(&gb, dt, 2, big, NULL);
+        const size_t ins[2] = {xa, xb};
+        tg_add(&gb, c == 2 ? dnnl_graph_op_maximum : dnnl_graph_op_add, 2, ins, 1, &yb);
+        gb.result[gb.nres++] = yb;
+        g_scale = 2.f;
+        run_case(c == 1 ? "binary row streamed" : "binary same streamed", &gb, true, NULL);
+    }
 }
 
 /* ---- TypeCast / Reorder / StaticTranspose ---- */
@@ -481,6 +542,16 @@ static void test_convert(void) {
         char name[96];
         snprintf(name, sizeof name, "%s %s -> %s rank %d", reorder ? "Reorder" : "TypeCast", pt_dt_name(s), pt_dt_name(t), r);
         run_case(name, &g, true, NULL);
+    }
+    /* Outputs past PT_MEM_STREAM_BYTES: streamed stores. */
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t big[2] = {2100, 4099};
+        const size_t x = tg_tensor(&g, pairs[c][0], 2, big, NULL), y = tg_tensor(&g, pairs[c][1], 2, big, NULL);
+        tg_add(&g, dnnl_graph_op_type_cast, 1, &x, 1, &y);
+        g.result[g.nres++] = y;
+        g_scale = c == 2 ? 70000.f : 1.f;
+        run_case("TypeCast streamed", &g, true, NULL);
     }
     /* Reorders between dim orders (dense permuted strides on either side)
      * and StaticTranspose: bit-identical copies, tiles and tails included. */
@@ -653,11 +724,219 @@ static void test_reduce(void) {
     run_case("ReduceSum axes 0 and 2", &g, false, NULL);
 }
 
+/* ---- the ISA rows (kernels/mem/mem_rows.h), each one this CPU runs ---- */
+
+/* Values with every rounding case: random, subnormal, ties, NaN, inf. */
+static float special_value(int i) {
+    static const float k[] = {0.f, -0.f, 1e-40f, -3e-39f, 1.17e-38f, INFINITY, -INFINITY, NAN, 1.00390625f, 1.01171875f,
+                              65504.f, 70000.f, 6e-8f};
+    return i % 5 == 0 ? k[(i / 5) % (int)(sizeof k / sizeof k[0])] : 4.f * tg_lcg_pm1(&g_rng);
+}
+
+static bool same_bits16(uint16_t a, uint16_t b) { return a == b; }
+
+static void test_rows_stream(const pt_mem_rows *m) {
+    enum { N = 1100 };
+    static float src[N];
+    static _Alignas(64) uint16_t h[N + 64];
+    static _Alignas(64) float f[N + 64];
+    for (int i = 0; i < N; ++i) src[i] = special_value(i);
+    static const int64_t lens[] = {0, 1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100, 1000, 1100};
+    int bad = 0;
+    for (int li = 0; li < (int)(sizeof lens / sizeof lens[0]); ++li)
+        for (int off = 0; off < 34; off += (off < 2 ? 1 : 7)) {
+            const int64_t n = lens[li];
+            memset(f, 0x55, sizeof f);
+            m->stream(f + off, dnnl_f32, src, n, src, 4 * (size_t)n);
+            for (int64_t i = 0; i < n; ++i) bad += memcmp(&f[off + i], &src[i], 4) != 0;
+            bad += memcmp(&f[off + n], (uint32_t[]){0x55555555u}, 4) != 0; /* nothing past the end */
+            for (int t = 0; t < 2; ++t) {
+                memset(h, 0x55, sizeof h);
+                m->stream(h + off, t ? dnnl_f16 : dnnl_bf16, src, n, NULL, 0);
+                for (int64_t i = 0; i < n; ++i) {
+                    const uint16_t want = t ? pt_f32_to_f16(src[i]) : pt_bf16_bits_rne(src[i]);
+                    bad += !same_bits16(h[off + i], want);
+                }
+                bad += h[off + n] != 0x5555;
+                if (off > 0) bad += h[off - 1] != 0x5555; /* nothing before the start */
+            }
+        }
+    m->fence();
+    if (bad) fprintf(stderr, "  rows %s: stream: %d wrong elements\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+static void test_rows_norm(const pt_mem_rows *m) {
+    enum { N = 1000 };
+    static float x[N], xb[N], y[N];
+    static uint16_t xh[N], yh[N];
+    static double g[N], b[N];
+    static const int64_t lens[] = {1, 2, 15, 16, 17, 33, 100, 999};
+    int bad = 0;
+    for (int li = 0; li < (int)(sizeof lens / sizeof lens[0]); ++li) {
+        const int64_t n = lens[li];
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
+            xh[i] = pt_bf16_bits_rne(x[i]);
+            g[i] = 1.0 + tg_lcg_pm1(&g_rng), b[i] = tg_lcg_pm1(&g_rng);
+        }
+        for (int t = 0; t < 2; ++t) { /* f32, bf16 source */
+            const double k = t ? pt_bf16_bits_to_f32(xh[0]) : x[0];
+            double s[2], w1 = 0.0, w2 = 0.0;
+            m->norm_stats(t ? (const void *)xh : x, t ? dnnl_bf16 : dnnl_f32, n, k, xb, s);
+            for (int64_t i = 0; i < n; ++i) {
+                const double v = t ? pt_bf16_bits_to_f32(xh[i]) : x[i];
+                w1 += v - k, w2 += (v - k) * (v - k);
+                if (t) bad += xb[i] != (float)v;
+            }
+            bad += fabs(s[0] - w1) > 1e-9 * (fabs(w1) + 1.0) || fabs(s[1] - w2) > 1e-9 * w2;
+        }
+        const double mean = 499.5, inv = 0.7;
+        for (int gb = 0; gb < 2; ++gb)
+            for (int t = 0; t < 2; ++t) {
+                const double *gp = gb ? g : NULL, *bp = gb ? b : NULL;
+                m->norm_apply(t ? (void *)yh : y, t ? dnnl_bf16 : dnnl_f32, t == gb, x, n, mean, inv, gp, bp, x, 4 * n);
+                m->fence();
+                for (int64_t i = 0; i < n; ++i) {
+                    double v = (x[i] - mean) * inv;
+                    if (gp) v *= gp[i];
+                    if (bp) v += bp[i];
+                    bad += t ? yh[i] != pt_bf16_bits_rne((float)v) : y[i] != (float)v;
+                }
+            }
+    }
+    /* bf16 output in f32 arithmetic: within 1 bf16 ulp of the f64 value,
+     * also where beta cancels the product (every third element). */
+    static float gf[N], bf[N];
+    for (int64_t n = 1; n <= N; n += n < 40 ? 1 : 317) {
+        const double mean = 499.5 + 1e-4, inv = 0.7;
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
+            xh[i] = pt_bf16_bits_rne(x[i]);
+            gf[i] = 1.f + tg_lcg_pm1(&g_rng);
+            bf[i] = i % 3 ? tg_lcg_pm1(&g_rng) : (float)(-(x[i] - mean) * inv * gf[i] * (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
+        }
+        for (int t = 0; t < 4; ++t) { /* f32 / bf16 source; with and without gamma, beta */
+            const void *src = t % 2 ? (const void *)xh : x;
+            m->norm_apply_bf16(yh, t == 1, src, t % 2 ? dnnl_bf16 : dnnl_f32, n, mean, inv, t < 2 ? gf : NULL,
+                               t < 2 ? bf : NULL, NULL, 0);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) {
+                double v = ((t % 2 ? pt_bf16_bits_to_f32(xh[i]) : x[i]) - mean) * inv;
+                if (t < 2) v = v * gf[i] + bf[i];
+                const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v)), got = pt_bf16_bits_to_f32(yh[i]);
+                bad += fabsf(got - want) > ldexp(fabs(v), -7) + 1e-38;
+            }
+        }
+    }
+    if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+/* Fused element-wise ops against the vector table's AVX-512 row (the same
+ * arithmetic: bit-identical) and GELU (erf) against double precision within
+ * the bound of docs/numerics.md: 8 ulp + x²·2⁻²³ relative. */
+static void test_rows_eltwise(const pt_mem_rows *m) {
+    enum { N = 4099 };
+    static float x[N], w[N], y[N], want[N];
+    static uint16_t h[N], hy[N];
+    const pt_vec_ops *v = &pt_vec_row_avx512;
+    int bad = 0;
+    for (int range = 0; range < 3; ++range) { /* the polynomial's range, mixed, far */
+        const float span = range == 0 ? 1.414f : (range == 1 ? 3.f : 12.f);
+        for (int i = 0; i < N; ++i) x[i] = span * tg_lcg_pm1(&g_rng), w[i] = 2.f * tg_lcg_pm1(&g_rng);
+        if (range == 2) x[5] = NAN, x[6] = INFINITY, x[7] = -INFINITY, x[8] = -0.f;
+        static const int kinds[][2] = {{dnnl_graph_op_relu, 0}, {dnnl_graph_op_sigmoid, 0}, {dnnl_graph_op_gelu, 1}, {dnnl_graph_op_gelu, 0}};
+        for (int k = 0; k < 4; ++k) {
+            const pt_eltwise_params p = {.kind = kinds[k][0], .gelu_tanh = kinds[k][1] != 0};
+            for (int64_t n = 0; n <= N; n += n < 40 ? 1 : 1013) {
+                CHECK(m->unary(&p, y, dnnl_f32, x, dnnl_f32, n, n % 2 == 1));
+                m->fence();
+                if (p.kind != dnnl_graph_op_gelu || p.gelu_tanh) {
+                    v->eltwise(&p, want, x, n);
+                    bad += n > 0 && memcmp(y, want, (size_t)n * 4) != 0;
+                    continue;
+                }
+                for (int64_t i = 0; i < n; ++i) {
+                    const double e = 0.5 * x[i] * erfc(-x[i] / sqrt(2.0));
+                    if (isnan(x[i]) || isinf(e)) {
+                        bad += isnan(x[i]) ? !isnan(y[i]) : y[i] != (float)e;
+                        continue;
+                    }
+                    const float ef = (float)e;
+                    const double ulp = nextafterf(fabsf(ef), INFINITY) - fabsf(ef);
+                    bad += fabs(y[i] - e) > 8.0 * ulp + fabs(e) * x[i] * x[i] * ldexp(1.0, -23) + 1e-37;
+                }
+            }
+            /* bf16 in and out: the f32 results rounded. */
+            for (int i = 0; i < N; ++i) h[i] = pt_bf16_bits_rne(x[i]), want[i] = pt_bf16_bits_to_f32(h[i]);
+            m->unary(&p, y, dnnl_f32, want, dnnl_f32, N, false);
+            m->unary(&p, hy, dnnl_bf16, h, dnnl_bf16, N, true);
+            m->fence();
+            for (int i = 0; i < N; ++i) bad += hy[i] != pt_bf16_bits_rne(y[i]);
+        }
+        /* Binary kinds, full and broadcast operands, f32 and bf16. */
+        static const int bin[] = {dnnl_graph_op_add, dnnl_graph_op_subtract, dnnl_graph_op_multiply,
+                                  dnnl_graph_op_divide, dnnl_graph_op_maximum, dnnl_graph_op_minimum};
+        for (int k = 0; k < 6; ++k)
+            for (int form = 0; form < 3; ++form) {
+                const int64_t as = form != 1, bs = form != 2, n = N - form;
+                CHECK(m->binary(bin[k], y, dnnl_f32, x, dnnl_f32, as, w, dnnl_f32, bs, n, form == 0));
+                m->fence();
+                v->binary(bin[k], want, x, as, w, bs, n);
+                bad += memcmp(y, want, (size_t)n * 4) != 0;
+                for (int i = 0; i < N; ++i) h[i] = pt_bf16_bits_rne(w[i]), hy[i] = pt_bf16_bits_rne(x[i]);
+                static float xa[N], xb2[N];
+                for (int i = 0; i < N; ++i) xa[i] = pt_bf16_bits_to_f32(hy[i]), xb2[i] = pt_bf16_bits_to_f32(h[i]);
+                v->binary(bin[k], want, xa, as, xb2, bs, n);
+                m->binary(bin[k], hy, dnnl_bf16, hy, dnnl_bf16, as, h, dnnl_bf16, bs, n, form == 1);
+                m->fence();
+                for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(want[i]);
+            }
+        /* Conversions f32 / bf16 / f16 both ways, and SoftMax's scaled store. */
+        for (int64_t n = 0; n < 70; ++n) {
+            m->convert(h, dnnl_f16, x, dnnl_f32, n, n % 2 == 0);
+            m->convert(y, dnnl_f32, h, dnnl_f16, n, n % 3 == 0);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) {
+                bad += h[i] != pt_f32_to_f16(x[i]);
+                bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
+            }
+            const float mx = m->load_max(y, h, dnnl_f16, n), want_max = v->max(y, n);
+            bad += memcmp(&mx, &want_max, 4) != 0;
+            for (int64_t i = 0; i < n; ++i) bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
+            const float mx32 = m->load_max(y, x, dnnl_f32, n), want32 = v->max(x, n);
+            bad += memcmp(&mx32, &want32, 4) != 0 || (n > 0 && memcmp(y, x, 4 * (size_t)n) != 0);
+            m->scale_out(hy, dnnl_bf16, n % 2 == 1, x, n, 0.37f, w, 4 * (size_t)n);
+            m->fence();
+            for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(x[i] * 0.37f);
+        }
+    }
+    const pt_eltwise_params tanh_op = {.kind = dnnl_graph_op_tanh};
+    CHECK(!m->unary(&tanh_op, y, dnnl_f32, x, dnnl_f32, 0, false)); /* not one of its kinds */
+    if (bad) fprintf(stderr, "  rows %s: eltwise: %d wrong\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+static void test_rows(void) {
+    for (size_t i = 0; i < pt_mem_rows_count(); ++i) {
+        const pt_mem_rows *m = pt_mem_rows_at(i);
+        if (!pt_cpu_row_usable(m->level, m->features, pt_isa())) {
+            printf("  rows %s: skipped (not usable here)\n", m->name);
+            continue;
+        }
+        test_rows_stream(m);
+        test_rows_norm(m);
+        test_rows_eltwise(m);
+    }
+}
+
 int main(void) {
     tg_setup();
     /* Every run compiles its own partition (the cache would hand the fusion
      * run the debug run's plan: its key does not name the pattern row). */
     CHECK(dnnl_graph_set_compiled_partition_cache_capacity(0) == dnnl_success);
+    test_rows();
     test_softmax();
     test_norm();
     test_group_norm();

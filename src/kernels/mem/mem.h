@@ -5,8 +5,12 @@
  * fills a plan per compiled partition; the plan's run function is a
  * pt_fused run.  Each pass keeps one row (or one chunk of 1024 elements) in
  * L1/L2 in f32, so the tensor crosses memory once; bf16 / f16 are
- * converted in registers on the way.  OpenMP over rows or chunks with at
- * least PT_MEM_BYTES_PER_THREAD per thread (one thread for small tensors).
+ * converted in registers on the way.  At the AVX-512 level (mem_rows.h) the
+ * element-wise ops, conversions and binary ops load, compute and store per
+ * vector in one pass, norms and SoftMax fuse their passes, and outputs of
+ * PT_MEM_STREAM_BYTES or more bypass the caches (non-temporal stores).
+ * OpenMP over rows or chunks with at least PT_MEM_BYTES_PER_THREAD per
+ * thread (one thread for small tensors).
  * docs/numerics.md states how each differs from its reference kernel. */
 #ifndef PARTITA_KERNELS_MEM_MEM_H
 #define PARTITA_KERNELS_MEM_MEM_H

@@ -1,23 +1,94 @@
-/* LayerNorm and RMSNorm on dense tensors (kernels/mem/mem.h): per row, the
- * statistics in f64 lanes over the row held in L1/L2 (two passes for the
- * mean and the variance, as the reference), then one pass that normalises
- * in f64 and rounds once. */
+/* LayerNorm and RMSNorm on dense tensors (kernels/mem/mem.h).  With an ISA
+ * row (mem_rows.h) and f32 / bf16 tensors, each row crosses memory once:
+ * one pass takes the statistics (f64 sums of x - k and (x - k)², k the
+ * row's first element, so the variance keeps the reference's accuracy), a
+ * second pass over the row, now in L1/L2, normalises in f64, rounds once and
+ * stores (streamed for large outputs) while the next row is prefetched.
+ * Otherwise: per row, the vector table's f64 sums (mean, then squared
+ * deviations, as the reference) and its normalisation. */
 #include <math.h>
 #include <string.h>
 
 #include "ir/dtype.h"
 #include "kernels/mem/mem_io.h"
+#include "kernels/mem/mem_rows.h"
 
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
 size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p) {
+    /* gamma and beta in f64 (the fused path's f32 output) and f32; per thread two f32 rows */
     const size_t row = round64((size_t)p->len * sizeof(float));
-    return 2 * row + 2 * row * (size_t)p->threads;
+    return 2 * round64((size_t)p->len * sizeof(double)) + 2 * row + 2 * row * (size_t)p->threads;
 }
 
 /* An affine parameter as f32: the tensor itself, or converted into buf. */
 static const float *param_f32(const pt_vec_ops *v, const pt_tview *t, int64_t len, float *buf) {
     return pt_mem_load(v, t->lt.data_type, t->data, 0, len, buf);
+}
+
+/* An affine parameter as f64 (the fused path's normalisation reads it per element). */
+static const double *param_f64(const pt_tview *t, int64_t len, double *buf) {
+    if (t->lt.data_type == dnnl_f32) { /* the common case as a plain loop: it vectorises */
+        const float *g = t->data;
+        for (int64_t i = 0; i < len; ++i) buf[i] = g[i];
+        return buf;
+    }
+    for (int64_t i = 0; i < len; ++i) buf[i] = pt_load_f32(t->data, t->lt.data_type, i);
+    return buf;
+}
+
+/* The fused path (an ISA row; f32 / bf16 source and destination). */
+static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt_tview *in, const pt_tview *out,
+                       char *s, int nt, bool stream) {
+    const int64_t len = p->len, rows = p->rows;
+    const size_t prm = round64((size_t)len * sizeof(double)), row = round64((size_t)len * sizeof(float));
+    const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
+    const bool to_bf16 = ddt == dnnl_bf16; /* normalised in f32 (mem_rows.h) */
+    const pt_vec_ops *v = pt_vec();
+    const double *g = p->has_gamma && !to_bf16 ? param_f64(&in[p->io.in[1]], len, (double *)s) : NULL;
+    const double *bt = p->has_beta && !to_bf16 ? param_f64(&in[p->io.in[2]], len, (double *)(s + prm)) : NULL;
+    const float *g32 = p->has_gamma && to_bf16 ? param_f32(v, &in[p->io.in[1]], len, (float *)(s + 2 * prm)) : NULL;
+    const float *b32 = p->has_beta && to_bf16 ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + 2 * prm + row)) : NULL;
+    const size_t ses = pt_dt_bytes(sdt, 1), des = pt_dt_bytes(ddt, 1);
+    const char *src = in[p->io.in[0]].data;
+    char *dst = out[p->io.out[0]].data;
+    const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int t = nt > 1 ? pt_thread_id() : 0;
+        float *xb = (float *)(s + 2 * prm + 2 * row + 2 * row * (size_t)t);
+        int64_t b, e;
+        pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
+        for (int64_t r = b; r < e; ++r) {
+            const char *x = src + (size_t)(r * len) * ses;
+            double mu = 0.0, var_r = 0.0, sums[2];
+            if (len > 0) {
+                const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);
+                m->norm_stats(x, sdt, len, k, to_bf16 ? NULL : xb, sums); /* the bf16 path reads x itself */
+                if (p->rms) {
+                    var_r = sums[1] / (double)len;
+                } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+                    mu = k + sums[0] / (double)len;
+                    var_r = (sums[1] - sums[0] * (sums[0] / (double)len)) / (double)len;
+                    if (var_r < 0.0) var_r = 0.0;
+                }
+            }
+            const bool last = r + 1 >= e;
+            const void *pf = last ? NULL : x + (size_t)len * ses;
+            const size_t pf_bytes = last ? 0 : (size_t)len * ses;
+            if (to_bf16)
+                m->norm_apply_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, mu,
+                                   1.0 / sqrt(var_r + p->eps), g32, b32, pf, pf_bytes);
+            else
+                m->norm_apply(dst + (size_t)(r * len) * des, ddt, stream, sdt == dnnl_f32 ? (const float *)x : xb, len,
+                              mu, 1.0 / sqrt(var_r + p->eps), g, bt, pf, pf_bytes);
+            if (p->has_stats) {
+                pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
+                pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);
+            }
+        }
+        if (stream) m->fence();
+    }
 }
 
 pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
@@ -26,20 +97,25 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     (void)nin, (void)nout; /* the lowering mapped every port (p->io) */
     const pt_vec_ops *v = pt_vec();
     const int64_t len = p->len, rows = p->rows;
-    const size_t row = round64((size_t)len * sizeof(float));
+    const size_t row = round64((size_t)len * sizeof(float)), prm = round64((size_t)len * sizeof(double));
     char *s = scratch;
-    const float *g = p->has_gamma ? param_f32(v, &in[p->io.in[1]], len, (float *)s) : NULL;
-    const float *bt = p->has_beta ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + row)) : NULL;
     const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
     const size_t bytes = (size_t)(rows * len) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
     const int nt = pt_mem_threads(ctx, bytes, rows, p->threads);
+    const pt_mem_rows *m = pt_mem_rows_get();
+    if (m && (sdt == dnnl_f32 || sdt == dnnl_bf16) && (ddt == dnnl_f32 || ddt == dnnl_bf16)) {
+        norm_fused(p, m, in, out, s, nt, (size_t)(rows * len) * pt_dt_bytes(ddt, 1) >= PT_MEM_STREAM_BYTES);
+        return dnnl_success;
+    }
+    const float *g = p->has_gamma ? param_f32(v, &in[p->io.in[1]], len, (float *)s) : NULL;
+    const float *bt = p->has_beta ? param_f32(v, &in[p->io.in[2]], len, (float *)(s + prm)) : NULL;
     const void *src = in[p->io.in[0]].data;
     void *dst = out[p->io.out[0]].data;
     const pt_tview *mean = p->has_stats ? &out[p->io.out[1]] : NULL, *var = p->has_stats ? &out[p->io.out[2]] : NULL;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;
-        float *xb = (float *)(s + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
+        float *xb = (float *)(s + 2 * prm + 2 * row + 2 * row * (size_t)t), *yb = (float *)((char *)xb + row);
         int64_t b, e;
         pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         for (int64_t r = b; r < e; ++r) {

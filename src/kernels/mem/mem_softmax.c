@@ -2,12 +2,16 @@
  * brought into an f32 buffer in L1/L2 once; the maximum, the exponentials
  * with their sum and the scaling then run on the buffer through the vector
  * table, and the row is written once.  A row along a non-last axis
- * (inner > 1) is gathered and scattered element by element. */
+ * (inner > 1) is gathered and scattered element by element.  With an ISA row
+ * (mem_rows.h), a SoftMax along the last axis reads each row into the buffer
+ * converted in registers, and its last pass scales and stores it in one go
+ * (streamed for large outputs) while the next row is prefetched. */
 #include <math.h>
 #include <string.h>
 
 #include "ir/dtype.h"
 #include "kernels/mem/mem_io.h"
+#include "kernels/mem/mem_rows.h"
 
 static size_t row_bytes(const pt_mem_softmax_plan *p) {
     const size_t rows = p->is_log ? 2 : 1;
@@ -66,6 +70,32 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     const size_t per = row_bytes(p);
     const void *src = in[p->io.in[0]].data;
     void *dst = out[p->io.out[0]].data;
+    const pt_mem_rows *m = pt_mem_rows_get();
+    const bool narrow_ok = (p->src_dt == dnnl_f32 || p->src_dt == dnnl_bf16) && (p->dst_dt == dnnl_f32 || p->dst_dt == dnnl_bf16);
+    if (m && p->inner == 1 && !p->is_log && narrow_ok) {
+        const int64_t len = p->len;
+        const size_t ses = pt_dt_bytes(p->src_dt, 1), des = pt_dt_bytes(p->dst_dt, 1);
+        const bool stream = (size_t)(rows * len) * des >= PT_MEM_STREAM_BYTES;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            const int t = nt > 1 ? pt_thread_id() : 0;
+            float *x = (float *)((char *)scratch + per * (size_t)t);
+            int64_t b, e;
+            pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
+            for (int64_t r = b; r < e; ++r) {
+                const char *row = (const char *)src + (size_t)(r * len) * ses;
+                const float mx = m->load_max(x, row, p->src_dt, len);
+                float s = 1.f;
+                if (p->inf_as_zero && mx == -INFINITY) memset(x, 0, (size_t)len * sizeof *x); /* a fully masked row gives zeros */
+                else s = 1.f / v->exp_sum(x, len, mx);
+                const bool last = r + 1 >= e;
+                m->scale_out((char *)dst + (size_t)(r * len) * des, p->dst_dt, stream, x, len, s,
+                             last ? NULL : row + (size_t)len * ses, last ? 0 : (size_t)len * ses);
+            }
+            if (stream) m->fence();
+        }
+        return dnnl_success;
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;

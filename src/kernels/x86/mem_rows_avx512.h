@@ -1,0 +1,491 @@
+/* The AVX-512 rows of kernels/mem/mem_rows.h, written once: the including
+ * file defines PT_MEM_ROW (the row's name) and provides
+ *   static inline __m256i pt_mem_bf16x16(__m512 v)
+ * (16 f32 rounded to bf16 bits as ir/dtype_round.h), the only step the two
+ * rows (with and without AVX512_BF16) do differently. */
+#ifndef PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
+#define PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "kernels/mem/mem_rows.h"
+#include "kernels/x86/vec_exp_x86.h"
+
+/* Everything here inlines into the row functions: a maker left out of line
+ * costs a call per vector, and its loads keep a run-time mask (masked loads
+ * that miss the caches are far slower than plain ones). */
+#define PT_MEM_INLINE static inline __attribute__((always_inline))
+
+PT_MEM_INLINE __mmask16 pt_mem_mask16(int64_t left) {
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+PT_MEM_INLINE __m512 pt_mem_widen_bf16(__m256i h) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* Elements [i, i + 16) of an f32 / bf16 row as f32 (lanes outside k zero). */
+PT_MEM_INLINE __m512 pt_mem_load16(const void *src, bool bf16, int64_t i, __mmask16 k) {
+    if (bf16) return pt_mem_widen_bf16(_mm256_maskz_loadu_epi16(k, (const uint16_t *)src + i));
+    return _mm512_maskz_loadu_ps(k, (const float *)src + i);
+}
+
+/* The same for an f32, bf16 or f16 source. */
+PT_MEM_INLINE __m512 pt_mem_load16_dt(const void *src, dnnl_data_type_t dt, int64_t i, __mmask16 k) {
+    if (dt == dnnl_f16) return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, (const uint16_t *)src + i));
+    return pt_mem_load16(src, dt == dnnl_bf16, i, k);
+}
+
+PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v);
+
+/* Elements [i, i + 16) of dst (f32, bf16 or f16), cached stores, lanes in k. */
+PT_MEM_INLINE void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m512 v, __mmask16 k) {
+    switch ((int)dt) {
+        case dnnl_bf16: _mm256_mask_storeu_epi16((uint16_t *)dst + i, k, pt_mem_bf16x16(v)); break;
+        case dnnl_f16:
+            _mm256_mask_storeu_epi16((uint16_t *)dst + i, k, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            break;
+        default: _mm512_mask_storeu_ps((float *)dst + i, k, v); break;
+    }
+}
+
+/* The writer shared by every row op: f(ctx, i, k) makes elements [i, i + 16)
+ * (lanes in k); they go to dst with cached stores, or, when `stream`, with
+ * non-temporal stores of whole 64-byte lines from the first aligned one on
+ * (cached stores for the head before it and the tail after the last line). */
+typedef __m512 (*pt_mem_make16)(const void *ctx, int64_t i, __mmask16 k);
+
+PT_MEM_INLINE void pt_mem_emit_dt(void *dst, dnnl_data_type_t dt, bool stream, int64_t n, const void *ctx,
+                                  pt_mem_make16 f) {
+    const int64_t esz = dt == dnnl_f32 ? 4 : 2, per_line = 64 / esz;
+    int64_t i = 0;
+    if (stream && (uintptr_t)dst % (uintptr_t)esz == 0) {
+        int64_t head = (int64_t)((64 - (uintptr_t)dst % 64) % 64) / esz;
+        if (head > n) head = n;
+        for (; i < head; i += 16) {
+            const int64_t m = head - i < 16 ? head - i : 16;
+            pt_mem_store16(dst, dt, i, f(ctx, i, pt_mem_mask16(m)), pt_mem_mask16(m));
+        }
+        i = head;
+        for (; i + per_line <= n; i += per_line) {
+            if (esz == 4) {
+                _mm512_stream_ps((float *)dst + i, f(ctx, i, 0xFFFF));
+                continue;
+            }
+            const __m512 a = f(ctx, i, 0xFFFF), b = f(ctx, i + 16, 0xFFFF);
+            __m256i ha, hb;
+            if (dt == dnnl_bf16) {
+                ha = pt_mem_bf16x16(a), hb = pt_mem_bf16x16(b);
+            } else {
+                ha = _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                hb = _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            }
+            _mm512_stream_si512((void *)((uint16_t *)dst + i), _mm512_inserti64x4(_mm512_castsi256_si512(ha), hb, 1));
+        }
+    }
+    for (; i + 16 <= n; i += 16) pt_mem_store16(dst, dt, i, f(ctx, i, 0xFFFF), 0xFFFF);
+    if (i < n) pt_mem_store16(dst, dt, i, f(ctx, i, pt_mem_mask16(n - i)), pt_mem_mask16(n - i));
+}
+
+/* pt_mem_emit_dt with the destination type a constant in each copy: its
+ * per-vector switch folds away. */
+PT_MEM_INLINE void pt_mem_emit(void *dst, dnnl_data_type_t dt, bool stream, int64_t n, const void *ctx, pt_mem_make16 f) {
+    switch ((int)dt) {
+        case dnnl_bf16: pt_mem_emit_dt(dst, dnnl_bf16, stream, n, ctx, f); break;
+        case dnnl_f16: pt_mem_emit_dt(dst, dnnl_f16, stream, n, ctx, f); break;
+        default: pt_mem_emit_dt(dst, dnnl_f32, stream, n, ctx, f); break;
+    }
+}
+
+/* Prefetch of the next piece of the source while this one is written, at
+ * its pace (a fixed number of lines per vector written, so that the last
+ * line goes out with the last vector): memory keeps reading while the
+ * stores drain, and the next pass over that piece finds it in L2. */
+typedef struct {
+    const char *at, *end;
+    int64_t per_vector;
+} pt_mem_prefetch;
+
+PT_MEM_INLINE pt_mem_prefetch pt_mem_prefetch_init(const void *pf, size_t bytes, int64_t n) {
+    const int64_t lines = pf ? (int64_t)((bytes + 63) / 64) : 0, vectors = (n + 15) / 16;
+    const char *p = pf;
+    return (pt_mem_prefetch){.at = p, .end = p ? p + bytes : NULL,
+                             .per_vector = vectors > 0 ? (lines + vectors - 1) / vectors : 0};
+}
+
+PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
+    for (int64_t j = 0; j < q->per_vector && q->at < q->end; ++j, q->at += 64) _mm_prefetch(q->at, _MM_HINT_T1);
+}
+
+/* ---- stream ---- */
+
+typedef struct {
+    const float *src;
+    pt_mem_prefetch pf;
+} pt_mem_copy_ctx;
+
+PT_MEM_INLINE __m512 pt_mem_make_copy(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_copy_ctx *c = (pt_mem_copy_ctx *)ctx;
+    pt_mem_prefetch_step(&c->pf);
+    return _mm512_maskz_loadu_ps(k, c->src + i);
+}
+
+static void pt_mem_row_stream(void *dst, dnnl_data_type_t dt, const float *src, int64_t n, const void *pf,
+                              size_t pf_bytes) {
+    pt_mem_copy_ctx c = {.src = src, .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    pt_mem_emit(dst, dt, true, n, &c, pt_mem_make_copy);
+}
+
+static void pt_mem_row_fence(void) { _mm_sfence(); }
+
+/* ---- LayerNorm / RMSNorm ---- */
+
+PT_MEM_INLINE __m512d pt_mem_lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+PT_MEM_INLINE __m512d pt_mem_hi8(__m512 v) {
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
+    const bool bf16 = dt == dnnl_bf16;
+    const __m512d kd = _mm512_set1_pd(k);
+    /* Eight chains (sums and squares of two vectors' halves): latency hidden. */
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 u = pt_mem_load16(src, bf16, i, 0xFFFF), w = pt_mem_load16(src, bf16, i + 16, 0xFFFF);
+        if (bf16 && xb) {
+            _mm512_storeu_ps(xb + i, u);
+            _mm512_storeu_ps(xb + i + 16, w);
+        }
+        const __m512d d0 = _mm512_sub_pd(pt_mem_lo8(u), kd), d1 = _mm512_sub_pd(pt_mem_hi8(u), kd);
+        const __m512d d2 = _mm512_sub_pd(pt_mem_lo8(w), kd), d3 = _mm512_sub_pd(pt_mem_hi8(w), kd);
+        a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1), a2 = _mm512_add_pd(a2, d2), a3 = _mm512_add_pd(a3, d3);
+        q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
+        q2 = _mm512_fmadd_pd(d2, d2, q2), q3 = _mm512_fmadd_pd(d3, d3, q3);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 m = pt_mem_mask16(n - i);
+        const __m512 u = pt_mem_load16(src, bf16, i, m);
+        if (bf16 && xb) _mm512_mask_storeu_ps(xb + i, m, u);
+        const __m512d d0 = _mm512_maskz_sub_pd((__mmask8)m, pt_mem_lo8(u), kd);
+        const __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), pt_mem_hi8(u), kd);
+        a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1);
+        q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
+    }
+    s[0] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a2), _mm512_add_pd(a1, a3)));
+    s[1] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(q0, q2), _mm512_add_pd(q1, q3)));
+}
+
+typedef struct {
+    const float *x;
+    const double *g, *b;
+    __m512d mean, inv;
+    pt_mem_prefetch pf;
+} pt_mem_norm_ctx;
+
+PT_MEM_INLINE __m512d pt_mem_norm8(const pt_mem_norm_ctx *c, __m512d x, int64_t i, __mmask8 k) {
+    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->inv);
+    if (c->g) v = _mm512_mul_pd(v, _mm512_maskz_loadu_pd(k, c->g + i));
+    if (c->b) v = _mm512_add_pd(v, _mm512_maskz_loadu_pd(k, c->b + i));
+    return v;
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_norm(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_norm_ctx *c = (pt_mem_norm_ctx *)ctx;
+    pt_mem_prefetch_step(&c->pf);
+    const __m512 x = _mm512_maskz_loadu_ps(k, c->x + i);
+    const __m512d lo = pt_mem_norm8(c, pt_mem_lo8(x), i, (__mmask8)k);
+    const __m512d hi = pt_mem_norm8(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
+
+static void pt_mem_row_norm_apply(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
+                                  double inv, const double *g, const double *b, const void *pf, size_t pf_bytes) {
+    pt_mem_norm_ctx c = {.x = x, .g = g, .b = b, .mean = _mm512_set1_pd(mean), .inv = _mm512_set1_pd(inv),
+                         .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_norm);
+}
+
+/* bf16 output: the normalisation in f32.  x - mean with the mean split into
+ * two f32 (hi + lo), so that the difference keeps f32 accuracy however close
+ * x is to the mean; then ·inv, ·g, + b, each rounded once: about 2⁻²²
+ * relative to the product, far below bf16's 2⁻⁹ half-ulp.  Only where b
+ * cancels the product to below 2⁻⁸ of it could that error reach a rounding
+ * boundary of the result; such a vector is recomputed in f64 as vec.h's
+ * normalize does. */
+typedef struct {
+    const void *x;
+    bool bf16;
+    const float *g, *b;
+    __m512 mh, ml, inv;
+    __m512d mean, invd;
+    pt_mem_prefetch pf;
+} pt_mem_norm32_ctx;
+
+PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
+    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->invd);
+    if (c->g) v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->g + i)));
+    if (c->b) v = _mm512_add_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->b + i)));
+    return v;
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_norm32_ctx *c = (pt_mem_norm32_ctx *)ctx;
+    pt_mem_prefetch_step(&c->pf);
+    const __m512 x = pt_mem_load16(c->x, c->bf16, i, k);
+    __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(x, c->mh), c->ml), c->inv);
+    if (c->g) t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, c->g + i));
+    if (!c->b) return t;
+    const __m512 y = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, c->b + i));
+    const __mmask16 cancels = _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(256.f)), _mm512_abs_ps(t), _CMP_LT_OQ);
+    if (__builtin_expect(cancels == 0, 1)) return y;
+    const __m512d lo = pt_mem_norm8_f32params(c, pt_mem_lo8(x), i, (__mmask8)k);
+    const __m512d hi = pt_mem_norm8_f32params(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
+
+static void pt_mem_row_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n,
+                                       double mean, double inv, const float *g, const float *b, const void *pf,
+                                       size_t pf_bytes) {
+    const float mh = (float)mean;
+    pt_mem_norm32_ctx c = {.x = x, .bf16 = xdt == dnnl_bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
+                           .ml = _mm512_set1_ps((float)(mean - (double)mh)), .inv = _mm512_set1_ps((float)inv),
+                           .mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv),
+                           .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    pt_mem_emit(dst, dnnl_bf16, stream, n, &c, pt_mem_make_norm32);
+}
+
+/* ---- element-wise math ---- */
+
+/* exp as the vector table's rows compute it (vec_exp_x86.h): n·ln2 + r,
+ * Taylor to degree 6, vscalefps for 2^n; 0 below PT_EXP_MIN, NaN kept. */
+PT_MEM_INLINE __m512 pt_mem_exp(__m512 x) {
+    const __m512 lo = _mm512_set1_ps(PT_EXP_MIN);
+    const __mmask16 zero = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
+    x = _mm512_max_ps(lo, _mm512_min_ps(_mm512_set1_ps(PT_EXP_MAX + 1.f), x)); /* NaN (second operand) passes */
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_maskz_mov_ps((__mmask16)~zero, _mm512_scalef_ps(p, n));
+}
+
+/* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
+ * relative); 1/inf stays 0. */
+PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
+    const __m512 r0 = _mm512_rcp14_ps(d);
+    const __m512 r = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
+}
+
+/* erf(z) / z for |z| <= 1 as a polynomial in u = z² of degree 7
+ * (interpolation at the Chebyshev nodes of [0, 1]; error below 2e-9, under
+ * the f32 rounding of the evaluation). */
+#define PT_MEM_ERF_Q0 1.128379225730896f
+#define PT_MEM_ERF_Q1 (-0.37612637877464294f)
+#define PT_MEM_ERF_Q2 0.11283782124519348f
+#define PT_MEM_ERF_Q3 (-0.026865430176258087f)
+#define PT_MEM_ERF_Q4 0.005221031606197357f
+#define PT_MEM_ERF_Q5 (-0.0008484080317430198f)
+#define PT_MEM_ERF_Q6 0.00011265958892181516f
+#define PT_MEM_ERF_Q7 (-9.667044650996104e-06f)
+
+/* GELU(x) = x·(1 + erf(x/√2))/2.  A vector whose |x/√2| are all <= 1 takes
+ * the polynomial, 1 + erf formed by one FMA; any other takes erfc(|z|) =
+ * t·exp(-z² + P(t)) (vec_exp_x86.h), which keeps the relative accuracy for
+ * large negative x where 1 + erf cancels. */
+PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
+    const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(PT_SQRT1_2));
+    const __m512 az = _mm512_abs_ps(z);
+    const __m512 hx = _mm512_mul_ps(_mm512_set1_ps(0.5f), x);
+    if (_mm512_cmp_ps_mask(az, _mm512_set1_ps(1.f), _CMP_LE_OQ) == 0xFFFF) {
+        const __m512 u = _mm512_mul_ps(z, z);
+        __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_ERF_Q7), u, _mm512_set1_ps(PT_MEM_ERF_Q6));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q5));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q4));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q3));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q2));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q1));
+        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q0));
+        return _mm512_mul_ps(hx, _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.f)));
+    }
+    const __m512 t = pt_mem_recip(_mm512_fmadd_ps(az, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f)));
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_P9), t, _mm512_set1_ps(PT_ERFC_P8));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P5));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P4));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P3));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P2));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P1));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P0));
+    const __m512 c = _mm512_mul_ps(t, pt_mem_exp(_mm512_fnmadd_ps(az, az, p)));
+    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+    return _mm512_mul_ps(hx, _mm512_mask_sub_ps(c, pos, _mm512_set1_ps(2.f), c)); /* erfc(-z) = 2 - erfc(z) */
+}
+
+/* GELU, tanh form: x / (1 + exp(-2g)), g = √(2/π)·(x + 0.044715·x³). */
+PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
+    const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
+                                   _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
+    const __m512 e = pt_mem_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    return _mm512_mul_ps(x, pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
+}
+
+PT_MEM_INLINE __m512 pt_mem_sigmoid(__m512 x) {
+    return pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_mem_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
+/* ---- fused element-wise ops: load, compute, store in one pass ---- */
+
+typedef struct {
+    const void *src;
+    dnnl_data_type_t dt;
+} pt_mem_src;
+
+PT_MEM_INLINE __m512 pt_mem_make_convert(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    return pt_mem_load16_dt(c->src, c->dt, i, k);
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_relu(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NLE_UQ), v); /* NaN kept */
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_gelu_erf(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    return pt_mem_gelu_erf(pt_mem_load16_dt(c->src, c->dt, i, k));
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_gelu_tanh(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    return pt_mem_gelu_tanh(pt_mem_load16_dt(c->src, c->dt, i, k));
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_sigmoid(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    return pt_mem_sigmoid(pt_mem_load16_dt(c->src, c->dt, i, k));
+}
+
+static void pt_mem_row_convert(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n,
+                               bool stream) {
+    const pt_mem_src c = {src, sdt};
+    pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_convert);
+}
+
+static bool pt_mem_row_unary(const pt_eltwise_params *p, void *dst, dnnl_data_type_t ddt, const void *src,
+                             dnnl_data_type_t sdt, int64_t n, bool stream) {
+    const pt_mem_src c = {src, sdt};
+    switch (p->kind) {
+        case dnnl_graph_op_relu: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_relu); return true;
+        case dnnl_graph_op_sigmoid: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_sigmoid); return true;
+        case dnnl_graph_op_gelu: /* each emit with a constant maker, so that it inlines */
+            if (p->gelu_tanh) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_tanh);
+            else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf);
+            return true;
+        default: return false;
+    }
+}
+
+typedef struct {
+    const void *a, *b;
+    dnnl_data_type_t adt, bdt;
+    __m512 sa, sb; /* the broadcast scalars */
+    bool a_full, b_full;
+} pt_mem_bin_ctx;
+
+#define PT_MEM_BIN_MAKE(name, op)                                                             \
+    PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                       \
+        const pt_mem_bin_ctx *c = ctx;                                                       \
+        const __m512 u = c->a_full ? pt_mem_load16_dt(c->a, c->adt, i, k) : c->sa;            \
+        const __m512 v = c->b_full ? pt_mem_load16_dt(c->b, c->bdt, i, k) : c->sb;            \
+        return op(u, v);                                                                     \
+    }
+PT_MEM_BIN_MAKE(pt_mem_make_add, _mm512_add_ps)
+PT_MEM_BIN_MAKE(pt_mem_make_sub, _mm512_sub_ps)
+PT_MEM_BIN_MAKE(pt_mem_make_mul, _mm512_mul_ps)
+PT_MEM_BIN_MAKE(pt_mem_make_div, _mm512_div_ps)
+PT_MEM_BIN_MAKE(pt_mem_make_max, _mm512_max_ps) /* u > v ? u : v, as the reference */
+PT_MEM_BIN_MAKE(pt_mem_make_min, _mm512_min_ps) /* u < v ? u : v */
+#undef PT_MEM_BIN_MAKE
+
+PT_MEM_INLINE float pt_mem_scalar(const void *p, dnnl_data_type_t dt) {
+    return _mm512_cvtss_f32(pt_mem_load16_dt(p, dt, 0, 1));
+}
+
+static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt,
+                              int64_t as, const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream) {
+    const pt_mem_bin_ctx c = {.a = a, .b = b, .adt = adt, .bdt = bdt, .a_full = as != 0, .b_full = bs != 0,
+                              .sa = _mm512_set1_ps(as ? 0.f : pt_mem_scalar(a, adt)),
+                              .sb = _mm512_set1_ps(bs ? 0.f : pt_mem_scalar(b, bdt))};
+    switch (kind) {
+        case dnnl_graph_op_add: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_add); return true;
+        case dnnl_graph_op_subtract: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_sub); return true;
+        case dnnl_graph_op_multiply: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_mul); return true;
+        case dnnl_graph_op_divide: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_div); return true;
+        case dnnl_graph_op_maximum: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_max); return true;
+        case dnnl_graph_op_minimum: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_min); return true;
+        default: return false;
+    }
+}
+
+/* ---- SoftMax ---- */
+
+typedef struct {
+    const void *src;
+    dnnl_data_type_t dt;
+    __m512 m;
+} pt_mem_max_ctx;
+
+PT_MEM_INLINE __m512 pt_mem_make_load_max(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_max_ctx *c = (pt_mem_max_ctx *)ctx;
+    const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
+    c->m = _mm512_mask_max_ps(c->m, k, v, c->m); /* NaN in v yields m: NaN skipped, as vec.h's max */
+    return v;
+}
+
+static float pt_mem_row_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n) {
+    pt_mem_max_ctx c = {.src = src, .dt = dt, .m = _mm512_set1_ps(-INFINITY)};
+    switch ((int)dt) { /* the source type a constant in each copy */
+        case dnnl_bf16: c.dt = dnnl_bf16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+        case dnnl_f16: c.dt = dnnl_f16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+        default: c.dt = dnnl_f32, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
+    }
+    return _mm512_reduce_max_ps(c.m);
+}
+
+/* The last pass. */
+
+typedef struct {
+    const float *x;
+    __m512 s;
+    pt_mem_prefetch pf;
+} pt_mem_scale_ctx;
+
+PT_MEM_INLINE __m512 pt_mem_make_scale(const void *ctx, int64_t i, __mmask16 k) {
+    pt_mem_scale_ctx *c = (pt_mem_scale_ctx *)ctx;
+    pt_mem_prefetch_step(&c->pf);
+    return _mm512_mul_ps(_mm512_maskz_loadu_ps(k, c->x + i), c->s);
+}
+
+static void pt_mem_row_scale_out(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s,
+                                 const void *pf, size_t pf_bytes) {
+    pt_mem_scale_ctx c = {.x = x, .s = _mm512_set1_ps(s), .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_scale);
+}
+
+#define PT_MEM_ROW_OPS                           \
+    .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
+    .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
+    .binary = pt_mem_row_binary, .scale_out = pt_mem_row_scale_out, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, \
+    .load_max = pt_mem_row_load_max
+
+#endif
