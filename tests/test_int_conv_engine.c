@@ -307,7 +307,14 @@ static void test_quantized(void) {
     c = base(2);
     c.nxc = c.xio = true, c.IC = 32, c.OC = 32, c.in[0] = 13, c.in[1] = 11, c.ker[0] = c.ker[1] = 1;
     c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
-    run_quant_case("int8 1x1 NXC 32 -> 32", &c, &q);
+    run_quant_case("int8 1x1 NXC 32 -> 32 (src rows in place)", &c, &q);
+    c.S[0] = 2;
+    run_quant_case("int8 1x1 NXC stride 2", &c, &q);
+    c = base(2);
+    c.nxc = c.xio = true, c.IC = 8, c.OC = 300, c.in[0] = 9, c.in[1] = 7, c.ker[0] = c.ker[1] = 1;
+    c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
+    q.per_channel = false; /* more channels than a scale list holds */
+    run_quant_case("int8 1x1 NXC 300 output channels (column blocks)", &c, &q);
     c = base(2);
     c.nxc = c.xio = true, c.IC = 16, c.OC = 24, c.in[0] = c.in[1] = 12;
     c.mode = dnnl_fpmath_mode_bf16; /* with apply_to_int: the float path */

@@ -45,8 +45,10 @@
 #define CP_RUN 256  /* elements per program run */
 #define CP_MB 72    /* rows per block (multiple of CP_MR) */
 #define CP_NB 64    /* columns per block (multiple of CP_NR) */
+#define CP_NB_ENGINE 256 /* on the GEMM microkernels: src rows are packed once per column block */
 #define CP_KC 256   /* reduction chunk of the tile loop */
 #define CP_THREAD_CAP ((size_t)256 << 20) /* per-thread scratch limit */
+#define CP_WPACK_CAP ((size_t)64 << 20) /* weights packed per execution at most */
 #define CP_INT8_KC 1024 /* k per pass of the U8S8 tile: a 32-column B strip of it fits L1 */
 
 static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
@@ -265,6 +267,8 @@ typedef struct {
      * constant tensor cache (NULL: packed per unit). */
     const char *wpanels;
     size_t wblock_bytes; /* one (group, column block) of panels */
+    /* Panels packed by this execution (weights not cached): all finite, per block. */
+    const uint8_t *wfinite;
 } cp_args;
 
 /* ---- MatMul packing --------------------------------------------------------- */
@@ -807,7 +811,7 @@ static inline float int8_round(float v, float lo, float hi) {
 
 #ifdef CP_X86
 /* int8_row_out in AVX-512: the same f32 operations, 16 lanes at a time. */
-__attribute__((target("avx512f,avx512bw"))) static void int8_row_out_avx512(
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_avx512(
     const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm, const float *scale,
     const float *bias, void *dst, int64_t off) {
     const __m512i rt = _mm512_set1_epi32(rowterm);
@@ -840,7 +844,11 @@ __attribute__((target("avx512f,avx512bw"))) static void int8_row_out_avx512(
         x = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x); /* NaN -> 0 */
         x = _mm512_min_ps(_mm512_max_ps(x, qlo), qhi);
         x = _mm512_sub_ps(_mm512_add_ps(x, magic), magic);
-        _mm512_mask_cvtepi32_storeu_epi8((char *)dst + off + j, m, _mm512_cvtps_epi32(x));
+        /* Narrowed in registers, then a plain 16-byte store (the masked
+         * narrowing store is microcoded on Zen 4); the tail masked. */
+        const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x));
+        if (m == 0xffff) _mm_storeu_si128((__m128i *)((char *)dst + off + j), b);
+        else _mm_mask_storeu_epi8((char *)dst + off + j, m, b);
     }
 }
 #endif
@@ -899,8 +907,8 @@ static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0
     const cp_state *s = A->s;
     const int64_t ldc = s->NB, K = s->K;
     const int64_t za = s->q_a_zp + (s->q_a_dt == dnnl_s8 ? 128 : 0), zb = s->q_w_zp;
-    float scale[CP_NB], bias[CP_NB];
-    int32_t colterm[CP_NB];
+    float scale[CP_NB_ENGINE], bias[CP_NB_ENGINE];
+    int32_t colterm[CP_NB_ENGINE];
     for (int64_t j = 0; j < nb; ++j) {
         const int64_t oc = g * s->Q + q0 + j;
         scale[j] = s->q_a_scale * s->q_w_scales[oc * s->q_w_scale_step];
@@ -964,10 +972,23 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     int32_t *rowsum = (int32_t *)t->qsum;
     const int64_t ldc = s->NB, Kp = pt_gemm_kc_padded(uk, s->K);
     const pt_gemm_operand ao = {.dt = s->q_a_dt, .s_row = s->K, .s_k = 1};
+    /* A 1x1 convolution with stride 1 and no padding over positions laid out
+     * with one stride: its src rows are the input's own, packed in place. */
+    const int64_t *es = s->q_a_es;
+    const bool rows_in_place = s->T == 1 && s->S[0] == 1 && s->S[1] == 1 && s->S[2] == 1 && s->Pb[0] == 0 &&
+                               s->Pb[1] == 0 && s->Pb[2] == 0 && s->yd[2] == s->xd[2] && s->yd[3] == s->xd[3] &&
+                               s->yd[4] == s->xd[4] && es[3] == s->xd[4] * es[4] && es[2] == s->xd[3] * es[3] &&
+                               (s->xd[0] == 1 || es[0] == s->xd[2] * es[2]);
+    const pt_gemm_operand direct = {.dt = s->q_a_dt, .s_row = es[4], .s_k = es[1]};
+    const uint8_t *x0 = (const uint8_t *)A->in[s->q_a_port].data + g * s->Cin_g * es[1];
     for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
         const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
-        conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
-        pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
+        if (rows_in_place) {
+            pt_gemm_pack_panels(uk, false, &direct, x0, NULL, NULL, m0, mb, 0, s->K, t->fap, rowsum);
+        } else {
+            conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
+            pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
+        }
         /* A B strip of CP_INT8_KC k stays in L1 while the row strips pass. */
         for (int64_t k0 = 0; k0 < Kp; k0 += CP_INT8_KC) {
             const int64_t kc = Kp - k0 < CP_INT8_KC ? Kp - k0 : CP_INT8_KC;
@@ -1010,7 +1031,9 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
     } else if (A->fuk && (s->w_layout || (!A->bias_neg_zero &&
-                                           (A->wpanels ? A->wpanels[-1] != 0 : conv_pack_b(A, b, q0, nb, t))))) {
+                                           (A->wfinite    ? A->wfinite[b * s->qblocks + qb] != 0
+                                            : A->wpanels ? A->wpanels[-1] != 0
+                                                         : conv_pack_b(A, b, q0, nb, t))))) {
         /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
          * Cached constant panels carry a flag before them: all finite.
          * Weights the user packed (option 2) have no plain copy to fall back
@@ -1089,6 +1112,28 @@ typedef struct {
     cp_bufs t;
 } conv_fill_ctx;
 
+/* Bytes of one (group, column block) of weight panels for microkernel uk. */
+static size_t weight_block_bytes(const cp_state *s, const pt_gemm_ukernel *uk) {
+    if (uk->kind == PT_GEMM_U8S8) return int8_block_bytes(s, uk);
+    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
+    return align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)) * pt_gemm_panel_elem_bytes(uk->kind));
+}
+
+/* Packs block blk = g * qblocks + qb of the weights at dst (with thread
+ * buffers t); false when a weight is not finite (float kinds). */
+static bool pack_weight_block(const cp_args *A, int64_t blk, const cp_bufs *t, char *dst) {
+    const cp_state *s = A->s;
+    const int64_t g = blk / s->qblocks, qb = blk % s->qblocks;
+    const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
+    if (A->q8) {
+        conv_pack_b_int8(A, g, q0, nb, t, dst);
+        return true;
+    }
+    cp_bufs tb = *t;
+    tb.fbp = dst;
+    return conv_pack_b(A, g, q0, nb, &tb);
+}
+
 /* Packs every (group, column block) of the constant weights: 64 bytes of
  * header (byte 63: all weights finite) then one block after another. */
 static void fill_conv_weights(void *vctx, void *dst) {
@@ -1097,18 +1142,8 @@ static void fill_conv_weights(void *vctx, void *dst) {
     const cp_state *s = A->s;
     char *out = (char *)dst + 64;
     bool finite = true;
-    cp_bufs t = f->t;
-    for (int64_t g = 0; g < s->G; ++g)
-        for (int64_t qb = 0; qb < s->qblocks; ++qb) {
-            const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
-            char *block = out + (size_t)(g * s->qblocks + qb) * A->wblock_bytes;
-            if (A->q8) {
-                conv_pack_b_int8(A, g, q0, nb, &t, block);
-                continue;
-            }
-            t.fbp = block;
-            finite = conv_pack_b(A, g, q0, nb, &t) && finite;
-        }
+    for (int64_t blk = 0; blk < s->G * s->qblocks; ++blk)
+        finite = pack_weight_block(A, blk, &f->t, out + (size_t)blk * A->wblock_bytes) && finite;
     memset(dst, 0, 64);
     ((char *)dst)[63] = finite;
 }
@@ -1118,9 +1153,7 @@ static void fill_conv_weights(void *vctx, void *dst) {
 static pt_status cache_conv_weights(cp_args *A, const pt_exec_ctx *ctx, char *thread0, pt_const_entry **entry) {
     const cp_state *s = A->s;
     const pt_gemm_ukernel *uk = A->fuk;
-    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
-    A->wblock_bytes = A->q8 ? int8_block_bytes(s, uk)
-                            : align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)) * pt_gemm_panel_elem_bytes(uk->kind));
+    A->wblock_bytes = weight_block_bytes(s, uk);
     const size_t bytes = 64 + (size_t)(s->G * s->qblocks) * A->wblock_bytes;
     const pt_tview *w = &A->in[s->w_port];
     const pt_const_key key = pt_const_key_for(s, 2 + (uint64_t)uk->kind * 8 + (uint64_t)A->fround, ctx, s->w_port, w->data);
@@ -1203,11 +1236,27 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
      * scheduler tick (4 ms) when another process holds a core. */
     if ((double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K < (double)(1 << 21) * nt) nt = 1;
     char *tbase = base + s->shared_bytes;
+    /* Weights not cached but shared by several work items: packed once by
+     * this execution, block by block, before the items run. */
+    const int64_t wblocks = s->G * s->qblocks;
+    const bool pack_shared = A.fuk && !A.wpanels && s->mchunks > 1 && s->wpack_bytes &&
+                             wblocks * (int64_t)weight_block_bytes(s, A.fuk) <= (int64_t)s->wpack_bytes;
+    if (pack_shared) {
+        A.wblock_bytes = weight_block_bytes(s, A.fuk);
+        A.wpanels = base + s->off_wpack;
+        A.wfinite = (const uint8_t *)(base + s->off_wfinite);
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int tid = pt_thread_id();
         char *mine = tbase + (size_t)tid * s->thread_bytes;
         cp_bufs t = thread_bufs(s, mine);
+        if (pack_shared) {
+            uint8_t *finite = (uint8_t *)(base + s->off_wfinite);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t blk = 0; blk < wblocks; ++blk)
+                finite[blk] = pack_weight_block(&A, blk, &t, base + s->off_wpack + (size_t)blk * A.wblock_bytes);
+        }
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
     }
@@ -1238,7 +1287,8 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static pt_status plan(cp_state *s) {
     const int64_t K = s->K;
     int64_t MB = s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB;
-    int64_t NB = s->Q < CP_NB ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : CP_NB;
+    const int64_t nb_max = s->conv_engine ? CP_NB_ENGINE : CP_NB;
+    int64_t NB = s->Q < nb_max ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : nb_max;
     size_t tmp_floats = pt_postops_tmp_floats(s->a.prog, CP_RUN);
     size_t tw = pt_postops_tmp_floats(s->w.prog, CP_RUN), te = pt_postops_tmp_floats(s->epi, CP_RUN);
     if (tw > tmp_floats) tmp_floats = tw;
@@ -1318,6 +1368,26 @@ static pt_status plan(cp_state *s) {
     shared = align64(shared + pt_postops_bound_bytes(s->epi));
     s->off_bias = shared;
     if (conv) shared = align64(shared + (size_t)(s->yd[1] > 0 ? s->yd[1] : 1) * sizeof(double));
+    s->off_wpack = s->off_wfinite = 0;
+    s->wpack_bytes = 0;
+    if (s->conv_engine && s->mchunks > 1) {
+        /* Weights packed once per execution (when not cached): room for the
+         * largest kind a run may choose, within CP_WPACK_CAP. */
+        const pt_gemm_kind kinds[3] = {PT_GEMM_F32, PT_GEMM_BF16, PT_GEMM_U8S8};
+        size_t blk = 0;
+        for (int k = 0; k < (s->conv_int8 ? 3 : 2); ++k) {
+            const size_t b = weight_block_bytes(s, pt_gemm_ukernel_default(kinds[k]));
+            if (b > blk) blk = b;
+        }
+        const size_t nblk = (size_t)(s->G * s->qblocks);
+        if (blk * nblk <= CP_WPACK_CAP) {
+            s->off_wpack = shared;
+            s->wpack_bytes = blk * nblk;
+            shared = align64(shared + s->wpack_bytes);
+            s->off_wfinite = shared;
+            shared = align64(shared + nblk);
+        }
+    }
     s->shared_bytes = shared;
     return dnnl_success;
 }
