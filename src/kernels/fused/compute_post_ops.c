@@ -267,8 +267,11 @@ typedef struct {
      * constant tensor cache (NULL: packed per unit). */
     const char *wpanels;
     size_t wblock_bytes; /* one (group, column block) of panels */
-    /* Panels packed by this execution (weights not cached): all finite, per block. */
-    const uint8_t *wfinite;
+    /* Weights not packed ahead: packed by this execution into shared
+     * scratch by the first work item that needs a block (wstate per block:
+     * 0 not yet, 1 being packed, 2 ready; wfinite: all finite). */
+    char *wshared;
+    uint8_t *wstate, *wfinite;
 } cp_args;
 
 /* ---- MatMul packing --------------------------------------------------------- */
@@ -382,6 +385,12 @@ static void conv_load_window(const cp_args *A, int64_t g, int64_t n, int64_t d, 
     load_box(&s->a, A->ba, tlo, text, tds, t->box, t->run, t->tmp);
 }
 
+/* Zeroes taps [tap0, tap0 + ntaps) of dense im2col rows [i0, i0 + len). */
+static void dense_zero_taps(float *dense, int64_t K, int64_t cg, int64_t i0, int64_t len, int64_t tap0, int64_t ntaps) {
+    for (int64_t ii = 0; ii < len; ++ii)
+        memset(dense + (i0 + ii) * K + tap0 * cg, 0, (size_t)(ntaps * cg) * sizeof(float));
+}
+
 /* Packs output positions [p0, p0 + mb) of group g as the exact path's A
  * strips with their presence masks or, with `dense`, as plain im2col rows
  * dense[i * K + k], k = tap * cg + c (values as loaded; padding taps 0). */
@@ -395,7 +404,7 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
     const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
     const size_t n = (size_t)(strips * K * CP_MR);
     if (dense) {
-        memset(dense, 0, (size_t)(mb * K) * sizeof(float));
+        /* Absent taps are zeroed where they are found (no pass over the block). */
     } else {
         memset(t->ap, 0, n * sizeof(double));
         memset(t->mask, 0, n * sizeof(double));
@@ -419,16 +428,23 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
         for (int64_t kd = 0; kd < KD; ++kd)
             for (int64_t kh = 0; kh < KH; ++kh) {
                 int64_t sd, sh, lo, hi;
+                const int64_t tap0 = (kd * KH + kh) * KW;
                 if (!deconv) {
                     sd = pos[1] * s->S[0] + kd * s->Dl[0] - s->Pb[0];
                     sh = pos[2] * s->S[1] + kh * s->Dl[1] - s->Pb[1];
-                    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3]) continue;
+                    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3]) {
+                        if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                        continue;
+                    }
                     lo = w_a * s->S[2] - s->Pb[2];
                     hi = (w_b - 1) * s->S[2] + (KW - 1) * s->Dl[2] - s->Pb[2] + 1;
                 } else {
                     sd = deconv_src_pos(s, pos[1], kd, 0);
                     sh = deconv_src_pos(s, pos[2], kh, 1);
-                    if (sd < 0 || sh < 0) continue;
+                    if (sd < 0 || sh < 0) {
+                        if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                        continue;
+                    }
                     int64_t lnum = w_a + s->Pb[2] - (KW - 1) * s->Dl[2];
                     lo = lnum <= 0 ? 0 : (lnum + s->S[2] - 1) / s->S[2];
                     int64_t hnum = w_b - 1 + s->Pb[2];
@@ -436,7 +452,10 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                 }
                 if (lo < 0) lo = 0;
                 if (hi > XW) hi = XW;
-                if (lo >= hi) continue;
+                if (lo >= hi) {
+                    if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                    continue;
+                }
                 const int64_t L = hi - lo;
                 /* A plain f32 input is read as it is: a tap's channels are
                  * copied straight from the tensor (no window). */
@@ -465,8 +484,11 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         /* im2col rows, k = tap * cg + c (the engine path's order):
                          * a row's channels of one tap are adjacent. */
                         for (int64_t ii = 0; ii < len; ++ii) {
-                            if (sw_of[ii] < 0) continue;
                             float *drow = dense + (i0 + ii) * K + tap * cg;
+                            if (sw_of[ii] < 0) {
+                                memset(drow, 0, (size_t)cg * sizeof(float));
+                                continue;
+                            }
                             if (xrow) {
                                 const float *xp = xrow + sw_of[ii] * s->a_es[4];
                                 const int64_t cs = s->a_es[1];
@@ -953,6 +975,8 @@ static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0
     }
 }
 
+static const char *weight_panels(const cp_args *A, int64_t blk, const cp_bufs *t, bool *finite);
+
 /* A work item of a quantized convolution: weights panels (cached or packed
  * here), then per row block im2col, src panels with their row sums, the
  * s32 tile, its scaling and the epilogue. */
@@ -961,13 +985,9 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     const cp_state *s = A->s;
     const pt_gemm_ukernel *uk = A->fuk;
     const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
-    const char *bp;
-    if (A->wpanels) {
-        bp = A->wpanels + (size_t)(g * s->qblocks + qb) * A->wblock_bytes;
-    } else {
-        conv_pack_b_int8(A, g, q0, nb, t, t->fbp);
-        bp = t->fbp;
-    }
+    bool finite; /* integers always are */
+    const char *bp = weight_panels(A, g * s->qblocks + qb, t, &finite);
+    (void)finite;
     const int32_t *colsum = (const int32_t *)(bp + int8_panel_bytes(s, uk));
     int32_t *rowsum = (int32_t *)t->qsum;
     const int64_t ldc = s->NB, Kp = pt_gemm_kc_padded(uk, s->K);
@@ -1022,7 +1042,8 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
      * unless w is not finite or the sum is -0, which a sum starting from a
      * bias that is not -0 never is (round to nearest); otherwise the masked
      * kernel skips them exactly as the reference does. */
-    bool need_mask = false;
+    bool need_mask = false, finite = true;
+    const char *bpanels = NULL;
     if (A->q8) {
         run_unit_int8(A, b, qb, mb_first, mb_last, t);
         return;
@@ -1030,15 +1051,11 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     if (s->kind == CP_MATMUL) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
-    } else if (A->fuk && (s->w_layout || (!A->bias_neg_zero &&
-                                           (A->wfinite    ? A->wfinite[b * s->qblocks + qb] != 0
-                                            : A->wpanels ? A->wpanels[-1] != 0
-                                                         : conv_pack_b(A, b, q0, nb, t))))) {
+    } else if (A->fuk && (s->w_layout || !A->bias_neg_zero) &&
+               (bpanels = weight_panels(A, b * s->qblocks + qb, t, &finite), finite || s->w_layout)) {
         /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
-         * Cached constant panels carry a flag before them: all finite.
          * Weights the user packed (option 2) have no plain copy to fall back
          * on: they always run here. */
-        const void *bpanels = A->wpanels ? A->wpanels + (size_t)(b * s->qblocks + qb) * A->wblock_bytes : t->fbp;
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
             conv_pack_a(A, b, m0, mb, t, t->fa);
@@ -1132,6 +1149,35 @@ static bool pack_weight_block(const cp_args *A, int64_t blk, const cp_bufs *t, c
     cp_bufs tb = *t;
     tb.fbp = dst;
     return conv_pack_b(A, g, q0, nb, &tb);
+}
+
+/* Weight panels of block blk: packed ahead (constant cache, the user's
+ * packed layout), else packed into shared scratch by the first work item
+ * that needs them; an item that finds the block being packed by another
+ * packs its own copy rather than wait (a thread that lost its core may be
+ * the one packing).  *finite: the block's weights are all finite. */
+static const char *weight_panels(const cp_args *A, int64_t blk, const cp_bufs *t, bool *finite) {
+    if (A->wpanels) {
+        *finite = A->q8 || A->s->w_layout || A->wpanels[-1] != 0;
+        return A->wpanels + (size_t)blk * A->wblock_bytes;
+    }
+    if (A->wstate) {
+        char *dst = A->wshared + (size_t)blk * A->wblock_bytes;
+        uint8_t st = __atomic_load_n(&A->wstate[blk], __ATOMIC_ACQUIRE), expect = 0;
+        if (st == 2) {
+            *finite = A->wfinite[blk] != 0;
+            return dst;
+        }
+        if (st == 0 && __atomic_compare_exchange_n(&A->wstate[blk], &expect, 1, false, __ATOMIC_ACQ_REL,
+                                                   __ATOMIC_ACQUIRE)) {
+            A->wfinite[blk] = pack_weight_block(A, blk, t, dst);
+            __atomic_store_n(&A->wstate[blk], 2, __ATOMIC_RELEASE);
+            *finite = A->wfinite[blk] != 0;
+            return dst;
+        }
+    }
+    *finite = pack_weight_block(A, blk, t, t->fbp);
+    return t->fbp;
 }
 
 /* Packs every (group, column block) of the constant weights: 64 bytes of
@@ -1237,26 +1283,22 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     if ((double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K < (double)(1 << 21) * nt) nt = 1;
     char *tbase = base + s->shared_bytes;
     /* Weights not cached but shared by several work items: packed once by
-     * this execution, block by block, before the items run. */
+     * this execution, each block by the first item that needs it. */
     const int64_t wblocks = s->G * s->qblocks;
     const bool pack_shared = A.fuk && !A.wpanels && s->mchunks > 1 && s->wpack_bytes &&
                              wblocks * (int64_t)weight_block_bytes(s, A.fuk) <= (int64_t)s->wpack_bytes;
     if (pack_shared) {
         A.wblock_bytes = weight_block_bytes(s, A.fuk);
-        A.wpanels = base + s->off_wpack;
-        A.wfinite = (const uint8_t *)(base + s->off_wfinite);
+        A.wshared = base + s->off_wpack;
+        A.wstate = (uint8_t *)(base + s->off_wfinite);
+        A.wfinite = A.wstate + wblocks;
+        memset(A.wstate, 0, (size_t)wblocks);
     }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int tid = pt_thread_id();
         char *mine = tbase + (size_t)tid * s->thread_bytes;
         cp_bufs t = thread_bufs(s, mine);
-        if (pack_shared) {
-            uint8_t *finite = (uint8_t *)(base + s->off_wfinite);
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t blk = 0; blk < wblocks; ++blk)
-                finite[blk] = pack_weight_block(&A, blk, &t, base + s->off_wpack + (size_t)blk * A.wblock_bytes);
-        }
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
     }
@@ -1351,9 +1393,12 @@ static pt_status plan(cp_state *s) {
     nthr = omp_get_max_threads();
 #endif
     s->nthr = nthr > 0 ? nthr : 1;
-    /* Enough work items for every thread (a few each), rows split last. */
+    /* Enough work items for every thread (a few each), rows split last.  On
+     * the microkernels the weights are packed once per execution (or
+     * cached), so smaller items cost nothing more and even out the threads'
+     * shares. */
     int64_t base = s->nbatch * s->qblocks;
-    int64_t want = (int64_t)s->nthr * 4;
+    int64_t want = (int64_t)s->nthr * (s->conv_engine ? 16 : 4);
     int64_t mchunks = base >= want ? 1 : cdiv(want, base > 0 ? base : 1);
     if (mchunks > s->mblocks) mchunks = s->mblocks;
     if (mchunks < 1) mchunks = 1;
@@ -1384,8 +1429,8 @@ static pt_status plan(cp_state *s) {
             s->off_wpack = shared;
             s->wpack_bytes = blk * nblk;
             shared = align64(shared + s->wpack_bytes);
-            s->off_wfinite = shared;
-            shared = align64(shared + nblk);
+            s->off_wfinite = shared; /* per block: state, then the finite flag */
+            shared = align64(shared + 2 * nblk);
         }
     }
     s->shared_bytes = shared;

@@ -103,7 +103,8 @@ typedef struct {
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
     size_t t_fa, t_fc, t_fap, t_fbp;
     /* Shared scratch for weights packed once per execution (uncached
-     * weights shared by several work items); off_wpack 0: none. */
+     * weights shared by several work items; wpack_bytes 0: none) and two
+     * bytes per block (packing state, all finite). */
     size_t off_wpack, wpack_bytes, off_wfinite;
     /* Quantized convolutions on the U8S8 kind: src and weights each one
      * Dequantize of int8 data (u8 / s8 src with a per-tensor scale and zero
