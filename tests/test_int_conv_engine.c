@@ -311,6 +311,10 @@ static void test_quantized(void) {
     c.S[0] = 2;
     run_quant_case("int8 1x1 NXC stride 2", &c, &q);
     c = base(2);
+    c.N = 3, c.IC = 12, c.OC = 20, c.in[0] = 20, c.in[1] = 13, c.ker[0] = c.ker[1] = 1;
+    c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
+    run_quant_case("int8 1x1 NCX 3 images (blocks within and across images)", &c, &q);
+    c = base(2);
     c.nxc = c.xio = true, c.IC = 8, c.OC = 300, c.in[0] = 9, c.in[1] = 7, c.ker[0] = c.ker[1] = 1;
     c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
     q.per_channel = false; /* more channels than a scale list holds */
@@ -346,6 +350,15 @@ int main(void) {
         c.pe[0] = c.pe[1] = 0;
         snprintf(name, sizeof name, "%s 1x1 everything", kinds[which]);
         run_case(name, &c, which);
+        /* 1x1, stride 1, no padding: src rows packed where they are; NCX
+         * blocks that cross an image go through im2col rows. */
+        for (int nxc = 0; nxc < 2; ++nxc) {
+            c = base(2);
+            c.nxc = c.xio = nxc, c.N = 3, c.IC = 5, c.OC = 9, c.in[0] = 20, c.in[1] = 13;
+            c.ker[0] = c.ker[1] = 1, c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
+            snprintf(name, sizeof name, "%s 1x1 %s 3 images", kinds[which], nxc ? "NXC" : "NCX");
+            run_case(name, &c, which);
+        }
         c = base(2);
         c.dt = dnnl_bf16;
         snprintf(name, sizeof name, "%s 2d bf16", kinds[which]);

@@ -817,6 +817,27 @@ static void conv_im2col_int8(const cp_args *A, int64_t g, int64_t p0, int64_t mb
     }
 }
 
+/* A 1x1 convolution with stride 1 and no padding whose input positions of
+ * one image lie at one stride (es: src strides over the canonical dims): its
+ * im2col rows are the input's own rows, packed where they are.  Gives that
+ * stride and whether it also steps from one image to the next. */
+static bool rows_in_place(const cp_state *s, const int64_t *es, int64_t *row_stride, bool *images_too) {
+    if (s->kind != CP_CONV || s->T != 1 || s->S[0] != 1 || s->S[1] != 1 || s->S[2] != 1 || s->Pb[0] != 0 ||
+        s->Pb[1] != 0 || s->Pb[2] != 0 || s->yd[2] != s->xd[2] || s->yd[3] != s->xd[3] || s->yd[4] != s->xd[4])
+        return false;
+    /* Spatial dims of extent 1 have no stride to match. */
+    int64_t rs = 0, span = 1;
+    for (int d = 4; d >= 2; --d) {
+        if (s->xd[d] == 1) continue;
+        if (span == 1) rs = es[d];
+        else if (es[d] != rs * span) return false;
+        span *= s->xd[d];
+    }
+    *row_stride = span == 1 ? 1 : rs;
+    *images_too = s->xd[0] == 1 || es[0] == *row_stride * span;
+    return true;
+}
+
 /* Whether every term of the zero-point correction fits int32. */
 static bool narrow_sums(const cp_state *s) {
     const int64_t za = s->q_a_zp + (s->q_a_dt == dnnl_s8 ? 128 : 0), zb = s->q_w_zp;
@@ -992,19 +1013,17 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     int32_t *rowsum = (int32_t *)t->qsum;
     const int64_t ldc = s->NB, Kp = pt_gemm_kc_padded(uk, s->K);
     const pt_gemm_operand ao = {.dt = s->q_a_dt, .s_row = s->K, .s_k = 1};
-    /* A 1x1 convolution with stride 1 and no padding over positions laid out
-     * with one stride: its src rows are the input's own, packed in place. */
     const int64_t *es = s->q_a_es;
-    const bool rows_in_place = s->T == 1 && s->S[0] == 1 && s->S[1] == 1 && s->S[2] == 1 && s->Pb[0] == 0 &&
-                               s->Pb[1] == 0 && s->Pb[2] == 0 && s->yd[2] == s->xd[2] && s->yd[3] == s->xd[3] &&
-                               s->yd[4] == s->xd[4] && es[3] == s->xd[4] * es[4] && es[2] == s->xd[3] * es[3] &&
-                               (s->xd[0] == 1 || es[0] == s->xd[2] * es[2]);
-    const pt_gemm_operand direct = {.dt = s->q_a_dt, .s_row = es[4], .s_k = es[1]};
-    const uint8_t *x0 = (const uint8_t *)A->in[s->q_a_port].data + g * s->Cin_g * es[1];
+    int64_t rs = 0;
+    bool across = false;
+    const bool in_place = rows_in_place(s, es, &rs, &across);
+    const pt_gemm_operand direct = {.dt = s->q_a_dt, .s_row = rs, .s_k = es[1]};
+    const int64_t img = s->P / s->yd[0]; /* positions per image */
     for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
         const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
-        if (rows_in_place) {
-            pt_gemm_pack_panels(uk, false, &direct, x0, NULL, NULL, m0, mb, 0, s->K, t->fap, rowsum);
+        if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
+            const uint8_t *x = (const uint8_t *)A->in[s->q_a_port].data + (m0 / img) * es[0] + g * s->Cin_g * es[1];
+            pt_gemm_pack_panels(uk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, rowsum);
         } else {
             conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
             pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
@@ -1056,11 +1075,23 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
         /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
          * Weights the user packed (option 2) have no plain copy to fall back
          * on: they always run here. */
+        int64_t rs = 0;
+        bool across = false;
+        const bool in_place = s->a_direct && rows_in_place(s, s->a_es, &rs, &across);
+        const pt_gemm_operand direct = {.dt = dnnl_f32, .s_row = rs, .s_k = s->a_es[1], .round = A->fround};
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
-            conv_pack_a(A, b, m0, mb, t, t->fa);
-            pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
-            pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
+            const int64_t img = s->P / s->yd[0]; /* positions per image */
+            if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
+                /* src rows read where they are: positions of one stride */
+                const float *x = (const float *)A->in[s->a_port].data + (m0 / img) * s->a_es[0] +
+                                 b * s->Cin_g * s->a_es[1];
+                pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
+            } else {
+                conv_pack_a(A, b, m0, mb, t, t->fa);
+                pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
+                pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
+            }
             for (int64_t i = 0; i < mb; ++i)
                 for (int64_t j = 0; j < nb; ++j) t->fc[i * s->NB + j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
             compute_tile_fast(A, mb, nb, bpanels, t);
