@@ -183,7 +183,7 @@ static void fill_int_input(const tg_graph *g, int t, void *buf) {
 typedef struct {
     dnnl_data_type_t src_dt, out_dt; /* out f32: no final Quantize */
     int64_t src_zp, wei_zp, out_zp;
-    bool per_channel, bias, clamp, post_sum, constant_w;
+    bool per_channel, bias, bias_add, clamp, post_sum, constant_w;
 } qcfg;
 
 static void quant_attrs(tg_op *o, const float *scales, const int64_t *zps, int n, int axis) {
@@ -226,6 +226,12 @@ static void run_quant_case(const char *name, const cfg *c, const qcfg *q) {
         o = tg_add(&g, dnnl_graph_op_convolution, 2, (size_t[]){x, w}, 1, (size_t[]){y});
     }
     conv_attrs(o, c, false, NULL, false);
+    if (q->bias_add) {
+        size_t b = tg_tensor(&g, dnnl_f32, 1, (int64_t[]){c->OC}, NULL), yb = tg_tensor(&g, dnnl_f32, r, yd, NULL);
+        o = tg_add(&g, dnnl_graph_op_bias_add, 2, (size_t[]){y, b}, 1, (size_t[]){yb});
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, c->nxc ? "NXC" : "NCX");
+        y = yb;
+    }
     if (q->post_sum) {
         size_t eq = tg_tensor(&g, dnnl_s8, r, yd, NULL), e = tg_tensor(&g, dnnl_f32, r, yd, NULL);
         const float es = 0.05f;
@@ -288,6 +294,14 @@ static void test_quantized(void) {
     c = base(2);
     c.nxc = c.xio = true, c.G = 2, c.S[0] = 2, c.Dl[1] = 2, c.IC = 10, c.OC = 6;
     run_quant_case("int8 2d NXC groups 2 stride 2 dilation 2 -> f32", &c, &q);
+    q = q0;
+    q.bias_add = true, q.bias = false; /* the pattern takes a BiasAdd after a two-input Convolution */
+    run_quant_case("int8 2d NXC groups 2 BiasAdd relu -> u8", &c, &q);
+    q.clamp = true, q.out_dt = dnnl_f32;
+    run_quant_case("int8 2d NXC groups 2 BiasAdd clamp -> f32", &c, &q);
+    c.nxc = c.xio = false;
+    run_quant_case("int8 2d NCX groups 2 BiasAdd clamp -> f32", &c, &q);
+    c.nxc = c.xio = true;
     q = q0;
     q.post_sum = true;
     c = base(2);

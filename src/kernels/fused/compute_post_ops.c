@@ -856,7 +856,7 @@ static inline float int8_round(float v, float lo, float hi) {
 /* int8_row_out in AVX-512: the same f32 operations, 16 lanes at a time. */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_avx512(
     const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm, const float *scale,
-    const float *bias, void *dst, int64_t off) {
+    const float *bias, const float *badd, void *dst, int64_t off) {
     const __m512i rt = _mm512_set1_epi32(rowterm);
     const __m512 zero = _mm512_setzero_ps(), magic = _mm512_set1_ps(12582912.f);
     const bool is_u8 = s->out_dt == dnnl_u8, is_s8 = s->out_dt == dnnl_s8;
@@ -866,6 +866,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_av
         __m512i t = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + j), _mm512_maskz_loadu_epi32(m, colterm + j));
         __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(t, rt));
         x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, scale + j)), _mm512_maskz_loadu_ps(m, bias + j));
+        if (badd) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, badd + j));
         for (int c = 0; c < s->q_nclamp; ++c) {
             if (s->q_relu[c]) {
                 const __mmask16 keep = _mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
@@ -896,18 +897,22 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_av
 }
 #endif
 
-/* One output row of the direct epilogue: scaling and bias, the ReLU /
- * Clamp steps and the Quantize of the program, stored at dst + off.
+/* One output row of the direct epilogue: scaling and bias, the BiasAdd
+ * (badd, NULL: none), ReLU / Clamp steps and Quantize of the program,
+ * stored at dst + off.
  * `x`: nb floats of scratch. */
 static void int8_row_out(const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm,
-                         const float *scale, const float *bias, float *x, void *dst, int64_t off) {
+                         const float *scale, const float *bias, const float *badd, float *x, void *dst,
+                         int64_t off) {
 #ifdef CP_X86
     if (pt_isa() >= PT_ISA_AVX512) {
-        int8_row_out_avx512(s, acc, nb, colterm, rowterm, scale, bias, dst, off);
+        int8_row_out_avx512(s, acc, nb, colterm, rowterm, scale, bias, badd, dst, off);
         return;
     }
 #endif
     for (int64_t j = 0; j < nb; ++j) x[j] = (float)(acc[j] - colterm[j] + rowterm) * scale[j] + bias[j];
+    if (badd)
+        for (int64_t j = 0; j < nb; ++j) x[j] += badd[j];
     for (int c = 0; c < s->q_nclamp; ++c) {
         const float lo = s->q_lo[c], hi = s->q_hi[c];
         if (s->q_relu[c]) {
@@ -950,13 +955,15 @@ static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0
     const cp_state *s = A->s;
     const int64_t ldc = s->NB, K = s->K;
     const int64_t za = s->q_a_zp + (s->q_a_dt == dnnl_s8 ? 128 : 0), zb = s->q_w_zp;
-    float scale[CP_NB_ENGINE], bias[CP_NB_ENGINE];
+    float scale[CP_NB_ENGINE], bias[CP_NB_ENGINE], badd[CP_NB_ENGINE];
     int32_t colterm[CP_NB_ENGINE];
+    const pt_tview *bv = s->q_direct_out && s->q_badd_port >= 0 ? &A->in[s->q_badd_port] : NULL;
     for (int64_t j = 0; j < nb; ++j) {
         const int64_t oc = g * s->Q + q0 + j;
         scale[j] = s->q_a_scale * s->q_w_scales[oc * s->q_w_scale_step];
         bias[j] = A->conv_bias ? (float)A->conv_bias[oc] : 0.f;
         colterm[j] = (int32_t)(za * colsum[j]);
+        if (bv) badd[j] = pt_load_f32(bv->data, s->q_badd_dt, oc * s->q_badd_stride);
     }
     /* |Σ ab|, |za·colsum| <= K·255·128; |zb·rowsum|, |K·za·zb| <= K·255·255. */
     const bool narrow = narrow_sums(s);
@@ -971,7 +978,8 @@ static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0
             conv_out_index(s, pos, g * s->Q + q0, idx + s->out_lead);
             for (int d = 0; d < s->out_lead; ++d) idx[d] = 0;
             for (int d = 0; d < s->out_ndims; ++d) off += idx[d] * s->out_strides[d];
-            int8_row_out(s, ci, nb, colterm, (int32_t)row_term, scale, bias, fi, A->out[0].data, off);
+            int8_row_out(s, ci, nb, colterm, (int32_t)row_term, scale, bias, bv ? badd : NULL, fi, A->out[0].data,
+                         off);
             if (++pos[3] == s->yd[4]) {
                 pos[3] = 0;
                 if (++pos[2] == s->yd[3]) {
@@ -1476,7 +1484,7 @@ static bool const_param(const pt_postops *p, const po_opd *o, const float **v) {
 }
 
 /* The direct epilogue of the quantized path (q_direct_out): the program is
- * a chain ReLU / Clamp* -> Quantize? over the anchor's own result, the
+ * a chain BiasAdd? -> ReLU / Clamp* -> Quantize? over the anchor's own result, the
  * output channels-last and dense along the channels. */
 static void plan_int8_direct_out(cp_state *s) {
     s->q_direct_out = false;
@@ -1486,10 +1494,20 @@ static void plan_int8_direct_out(cp_state *s) {
     if (s->out_dt != dnnl_u8 && s->out_dt != dnnl_s8 && s->out_dt != dnnl_f32) return;
     int reg = 0, n = 0;
     s->q_quant = false;
+    s->q_badd_port = -1;
     for (int i = 0; i < p->nins; ++i) {
         const po_instr *in = &p->ins[i];
         if (in->na < 1 || in->a[0].kind != OPD_REG || in->a[0].reg != reg || s->q_quant) return;
-        if (in->ik == I_UNARY && !in->round && n < 4 &&
+        const po_opd *b = &in->a[1];
+        if (i == 0 && in->ik == I_BINARY && in->kind == dnnl_graph_op_add && !in->round && in->na == 2 &&
+            b->kind == OPD_PORT && b->div[p->ndims - 1] == 1) {
+            /* BiasAdd: one value per output channel (the last dim) */
+            for (int d = 0; d < p->ndims - 1; ++d)
+                if (b->es[d]) return;
+            s->q_badd_port = b->port;
+            s->q_badd_dt = b->dt;
+            s->q_badd_stride = b->es[p->ndims - 1];
+        } else if (in->ik == I_UNARY && !in->round && n < 4 &&
             (in->un.kind == dnnl_graph_op_relu || in->un.kind == dnnl_graph_op_clamp)) {
             s->q_relu[n] = in->un.kind == dnnl_graph_op_relu;
             s->q_lo[n] = in->un.lo, s->q_hi[n] = in->un.hi;
