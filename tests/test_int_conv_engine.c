@@ -334,6 +334,12 @@ static void test_quantized(void) {
     q.per_channel = false; /* more channels than a scale list holds */
     run_quant_case("int8 1x1 NXC 300 output channels (column blocks)", &c, &q);
     c = base(2);
+    c.nxc = c.xio = true, c.N = 1, c.IC = 1200, c.OC = 6, c.in[0] = 4, c.in[1] = 5;
+    q = q0;
+    q.wei_zp = -7; /* K = 10800: the zero-point correction in int64 */
+    run_quant_case("int8 2d NXC K 10800", &c, &q);
+    q = q0;
+    c = base(2);
     c.nxc = c.xio = true, c.IC = 16, c.OC = 24, c.in[0] = c.in[1] = 12;
     c.mode = dnnl_fpmath_mode_bf16; /* with apply_to_int: the float path */
     run_quant_case("int8 2d fpmath bf16 applied to int", &c, &q);
