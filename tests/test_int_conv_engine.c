@@ -183,7 +183,7 @@ static void fill_int_input(const tg_graph *g, int t, void *buf) {
 typedef struct {
     dnnl_data_type_t src_dt, out_dt; /* out f32: no final Quantize */
     int64_t src_zp, wei_zp, out_zp;
-    bool per_channel, bias, bias_add, clamp, post_sum, constant_w;
+    bool per_channel, bias, bias_add, clamp, post_sum, sum_u8, constant_w;
 } qcfg;
 
 static void quant_attrs(tg_op *o, const float *scales, const int64_t *zps, int n, int axis) {
@@ -233,7 +233,7 @@ static void run_quant_case(const char *name, const cfg *c, const qcfg *q) {
         y = yb;
     }
     if (q->post_sum) {
-        size_t eq = tg_tensor(&g, dnnl_s8, r, yd, NULL), e = tg_tensor(&g, dnnl_f32, r, yd, NULL);
+        size_t eq = tg_tensor(&g, q->sum_u8 ? dnnl_u8 : dnnl_s8, r, yd, NULL), e = tg_tensor(&g, dnnl_f32, r, yd, NULL);
         const float es = 0.05f;
         const int64_t ez = 1;
         o = tg_add(&g, dnnl_graph_op_dequantize, 1, (size_t[]){eq}, 1, (size_t[]){e});
@@ -307,6 +307,10 @@ static void test_quantized(void) {
     c = base(2);
     c.nxc = c.xio = true;
     run_quant_case("int8 2d NXC post-sum -> u8", &c, &q);
+    q.bias = false, q.bias_add = true, q.sum_u8 = true, q.clamp = true, q.out_dt = dnnl_s8, q.out_zp = 4;
+    run_quant_case("int8 2d NXC BiasAdd post-sum(u8) clamp -> s8", &c, &q);
+    q.out_dt = dnnl_f32;
+    run_quant_case("int8 2d NXC BiasAdd post-sum(u8) clamp -> f32", &c, &q);
     q = q0;
     c = base(1);
     c.nxc = c.xio = true, c.N = 3, c.in[0] = 300, c.ker[0] = 5, c.pb[0] = 2, c.pe[0] = 0, c.IC = 3, c.OC = 31;

@@ -856,8 +856,9 @@ static inline float int8_round(float v, float lo, float hi) {
 /* int8_row_out in AVX-512: the same f32 operations, 16 lanes at a time. */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_avx512(
     const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm, const float *scale,
-    const float *bias, const float *badd, void *dst, int64_t off) {
+    const float *bias, const float *badd, const void *sum, void *dst, int64_t off) {
     const __m512i rt = _mm512_set1_epi32(rowterm);
+    const __m512 sum_sc = _mm512_set1_ps(s->q_sum_scale), sum_zp = _mm512_set1_ps(s->q_sum_zp);
     const __m512 zero = _mm512_setzero_ps(), magic = _mm512_set1_ps(12582912.f);
     const bool is_u8 = s->out_dt == dnnl_u8, is_s8 = s->out_dt == dnnl_s8;
     const __m512 qlo = _mm512_set1_ps(is_u8 ? 0.f : -128.f), qhi = _mm512_set1_ps(is_u8 ? 255.f : 127.f);
@@ -867,6 +868,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_av
         __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(t, rt));
         x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, scale + j)), _mm512_maskz_loadu_ps(m, bias + j));
         if (badd) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, badd + j));
+        if (sum) {
+            const __m128i q = _mm_maskz_loadu_epi8(m, (const char *)sum + j);
+            const __m512i qi = s->q_sum_dt == dnnl_u8 ? _mm512_cvtepu8_epi32(q) : _mm512_cvtepi8_epi32(q);
+            x = _mm512_add_ps(x, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(qi), sum_zp), sum_sc));
+        }
         for (int c = 0; c < s->q_nclamp; ++c) {
             if (s->q_relu[c]) {
                 const __mmask16 keep = _mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
@@ -898,21 +904,28 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_av
 #endif
 
 /* One output row of the direct epilogue: scaling and bias, the BiasAdd
- * (badd, NULL: none), ReLU / Clamp steps and Quantize of the program,
- * stored at dst + off.
+ * (badd, NULL: none), the post-sum (sum: the row of its int8 operand, NULL:
+ * none), ReLU / Clamp steps and Quantize of the program, stored at dst + off.
  * `x`: nb floats of scratch. */
 static void int8_row_out(const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm,
-                         const float *scale, const float *bias, const float *badd, float *x, void *dst,
-                         int64_t off) {
+                         const float *scale, const float *bias, const float *badd, const void *sum, float *x,
+                         void *dst, int64_t off) {
 #ifdef CP_X86
     if (pt_isa() >= PT_ISA_AVX512) {
-        int8_row_out_avx512(s, acc, nb, colterm, rowterm, scale, bias, badd, dst, off);
+        int8_row_out_avx512(s, acc, nb, colterm, rowterm, scale, bias, badd, sum, dst, off);
         return;
     }
 #endif
     for (int64_t j = 0; j < nb; ++j) x[j] = (float)(acc[j] - colterm[j] + rowterm) * scale[j] + bias[j];
     if (badd)
         for (int64_t j = 0; j < nb; ++j) x[j] += badd[j];
+    if (sum) {
+        const float sc = s->q_sum_scale, zp = s->q_sum_zp;
+        if (s->q_sum_dt == dnnl_u8)
+            for (int64_t j = 0; j < nb; ++j) x[j] += ((float)((const uint8_t *)sum)[j] - zp) * sc;
+        else
+            for (int64_t j = 0; j < nb; ++j) x[j] += ((float)((const int8_t *)sum)[j] - zp) * sc;
+    }
     for (int c = 0; c < s->q_nclamp; ++c) {
         const float lo = s->q_lo[c], hi = s->q_hi[c];
         if (s->q_relu[c]) {
@@ -974,12 +987,13 @@ static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0
         float *fi = t->fc + i * ldc;
         const int64_t row_term = K * za * zb - zb * (int64_t)rowsum[i];
         if (narrow && s->q_direct_out) {
-            int64_t off = 0;
+            int64_t off = 0, soff = 0;
             conv_out_index(s, pos, g * s->Q + q0, idx + s->out_lead);
             for (int d = 0; d < s->out_lead; ++d) idx[d] = 0;
-            for (int d = 0; d < s->out_ndims; ++d) off += idx[d] * s->out_strides[d];
-            int8_row_out(s, ci, nb, colterm, (int32_t)row_term, scale, bias, bv ? badd : NULL, fi, A->out[0].data,
-                         off);
+            for (int d = 0; d < s->out_ndims; ++d) off += idx[d] * s->out_strides[d], soff += idx[d] * s->q_sum_es[d];
+            const void *sum = s->q_sum_port >= 0 ? (const char *)A->in[s->q_sum_port].data + soff : NULL;
+            int8_row_out(s, ci, nb, colterm, (int32_t)row_term, scale, bias, bv ? badd : NULL, sum, fi,
+                         A->out[0].data, off);
             if (++pos[3] == s->yd[4]) {
                 pos[3] = 0;
                 if (++pos[2] == s->yd[3]) {
@@ -1484,7 +1498,8 @@ static bool const_param(const pt_postops *p, const po_opd *o, const float **v) {
 }
 
 /* The direct epilogue of the quantized path (q_direct_out): the program is
- * a chain BiasAdd? -> ReLU / Clamp* -> Quantize? over the anchor's own result, the
+ * a chain BiasAdd? -> Add(., Dequantize(int8 port))? -> ReLU / Clamp* ->
+ * Quantize? over the anchor's own result, the
  * output channels-last and dense along the channels. */
 static void plan_int8_direct_out(cp_state *s) {
     s->q_direct_out = false;
@@ -1492,13 +1507,39 @@ static void plan_int8_direct_out(cp_state *s) {
     if (!p || s->round_floats || s->out_ndims < 1) return;
     if (s->ymap[1] != s->out_ndims - s->out_lead - 1 || s->out_strides[s->out_ndims - 1] != 1) return;
     if (s->out_dt != dnnl_u8 && s->out_dt != dnnl_s8 && s->out_dt != dnnl_f32) return;
-    int reg = 0, n = 0;
+    int reg = 0, n = 0, sum_reg = -1, sum_port = -1;
     s->q_quant = false;
-    s->q_badd_port = -1;
+    s->q_badd_port = s->q_sum_port = -1;
+    const int last = p->ndims - 1;
     for (int i = 0; i < p->nins; ++i) {
         const po_instr *in = &p->ins[i];
-        if (in->na < 1 || in->a[0].kind != OPD_REG || in->a[0].reg != reg || s->q_quant) return;
-        const po_opd *b = &in->a[1];
+        const po_opd *a0 = &in->a[0], *b = &in->a[1];
+        if (in->ik == I_DEQUANT && sum_reg < 0 && s->q_sum_port < 0 && n == 0 && !in->round && in->na >= 2 &&
+            a0->kind == OPD_PORT && (a0->dt == dnnl_u8 || a0->dt == dnnl_s8) && a0->es[last] == 1) {
+            /* Dequantize of the post-sum operand: read at each output's own
+             * index, one scale and zero point */
+            const float *sc, *zp = NULL;
+            if (!const_param(p, b, &sc) || (in->na > 2 && !const_param(p, &in->a[2], &zp))) return;
+            for (int d = 0; d < p->ndims; ++d) {
+                if (a0->div[d] != 1 || b->es[d] || (zp && in->a[2].es[d])) return;
+                s->q_sum_es[d] = a0->es[d];
+            }
+            s->q_sum_dt = a0->dt;
+            s->q_sum_scale = sc[0];
+            s->q_sum_zp = zp ? zp[0] : 0.f;
+            sum_reg = in->dst;
+            sum_port = a0->port;
+            continue;
+        }
+        if (sum_reg >= 0 && in->ik == I_BINARY && in->kind == dnnl_graph_op_add && !in->round && in->na == 2 &&
+            a0->kind == OPD_REG && b->kind == OPD_REG &&
+            ((a0->reg == reg && b->reg == sum_reg) || (a0->reg == sum_reg && b->reg == reg))) {
+            s->q_sum_port = sum_port;
+            sum_reg = -1;
+            reg = in->dst;
+            continue;
+        }
+        if (sum_reg >= 0 || in->na < 1 || a0->kind != OPD_REG || a0->reg != reg || s->q_quant) return;
         if (i == 0 && in->ik == I_BINARY && in->kind == dnnl_graph_op_add && !in->round && in->na == 2 &&
             b->kind == OPD_PORT && b->div[p->ndims - 1] == 1) {
             /* BiasAdd: one value per output channel (the last dim) */
@@ -1527,7 +1568,7 @@ static void plan_int8_direct_out(cp_state *s) {
         reg = in->dst;
     }
     /* A float result needs no Quantize; an integer one needs it. */
-    if ((s->out_dt == dnnl_f32) == s->q_quant) return;
+    if (sum_reg >= 0 || (s->out_dt == dnnl_f32) == s->q_quant) return;
     s->q_nclamp = n;
     s->q_direct_out = true;
 }

@@ -121,14 +121,19 @@ typedef struct {
     int64_t q_w_scale_step;      /* scale index step per output channel (0: per tensor) */
     int64_t q_a_es[5], q_w_es[5]; /* strides over the canonical dims */
     size_t t_qsum;               /* per thread: row sums of the packed src */
-    /* Its epilogue, when the program is a BiasAdd?, up to four ReLU / Clamp
-     * then at most one per-tensor Quantize, into a channels-last output:
+    /* Its epilogue, when the program is a BiasAdd?, a post-sum?, up to four
+     * ReLU / Clamp then at most one per-tensor Quantize, into a channels-last
+     * output:
      * applied in the same pass as the scaling, with the program's f32
      * operations (so the same bits). */
     bool q_direct_out;
     int q_badd_port;             /* a leading BiasAdd's bias port, -1: none */
     dnnl_data_type_t q_badd_dt;
     int64_t q_badd_stride;
+    int q_sum_port;              /* a post-sum Add(., Dequantize(int8 port)) before the clamps, -1: none */
+    dnnl_data_type_t q_sum_dt;
+    float q_sum_scale, q_sum_zp;
+    int64_t q_sum_es[PT_CP_MAXD]; /* its strides over the output's dims */
     int q_nclamp;
     float q_lo[4], q_hi[4];      /* ReLU: [0, inf) keeping NaN; Clamp: its bounds */
     bool q_relu[4];
