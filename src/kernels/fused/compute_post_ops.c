@@ -45,8 +45,13 @@
 #define CP_RUN 256  /* elements per program run */
 #define CP_MB 72    /* rows per block (multiple of CP_MR) */
 #define CP_NB 64    /* columns per block (multiple of CP_NR) */
+#define CP_NB_ENGINE 256 /* on the GEMM microkernels: src rows are packed once per column block */
 #define CP_KC 256   /* reduction chunk of the tile loop */
 #define CP_THREAD_CAP ((size_t)256 << 20) /* per-thread scratch limit */
+#define CP_WPACK_CAP ((size_t)64 << 20) /* weights packed per execution at most */
+#define CP_INT8_KC 1024 /* k per pass of the U8S8 tile: a 32-column B strip of it fits L1 */
+
+static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
 typedef pt_cp_kind cp_kind;
 typedef pt_cp_operand cp_operand;
@@ -240,6 +245,7 @@ typedef struct {
      * panels of the engine's layout, f32 results [MB][NB]. */
     float *fa, *fc;
     void *fap, *fbp;
+    int32_t *qsum; /* quantized path: row sums of the packed src */
 } cp_bufs;
 
 typedef struct {
@@ -256,10 +262,16 @@ typedef struct {
      * double path) and how its panels round f32 values. */
     const pt_gemm_ukernel *fuk;
     dnnl_fpmath_mode_t fround;
+    bool q8; /* fuk is the U8S8 kind: the quantized path (conv_int8) */
     /* Constant weights: every (group, column block) packed once, from the
      * constant tensor cache (NULL: packed per unit). */
     const char *wpanels;
     size_t wblock_bytes; /* one (group, column block) of panels */
+    /* Weights not packed ahead: packed by this execution into shared
+     * scratch by the first work item that needs a block (wstate per block:
+     * 0 not yet, 1 being packed, 2 ready; wfinite: all finite). */
+    char *wshared;
+    uint8_t *wstate, *wfinite;
 } cp_args;
 
 /* ---- MatMul packing --------------------------------------------------------- */
@@ -373,6 +385,12 @@ static void conv_load_window(const cp_args *A, int64_t g, int64_t n, int64_t d, 
     load_box(&s->a, A->ba, tlo, text, tds, t->box, t->run, t->tmp);
 }
 
+/* Zeroes taps [tap0, tap0 + ntaps) of dense im2col rows [i0, i0 + len). */
+static void dense_zero_taps(float *dense, int64_t K, int64_t cg, int64_t i0, int64_t len, int64_t tap0, int64_t ntaps) {
+    for (int64_t ii = 0; ii < len; ++ii)
+        memset(dense + (i0 + ii) * K + tap0 * cg, 0, (size_t)(ntaps * cg) * sizeof(float));
+}
+
 /* Packs output positions [p0, p0 + mb) of group g as the exact path's A
  * strips with their presence masks or, with `dense`, as plain im2col rows
  * dense[i * K + k], k = tap * cg + c (values as loaded; padding taps 0). */
@@ -386,7 +404,7 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
     const bool rnd = s->a.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
     const size_t n = (size_t)(strips * K * CP_MR);
     if (dense) {
-        memset(dense, 0, (size_t)(mb * K) * sizeof(float));
+        /* Absent taps are zeroed where they are found (no pass over the block). */
     } else {
         memset(t->ap, 0, n * sizeof(double));
         memset(t->mask, 0, n * sizeof(double));
@@ -410,16 +428,23 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
         for (int64_t kd = 0; kd < KD; ++kd)
             for (int64_t kh = 0; kh < KH; ++kh) {
                 int64_t sd, sh, lo, hi;
+                const int64_t tap0 = (kd * KH + kh) * KW;
                 if (!deconv) {
                     sd = pos[1] * s->S[0] + kd * s->Dl[0] - s->Pb[0];
                     sh = pos[2] * s->S[1] + kh * s->Dl[1] - s->Pb[1];
-                    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3]) continue;
+                    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3]) {
+                        if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                        continue;
+                    }
                     lo = w_a * s->S[2] - s->Pb[2];
                     hi = (w_b - 1) * s->S[2] + (KW - 1) * s->Dl[2] - s->Pb[2] + 1;
                 } else {
                     sd = deconv_src_pos(s, pos[1], kd, 0);
                     sh = deconv_src_pos(s, pos[2], kh, 1);
-                    if (sd < 0 || sh < 0) continue;
+                    if (sd < 0 || sh < 0) {
+                        if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                        continue;
+                    }
                     int64_t lnum = w_a + s->Pb[2] - (KW - 1) * s->Dl[2];
                     lo = lnum <= 0 ? 0 : (lnum + s->S[2] - 1) / s->S[2];
                     int64_t hnum = w_b - 1 + s->Pb[2];
@@ -427,7 +452,10 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                 }
                 if (lo < 0) lo = 0;
                 if (hi > XW) hi = XW;
-                if (lo >= hi) continue;
+                if (lo >= hi) {
+                    if (dense) dense_zero_taps(dense, K, cg, i0, len, tap0, KW);
+                    continue;
+                }
                 const int64_t L = hi - lo;
                 /* A plain f32 input is read as it is: a tap's channels are
                  * copied straight from the tensor (no window). */
@@ -456,8 +484,11 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
                         /* im2col rows, k = tap * cg + c (the engine path's order):
                          * a row's channels of one tap are adjacent. */
                         for (int64_t ii = 0; ii < len; ++ii) {
-                            if (sw_of[ii] < 0) continue;
                             float *drow = dense + (i0 + ii) * K + tap * cg;
+                            if (sw_of[ii] < 0) {
+                                memset(drow, 0, (size_t)cg * sizeof(float));
+                                continue;
+                            }
                             if (xrow) {
                                 const float *xp = xrow + sw_of[ii] * s->a_es[4];
                                 const int64_t cs = s->a_es[1];
@@ -701,6 +732,341 @@ static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, i
     }
 }
 
+/* ---- quantized convolutions (U8S8) --------------------------------------------- */
+
+/* Bytes of one (group, column block) of int8 weight panels: the panels, then
+ * the Σ_k of each column (s32), both 64-byte aligned. */
+static size_t int8_panel_bytes(const cp_state *s, const pt_gemm_ukernel *uk) {
+    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
+    return align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)));
+}
+static size_t int8_block_bytes(const cp_state *s, const pt_gemm_ukernel *uk) {
+    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
+    return int8_panel_bytes(s, uk) + align64((size_t)nbp * sizeof(int32_t));
+}
+
+/* Packs output channels [q0, q0 + nb) of group g from the raw s8 weights:
+ * dense rows w[j][k] (k = tap * cg + c, the im2col order) in t->fa, then
+ * U8S8 B panels at dst with the column sums after them. */
+static void conv_pack_b_int8(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t, char *dst) {
+    const cp_state *s = A->s;
+    const int64_t K = s->K, cg = s->Cin_g, Qg = s->Q, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
+    const int8_t *w = A->in[s->q_w_port].data;
+    const int64_t *es = s->q_w_es;
+    int8_t *rows = (int8_t *)t->fa;
+    for (int64_t j = 0; j < nb; ++j) {
+        const int8_t *wo = w + (g * Qg + q0 + j) * es[0];
+        int8_t *row = rows + j * K;
+        for (int64_t kd = 0; kd < KD; ++kd)
+            for (int64_t kh = 0; kh < KH; ++kh)
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                    const int8_t *wt = wo + kd * es[2] + kh * es[3] + kw * es[4];
+                    int8_t *rt = row + ((kd * KH + kh) * KW + kw) * cg;
+                    if (es[1] == 1) memcpy(rt, wt, (size_t)cg);
+                    else
+                        for (int64_t c = 0; c < cg; ++c) rt[c] = wt[c * es[1]];
+                }
+    }
+    pt_gemm_operand o = {.dt = dnnl_s8, .s_row = K, .s_k = 1};
+    pt_gemm_pack_panels(A->fuk, true, &o, rows, NULL, NULL, 0, nb, 0, K, dst,
+                        (int32_t *)(dst + int8_panel_bytes(s, A->fuk)));
+}
+
+/* im2col rows of output positions [p0, p0 + mb) of group g from the raw
+ * int8 src: dense[i * K + tap * cg + c].  Taps outside the input hold the
+ * src zero point, whose dequantised value is 0: such a tap adds nothing to
+ * Σ (a - za)(b - zb), as the reference skips it. */
+static void conv_im2col_int8(const cp_args *A, int64_t g, int64_t p0, int64_t mb, uint8_t *dense) {
+    const cp_state *s = A->s;
+    const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
+    const uint8_t *x = A->in[s->q_a_port].data;
+    const int64_t *es = s->q_a_es;
+    const uint8_t pad = (uint8_t)s->q_a_zp; /* s8: the zero point's bit pattern */
+    int64_t pos[4];
+    conv_decode(s, p0, pos);
+    for (int64_t i = 0; i < mb; ++i) {
+        uint8_t *row = dense + i * K;
+        const uint8_t *xn = x + pos[0] * es[0] + g * cg * es[1];
+        for (int64_t kd = 0; kd < KD; ++kd) {
+            const int64_t sd = pos[1] * s->S[0] + kd * s->Dl[0] - s->Pb[0];
+            for (int64_t kh = 0; kh < KH; ++kh) {
+                const int64_t sh = pos[2] * s->S[1] + kh * s->Dl[1] - s->Pb[1];
+                const bool in_dh = sd >= 0 && sd < s->xd[2] && sh >= 0 && sh < s->xd[3];
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                    const int64_t sw = pos[3] * s->S[2] + kw * s->Dl[2] - s->Pb[2];
+                    uint8_t *rt = row + ((kd * KH + kh) * KW + kw) * cg;
+                    if (!in_dh || sw < 0 || sw >= s->xd[4]) {
+                        memset(rt, pad, (size_t)cg);
+                        continue;
+                    }
+                    const uint8_t *xt = xn + sd * es[2] + sh * es[3] + sw * es[4];
+                    if (es[1] == 1) memcpy(rt, xt, (size_t)cg);
+                    else
+                        for (int64_t c = 0; c < cg; ++c) rt[c] = xt[c * es[1]];
+                }
+            }
+        }
+        /* next output position */
+        if (++pos[3] == s->yd[4]) {
+            pos[3] = 0;
+            if (++pos[2] == s->yd[3]) {
+                pos[2] = 0;
+                if (++pos[1] == s->yd[2]) pos[1] = 0, ++pos[0];
+            }
+        }
+    }
+}
+
+/* A 1x1 convolution with stride 1 and no padding whose input positions of
+ * one image lie at one stride (es: src strides over the canonical dims): its
+ * im2col rows are the input's own rows, packed where they are.  Gives that
+ * stride and whether it also steps from one image to the next. */
+static bool rows_in_place(const cp_state *s, const int64_t *es, int64_t *row_stride, bool *images_too) {
+    if (s->kind != CP_CONV || s->T != 1 || s->S[0] != 1 || s->S[1] != 1 || s->S[2] != 1 || s->Pb[0] != 0 ||
+        s->Pb[1] != 0 || s->Pb[2] != 0 || s->yd[2] != s->xd[2] || s->yd[3] != s->xd[3] || s->yd[4] != s->xd[4])
+        return false;
+    /* Spatial dims of extent 1 have no stride to match. */
+    int64_t rs = 0, span = 1;
+    for (int d = 4; d >= 2; --d) {
+        if (s->xd[d] == 1) continue;
+        if (span == 1) rs = es[d];
+        else if (es[d] != rs * span) return false;
+        span *= s->xd[d];
+    }
+    *row_stride = span == 1 ? 1 : rs;
+    *images_too = s->xd[0] == 1 || es[0] == *row_stride * span;
+    return true;
+}
+
+/* Whether every term of the zero-point correction fits int32. */
+static bool narrow_sums(const cp_state *s) {
+    const int64_t za = s->q_a_zp + (s->q_a_dt == dnnl_s8 ? 128 : 0), zb = s->q_w_zp;
+    return s->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255;
+}
+
+/* The same rounding to an integer type as the chain's store (run_io.c):
+ * NaN to 0, clamp, round half to even. */
+static inline float int8_round(float v, float lo, float hi) {
+    v = v != v ? 0.f : v;
+    v = v < lo ? lo : (v > hi ? hi : v);
+    return (v + 12582912.f) - 12582912.f;
+}
+
+#ifdef CP_X86
+/* int8_row_out in AVX-512: the same f32 operations, 16 lanes at a time. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_avx512(
+    const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm, const float *scale,
+    const float *bias, const float *badd, const void *sum, void *dst, int64_t off) {
+    const __m512i rt = _mm512_set1_epi32(rowterm);
+    const __m512 sum_sc = _mm512_set1_ps(s->q_sum_scale), sum_zp = _mm512_set1_ps(s->q_sum_zp);
+    const __m512 zero = _mm512_setzero_ps(), magic = _mm512_set1_ps(12582912.f);
+    const bool is_u8 = s->out_dt == dnnl_u8, is_s8 = s->out_dt == dnnl_s8;
+    const __m512 qlo = _mm512_set1_ps(is_u8 ? 0.f : -128.f), qhi = _mm512_set1_ps(is_u8 ? 255.f : 127.f);
+    for (int64_t j = 0; j < nb; j += 16) {
+        const __mmask16 m = nb - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nb - j)) - 1);
+        __m512i t = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + j), _mm512_maskz_loadu_epi32(m, colterm + j));
+        __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(t, rt));
+        x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, scale + j)), _mm512_maskz_loadu_ps(m, bias + j));
+        if (badd) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, badd + j));
+        if (sum) {
+            const __m128i q = _mm_maskz_loadu_epi8(m, (const char *)sum + j);
+            const __m512i qi = s->q_sum_dt == dnnl_u8 ? _mm512_cvtepu8_epi32(q) : _mm512_cvtepi8_epi32(q);
+            x = _mm512_add_ps(x, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(qi), sum_zp), sum_sc));
+        }
+        for (int c = 0; c < s->q_nclamp; ++c) {
+            if (s->q_relu[c]) {
+                const __mmask16 keep = _mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+                x = _mm512_maskz_mov_ps(keep, x);
+            } else {
+                const __m512 lo = _mm512_set1_ps(s->q_lo[c]), hi = _mm512_set1_ps(s->q_hi[c]);
+                x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GT_OQ), lo, x);
+                x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_LT_OQ), hi, x);
+            }
+        }
+        if (s->q_quant) {
+            x = _mm512_mul_ps(x, _mm512_set1_ps(s->q_inv_scale));
+            if (s->q_quant_zp) x = _mm512_add_ps(x, _mm512_set1_ps(s->q_out_zp));
+        }
+        if (!is_u8 && !is_s8) {
+            _mm512_mask_storeu_ps((float *)dst + off + j, m, x);
+            continue;
+        }
+        x = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x); /* NaN -> 0 */
+        x = _mm512_min_ps(_mm512_max_ps(x, qlo), qhi);
+        x = _mm512_sub_ps(_mm512_add_ps(x, magic), magic);
+        /* Narrowed in registers, then a plain 16-byte store (the masked
+         * narrowing store is microcoded on Zen 4); the tail masked. */
+        const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x));
+        if (m == 0xffff) _mm_storeu_si128((__m128i *)((char *)dst + off + j), b);
+        else _mm_mask_storeu_epi8((char *)dst + off + j, m, b);
+    }
+}
+#endif
+
+/* One output row of the direct epilogue: scaling and bias, the BiasAdd
+ * (badd, NULL: none), the post-sum (sum: the row of its int8 operand, NULL:
+ * none), ReLU / Clamp steps and Quantize of the program, stored at dst + off.
+ * `x`: nb floats of scratch. */
+static void int8_row_out(const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm,
+                         const float *scale, const float *bias, const float *badd, const void *sum, float *x,
+                         void *dst, int64_t off) {
+#ifdef CP_X86
+    if (pt_isa() >= PT_ISA_AVX512) {
+        int8_row_out_avx512(s, acc, nb, colterm, rowterm, scale, bias, badd, sum, dst, off);
+        return;
+    }
+#endif
+    for (int64_t j = 0; j < nb; ++j) x[j] = (float)(acc[j] - colterm[j] + rowterm) * scale[j] + bias[j];
+    if (badd)
+        for (int64_t j = 0; j < nb; ++j) x[j] += badd[j];
+    if (sum) {
+        const float sc = s->q_sum_scale, zp = s->q_sum_zp;
+        if (s->q_sum_dt == dnnl_u8)
+            for (int64_t j = 0; j < nb; ++j) x[j] += ((float)((const uint8_t *)sum)[j] - zp) * sc;
+        else
+            for (int64_t j = 0; j < nb; ++j) x[j] += ((float)((const int8_t *)sum)[j] - zp) * sc;
+    }
+    for (int c = 0; c < s->q_nclamp; ++c) {
+        const float lo = s->q_lo[c], hi = s->q_hi[c];
+        if (s->q_relu[c]) {
+            for (int64_t j = 0; j < nb; ++j) x[j] = x[j] > 0.f ? x[j] : (x[j] != x[j] ? x[j] : 0.f);
+        } else {
+            for (int64_t j = 0; j < nb; ++j) {
+                const float v = x[j] > lo ? x[j] : lo;
+                x[j] = v < hi ? v : hi;
+            }
+        }
+    }
+    if (s->q_quant) {
+        const float inv = s->q_inv_scale, zp = s->q_out_zp;
+        if (s->q_quant_zp)
+            for (int64_t j = 0; j < nb; ++j) x[j] = x[j] * inv + zp;
+        else
+            for (int64_t j = 0; j < nb; ++j) x[j] = x[j] * inv;
+    }
+    switch ((int)s->out_dt) {
+        case dnnl_u8: {
+            uint8_t *d = (uint8_t *)dst + off;
+            for (int64_t j = 0; j < nb; ++j) d[j] = (uint8_t)int8_round(x[j], 0.f, 255.f);
+            break;
+        }
+        case dnnl_s8: {
+            int8_t *d = (int8_t *)dst + off;
+            for (int64_t j = 0; j < nb; ++j) d[j] = (int8_t)int8_round(x[j], -128.f, 127.f);
+            break;
+        }
+        default: memcpy((float *)dst + off, x, (size_t)nb * sizeof(float)); break;
+    }
+}
+
+/* The s32 tile (t->fc) becomes f32 in place:
+ *   a_scale · w_scale(oc) · Σ (a - za)(b - zb) + bias(oc)
+ * with Σ (a - za)(b - zb) = Σ ab - za·colsum - zb·rowsum + K·za·zb, exact in
+ * integers (int32 where every term provably fits, else int64). */
+static void int8_tile_to_f32(const cp_args *A, int64_t g, int64_t p0, int64_t q0, int64_t mb, int64_t nb,
+                             const int32_t *rowsum, const int32_t *colsum, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int64_t ldc = s->NB, K = s->K;
+    const int64_t za = s->q_a_zp + (s->q_a_dt == dnnl_s8 ? 128 : 0), zb = s->q_w_zp;
+    float scale[CP_NB_ENGINE], bias[CP_NB_ENGINE], badd[CP_NB_ENGINE];
+    int32_t colterm[CP_NB_ENGINE];
+    const pt_tview *bv = s->q_direct_out && s->q_badd_port >= 0 ? &A->in[s->q_badd_port] : NULL;
+    for (int64_t j = 0; j < nb; ++j) {
+        const int64_t oc = g * s->Q + q0 + j;
+        scale[j] = s->q_a_scale * s->q_w_scales[oc * s->q_w_scale_step];
+        bias[j] = A->conv_bias ? (float)A->conv_bias[oc] : 0.f;
+        colterm[j] = (int32_t)(za * colsum[j]);
+        if (bv) badd[j] = pt_load_f32(bv->data, s->q_badd_dt, oc * s->q_badd_stride);
+    }
+    /* |Σ ab|, |za·colsum| <= K·255·128; |zb·rowsum|, |K·za·zb| <= K·255·255. */
+    const bool narrow = narrow_sums(s);
+    int64_t pos[4] = {0, 0, 0, 0}, idx[CP_MAXD];
+    if (s->q_direct_out) conv_decode(s, p0, pos);
+    for (int64_t i = 0; i < mb; ++i) {
+        int32_t *ci = (int32_t *)t->fc + i * ldc;
+        float *fi = t->fc + i * ldc;
+        const int64_t row_term = K * za * zb - zb * (int64_t)rowsum[i];
+        if (narrow && s->q_direct_out) {
+            int64_t off = 0, soff = 0;
+            conv_out_index(s, pos, g * s->Q + q0, idx + s->out_lead);
+            for (int d = 0; d < s->out_lead; ++d) idx[d] = 0;
+            for (int d = 0; d < s->out_ndims; ++d) off += idx[d] * s->out_strides[d], soff += idx[d] * s->q_sum_es[d];
+            const void *sum = s->q_sum_port >= 0 ? (const char *)A->in[s->q_sum_port].data + soff : NULL;
+            int8_row_out(s, ci, nb, colterm, (int32_t)row_term, scale, bias, bv ? badd : NULL, sum, fi,
+                         A->out[0].data, off);
+            if (++pos[3] == s->yd[4]) {
+                pos[3] = 0;
+                if (++pos[2] == s->yd[3]) {
+                    pos[2] = 0;
+                    if (++pos[1] == s->yd[2]) pos[1] = 0, ++pos[0];
+                }
+            }
+            continue;
+        }
+        if (narrow) {
+            const int32_t rt = (int32_t)row_term;
+            for (int64_t j = 0; j < nb; ++j) {
+                const int32_t v = ci[j] - colterm[j] + rt;
+                fi[j] = (float)v * scale[j] + bias[j];
+            }
+        } else {
+            for (int64_t j = 0; j < nb; ++j) {
+                const int64_t v = (int64_t)ci[j] - za * (int64_t)colsum[j] + row_term;
+                fi[j] = (float)v * scale[j] + bias[j];
+            }
+        }
+    }
+}
+
+static const char *weight_panels(const cp_args *A, int64_t blk, const cp_bufs *t, bool *finite);
+
+/* A work item of a quantized convolution: weights panels (cached or packed
+ * here), then per row block im2col, src panels with their row sums, the
+ * s32 tile, its scaling and the epilogue. */
+static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_first, int64_t mb_last,
+                          const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const pt_gemm_ukernel *uk = A->fuk;
+    const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
+    bool finite; /* integers always are */
+    const char *bp = weight_panels(A, g * s->qblocks + qb, t, &finite);
+    (void)finite;
+    const int32_t *colsum = (const int32_t *)(bp + int8_panel_bytes(s, uk));
+    int32_t *rowsum = (int32_t *)t->qsum;
+    const int64_t ldc = s->NB, Kp = pt_gemm_kc_padded(uk, s->K);
+    const pt_gemm_operand ao = {.dt = s->q_a_dt, .s_row = s->K, .s_k = 1};
+    const int64_t *es = s->q_a_es;
+    int64_t rs = 0;
+    bool across = false;
+    const bool in_place = rows_in_place(s, es, &rs, &across);
+    const pt_gemm_operand direct = {.dt = s->q_a_dt, .s_row = rs, .s_k = es[1]};
+    const int64_t img = s->P / s->yd[0]; /* positions per image */
+    for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
+        const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
+        if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
+            const uint8_t *x = (const uint8_t *)A->in[s->q_a_port].data + (m0 / img) * es[0] + g * s->Cin_g * es[1];
+            pt_gemm_pack_panels(uk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, rowsum);
+        } else {
+            conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
+            pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
+        }
+        /* A B strip of CP_INT8_KC k stays in L1 while the row strips pass. */
+        for (int64_t k0 = 0; k0 < Kp; k0 += CP_INT8_KC) {
+            const int64_t kc = Kp - k0 < CP_INT8_KC ? Kp - k0 : CP_INT8_KC;
+            for (int64_t j0 = 0; j0 < nb; j0 += uk->nr)
+                for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
+                    const uint8_t *a = (const uint8_t *)t->fap + i0 * Kp + k0 * uk->mr;
+                    const uint8_t *b = (const uint8_t *)bp + j0 * Kp + k0 * uk->nr;
+                    const int mr = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr);
+                    const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
+                    uk->run(kc, a, b, (int32_t *)t->fc + i0 * ldc + j0, ldc, mr, nr, k0 > 0);
+                }
+        }
+        int8_tile_to_f32(A, g, m0, q0, mb, nb, rowsum, colsum, t);
+        if (!s->q_direct_out || !narrow_sums(s)) conv_epilogue(A, g, m0, mb, q0, nb, t);
+    }
+}
+
 /* ---- work items -------------------------------------------------------------- */
 
 static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
@@ -717,22 +1083,37 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
      * unless w is not finite or the sum is -0, which a sum starting from a
      * bias that is not -0 never is (round to nearest); otherwise the masked
      * kernel skips them exactly as the reference does. */
-    bool need_mask = false;
+    bool need_mask = false, finite = true;
+    const char *bpanels = NULL;
+    if (A->q8) {
+        run_unit_int8(A, b, qb, mb_first, mb_last, t);
+        return;
+    }
     if (s->kind == CP_MATMUL) {
         mm_batch_index(s, b, bi);
         mm_pack_b(A, bi, q0, nb, t);
-    } else if (A->fuk && (s->w_layout || (!A->bias_neg_zero &&
-                                           (A->wpanels ? A->wpanels[-1] != 0 : conv_pack_b(A, b, q0, nb, t))))) {
+    } else if (A->fuk && (s->w_layout || !A->bias_neg_zero) &&
+               (bpanels = weight_panels(A, b * s->qblocks + qb, t, &finite), finite || s->w_layout)) {
         /* On the GEMM microkernels: im2col rows, panels, f32 accumulation.
-         * Cached constant panels carry a flag before them: all finite.
          * Weights the user packed (option 2) have no plain copy to fall back
          * on: they always run here. */
-        const void *bpanels = A->wpanels ? A->wpanels + (size_t)(b * s->qblocks + qb) * A->wblock_bytes : t->fbp;
+        int64_t rs = 0;
+        bool across = false;
+        const bool in_place = s->a_direct && rows_in_place(s, s->a_es, &rs, &across);
+        const pt_gemm_operand direct = {.dt = dnnl_f32, .s_row = rs, .s_k = s->a_es[1], .round = A->fround};
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
-            conv_pack_a(A, b, m0, mb, t, t->fa);
-            pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
-            pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
+            const int64_t img = s->P / s->yd[0]; /* positions per image */
+            if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
+                /* src rows read where they are: positions of one stride */
+                const float *x = (const float *)A->in[s->a_port].data + (m0 / img) * s->a_es[0] +
+                                 b * s->Cin_g * s->a_es[1];
+                pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
+            } else {
+                conv_pack_a(A, b, m0, mb, t, t->fa);
+                pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
+                pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
+            }
             for (int64_t i = 0; i < mb; ++i)
                 for (int64_t j = 0; j < nb; ++j) t->fc[i * s->NB + j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
             compute_tile_fast(A, mb, nb, bpanels, t);
@@ -771,8 +1152,6 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
     }
 }
 
-static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
-
 /* The kind a run under `mode` uses (as cp_run chooses it). */
 static pt_gemm_kind conv_kind(const cp_state *s, dnnl_fpmath_mode_t mode) {
     return pt_gemm_float_kind(s->a.dt, s->w.dt, false, mode, false);
@@ -794,6 +1173,7 @@ static cp_bufs thread_bufs(const cp_state *s, char *mine) {
         .fc = (float *)(mine + s->t_fc),
         .fap = mine + s->t_fap,
         .fbp = mine + s->t_fbp,
+        .qsum = (int32_t *)(mine + s->t_qsum),
     };
 }
 
@@ -801,6 +1181,57 @@ typedef struct {
     const cp_args *A;
     cp_bufs t;
 } conv_fill_ctx;
+
+/* Bytes of one (group, column block) of weight panels for microkernel uk. */
+static size_t weight_block_bytes(const cp_state *s, const pt_gemm_ukernel *uk) {
+    if (uk->kind == PT_GEMM_U8S8) return int8_block_bytes(s, uk);
+    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
+    return align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)) * pt_gemm_panel_elem_bytes(uk->kind));
+}
+
+/* Packs block blk = g * qblocks + qb of the weights at dst (with thread
+ * buffers t); false when a weight is not finite (float kinds). */
+static bool pack_weight_block(const cp_args *A, int64_t blk, const cp_bufs *t, char *dst) {
+    const cp_state *s = A->s;
+    const int64_t g = blk / s->qblocks, qb = blk % s->qblocks;
+    const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
+    if (A->q8) {
+        conv_pack_b_int8(A, g, q0, nb, t, dst);
+        return true;
+    }
+    cp_bufs tb = *t;
+    tb.fbp = dst;
+    return conv_pack_b(A, g, q0, nb, &tb);
+}
+
+/* Weight panels of block blk: packed ahead (constant cache, the user's
+ * packed layout), else packed into shared scratch by the first work item
+ * that needs them; an item that finds the block being packed by another
+ * packs its own copy rather than wait (a thread that lost its core may be
+ * the one packing).  *finite: the block's weights are all finite. */
+static const char *weight_panels(const cp_args *A, int64_t blk, const cp_bufs *t, bool *finite) {
+    if (A->wpanels) {
+        *finite = A->q8 || A->s->w_layout || A->wpanels[-1] != 0;
+        return A->wpanels + (size_t)blk * A->wblock_bytes;
+    }
+    if (A->wstate) {
+        char *dst = A->wshared + (size_t)blk * A->wblock_bytes;
+        uint8_t st = __atomic_load_n(&A->wstate[blk], __ATOMIC_ACQUIRE), expect = 0;
+        if (st == 2) {
+            *finite = A->wfinite[blk] != 0;
+            return dst;
+        }
+        if (st == 0 && __atomic_compare_exchange_n(&A->wstate[blk], &expect, 1, false, __ATOMIC_ACQ_REL,
+                                                   __ATOMIC_ACQUIRE)) {
+            A->wfinite[blk] = pack_weight_block(A, blk, t, dst);
+            __atomic_store_n(&A->wstate[blk], 2, __ATOMIC_RELEASE);
+            *finite = A->wfinite[blk] != 0;
+            return dst;
+        }
+    }
+    *finite = pack_weight_block(A, blk, t, t->fbp);
+    return t->fbp;
+}
 
 /* Packs every (group, column block) of the constant weights: 64 bytes of
  * header (byte 63: all weights finite) then one block after another. */
@@ -810,13 +1241,8 @@ static void fill_conv_weights(void *vctx, void *dst) {
     const cp_state *s = A->s;
     char *out = (char *)dst + 64;
     bool finite = true;
-    cp_bufs t = f->t;
-    for (int64_t g = 0; g < s->G; ++g)
-        for (int64_t qb = 0; qb < s->qblocks; ++qb) {
-            const int64_t q0 = qb * s->NB, nb = s->Q - q0 < s->NB ? s->Q - q0 : s->NB;
-            t.fbp = out + (size_t)(g * s->qblocks + qb) * A->wblock_bytes;
-            finite = conv_pack_b(A, g, q0, nb, &t) && finite;
-        }
+    for (int64_t blk = 0; blk < s->G * s->qblocks; ++blk)
+        finite = pack_weight_block(A, blk, &f->t, out + (size_t)blk * A->wblock_bytes) && finite;
     memset(dst, 0, 64);
     ((char *)dst)[63] = finite;
 }
@@ -826,8 +1252,7 @@ static void fill_conv_weights(void *vctx, void *dst) {
 static pt_status cache_conv_weights(cp_args *A, const pt_exec_ctx *ctx, char *thread0, pt_const_entry **entry) {
     const cp_state *s = A->s;
     const pt_gemm_ukernel *uk = A->fuk;
-    const int64_t nbp = (s->NB + uk->nr - 1) / uk->nr * uk->nr;
-    A->wblock_bytes = align64((size_t)(nbp * pt_gemm_kc_padded(uk, s->K)) * pt_gemm_panel_elem_bytes(uk->kind));
+    A->wblock_bytes = weight_block_bytes(s, uk);
     const size_t bytes = 64 + (size_t)(s->G * s->qblocks) * A->wblock_bytes;
     const pt_tview *w = &A->in[s->w_port];
     const pt_const_key key = pt_const_key_for(s, 2 + (uint64_t)uk->kind * 8 + (uint64_t)A->fround, ctx, s->w_port, w->data);
@@ -855,7 +1280,15 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     A.mode = ctx ? ctx->fpmath : dnnl_fpmath_mode_strict;
     A.uk = cp_pick_ukernel();
     A.ukm = cp_pick_ukernel_masked();
-    if (s->conv_engine) {
+    const bool narrow_ints = ctx && ctx->apply_to_int &&
+                             (A.mode == dnnl_fpmath_mode_bf16 || A.mode == dnnl_fpmath_mode_any);
+    if (s->conv_int8 && !narrow_ints) {
+        /* int8 data keeps the integer kind unless the math mode applies to
+         * integers too (as MatMul decides, seed 002). */
+        A.q8 = true;
+        A.fuk = pt_gemm_ukernel_default(PT_GEMM_U8S8);
+        A.fround = dnnl_fpmath_mode_strict;
+    } else if (s->conv_engine) {
         /* bf16 operands, or f32 ones under the bf16 / any modes, on the bf16
          * kind; f32 otherwise, its panels rounded as f16 / tf32 modes say. */
         const bool bf16 = conv_kind(s, A.mode) == PT_GEMM_BF16;
@@ -902,6 +1335,18 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
      * scheduler tick (4 ms) when another process holds a core. */
     if ((double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K < (double)(1 << 21) * nt) nt = 1;
     char *tbase = base + s->shared_bytes;
+    /* Weights not cached but shared by several work items: packed once by
+     * this execution, each block by the first item that needs it. */
+    const int64_t wblocks = s->G * s->qblocks;
+    const bool pack_shared = A.fuk && !A.wpanels && s->mchunks > 1 && s->wpack_bytes &&
+                             wblocks * (int64_t)weight_block_bytes(s, A.fuk) <= (int64_t)s->wpack_bytes;
+    if (pack_shared) {
+        A.wblock_bytes = weight_block_bytes(s, A.fuk);
+        A.wshared = base + s->off_wpack;
+        A.wstate = (uint8_t *)(base + s->off_wfinite);
+        A.wfinite = A.wstate + wblocks;
+        memset(A.wstate, 0, (size_t)wblocks);
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int tid = pt_thread_id();
@@ -937,7 +1382,8 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static pt_status plan(cp_state *s) {
     const int64_t K = s->K;
     int64_t MB = s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB;
-    int64_t NB = s->Q < CP_NB ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : CP_NB;
+    const int64_t nb_max = s->conv_engine ? CP_NB_ENGINE : CP_NB;
+    int64_t NB = s->Q < nb_max ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : nb_max;
     size_t tmp_floats = pt_postops_tmp_floats(s->a.prog, CP_RUN);
     size_t tw = pt_postops_tmp_floats(s->w.prog, CP_RUN), te = pt_postops_tmp_floats(s->epi, CP_RUN);
     if (tw > tmp_floats) tmp_floats = tw;
@@ -973,7 +1419,18 @@ static pt_status plan(cp_state *s) {
             s->t_fc = align64(s->t_fa + rows * kk * sizeof(float));
             s->t_fap = align64(s->t_fc + (size_t)MB * (size_t)NB * sizeof(float));
             s->t_fbp = align64(s->t_fap + ((size_t)MB + mr) * kp * sizeof(float));
-            end = align64(s->t_fbp + ((size_t)NB + nr) * kp * sizeof(float));
+            size_t bbytes = ((size_t)NB + nr) * kp * sizeof(float);
+            if (s->conv_int8) {
+                /* U8S8: weight panels and their column sums in the f32 B
+                 * panels' place, row sums of their own. */
+                const size_t ib = align64(((size_t)NB + nr) * (kk + 3)) + align64(((size_t)NB + nr) * sizeof(int32_t));
+                if (ib > bbytes) bbytes = ib;
+            }
+            end = align64(s->t_fbp + bbytes);
+            if (s->conv_int8) {
+                s->t_qsum = end;
+                end = align64(s->t_qsum + (size_t)MB * sizeof(int32_t));
+            }
         }
         s->thread_bytes = end;
         if (s->thread_bytes <= CP_THREAD_CAP) break;
@@ -989,9 +1446,12 @@ static pt_status plan(cp_state *s) {
     nthr = omp_get_max_threads();
 #endif
     s->nthr = nthr > 0 ? nthr : 1;
-    /* Enough work items for every thread (a few each), rows split last. */
+    /* Enough work items for every thread (a few each), rows split last.  On
+     * the microkernels the weights are packed once per execution (or
+     * cached), so smaller items cost nothing more and even out the threads'
+     * shares. */
     int64_t base = s->nbatch * s->qblocks;
-    int64_t want = (int64_t)s->nthr * 4;
+    int64_t want = (int64_t)s->nthr * (s->conv_engine ? 16 : 4);
     int64_t mchunks = base >= want ? 1 : cdiv(want, base > 0 ? base : 1);
     if (mchunks > s->mblocks) mchunks = s->mblocks;
     if (mchunks < 1) mchunks = 1;
@@ -1006,8 +1466,166 @@ static pt_status plan(cp_state *s) {
     shared = align64(shared + pt_postops_bound_bytes(s->epi));
     s->off_bias = shared;
     if (conv) shared = align64(shared + (size_t)(s->yd[1] > 0 ? s->yd[1] : 1) * sizeof(double));
+    s->off_wpack = s->off_wfinite = 0;
+    s->wpack_bytes = 0;
+    if (s->conv_engine && s->mchunks > 1) {
+        /* Weights packed once per execution (when not cached): room for the
+         * largest kind a run may choose, within CP_WPACK_CAP. */
+        const pt_gemm_kind kinds[3] = {PT_GEMM_F32, PT_GEMM_BF16, PT_GEMM_U8S8};
+        size_t blk = 0;
+        for (int k = 0; k < (s->conv_int8 ? 3 : 2); ++k) {
+            const size_t b = weight_block_bytes(s, pt_gemm_ukernel_default(kinds[k]));
+            if (b > blk) blk = b;
+        }
+        const size_t nblk = (size_t)(s->G * s->qblocks);
+        if (blk * nblk <= CP_WPACK_CAP) {
+            s->off_wpack = shared;
+            s->wpack_bytes = blk * nblk;
+            shared = align64(shared + s->wpack_bytes);
+            s->off_wfinite = shared; /* per block: state, then the finite flag */
+            shared = align64(shared + 2 * nblk);
+        }
+    }
     s->shared_bytes = shared;
     return dnnl_success;
+}
+
+/* A constant operand of a Dequantize: false unless it is a program constant. */
+static bool const_param(const pt_postops *p, const po_opd *o, const float **v) {
+    if (o->kind != OPD_CONST) return false;
+    *v = p->consts[o->cidx];
+    return true;
+}
+
+/* The direct epilogue of the quantized path (q_direct_out): the program is
+ * a chain BiasAdd? -> Add(., Dequantize(int8 port))? -> ReLU / Clamp* ->
+ * Quantize? over the anchor's own result, the
+ * output channels-last and dense along the channels. */
+static void plan_int8_direct_out(cp_state *s) {
+    s->q_direct_out = false;
+    const pt_postops *p = s->epi;
+    if (!p || s->round_floats || s->out_ndims < 1) return;
+    if (s->ymap[1] != s->out_ndims - s->out_lead - 1 || s->out_strides[s->out_ndims - 1] != 1) return;
+    if (s->out_dt != dnnl_u8 && s->out_dt != dnnl_s8 && s->out_dt != dnnl_f32) return;
+    int reg = 0, n = 0, sum_reg = -1, sum_port = -1;
+    s->q_quant = false;
+    s->q_badd_port = s->q_sum_port = -1;
+    const int last = p->ndims - 1;
+    for (int i = 0; i < p->nins; ++i) {
+        const po_instr *in = &p->ins[i];
+        const po_opd *a0 = &in->a[0], *b = &in->a[1];
+        if (in->ik == I_DEQUANT && sum_reg < 0 && s->q_sum_port < 0 && n == 0 && !in->round && in->na >= 2 &&
+            a0->kind == OPD_PORT && (a0->dt == dnnl_u8 || a0->dt == dnnl_s8) && a0->es[last] == 1) {
+            /* Dequantize of the post-sum operand: read at each output's own
+             * index, one scale and zero point */
+            const float *sc, *zp = NULL;
+            if (!const_param(p, b, &sc) || (in->na > 2 && !const_param(p, &in->a[2], &zp))) return;
+            for (int d = 0; d < p->ndims; ++d) {
+                if (a0->div[d] != 1 || b->es[d] || (zp && in->a[2].es[d])) return;
+                s->q_sum_es[d] = a0->es[d];
+            }
+            s->q_sum_dt = a0->dt;
+            s->q_sum_scale = sc[0];
+            s->q_sum_zp = zp ? zp[0] : 0.f;
+            sum_reg = in->dst;
+            sum_port = a0->port;
+            continue;
+        }
+        if (sum_reg >= 0 && in->ik == I_BINARY && in->kind == dnnl_graph_op_add && !in->round && in->na == 2 &&
+            a0->kind == OPD_REG && b->kind == OPD_REG &&
+            ((a0->reg == reg && b->reg == sum_reg) || (a0->reg == sum_reg && b->reg == reg))) {
+            s->q_sum_port = sum_port;
+            sum_reg = -1;
+            reg = in->dst;
+            continue;
+        }
+        if (sum_reg >= 0 || in->na < 1 || a0->kind != OPD_REG || a0->reg != reg || s->q_quant) return;
+        if (i == 0 && in->ik == I_BINARY && in->kind == dnnl_graph_op_add && !in->round && in->na == 2 &&
+            b->kind == OPD_PORT && b->div[p->ndims - 1] == 1) {
+            /* BiasAdd: one value per output channel (the last dim) */
+            for (int d = 0; d < p->ndims - 1; ++d)
+                if (b->es[d]) return;
+            s->q_badd_port = b->port;
+            s->q_badd_dt = b->dt;
+            s->q_badd_stride = b->es[p->ndims - 1];
+        } else if (in->ik == I_UNARY && !in->round && n < 4 &&
+            (in->un.kind == dnnl_graph_op_relu || in->un.kind == dnnl_graph_op_clamp)) {
+            s->q_relu[n] = in->un.kind == dnnl_graph_op_relu;
+            s->q_lo[n] = in->un.lo, s->q_hi[n] = in->un.hi;
+            ++n;
+        } else if (in->ik == I_QUANT && in->inv_given && i == p->nins - 1 && in->dt == s->out_dt) {
+            const float *inv, *zp = NULL;
+            if (!const_param(p, &in->a[1], &inv) || (in->na > 2 && !const_param(p, &in->a[2], &zp))) return;
+            for (int d = 0; d < p->ndims; ++d)
+                if (in->a[1].es[d] || (zp && in->a[2].es[d])) return;
+            s->q_quant = true;
+            s->q_inv_scale = inv[0];
+            s->q_quant_zp = zp != NULL;
+            s->q_out_zp = zp ? zp[0] : 0.f;
+        } else {
+            return;
+        }
+        reg = in->dst;
+    }
+    /* A float result needs no Quantize; an integer one needs it. */
+    if (sum_reg >= 0 || (s->out_dt == dnnl_f32) == s->q_quant) return;
+    s->q_nclamp = n;
+    s->q_direct_out = true;
+}
+
+/* Whether the convolution can run on the U8S8 kind (see conv_int8 in
+ * compute_post_ops.h); fills the q_* fields when it can. */
+static void plan_conv_int8(cp_state *s) {
+    s->conv_int8 = false;
+    if (s->kind != CP_CONV || s->a.dt != dnnl_f32 || s->w.dt != dnnl_f32) return;
+    const pt_postops *pa = s->a.prog, *pw = s->w.prog;
+    if (!pa || !pw || pa->nins != 1 || pw->nins != 1) return;
+    const po_instr *ia = &pa->ins[0], *iw = &pw->ins[0];
+    if (ia->ik != I_DEQUANT || iw->ik != I_DEQUANT || ia->a[0].kind != OPD_PORT || iw->a[0].kind != OPD_PORT) return;
+    if (!(ia->a[0].dt == dnnl_u8 || ia->a[0].dt == dnnl_s8) || iw->a[0].dt != dnnl_s8) return;
+    for (int d = 0; d < pa->ndims; ++d)
+        if (ia->a[0].div[d] != 1) return;
+    for (int d = 0; d < pw->ndims; ++d)
+        if (iw->a[0].div[d] != 1) return;
+    /* src: one scale and one zero point, representable in the src type (a
+     * padding tap holds it). */
+    const float *asc, *azp = NULL, *wsc, *wzp = NULL;
+    if (!const_param(pa, &ia->a[1], &asc) || (ia->na > 2 && !const_param(pa, &ia->a[2], &azp))) return;
+    for (int d = 0; d < pa->ndims; ++d)
+        if (ia->a[1].es[d] || (azp && ia->a[2].es[d])) return;
+    const float za = azp ? azp[0] : 0.f;
+    if (ia->a[0].dt == dnnl_u8 ? (za < 0.f || za > 255.f) : (za < -128.f || za > 127.f)) return;
+    /* weights: scales along the output channels at most, one zero point */
+    const int od = s->wmap[0];
+    if (!const_param(pw, &iw->a[1], &wsc) || (iw->na > 2 && !const_param(pw, &iw->a[2], &wzp))) return;
+    for (int d = 0; d < pw->ndims; ++d)
+        if ((d != od && iw->a[1].es[d]) || (d == od && iw->a[1].es[d] && iw->a[1].div[d] != 1)) return;
+    const int64_t step = iw->a[1].es[od], OC = s->yd[1];
+    int32_t zb = 0;
+    if (wzp) {
+        const int64_t nz = iw->a[2].es[od] ? OC : 1;
+        for (int64_t c = 0; c < nz; ++c)
+            if (wzp[c] != wzp[0]) return;
+        if (wzp[0] < -255.f || wzp[0] > 255.f) return;
+        zb = (int32_t)wzp[0];
+    }
+    /* Scales applied to the whole sum must stay finite (a product of
+     * scales that overflows, or a non-finite one, stays on the float path). */
+    for (int64_t c = 0; c < OC; ++c)
+        if (!isfinite(asc[0] * wsc[c * step])) return;
+    if (s->K >= (1 << 23)) return;
+    s->q_a_port = ia->a[0].port, s->q_w_port = iw->a[0].port;
+    s->q_a_dt = ia->a[0].dt;
+    s->q_a_zp = (int32_t)za, s->q_w_zp = zb;
+    s->q_a_scale = asc[0];
+    s->q_w_scales = wsc;
+    s->q_w_scale_step = step;
+    for (int c = 0; c < 5; ++c) {
+        s->q_a_es[c] = s->xmap[c] >= 0 ? ia->a[0].es[s->xmap[c]] : 0;
+        s->q_w_es[c] = s->wmap[c] >= 0 ? iw->a[0].es[s->wmap[c]] : 0;
+    }
+    s->conv_int8 = true;
+    plan_int8_direct_out(s);
 }
 
 pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
@@ -1036,12 +1654,20 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
         if (s->conv_engine) {
             s->conv_mr = f->mr > h->mr ? f->mr : h->mr;
             s->conv_nr = f->nr > h->nr ? f->nr : h->nr;
+            plan_conv_int8(s);
+            if (s->conv_int8) {
+                const pt_gemm_ukernel *q = pt_gemm_ukernel_default(PT_GEMM_U8S8);
+                s->conv_mr = q->mr > s->conv_mr ? q->mr : s->conv_mr;
+                s->conv_nr = q->nr > s->conv_nr ? q->nr : s->conv_nr;
+            }
         }
     }
     pt_status st = plan(s);
     if (st != dnnl_success) return pt_cp_state_free(s), st;
     *fused = (pt_fused){.run = cp_run, .release = cp_release, .state = s,
-                        .kernel_name = s->conv_engine ? pt_gemm_ukernel_default(PT_GEMM_F32)->name : "exact_double"};
+                        .kernel_name = s->conv_int8     ? pt_gemm_ukernel_default(PT_GEMM_U8S8)->name
+                                       : s->conv_engine ? pt_gemm_ukernel_default(PT_GEMM_F32)->name
+                                                        : "exact_double"};
     fused->scratch_bytes = s->shared_bytes + (size_t)s->nthr * s->thread_bytes;
     return dnnl_success;
 }

@@ -102,6 +102,43 @@ typedef struct {
     int a_port;
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
     size_t t_fa, t_fc, t_fap, t_fbp;
+    /* Shared scratch for weights packed once per execution (uncached
+     * weights shared by several work items; wpack_bytes 0: none) and two
+     * bytes per block (packing state, all finite). */
+    size_t off_wpack, wpack_bytes, off_wfinite;
+    /* Quantized convolutions on the U8S8 kind: src and weights each one
+     * Dequantize of int8 data (u8 / s8 src with a per-tensor scale and zero
+     * point; s8 weights with per-tensor or per-output-channel scales and one
+     * zero point), all constants of the programs.  The product runs in s32
+     * on the raw integers; zero points, scales and bias are applied to the
+     * s32 tile, then the epilogue program (requantization included). */
+    bool conv_int8;
+    int q_a_port, q_w_port;
+    dnnl_data_type_t q_a_dt;     /* u8 or s8 */
+    int32_t q_a_zp, q_w_zp;
+    float q_a_scale;
+    const float *q_w_scales;     /* the weights' program constants */
+    int64_t q_w_scale_step;      /* scale index step per output channel (0: per tensor) */
+    int64_t q_a_es[5], q_w_es[5]; /* strides over the canonical dims */
+    size_t t_qsum;               /* per thread: row sums of the packed src */
+    /* Its epilogue, when the program is a BiasAdd?, a post-sum?, up to four
+     * ReLU / Clamp then at most one per-tensor Quantize, into a channels-last
+     * output:
+     * applied in the same pass as the scaling, with the program's f32
+     * operations (so the same bits). */
+    bool q_direct_out;
+    int q_badd_port;             /* a leading BiasAdd's bias port, -1: none */
+    dnnl_data_type_t q_badd_dt;
+    int64_t q_badd_stride;
+    int q_sum_port;              /* a post-sum Add(., Dequantize(int8 port)) before the clamps, -1: none */
+    dnnl_data_type_t q_sum_dt;
+    float q_sum_scale, q_sum_zp;
+    int64_t q_sum_es[PT_CP_MAXD]; /* its strides over the output's dims */
+    int q_nclamp;
+    float q_lo[4], q_hi[4];      /* ReLU: [0, inf) keeping NaN; Clamp: its bounds */
+    bool q_relu[4];
+    bool q_quant, q_quant_zp;
+    float q_inv_scale, q_out_zp;
     bool has_inplace;
     size_t inplace_in, inplace_out;
     /* MatMul on the GEMM engine (matmul_engine.h); NULL: the exact path. */
