@@ -312,8 +312,8 @@ static void test_sizes(void) {
     }
     /* Key counts past the exact order's score cache (every pass recomputes
      * the scores), with tails of the query and key blocks. */
-    const int64_t longs[][4] = {{45, 700, 32, 24}, {1, 1031, 16, 16}, {70, 513, 8, 40}};
-    for (int a = 0; a < 3; ++a) {
+    const int64_t longs[][4] = {{45, 700, 32, 24}, {1, 1031, 16, 16}, {70, 513, 8, 40}, {3, 2500, 64, 48}};
+    for (int a = 0; a < 4; ++a) {
         sdpa_cfg c = base_cfg();
         c.n = 1, c.h = c.hkv = 2;
         c.sq = longs[a][0], c.skv = longs[a][1], c.d = longs[a][2], c.dv = longs[a][3];

@@ -54,6 +54,11 @@
  * an idle one two threads halve them). */
 #define SD_SERIAL_MACS 16000000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
+/* Keys per block of decode items whose K and V both stream through the row
+ * table's block operations: long runs of each stream between switches keep
+ * the hardware prefetchers on them (128-key blocks alternate K and V every
+ * 8 KiB of int4 data). */
+#define SD_DECODE_BK 4096
 /* K / V heads of at most this many elements (S_kv × (D + D_v)) are packed
  * whole into the thread's scratch once and reused by every item and pass
  * of that head (bounded like the blocks: 512 KiB of f32 panels). */
@@ -645,7 +650,8 @@ typedef struct {
     size_t qf;       /* Q rows of the item [rows][D] (f32 staging) */
     size_t qpan;     /* Q as A panels */
     size_t kf, kpan; /* K block [bk][D] (f32 staging, general path), as B panels */
-    size_t s;        /* scores, then P, of the block [rows][bk] (f32) */
+    size_t s;        /* scores, then P, of the block [rows][bk] (f32); decode plans: at least [rows][SD_DECODE_BK] */
+    size_t s_floats; /* its capacity */
     size_t ppan;     /* P as A panels */
     size_t vf, vpan; /* V block [bk][Dv] (f32 staging, general path), as B panels */
     size_t acc;      /* output accumulators [rows][Dv] (f32) */
@@ -674,13 +680,14 @@ static sd_layout sd_scratch_layout(const sd_plan *p) {
     const size_t D = (size_t)p->dqk, DV = (size_t)p->dv, f = sizeof(float);
     const size_t rows_p = rows + (size_t)mr, Dp = D + 2, bkp = bk + 2;
     const size_t skv = p->kv_cache ? (size_t)p->skv : 0;
+    const size_t s_floats = rows * (rows <= SD_DECODE_ROWS && bk < SD_DECODE_BK ? SD_DECODE_BK : bk);
     size_t *const fields[] = {&L.qf, &L.qpan, &L.kf, &L.kpan, &L.s,    &L.ppan,  &L.vf,
                               &L.vpan, &L.acc, &L.m, &L.l,    &L.orow, &L.tags,  &L.khead, &L.vhead, &L.kept};
     const size_t bytes[] = {rows * D * f,
                             rows_p * Dp * f,
                             bk * D * f,
                             (bk + (size_t)nr) * Dp * f,
-                            rows * bk * f,
+                            s_floats * f,
                             rows_p * bkp * f,
                             bk * DV * f,
                             (DV + (size_t)nr) * bkp * f,
@@ -693,6 +700,7 @@ static sd_layout sd_scratch_layout(const sd_plan *p) {
                             skv ? (DV + (size_t)nr) * (skv + 2) * f : 0,
                             p->keep_scores ? rows * (size_t)p->skv * f : 0};
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
+    L.s_floats = s_floats;
     return L;
 }
 
@@ -755,6 +763,7 @@ typedef struct {
     char *buf;
     int nseg, mq, rows;
     bool decode; /* few rows: dot products and axpys on f32 rows instead of packed panels */
+    int bk;      /* keys per block and row stride of S: the plan's, or SD_DECODE_BK for streaming decode */
     const char *khead, *vhead; /* whole-head K / V panels (packed ahead or cached), NULL: per block */
     int64_t i0;
     int64_t bseg[SD_MAX_SEG];
@@ -850,35 +859,43 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
         pt_sdpa_qrows kr;
         dnnl_data_type_t kdt;
-        if (qrows_block(A, kb, &p->k, j0, nk, D, &kr, sc, zp)) {
+        if (qrows_block(A, kb, &p->k, j0, 1, D, &kr, sc, zp)) {
+            /* Keys in chunks whose parameters fit sc / zp; what held for
+             * the first key holds for every chunk (same layout, even
+             * starts). */
+            const int step = (int)(SD_Q8_PARAMS / kr.nruns);
             float xs[SD_SPLIT_MAX];
-            for (int r = 0; r < B->rows; ++r) {
-                const float *x = qf + (size_t)r * D;
-                if (kr.bits == 4) split_pairs(x, D, xs), x = xs;
-                ops->dots_q(x, D, &kr, nk, s + (size_t)r * p->bk);
+            for (int c0 = 0; c0 < nk; c0 += step) {
+                const int n = nk - c0 < step ? nk - c0 : step;
+                qrows_block(A, kb, &p->k, j0 + c0, n, D, &kr, sc, zp);
+                for (int r = 0; r < B->rows; ++r) {
+                    const float *x = qf + (size_t)r * D;
+                    if (kr.bits == 4) split_pairs(x, D, xs), x = xs;
+                    ops->dots_q(x, D, &kr, n, s + (size_t)r * B->bk + c0);
+                }
             }
         } else if (float_rows(A, kb, &p->k, j0, &kq, &kdt, &ld)) {
             for (int r = 0; r < B->rows; ++r) {
                 const float *x = qf + (size_t)r * D;
-                float *out = s + (size_t)r * p->bk;
+                float *out = s + (size_t)r * B->bk;
                 if (kdt == dnnl_f32) ops->dots(x, D, (const float *)kq, nk, ld, out);
                 else ops->dots_h(x, D, (const uint16_t *)kq, kdt == dnnl_f16, nk, ld, out);
             }
         } else if (q8_rows(A, kb, &p->k, j0, nk, D, &kq, &ld, &sgn, &run, sc, zp)) {
             for (int r = 0; r < B->rows; ++r)
-                ops->dots_q8(qf + (size_t)r * D, D, kq, sgn, nk, ld, run, sc, zp, s + (size_t)r * p->bk);
+                ops->dots_q8(qf + (size_t)r * D, D, kq, sgn, nk, ld, run, sc, zp, s + (size_t)r * B->bk);
         } else {
             load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
-            for (int r = 0; r < B->rows; ++r) ops->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * p->bk);
+            for (int r = 0; r < B->rows; ++r) ops->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * B->bk);
         }
     } else {
         if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
             load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
             pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
         }
-        run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, p->bk, 0);
+        run_tiles(A->qk.uk, pt_gemm_kc_padded(A->qk.uk, D), SCR(B, void, qpan), B->rows, kpan, nk, s, B->bk, 0);
     }
-    score_chain(B, j0, nk, s, p->bk);
+    score_chain(B, j0, nk, s, B->bk);
 }
 
 /* The head of K or V a work item reads from a buffer packed ahead: its
@@ -951,17 +968,25 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         int sgn;
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
         pt_sdpa_qrows vr;
-        if (qrows_block(A, vb, &p->v, j0, nk, DV, &vr, sc, zp)) {
+        if (qrows_block(A, vb, &p->v, j0, 1, DV, &vr, sc, zp)) {
+            /* Keys in chunks whose parameters fit sc / zp (as for K). */
+            const int step = (int)(SD_Q8_PARAMS / vr.nruns);
             float ys[SD_SPLIT_MAX];
-            for (int r = 0; r < B->rows; ++r) {
-                float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
-                if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
-                if (vr.bits == 4) {
-                    split_pairs(arow, DV, ys);
-                    ops->axpys_q(ys, DV, &vr, nk, prow);
-                    join_pairs(ys, DV, arow);
-                } else {
-                    ops->axpys_q(arow, DV, &vr, nk, prow);
+            if (A->px_pack_rounds && tp == dnnl_bf16)
+                for (int r = 0; r < B->rows; ++r) round_row(dnnl_bf16, s + (size_t)r * B->bk, nk);
+            for (int c0 = 0; c0 < nk; c0 += step) {
+                const int n = nk - c0 < step ? nk - c0 : step;
+                qrows_block(A, vb, &p->v, j0 + c0, n, DV, &vr, sc, zp);
+                for (int r = 0; r < B->rows; ++r) {
+                    const float *prow = s + (size_t)r * B->bk + c0;
+                    float *arow = acc + (size_t)r * DV;
+                    if (vr.bits == 4) {
+                        split_pairs(arow, DV, ys);
+                        ops->axpys_q(ys, DV, &vr, n, prow);
+                        join_pairs(ys, DV, arow);
+                    } else {
+                        ops->axpys_q(arow, DV, &vr, n, prow);
+                    }
                 }
             }
             return;
@@ -969,7 +994,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         dnnl_data_type_t vdt;
         if (float_rows(A, vb, &p->v, j0, &vq, &vdt, &ld)) {
             for (int r = 0; r < B->rows; ++r) {
-                float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
+                float *prow = s + (size_t)r * B->bk, *arow = acc + (size_t)r * DV;
                 if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
                 if (vdt != dnnl_f32) {
                     ops->axpys_h(arow, DV, (const uint16_t *)vq, vdt == dnnl_f16, nk, ld, prow);
@@ -984,7 +1009,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         const int64_t nruns = q8 ? (DV + run - 1) / run : 0;
         if (!q8) load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
         for (int r = 0; r < B->rows; ++r) {
-            float *prow = s + (size_t)r * p->bk, *arow = acc + (size_t)r * DV;
+            float *prow = s + (size_t)r * B->bk, *arow = acc + (size_t)r * DV;
             if (A->px_pack_rounds && tp == dnnl_bf16) round_row(dnnl_bf16, prow, nk);
             for (int c = 0; c < nk; ++c) {
                 if (prow[c] == 0.f) continue;
@@ -997,7 +1022,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         }
         return;
     }
-    pack_staged(&A->pv, false, SCR(B, float, s), p->bk, 1, B->rows, nk, tp, ppan);
+    pack_staged(&A->pv, false, SCR(B, float, s), B->bk, 1, B->rows, nk, tp, ppan);
     if (!A->v_direct || !pack_direct(A, &A->pv, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
         float *vf = SCR(B, float, vf);
         load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
@@ -1054,7 +1079,7 @@ static void run_item(const sd_item *B) {
     const sd_plan *p = A->p;
     const pt_vec_ops *vec = A->vec;
     const int64_t D = p->dqk, DV = p->dv, SKV = p->skv;
-    const int bk = p->bk, rows = B->rows;
+    const int bk = B->bk, rows = B->rows;
     const dnnl_data_type_t tk = operand_type(p, &p->k), tv = operand_type(p, &p->v), tp = A->tp;
 
     float *qf = SCR(B, float, qf), *s = SCR(B, float, s), *acc = SCR(B, float, acc);
@@ -1198,6 +1223,26 @@ static void run_item(const sd_item *B) {
     }
 }
 
+/* Whether K and V of a decode item both stream through the row table's
+ * block operations (what block_scores and block_pv check for the first key
+ * of each block holds for every key when it holds for the first: the
+ * layouts do not change and every start is even), so that blocks of
+ * SD_DECODE_BK keys need no f32 staging. */
+static bool decode_streams(const sd_item *B) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const int n = 1; /* the block operations take the keys in chunks whose parameters fit */
+    pt_sdpa_qrows q;
+    const void *rows;
+    dnnl_data_type_t dt;
+    int64_t ld;
+    float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
+    const bool k = qrows_block(A, B->boff[0], &p->k, 0, n, p->dqk, &q, sc, zp) ||
+                   float_rows(A, B->boff[0], &p->k, 0, &rows, &dt, &ld);
+    return k && (qrows_block(A, B->boff[0], &p->v, 0, n, p->dv, &q, sc, zp) ||
+                 float_rows(A, B->boff[0], &p->v, 0, &rows, &dt, &ld));
+}
+
 /* Work item w: query block w % nqb of group chunk (w / nqb) % nchunk of
  * outer batch w / (nqb · nchunk); without a group dim every batch index is
  * its own outer batch. */
@@ -1233,6 +1278,9 @@ static void sd_work_item(const void *arg, int64_t w, char *buf) {
             B.boff[g][v] = off;
         }
     }
+    B.bk = p->bk;
+    if (B.decode && p->skv > p->bk && (size_t)B.rows * SD_DECODE_BK <= W->L.s_floats && decode_streams(&B))
+        B.bk = SD_DECODE_BK;
     B.khead = B.vhead = NULL;
     if (!B.decode) {
         B.khead = p->kpk.on ? packed_head(W->A, &p->kpk, p->k.src, B.boff[0][p->k.src]) : cached_head(&B, false);

@@ -41,6 +41,15 @@ static inline __m512 q8_values(const void *p, int is_signed) {
     return _mm512_cvtepi32_ps(is_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
 }
 
+/* Rows this many bytes ahead are prefetched: the decode loop alternates
+ * between the K and V streams (and their parameters) block by block, and the
+ * hardware prefetchers lose the streams at each switch. */
+#define SD_PREFETCH_BYTES 4096
+
+static inline void prefetch_span(const void *p, int64_t bytes) {
+    for (int64_t o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + o, _MM_HINT_T0);
+}
+
 /* The lane sums of four registers. */
 static inline __m128 sum4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
     /* Fold 512 -> 256 bits per register, two registers per result. */
@@ -62,6 +71,7 @@ static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int
         const uint8_t *r0 = (const uint8_t *)k->data + j * k->ld;
         const uint8_t *r1 = r0 + k->ld, *r2 = r1 + k->ld, *r3 = r2 + k->ld;
         __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        prefetch_span(r0 + SD_PREFETCH_BYTES, 4 * k->ld);
         for (int64_t g = 0; g < nr; ++g) {
             const float *s = k->sc + j * nr + g, *z = k->zp ? k->zp + j * nr + g : NULL;
             const float z0 = z ? z[0] : 0.f, z1 = z ? z[nr] : 0.f, z2 = z ? z[2 * nr] : 0.f,
@@ -137,6 +147,7 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
     for (int64_t j = 0; j < nrows; ++j) {
         if (p[j] == 0.f) continue;
         const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
+        if (c0 == 0) prefetch_span(r + SD_PREFETCH_BYTES, v->ld);
         const float *sc = v->sc + j * nr + g0, *zp = v->zp ? v->zp + j * nr + g0 : NULL;
         int64_t left = left0;
         if (v->bits == 4) {
