@@ -673,9 +673,10 @@ static void test_compressed_grid(void) {
         {dnnl_s8, dnnl_u8, dnnl_s8, dnnl_u8, dnnl_f32, 96, 48, 32, 16, 2, 2, 130},
         {dnnl_u8, dnnl_s8, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_f32, 32, 32, 16, 32, 1, 1, 7},
         {dnnl_u4, dnnl_u4, dnnl_u4, dnnl_u4, dnnl_f32, 32, 320, 32, 64, 1, 2, 129},
-        /* Past one decode block of 1024 keys, with a tail. */
+        /* Parameters in several chunks of a decode block, and past one block. */
         {dnnl_u4, dnnl_s8, dnnl_u4, dnnl_s8, dnnl_f32, 128, 64, 32, 64, 1, 2, 2100},
         {dnnl_s8, dnnl_u4, dnnl_data_type_undef, dnnl_u4, dnnl_bf16, 64, 128, 64, 32, 3, 2, 1030},
+        {dnnl_u4, dnnl_u4, dnnl_u4, dnnl_u4, dnnl_f32, 64, 64, 32, 32, 1, 1, 4500}, /* two 4096-key blocks */
     };
     for (size_t i = 0; i < sizeof dec / sizeof dec[0]; ++i) {
         ccfg c = cbase();
