@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "kernels/vec/vec_rows.h"
+#include "kernels/x86/avx512_bf16_round.h"
 #include "kernels/x86/vec_exp_x86.h"
 
 static inline __m512 exp512(__m512 x) {
@@ -87,16 +88,8 @@ static void avx512_bf16_to_f32(float *dst, const uint16_t *src, int64_t n) {
     }
 }
 
-/* Integer rounding (not vcvtneps2bf16, which flushes subnormals): the
- * reference's nearest-even carry, NaN made quiet. */
-static inline __m256i bf16_round(__m512 v) {
-    const __m512i u = _mm512_castps_si512(v);
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
-    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40)));
-    return _mm512_cvtepi32_epi16(r);
-}
+/* Integer rounding (not vcvtneps2bf16, which flushes subnormals). */
+static inline __m256i bf16_round(__m512 v) { return pt_avx512_bf16_round(v); }
 
 static void avx512_f32_to_bf16(uint16_t *dst, const float *src, int64_t n) {
     int64_t i = 0;
