@@ -116,9 +116,6 @@ static inline void sd_rows_round_bf16(float *x, int64_t n) {
     }
 }
 
-static inline void sd_rows_round_f16(float *x, int64_t n) {
-    for (int64_t c = 0; c < n; ++c) x[c] = pt_round_f16(x[c]);
-}
 
 static inline void sd_rows_round_int(float *x, int64_t n, float lo, float hi) {
     /* Adding and subtracting 1.5·2^23 rounds every value of the clamped
@@ -161,9 +158,27 @@ static inline float sd_f16_bits_to_f32(uint16_t h) {
 }
 
 /* An ISA file built with F16C defines SD_ROWS_F16C before including this
- * header: f16 widening by vcvtph2ps (exact, as the bit manipulation). */
+ * header: f16 widening by vcvtph2ps (exact, as the bit manipulation) and
+ * f16 rounding by a vcvtps2ph / vcvtph2ps round trip (nearest even,
+ * subnormals and overflow to infinity as pt_round_f16; NaN kept as it is). */
 #ifdef SD_ROWS_F16C
 #include <immintrin.h>
+static inline void sd_rows_round_f16(float *x, int64_t n) {
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8) {
+        const __m256 v = _mm256_loadu_ps(x + c);
+        const __m256 r = _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm256_storeu_ps(x + c, _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    for (; c < n; ++c) x[c] = pt_round_f16(x[c]);
+}
+#else
+static inline void sd_rows_round_f16(float *x, int64_t n) {
+    for (int64_t c = 0; c < n; ++c) x[c] = pt_round_f16(x[c]);
+}
+#endif
+
+#ifdef SD_ROWS_F16C
 static inline void sd_rows_add_f16(float *x, const uint16_t *a, int64_t n) {
     int64_t c = 0;
     for (; c + 8 <= n; c += 8)

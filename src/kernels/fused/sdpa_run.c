@@ -353,7 +353,10 @@ static void load_operand(const sd_args *A, const int64_t *boff, const sd_operand
                 for (int64_t d = 0; d < ncols; ++d) out[d] = src[d * cs];
         } else {
             const uint16_t *src = (const uint16_t *)A->base[o->src] + off;
-            if (sv->dt == dnnl_bf16)
+            /* Contiguous rows widen on the vector row (exact, as below). */
+            if (cs == 1 && sv->dt == dnnl_bf16) A->vec->bf16_to_f32(out, src, ncols);
+            else if (cs == 1) A->vec->f16_to_f32(out, src, ncols);
+            else if (sv->dt == dnnl_bf16)
                 for (int64_t d = 0; d < ncols; ++d) out[d] = pt_bf16_bits_to_f32(src[d * cs]);
             else
                 for (int64_t d = 0; d < ncols; ++d) out[d] = sd_f16_bits_to_f32(src[d * cs]);
@@ -1196,6 +1199,8 @@ static void run_item(const sd_item *B) {
             uint16_t *out = (uint16_t *)A->base[p->vo] + ro;
             if (o->dt == dnnl_bf16)
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_bf16_bits_rne(orow[d]);
+            else if (cs == 1)
+                vec->f32_to_f16(out, orow, DV); /* the same rounding on the vector row */
             else
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_f32_to_f16(orow[d]);
         } else {
