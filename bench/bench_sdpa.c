@@ -398,22 +398,6 @@ static double run_decode(const decode_cfg *c, int iters, double *kv_bytes, size_
     return best;
 }
 
-/* The stream bandwidth bench_peak measured (GB/s), 0 when unknown.  Lines
- * "name=value" or "peak name value". */
-static double stream_gbs(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[256], name[128];
-    double v = 0, got = 0;
-    while (fgets(line, sizeof line, f)) {
-        if ((sscanf(line, "peak %127s %lf", name, &v) == 2 || sscanf(line, "%127[^=]=%lf", name, &v) == 2) &&
-            (strcmp(name, "stream_gbs") == 0 || strcmp(name, "stream") == 0))
-            got = v;
-    }
-    fclose(f);
-    return got;
-}
-
 int main(int argc, char **argv) {
     const int64_t S = arg(argc, argv, "--s", 16384), D = arg(argc, argv, "--d", 64);
     const int64_t SH = arg(argc, argv, "--small-h", 8), SS = arg(argc, argv, "--small-s", 1024);
@@ -477,7 +461,8 @@ decode:;
     const char *peak_path = default_peak;
     for (int i = 1; i < argc; ++i)
         if (strncmp(argv[i], "--peak=", 7) == 0) peak_path = argv[i] + 7;
-    const double bw = stream_gbs(peak_path);
+    machine_peak peak;
+    const double bw = bench_peak_read(peak_path, &peak) == 0 ? peak.stream_gbs : 0.0;
     const int dec_iters = (int)arg(argc, argv, "--decode-iters", 20);
     const int64_t dec_h = arg(argc, argv, "--decode-h", 32);
     printf("shape 3: decode, 1 query row x %lld heads, D=128, K/V compressed (DynamicDequantize per group), "

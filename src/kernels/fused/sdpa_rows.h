@@ -35,11 +35,15 @@ static inline int64_t sd_pair_split_pos(int64_t c) {
     return (c - k) + (k >> 1) + ((k & 1) << 4);
 }
 
+/* The longest row the block operations take (the portable bodies stage a
+ * dequantized row on the stack). */
+#define SD_QROWS_MAX_N 4096
+
 /* Whether the block operations take a block of n columns of these rows:
  * 4-bit: n and run multiples of 32; 8-bit: multiples of 16. */
 static inline int sd_qrows_supported(int bits, int64_t n, int64_t run) {
     const int64_t w = bits == 4 ? 32 : 16;
-    return (bits == 4 || bits == 8) && n > 0 && n % w == 0 && run % w == 0 && n % run == 0;
+    return (bits == 4 || bits == 8) && n > 0 && n <= SD_QROWS_MAX_N && n % w == 0 && run % w == 0 && n % run == 0;
 }
 
 typedef struct {
@@ -298,40 +302,35 @@ static inline float sd_rows_q8_at(const void *row, int64_t i, int is_signed) {
     return is_signed ? (float)((const int8_t *)row)[i] : (float)((const uint8_t *)row)[i];
 }
 
-static inline void sd_rows_dots_q(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
-    enum { L = 16 };
-    for (int64_t j = 0; j < nrows; ++j) {
-        const uint8_t *row = (const uint8_t *)k->data + j * k->ld;
-        float part[L] = {0};
-        for (int64_t g = 0; g < k->nruns; ++g) {
-            const float s = k->sc[j * k->nruns + g], z = k->zp ? k->zp[j * k->nruns + g] : 0.f;
-            for (int64_t i = g * k->run; i < (g + 1) * k->run; i += L)
-                for (int l = 0; l < L; ++l) {
-                    const float q = k->bits == 4 ? sd_rows_q4_at(row, i + l, k->is_signed)
-                                                 : sd_rows_q8_at(row, i + l, k->is_signed);
-                    part[l] = part[l] + x[i + l] * ((q - z) * s);
-                }
-        }
-        float t = 0.f;
-        for (int l = 0; l < L; ++l) t += part[l];
-        out[j] = t;
+/* Row j's n dequantized values (4-bit: in pair-split order), the width
+ * branch taken once per run. */
+static inline void sd_rows_q_dequant(const pt_sdpa_qrows *k, int64_t j, float *v) {
+    const uint8_t *row = (const uint8_t *)k->data + j * k->ld;
+    for (int64_t g = 0; g < k->nruns; ++g) {
+        const float s = k->sc[j * k->nruns + g], z = k->zp ? k->zp[j * k->nruns + g] : 0.f;
+        const int64_t b = g * k->run, e = b + k->run;
+        if (k->bits == 4)
+            for (int64_t i = b; i < e; ++i) v[i] = (sd_rows_q4_at(row, i, k->is_signed) - z) * s;
+        else
+            for (int64_t i = b; i < e; ++i) v[i] = (sd_rows_q8_at(row, i, k->is_signed) - z) * s;
     }
-    (void)n;
+}
+
+static inline void sd_rows_dots_q(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
+    float v[SD_QROWS_MAX_N];
+    for (int64_t j = 0; j < nrows; ++j) {
+        sd_rows_q_dequant(k, j, v);
+        sd_rows_dots(x, n, v, 1, n, &out[j]);
+    }
 }
 
 static inline void sd_rows_axpys_q(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
+    float w[SD_QROWS_MAX_N];
     for (int64_t j = 0; j < nrows; ++j) {
         if (p[j] == 0.f) continue;
-        const uint8_t *row = (const uint8_t *)v->data + j * v->ld;
-        for (int64_t g = 0; g < v->nruns; ++g) {
-            const float m = p[j] * v->sc[j * v->nruns + g], z = v->zp ? v->zp[j * v->nruns + g] : 0.f;
-            for (int64_t i = g * v->run; i < (g + 1) * v->run; ++i) {
-                const float q = v->bits == 4 ? sd_rows_q4_at(row, i, v->is_signed) : sd_rows_q8_at(row, i, v->is_signed);
-                y[i] = y[i] + (q - z) * m;
-            }
-        }
+        sd_rows_q_dequant(v, j, w);
+        sd_rows_axpy(y, w, n, p[j]);
     }
-    (void)n;
 }
 
 static inline float sd_rows_h_at(const uint16_t *row, int64_t i, int is_f16) {

@@ -237,6 +237,14 @@ static bool q8_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, 
     return true;
 }
 
+/* Address of element `off` of a view's tensor; NULL where a 4-bit element
+ * does not start a byte. */
+static const void *view_ptr(const sd_args *A, int view, int64_t off) {
+    const dnnl_data_type_t dt = A->p->views[view].dt;
+    if (pt_dt_bits(dt) == 4) return off % 2 ? NULL : (const char *)A->base[view] + off / 2;
+    return (const char *)A->base[view] + off * (int64_t)pt_dt_bytes(dt, 1);
+}
+
 /* Scales or zero points of rows [i0, i0+n) × runs [0, nruns) (of `run`
  * columns each) of a parameter view, as floats at [r·nruns + g]: the
  * tensor itself when it is f32 and stored in that order, else converted
@@ -272,37 +280,41 @@ static const float *q_params(const sd_args *A, const int64_t *boff, int view, in
  * f32 vector (pair-split copies live on the stack). */
 #define SD_SPLIT_MAX 1024
 
-/* Decode over 8 / 4-bit K / V (seed 002): rows [i0, i0+n) of an s8 / u8 /
- * s4 / u4 operand contiguous along its columns, with scales / zero points
- * over runs the block operations take (sd_qrows_supported), described for
- * the row table's dots_q / axpys_q as they are stored; parameters the
- * tensor does not hold as f32 in (row, run) order are converted into scb /
- * zpb (SD_Q8_PARAMS each).  As for q8_rows, the values are not rounded
- * through a narrower declared type on the way.  False for anything else. */
-static bool qrows_block(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
-                        int64_t ncols, pt_sdpa_qrows *q, float *scb, float *zpb) {
+/* Decode over 8 / 4-bit K / V (seed 002): whether the rows from i0 of an
+ * s8 / u8 / s4 / u4 operand, contiguous along its columns, with scales /
+ * zero points over runs the block operations take (sd_qrows_supported), can
+ * go to the row table's dots_q / axpys_q as they are stored; *q gets their
+ * address and shape (no parameters).  As for q8_rows, the values are not
+ * rounded through a narrower declared type on the way. */
+static bool qrows_layout(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int64_t ncols,
+                         pt_sdpa_qrows *q) {
     const sd_plan *p = A->p;
     if (o->sc < 0) return false;
     const sd_view *sv = &p->views[o->src], *cv = &p->views[o->sc], *zv = o->zp >= 0 ? &p->views[o->zp] : NULL;
     const int bits = pt_dt_bits(sv->dt);
     if (pt_dt_is_float(sv->dt) || (bits != 8 && bits != 4) || sv->grouped || sv->cs != 1) return false;
-    if (bits == 4 && ncols > SD_SPLIT_MAX) return false;
+    if (bits == 4 && (ncols > SD_SPLIT_MAX || (sv->rs & 1))) return false;
     for (int t = 0; t < o->ndts; ++t)
         if (!pt_dt_is_float(o->dts[t]) || pt_dt_bits(o->dts[t]) < 16) return false;
     const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
     const int64_t run = rsc < rzp ? rsc : rzp;
     if (!sd_qrows_supported(bits, ncols, run) || (rsc % run) || (rzp % run)) return false;
-    const int64_t nruns = ncols / run;
-    if ((int64_t)n * nruns > SD_Q8_PARAMS) return false;
-    const int64_t e0 = boff[o->src] + i0 * sv->rs;
-    if (bits == 4 && ((e0 | sv->rs) & 1)) return false;
-    q->data = (const uint8_t *)A->base[o->src] + (bits == 4 ? e0 / 2 : e0);
+    q->data = view_ptr(A, o->src, boff[o->src] + i0 * sv->rs); /* NULL: a 4-bit row starts mid-byte */
     q->ld = bits == 4 ? sv->rs / 2 : sv->rs;
     q->bits = bits;
     q->is_signed = sv->dt == dnnl_s8 || sv->dt == dnnl_s4;
-    q->run = run, q->nruns = nruns;
-    q->sc = q_params(A, boff, o->sc, i0, n, run, nruns, scb);
-    q->zp = zv ? q_params(A, boff, o->zp, i0, n, run, nruns, zpb) : NULL;
+    q->run = run, q->nruns = ncols / run;
+    q->sc = q->zp = NULL;
+    return q->data != NULL;
+}
+
+/* qrows_layout for rows [i0, i0+n) with their parameters: read in place or
+ * converted into scb / zpb (SD_Q8_PARAMS each); false where they do not fit. */
+static bool qrows_block(const sd_args *A, const int64_t *boff, const sd_operand *o, int64_t i0, int n,
+                        int64_t ncols, pt_sdpa_qrows *q, float *scb, float *zpb) {
+    if (!qrows_layout(A, boff, o, i0, ncols, q) || (int64_t)n * q->nruns > SD_Q8_PARAMS) return false;
+    q->sc = q_params(A, boff, o->sc, i0, n, q->run, q->nruns, scb);
+    q->zp = o->zp >= 0 ? q_params(A, boff, o->zp, i0, n, q->run, q->nruns, zpb) : NULL;
     return true;
 }
 
@@ -317,7 +329,7 @@ static bool float_rows(const sd_args *A, const int64_t *boff, const sd_operand *
     if (sv->dt != dnnl_f32 && sv->dt != dnnl_bf16 && sv->dt != dnnl_f16) return false;
     for (int t = 0; t < o->ndts; ++t)
         if (o->dts[t] != dnnl_f32 && o->dts[t] != sv->dt) return false;
-    *rows = (const char *)A->base[o->src] + (boff[o->src] + i0 * sv->rs) * (int64_t)pt_dt_bytes(sv->dt, 1);
+    *rows = view_ptr(A, o->src, boff[o->src] + i0 * sv->rs);
     *dt = sv->dt;
     *ld = sv->rs;
     return true;
@@ -800,14 +812,6 @@ static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, 
     run_tiles_strided(uk, kcp, apan, rows, bpan, bstrip, cols, c, ldc, accumulate);
 }
 
-/* Address of element `off` of a view's tensor; NULL where a 4-bit element
- * does not start a byte. */
-static const void *view_ptr(const sd_args *A, int view, int64_t off) {
-    const dnnl_data_type_t dt = A->p->views[view].dt;
-    if (pt_dt_bits(dt) == 4) return off % 2 ? NULL : (const char *)A->base[view] + off / 2;
-    return (const char *)A->base[view] + off * (int64_t)pt_dt_bytes(dt, 1);
-}
-
 /* Packs rows [r0, r0+rows) × k [k0, k0+kc) of a directly packed operand
  * (data, scales, zero points at the batch offsets boff); false when a 4-bit
  * tensor's batch offset splits a byte (the caller takes the general path). */
@@ -862,10 +866,10 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
         pt_sdpa_qrows kr;
         dnnl_data_type_t kdt;
-        if (qrows_block(A, kb, &p->k, j0, 1, D, &kr, sc, zp)) {
-            /* Keys in chunks whose parameters fit sc / zp; what held for
-             * the first key holds for every chunk (same layout, even
-             * starts). */
+        if (qrows_layout(A, kb, &p->k, j0, D, &kr)) {
+            /* Keys in chunks whose parameters fit sc / zp; the layout that
+             * holds for the first key holds for every chunk (same strides,
+             * even starts). */
             const int step = (int)(SD_Q8_PARAMS / kr.nruns);
             float xs[SD_SPLIT_MAX];
             for (int c0 = 0; c0 < nk; c0 += step) {
@@ -971,7 +975,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         int sgn;
         float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
         pt_sdpa_qrows vr;
-        if (qrows_block(A, vb, &p->v, j0, 1, DV, &vr, sc, zp)) {
+        if (qrows_layout(A, vb, &p->v, j0, DV, &vr)) {
             /* Keys in chunks whose parameters fit sc / zp (as for K). */
             const int step = (int)(SD_Q8_PARAMS / vr.nruns);
             float ys[SD_SPLIT_MAX];
@@ -1236,15 +1240,13 @@ static void run_item(const sd_item *B) {
 static bool decode_streams(const sd_item *B) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
-    const int n = 1; /* the block operations take the keys in chunks whose parameters fit */
     pt_sdpa_qrows q;
     const void *rows;
     dnnl_data_type_t dt;
     int64_t ld;
-    float sc[SD_Q8_PARAMS], zp[SD_Q8_PARAMS];
-    const bool k = qrows_block(A, B->boff[0], &p->k, 0, n, p->dqk, &q, sc, zp) ||
+    const bool k = qrows_layout(A, B->boff[0], &p->k, 0, p->dqk, &q) ||
                    float_rows(A, B->boff[0], &p->k, 0, &rows, &dt, &ld);
-    return k && (qrows_block(A, B->boff[0], &p->v, 0, n, p->dv, &q, sc, zp) ||
+    return k && (qrows_layout(A, B->boff[0], &p->v, 0, p->dv, &q) ||
                  float_rows(A, B->boff[0], &p->v, 0, &rows, &dt, &ld));
 }
 
