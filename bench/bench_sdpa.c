@@ -16,7 +16,9 @@
  * Options: --s=N --d=N (shape 1), --small-h=N --small-s=N (shape 2),
  * --iters=N (shape 2), --big-iters=N (shape 1), --skip-exact (shape 1 in
  * math mode any only), --decode-h=N --decode-iters=N --peak=FILE (shape 3; the
- * file defaults to peak.txt beside the executable), --decode-only. */
+ * file defaults to peak.txt beside the executable), --decode-only,
+ * --decode-filter=TEXT (only decode cases whose tag, e.g. u4-g32-s16384,
+ * contains TEXT). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -465,6 +467,9 @@ decode:;
     const double bw = bench_peak_read(peak_path, &peak) == 0 ? peak.stream_gbs : 0.0;
     const int dec_iters = (int)arg(argc, argv, "--decode-iters", 20);
     const int64_t dec_h = arg(argc, argv, "--decode-h", 32);
+    const char *dec_filter = NULL;
+    for (int i = 1; i < argc; ++i)
+        if (strncmp(argv[i], "--decode-filter=", 16) == 0) dec_filter = argv[i] + 16;
     printf("shape 3: decode, 1 query row x %lld heads, D=128, K/V compressed (DynamicDequantize per group), "
            "math mode strict, best of %d runs; stream bandwidth %s%.1f GB/s\n",
            (long long)dec_h, dec_iters, bw > 0 ? "" : "unknown (no ", bw > 0 ? bw : 0.0);
@@ -475,6 +480,9 @@ decode:;
         for (int qi = 0; qi < 2; ++qi)
             for (int gi = 0; gi < 2; ++gi) {
                 decode_cfg c = {dec_h, seqs[si], 128, groups[gi], qdts[qi], gi == 0};
+                char tag[32];
+                snprintf(tag, sizeof tag, "%s-g%lld-s%lld", qi ? "u4" : "s8", (long long)c.group, (long long)c.s);
+                if (dec_filter && !strstr(tag, dec_filter)) continue;
                 double bytes = 0, cms = 0;
                 size_t scr = 0;
                 int np = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "kernels/vec/vec.h"
 
 /* Saturating round-half-even to [lo, hi] (NaN -> 0): pt_f32_to_s8 / _u8
  * without the call.  After clamping |v| <= 255, so adding and subtracting
@@ -57,8 +58,14 @@ void pt_run_load(const void *base, dnnl_data_type_t dt, int64_t off, int64_t str
                 for (int64_t i = 0; i < n; ++i) x[i] = s[i * stride];
             break;
         }
+        /* Dense runs of 16 / 8-bit values through the vector row (exact
+         * widenings, as below). */
         case dnnl_bf16: { /* the upper half of an f32: pt_bf16_to_f32 inline */
             const uint16_t *s = (const uint16_t *)base + off;
+            if (stride == 1) {
+                pt_vec()->bf16_to_f32(x, s, n);
+                break;
+            }
             for (int64_t i = 0; i < n; ++i) {
                 uint32_t u = (uint32_t)s[i * stride] << 16;
                 memcpy(&x[i], &u, sizeof u);
@@ -67,17 +74,23 @@ void pt_run_load(const void *base, dnnl_data_type_t dt, int64_t off, int64_t str
         }
         case dnnl_f16: {
             const uint16_t *s = (const uint16_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) x[i] = f16_to_f32(s[i * stride]);
+            if (stride == 1) pt_vec()->f16_to_f32(x, s, n);
+            else
+                for (int64_t i = 0; i < n; ++i) x[i] = f16_to_f32(s[i * stride]);
             break;
         }
         case dnnl_s8: {
             const int8_t *s = (const int8_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) x[i] = (float)s[i * stride];
+            if (stride == 1) pt_vec()->s8_to_f32(x, s, n);
+            else
+                for (int64_t i = 0; i < n; ++i) x[i] = (float)s[i * stride];
             break;
         }
         case dnnl_u8: {
             const uint8_t *s = (const uint8_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) x[i] = (float)s[i * stride];
+            if (stride == 1) pt_vec()->u8_to_f32(x, s, n);
+            else
+                for (int64_t i = 0; i < n; ++i) x[i] = (float)s[i * stride];
             break;
         }
         case dnnl_s32: {
@@ -108,24 +121,34 @@ void pt_run_store(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, 
                 for (int64_t i = 0; i < n; ++i) d[i * stride] = x[i];
             break;
         }
+        /* Dense runs go through the vector row (same conversions: round to
+         * nearest even, saturated integers, NaN to 0). */
         case dnnl_bf16: {
             uint16_t *d = (uint16_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) d[i * stride] = pt_f32_to_bf16(x[i]);
+            if (stride == 1) pt_vec()->f32_to_bf16(d, x, n);
+            else
+                for (int64_t i = 0; i < n; ++i) d[i * stride] = pt_f32_to_bf16(x[i]);
             break;
         }
         case dnnl_f16: {
             uint16_t *d = (uint16_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) d[i * stride] = pt_f32_to_f16(x[i]);
+            if (stride == 1) pt_vec()->f32_to_f16(d, x, n);
+            else
+                for (int64_t i = 0; i < n; ++i) d[i * stride] = pt_f32_to_f16(x[i]);
             break;
         }
         case dnnl_s8: {
             int8_t *d = (int8_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) d[i * stride] = (int8_t)po_round_int(x[i], -128.f, 127.f);
+            if (stride == 1) pt_vec()->f32_to_s8(d, x, n);
+            else
+                for (int64_t i = 0; i < n; ++i) d[i * stride] = (int8_t)po_round_int(x[i], -128.f, 127.f);
             break;
         }
         case dnnl_u8: {
             uint8_t *d = (uint8_t *)base + off;
-            for (int64_t i = 0; i < n; ++i) d[i * stride] = (uint8_t)po_round_int(x[i], 0.f, 255.f);
+            if (stride == 1) pt_vec()->f32_to_u8(d, x, n);
+            else
+                for (int64_t i = 0; i < n; ++i) d[i * stride] = (uint8_t)po_round_int(x[i], 0.f, 255.f);
             break;
         }
         default:
