@@ -938,6 +938,31 @@ static const char *packed_head(const sd_args *A, const sd_packed *pk, int view, 
     return (const char *)A->base[view] + (size_t)item * pk->item_bytes;
 }
 
+/* Keys [j0, j0+nk) of K (or V) as the transposed path's A panels: K in
+ * strips of MR keys (k = D), V in strips of MR values of Dv (k = the nk
+ * keys).  Contiguous f32 rows not rounded by the math mode are copied by
+ * the column operations, anything else packed by the GEMM packing. */
+static bool tpack(const sd_args *A, bool is_v, const int64_t *bo, int64_t j0, int64_t nk, void *dst) {
+    const sd_plan *p = A->p;
+    const sd_operand *o = is_v ? &p->v : &p->k;
+    const pt_gemm_operand *op = is_v ? &A->vop : &A->kop;
+    const sd_view *v = &p->views[o->src];
+    const int mr = A->qk.uk->mr;
+    if (v->dt == dnnl_f32 && v->cs == 1 && op->round == dnnl_fpmath_mode_strict) {
+        const float *src = (const float *)A->base[o->src] + bo[o->src] + j0 * v->rs;
+        if (is_v) {
+            A->pan->pack_rows(src, v->rs, nk, p->dv, mr, dst, (size_t)mr * (size_t)nk);
+        } else {
+            for (int64_t s = 0; s * mr < nk; ++s)
+                A->pan->pack_t(src + s * mr * v->rs, v->rs, (int)(nk - s * mr < mr ? nk - s * mr : mr), p->dqk, mr,
+                               1.f, (float *)dst + s * mr * p->dqk);
+        }
+        return true;
+    }
+    return is_v ? pack_direct(A, &A->pv, false, o, op, bo, 0, p->dv, j0, nk, dst)
+                : pack_direct(A, &A->qk, false, o, op, bo, j0, nk, 0, p->dqk, dst);
+}
+
 /* The item's K (or V) head as whole-head panels in the thread's scratch,
  * packed unless the thread's previous item left that head there (items of
  * a head are consecutive); NULL where the head is packed block by block.
@@ -953,9 +978,9 @@ static const char *cached_head(const sd_item *B, bool is_v) {
     char *dst = is_v ? SCR(B, char, vhead) : SCR(B, char, khead);
     if (memcmp(tag, key, sizeof key) == 0) return dst;
     /* The transposed path reads both as A panels (keys / Dv rows in strips of MR). */
-    const bool is_b = !A->tpanel;
-    const bool ok = is_v ? pack_direct(A, &A->pv, is_b, o, &A->vop, bo, 0, p->dv, 0, p->skv, dst)
-                         : pack_direct(A, &A->qk, is_b, o, &A->kop, bo, 0, p->skv, 0, p->dqk, dst);
+    const bool ok = A->tpanel ? tpack(A, is_v, bo, 0, p->skv, dst)
+                    : is_v    ? pack_direct(A, &A->pv, true, o, &A->vop, bo, 0, p->dv, 0, p->skv, dst)
+                              : pack_direct(A, &A->qk, true, o, &A->kop, bo, 0, p->skv, 0, p->dqk, dst);
     if (!ok) {
         tag[0] = INT64_MIN;
         return NULL;
@@ -1107,7 +1132,17 @@ static void zero_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
     if (B->A->p->vmask >= 0) px_row(B, r, j0, x, nk);
 }
 
-static void finish_item(const sd_item *B);
+static void finish_item(const sd_item *B, bool written);
+
+/* O's transforms that are only roundings to its own float type: stored by
+ * one conversion loop. */
+static bool out_plain(const sd_plan *p) {
+    const sd_view *o = &p->views[p->vo];
+    bool plain = o->dt == dnnl_f32 || o->dt == dnnl_bf16 || o->dt == dnnl_f16;
+    for (int t = 0; t < p->nox; ++t)
+        if (p->ox[t].kind != SD_X_ROUND || (p->ox[t].dt != dnnl_f32 && p->ox[t].dt != o->dt)) plain = false;
+    return plain;
+}
 
 static void run_item(const sd_item *B) {
     const sd_args *A = B->A;
@@ -1201,11 +1236,12 @@ static void run_item(const sd_item *B) {
         if (B->vhead) packed_pv(B, j0, nk, tp, sb, ld);
         else block_pv(B, j0, nk, tp, tv);
     }
-    finish_item(B);
+    finish_item(B, false);
 }
 
-/* The item's output rows (and stats) from its accumulators, row max and sum. */
-static void finish_item(const sd_item *B) {
+/* The item's output rows (and stats) from its accumulators, row max and
+ * sum; `written`: the rows with a finite score are in the output already. */
+static void finish_item(const sd_item *B, bool written) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
     const pt_vec_ops *vec = A->vec;
@@ -1218,15 +1254,12 @@ static void finish_item(const sd_item *B) {
     const float masked = (p->inf_as_zero || SKV == 0) ? 0.f : NAN;
     float *orow = SCR(B, float, orow);
     const sd_view *o = &p->views[p->vo];
-    /* O's transforms that are only roundings to its own float type: stored
-     * by one conversion loop. */
-    bool plain = o->dt == dnnl_f32 || o->dt == dnnl_bf16 || o->dt == dnnl_f16;
-    for (int t = 0; t < p->nox; ++t)
-        if (p->ox[t].kind != SD_X_ROUND || (p->ox[t].dt != dnnl_f32 && p->ox[t].dt != o->dt)) plain = false;
+    const bool plain = out_plain(p);
     for (int r = 0; r < rows; ++r) {
         const int seg = r / B->mq;
         const int64_t i = B->i0 + r % B->mq;
         const bool empty = mrow[r] == -INFINITY;
+        if (written && !empty) goto stats;
         const float *arow = acc + (size_t)r * DV;
         const float inv = p->one_pass ? 1.f / lrow[r] : 1.f;
         const int64_t ro = B->boff[seg][p->vo] + i * o->rs, cs = o->cs;
@@ -1263,6 +1296,7 @@ static void finish_item(const sd_item *B) {
                 for (int64_t d = 0; d < DV; ++d) pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * cs, orow[d]);
             }
         }
+    stats:
         if (p->vstats >= 0) {
             const sd_view *sv = &p->views[p->vstats];
             pt_elem_store((void *)A->base[p->vstats], sv->dt, B->boff[seg][p->vstats] + i * sv->rs,
@@ -1362,6 +1396,14 @@ static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int 
                     }
                     break;
                 }
+                if (st->kind == SD_ADD && va->dt == dnnl_f32 && va->cs == 1 && !va->grouped) {
+                    /* A mask row per query (a mask over (query, key)). */
+                    const float *src[SD_TNR];
+                    for (int q = 0; q < T->nq; ++q)
+                        src[q] = (const float *)A->base[st->a] + view_off(va, B->boff[T->seg[q]][st->a], T->i[q], j0);
+                    A->pan->add_cols(x, nk, w, T->nq, src);
+                    break;
+                }
                 for (int jj = 0; jj < nk; ++jj)
                     for (int q = 0; q < T->nq; ++q) {
                         const float a = tcol_load(B, T, st->a, q, j0 + jj);
@@ -1369,12 +1411,27 @@ static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int 
                         *e = st->kind == SD_MUL ? *e * a : st->kind == SD_DIV ? *e / a : *e + a;
                     }
                 break;
-            case SD_SELECT:
+            case SD_SELECT: {
+                const sd_view *vb = &p->views[st->b];
+                const bool byte_cond = (va->dt == dnnl_boolean || va->dt == dnnl_u8 || va->dt == dnnl_s8) &&
+                                       va->cs == 1 && !va->grouped;
+                if (byte_cond && vb->cs == 0 && vb->rs == 0 && !vb->grouped) {
+                    /* A byte condition row per query and one fill value per segment. */
+                    for (int q = 0; q < T->nq; ++q) {
+                        const uint8_t *c = (const uint8_t *)A->base[st->a] +
+                                           view_off(va, B->boff[T->seg[q]][st->a], T->i[q], j0);
+                        const float other = tcol_load(B, T, st->b, q, j0);
+                        for (int jj = 0; jj < nk; ++jj)
+                            if ((c[jj] != 0) != st->keep_true) x[(size_t)jj * w + q] = other;
+                    }
+                    break;
+                }
                 for (int jj = 0; jj < nk; ++jj)
                     for (int q = 0; q < T->nq; ++q)
                         if ((tcol_load(B, T, st->a, q, j0 + jj) != 0.f) != st->keep_true)
                             x[(size_t)jj * w + q] = tcol_load(B, T, st->b, q, j0 + jj);
                 break;
+            }
             case SD_CAUSAL: {
                 const bool off = st->add >= 0;
                 const int64_t delta = off ? A->causal_delta[s] : 0;
@@ -1422,13 +1479,30 @@ static void run_item_panels(const sd_item *B) {
     float *qf = SCR(B, float, qf), *qt = SCR(B, float, tq), *ot = SCR(B, float, tacc);
     float *tm = SCR(B, float, tm), *tl = SCR(B, float, tl), *st = SCR(B, float, tst);
 
-    for (int g = 0; g < B->nseg; ++g)
-        load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
-    if (A->fold_step >= 0) A->vec->scale(qf, (int64_t)rows * D, A->fold_factor);
+    /* Qᵀ panels: straight from a dense f32 Q of one segment, else from f32
+     * staging rows; the column operations copy (and scale by a folded
+     * power of two, exact) unless the math mode rounds the operand. */
+    const sd_view *qv = &p->views[p->q.src];
+    const float fold = A->fold_step >= 0 ? A->fold_factor : 1.f;
     const dnnl_data_type_t tq = operand_type(p, &p->q);
+    const bool copy = A->qk.round == dnnl_fpmath_mode_strict;
+    const float *qsrc = qf;
+    int64_t qld = D;
+    if (copy && B->nseg == 1 && qv->dt == dnnl_f32 && qv->cs == 1 && p->q.sc < 0 && tq == dnnl_f32 &&
+        p->q.ndts == 0) {
+        qsrc = (const float *)A->base[p->q.src] + B->boff[0][p->q.src] + B->i0 * qv->rs;
+        qld = qv->rs;
+    } else {
+        for (int g = 0; g < B->nseg; ++g)
+            load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
+        if (!copy && A->fold_step >= 0) A->vec->scale(qf, (int64_t)rows * D, fold);
+    }
     for (int qb = 0; qb < nqb; ++qb) {
         const int nq = rows - qb * w < w ? rows - qb * w : w;
-        pack_staged(&A->qk, true, qf + (size_t)qb * w * D, D, 1, nq, D, tq, qt + (size_t)qb * w * D);
+        if (copy)
+            pan->pack_t(qsrc + (size_t)qb * w * qld, qld, nq, D, w, fold, qt + (size_t)qb * w * D);
+        else
+            pack_staged(&A->qk, true, qf + (size_t)qb * w * D, D, 1, nq, D, tq, qt + (size_t)qb * w * D);
     }
     for (int e = 0; e < nqb * w; ++e) tm[e] = -INFINITY, tl[e] = 0.f;
     memset(ot, 0, sizeof(float) * (size_t)nqb * (size_t)w * (size_t)DV);
@@ -1447,9 +1521,9 @@ static void run_item_panels(const sd_item *B) {
             vp = (const float *)B->vhead + j0 * mr;
             vstrip = (size_t)mr * (size_t)SKV;
         } else {
-            /* Float K / V (the path's condition): pack_direct always packs. */
-            (void)pack_direct(A, &A->qk, false, &p->k, &A->kop, B->boff[0], j0, nk, 0, D, kpan);
-            (void)pack_direct(A, &A->pv, false, &p->v, &A->vop, B->boff[0], 0, DV, j0, nk, vpan);
+            /* Float K / V (the path's condition): always packed. */
+            (void)tpack(A, false, B->boff[0], j0, nk, kpan);
+            (void)tpack(A, true, B->boff[0], j0, nk, vpan);
             kp = kpan, vp = vpan;
             vstrip = (size_t)mr * (size_t)nk;
         }
@@ -1492,13 +1566,26 @@ static void run_item_panels(const sd_item *B) {
     }
 
     float *acc = SCR(B, float, acc), *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
-    for (int r = 0; r < rows; ++r) {
-        const float *o = ot + (size_t)(r / w) * w * DV + r % w;
-        float *arow = acc + (size_t)r * DV;
-        for (int64_t d = 0; d < DV; ++d) arow[d] = o[d * w];
-        mrow[r] = tm[r], lrow[r] = tl[r];
+    /* One segment into a dense f32 output: the rows go there straight from
+     * Oᵀ, normalised on the way (finish_item then writes the fully masked
+     * rows and the stats); else into the accumulator rows. */
+    const sd_view *ov = &p->views[p->vo];
+    const bool direct = B->nseg == 1 && out_plain(p) && ov->dt == dnnl_f32 && ov->cs == 1;
+    for (int qb = 0; qb < nqb; ++qb) {
+        const int nq = rows - qb * w < w ? rows - qb * w : w;
+        const float *o = ot + (size_t)qb * w * DV;
+        if (direct) {
+            float inv[SD_TNR];
+            for (int q = 0; q < nq; ++q) inv[q] = 1.f / tl[qb * w + q];
+            pan->transpose_out(o, DV, w, nq, inv,
+                               (float *)A->base[p->vo] + B->boff[0][p->vo] + (B->i0 + qb * w) * ov->rs, ov->rs);
+        } else {
+            pan->transpose_out(o, DV, w, nq, NULL, acc + (size_t)qb * w * DV, DV);
+        }
     }
-    finish_item(B);
+    memcpy(mrow, tm, sizeof(float) * (size_t)rows);
+    memcpy(lrow, tl, sizeof(float) * (size_t)rows);
+    finish_item(B, direct);
 }
 
 /* Whether K and V of a decode item both stream through the row table's
