@@ -38,16 +38,63 @@ typedef struct {
     void (*pack_rows)(const float *src, int64_t ld, int64_t nk, int64_t n, int R, float *dst, size_t strip);
 } pt_sdpa_panel_ops;
 
-/* Portable bodies (sdpa_panel.c), also the AVX-512 row's other widths. */
-void sd_panel_max_rows(float *x, int64_t nk, int w, const float *add, float *m);
-void sd_panel_exp_rows(float *x, int64_t nk, int w, const float *sub, float *l);
-void sd_panel_scale_rows(float *o, int64_t n, int w, const float *alpha);
-void sd_panel_pack_t(const float *src, int64_t ld, int rows, int64_t k, int R, float scale, float *dst);
-void sd_panel_pack_rows(const float *src, int64_t ld, int64_t nk, int64_t n, int R, float *dst, size_t strip);
-void sd_panel_add_cols(float *x, int64_t nk, int w, int nq, const float *const *src);
-void sd_panel_transpose_out(const float *o, int64_t n, int w, int nq, const float *scale, float *dst, int64_t ld);
+/* Portable bodies: the generic row, and the loops the ISA rows do not
+ * write with intrinsics (compiled there with that level's flags, so the
+ * compiler vectorizes them). */
+static inline void sd_panel_max_rows(float *x, int64_t nk, int w, const float *add, float *m) {
+    for (int64_t j = 0; j < nk; ++j) {
+        float *r = x + j * w;
+        if (add) {
+            const float a = add[j];
+            for (int q = 0; q < w; ++q) r[q] = r[q] + a;
+        }
+        for (int q = 0; q < w; ++q) m[q] = r[q] > m[q] ? r[q] : m[q];
+    }
+}
+
+static inline void sd_panel_exp_rows(float *x, int64_t nk, int w, const float *sub, float *l) {
+    for (int64_t j = 0; j < nk; ++j) {
+        float *r = x + j * w;
+        for (int q = 0; q < w; ++q) {
+            r[q] = expf(r[q] - sub[q]);
+            l[q] += r[q];
+        }
+    }
+}
+
+static inline void sd_panel_scale_rows(float *o, int64_t n, int w, const float *alpha) {
+    for (int64_t d = 0; d < n; ++d)
+        for (int q = 0; q < w; ++q) o[d * w + q] *= alpha[q];
+}
+
+static inline void sd_panel_add_cols(float *x, int64_t nk, int w, int nq, const float *const *src) {
+    for (int q = 0; q < nq; ++q)
+        for (int64_t j = 0; j < nk; ++j) x[j * w + q] += src[q][j];
+}
+
+static inline void sd_panel_transpose_out(const float *o, int64_t n, int w, int nq, const float *scale, float *dst,
+                                          int64_t ld) {
+    for (int q = 0; q < nq; ++q) {
+        const float s = scale ? scale[q] : 1.f;
+        for (int64_t d = 0; d < n; ++d) dst[q * ld + d] = scale ? o[d * w + q] * s : o[d * w + q];
+    }
+}
+
+static inline void sd_panel_pack_t(const float *src, int64_t ld, int rows, int64_t k, int R, float scale,
+                                   float *dst) {
+    for (int64_t kk = 0; kk < k; ++kk)
+        for (int r = 0; r < R; ++r) dst[kk * R + r] = r < rows ? src[r * ld + kk] * scale : 0.f;
+}
+
+static inline void sd_panel_pack_rows(const float *src, int64_t ld, int64_t nk, int64_t n, int R, float *dst,
+                                      size_t strip) {
+    for (int64_t s = 0; s * R < n; ++s)
+        for (int64_t j = 0; j < nk; ++j)
+            for (int c = 0; c < R; ++c) dst[s * strip + j * R + c] = s * R + c < n ? src[j * ld + s * R + c] : 0.f;
+}
 
 extern const pt_sdpa_panel_ops pt_sdpa_panel_generic; /* sdpa_panel.c */
+extern const pt_sdpa_panel_ops pt_sdpa_panel_avx2;    /* kernels/x86/sdpa_panel_avx2.c */
 extern const pt_sdpa_panel_ops pt_sdpa_panel_avx512;  /* kernels/x86/sdpa_panel_avx512.c */
 
 /* The process's row (PARTITA_ISA cap applied). */

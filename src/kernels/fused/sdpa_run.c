@@ -1788,14 +1788,17 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     /* Whole-head panels: key blocks start at whole strips (as for panels
      * packed ahead); every thread's cache starts empty. */
     const bool strips = p->bk >= p->skv || (p->bk % A.qk.uk->nr == 0 && p->bk % A.pv.uk->nr == 0);
-    /* The transposed path: f32 products whose operands pack without
-     * dequantization, P as SoftMax gives it (one pass, no transform that
-     * changes it), K / V as stored (its panels are A panels). */
+    /* The transposed path: with vector column operations (on the portable
+     * row, expf per score makes it slower than the row path), for f32
+     * products whose operands pack without dequantization, P as SoftMax
+     * gives it (one pass, no transform that changes it), K / V as stored
+     * (its panels are A panels). */
     A.pan = pt_sdpa_panel();
-    A.tpanel = p->one_pass && !p->dropout && p->vmask < 0 && tp == dnnl_f32 && (p->npx == 0 || A.px_pack_rounds) &&
-               A.qk.kind == PT_GEMM_F32 && A.pv.kind == PT_GEMM_F32 && A.qk.uk == A.pv.uk &&
-               A.pv.round == dnnl_fpmath_mode_strict && A.qk.uk->nr <= SD_TNR && A.qk.uk->kg == 1 && A.k_direct &&
-               A.v_direct && !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on && !p->vpk.on;
+    A.tpanel = A.pan->level >= PT_ISA_AVX2 && p->one_pass && !p->dropout && p->vmask < 0 && tp == dnnl_f32 &&
+               (p->npx == 0 || A.px_pack_rounds) && A.qk.kind == PT_GEMM_F32 && A.pv.kind == PT_GEMM_F32 &&
+               A.qk.uk == A.pv.uk && A.pv.round == dnnl_fpmath_mode_strict && A.qk.uk->nr <= SD_TNR &&
+               A.qk.uk->kg == 1 && A.k_direct && A.v_direct && !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on &&
+               !p->vpk.on;
     A.k_cache = p->kv_cache && (strips || A.tpanel) && A.k_direct && !p->kpk.on;
     A.v_cache = p->kv_cache && (strips || A.tpanel) && A.v_direct && !p->vpk.on;
     for (int t = 0; t < nthr; ++t) {

@@ -205,7 +205,8 @@ static void pack_t_avx512(const float *src, int64_t ld, int rows, int64_t k, int
         for (int64_t k0 = 0; k0 < kfull; k0 += 16) {
             __m512 r[16];
             for (int i = 0; i < 16; ++i)
-                r[i] = r0 + i < rows ? _mm512_mul_ps(_mm512_loadu_ps(src + (r0 + i) * ld + k0), sc) : _mm512_setzero_ps();
+                r[i] = r0 + i < rows ? _mm512_mul_ps(_mm512_loadu_ps(src + (r0 + i) * ld + k0), sc)
+                                     : _mm512_setzero_ps();
             transpose16(r);
             /* Masked stores are slow: whole registers in ascending order,
              * so the lanes past R land where the next store writes; only the
@@ -236,9 +237,8 @@ static void pack_rows_avx512(const float *src, int64_t ld, int64_t nk, int64_t n
             /* Whole loads inside the row; whole stores but for the last
              * key, whose lanes past R would land on the next strip's
              * first key (written already). */
-            const __m512 x = n - c0 >= 16 ? _mm512_loadu_ps(row + c0)
-                                          : _mm512_maskz_loadu_ps(n - c0 >= R ? full : (__mmask16)((1u << (n - c0)) - 1),
-                                                                  row + c0);
+            const __mmask16 in = n - c0 >= R ? full : (__mmask16)((1u << (n - c0)) - 1);
+            const __m512 x = n - c0 >= 16 ? _mm512_loadu_ps(row + c0) : _mm512_maskz_loadu_ps(in, row + c0);
             if (j + 1 < nk) _mm512_storeu_ps(dst + s * strip + j * R, x);
             else _mm512_mask_storeu_ps(dst + s * strip + j * R, full, x);
         }
