@@ -13,6 +13,14 @@
  * implicit causal mask removes entirely are skipped.  Everything accumulates
  * in f32 (docs/numerics.md: not bit-identical to the op-by-op path).
  *
+ * One-pass f32 items over float K / V as stored take the transposed path
+ * instead (run_item_panels): Sᵀ = K·Qᵀ with K as A panels and 32 (AVX-512)
+ * or 16 (AVX2) queries as one B panel, so the exponentiated [key][query]
+ * tile is the B panel of Oᵀ += Vᵀ·Pᵀ as it stands (V as A panels): P is
+ * never packed, and the softmax runs lane-wise down the rows
+ * (sdpa_panel.h).  It needs a vector row of those column operations; on
+ * the portable row the row path is faster.
+ *
  * When P is quantized before the second MatMul (Quantize → Dequantize) the
  * item takes two passes: pass 1 finds each row's max and sum over all key
  * blocks, pass 2 recomputes the scores and forms P = exp(s - max) / sum as
