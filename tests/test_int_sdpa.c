@@ -733,6 +733,49 @@ static void test_head_panels(void) {
     check_cfg("head panels, fully masked rows", &c, M_ANY);
 }
 
+/* The transposed f32 path (K·Qᵀ tiles of keys by 32 queries, the
+ * exponentiated tile the B panel of Vᵀ·Pᵀ): query / key counts around the
+ * query blocks and the key strips, head sizes with Dv tails of a strip,
+ * masks per key (the max pass adds them) and per (query, key), causal masks
+ * with fully masked rows, Select, both scale ops, GQA segments sharing a
+ * query block, and long keys packed block by block. */
+static void test_transposed(void) {
+    enum { KEY, FULL, NOMASK };
+    static const struct {
+        int64_t sq, skv, d, dv, h, hkv;
+        int mask, kind;
+    } cases[] = {{1, 384, 64, 64, 3, 3, MK_ADD, KEY},      {31, 33, 16, 16, 2, 2, MK_ADD, FULL},
+                 {33, 31, 80, 80, 2, 2, MK_CAUSAL_BR, 0}, {100, 100, 128, 128, 2, 2, MK_CAUSAL_TL, 0},
+                 {384, 384, 64, 64, 2, 2, MK_ADD, KEY},   {100, 384, 80, 64, 3, 3, MK_ADD, FULL},
+                 {384, 33, 16, 80, 2, 2, MK_SELECT, 0},  {33, 100, 128, 16, 2, 2, MK_CAUSAL_BR, 0},
+                 {31, 1, 64, 64, 3, 3, MK_ADD, KEY},      {100, 31, 16, 16, 2, 2, MK_NONE, NOMASK},
+                 {1, 100, 64, 64, 16, 2, MK_ADD, KEY},    {33, 384, 64, 64, 8, 2, MK_CAUSAL_TL, 0},
+                 {5, 77, 80, 80, 12, 4, MK_ADD, FULL},    {40, 1500, 64, 64, 2, 2, MK_ADD, FULL}};
+    char name[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        sdpa_cfg c = base_cfg();
+        c.n = 1, c.h = cases[i].h, c.hkv = cases[i].hkv;
+        c.sq = cases[i].sq, c.skv = cases[i].skv, c.d = cases[i].d, c.dv = cases[i].dv;
+        c.scale = i % 2 ? SC_DIV : SC_MUL;
+        c.mask = cases[i].mask;
+        if (c.mask == MK_ADD && cases[i].kind == KEY) {
+            c.mask_nd = 1;
+            c.mask_dims[0] = c.skv;
+        } else if (c.mask == MK_ADD) {
+            c.mask_nd = 2;
+            c.mask_dims[0] = c.sq, c.mask_dims[1] = c.skv;
+        } else if (c.mask == MK_SELECT) {
+            c.mask_nd = 4;
+            memcpy(c.mask_dims, (int64_t[]){1, 1, 1, c.skv}, sizeof(int64_t) * 4);
+        }
+        c.stats = i % 3 == 0;
+        snprintf(name, sizeof name, "transposed sq=%lld skv=%lld d=%lld dv=%lld h=%lld/%lld mask %d",
+                 (long long)c.sq, (long long)c.skv, (long long)c.d, (long long)c.dv, (long long)c.h,
+                 (long long)c.hkv, c.mask);
+        check_cfg(name, &c, i == 4 ? M_ANY : 0);
+    }
+}
+
 int main(void) {
     tg_setup();
     test_sizes();
@@ -746,6 +789,7 @@ int main(void) {
     test_dropout();
     test_flash_grid();
     test_head_panels();
+    test_transposed();
     tg_teardown();
     return pt_test_summary("test_int_sdpa");
 }

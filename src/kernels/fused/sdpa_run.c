@@ -13,6 +13,14 @@
  * implicit causal mask removes entirely are skipped.  Everything accumulates
  * in f32 (docs/numerics.md: not bit-identical to the op-by-op path).
  *
+ * One-pass f32 items over float K / V as stored take the transposed path
+ * instead (run_item_panels): Sᵀ = K·Qᵀ with K as A panels and 32 (AVX-512)
+ * or 16 (AVX2) queries as one B panel, so the exponentiated [key][query]
+ * tile is the B panel of Oᵀ += Vᵀ·Pᵀ as it stands (V as A panels): P is
+ * never packed, and the softmax runs lane-wise down the rows
+ * (sdpa_panel.h).  It needs a vector row of those column operations; on
+ * the portable row the row path is faster.
+ *
  * When P is quantized before the second MatMul (Quantize → Dequantize) the
  * item takes two passes: pass 1 finds each row's max and sum over all key
  * blocks, pass 2 recomputes the scores and forms P = exp(s - max) / sum as
@@ -30,6 +38,7 @@
 #include "ir/dtype.h"
 #include "ir/status.h"
 #include "kernels/fused/sdpa_common.h"
+#include "kernels/fused/sdpa_panel.h"
 #include "kernels/fused/sdpa_plan.h"
 #include "kernels/fused/sdpa_rows.h"
 #include "kernels/gemm/gemm.h"
@@ -66,6 +75,11 @@
 /* Two passes (quantized P) over such heads keep the item's scores of pass
  * 1 for pass 2 when they take at most this many f32 (768 KiB). */
 #define SD_KEPT_SCORES (192 * 1024)
+/* Transposed f32 path (run_item_panels): keys per block at most (a multiple
+ * of every f32 MR), and the most steps of a score chain it takes. */
+#define SD_TBK 384
+#define SD_TSTEPS 8
+#define SD_TNR 32 /* widest f32 NR */
 
 /* ---- run-time arguments ------------------------------------------------------ */
 
@@ -92,6 +106,8 @@ typedef struct {
     pt_gemm_operand kop, vop; /* their operand descriptions */
     bool px_pack_rounds;      /* P's only transform is the bf16 rounding the BF16 panels make */
     dnnl_data_type_t tp;      /* the type P has when it reaches the second product */
+    bool tpanel;              /* transposed f32 path (run_item_panels) */
+    const pt_sdpa_panel_ops *pan;
     const pt_vec_ops *vec;
 } sd_args;
 
@@ -675,6 +691,10 @@ typedef struct {
     size_t tags;     /* which K / V head the head panels hold (3 offsets each) */
     size_t khead, vhead; /* whole-head K / V panels (plan's kv_cache), else empty */
     size_t kept;         /* scores of every key [rows][S_kv] (plan's keep_scores), else empty */
+    /* Transposed path: Qᵀ as B panels, Oᵀ [Dv][NR] per query block, running
+     * max / sum per query, scores [keys][NR] of one key block, per-key
+     * additive values of one block. */
+    size_t tq, tacc, tm, tl, tst, tadd;
     size_t total;
 } sd_layout;
 
@@ -696,8 +716,13 @@ static sd_layout sd_scratch_layout(const sd_plan *p) {
     const size_t rows_p = rows + (size_t)mr, Dp = D + 2, bkp = bk + 2;
     const size_t skv = p->kv_cache ? (size_t)p->skv : 0;
     const size_t s_floats = rows * (rows <= SD_DECODE_ROWS && bk < SD_DECODE_BK ? SD_DECODE_BK : bk);
-    size_t *const fields[] = {&L.qf, &L.qpan, &L.kf, &L.kpan, &L.s,    &L.ppan,  &L.vf,
-                              &L.vpan, &L.acc, &L.m, &L.l,    &L.orow, &L.tags,  &L.khead, &L.vhead, &L.kept};
+    /* The transposed path: items of one pass that take the panels. */
+    const bool tp = p->one_pass && rows > SD_DECODE_ROWS;
+    const size_t tcols = tp ? (rows + SD_TNR - 1) / SD_TNR * SD_TNR : 0;
+    const size_t tbk = tp ? SD_TBK + (size_t)mr : 0;
+    size_t *const fields[] = {&L.qf,  &L.qpan, &L.kf, &L.kpan, &L.s,    &L.ppan, &L.vf, &L.vpan, &L.acc,
+                              &L.m,   &L.l,    &L.orow, &L.tags, &L.khead, &L.vhead, &L.kept, &L.tq, &L.tacc,
+                              &L.tm,  &L.tl,   &L.tst,  &L.tadd};
     const size_t bytes[] = {rows * D * f,
                             rows_p * Dp * f,
                             bk * D * f,
@@ -713,7 +738,13 @@ static sd_layout sd_scratch_layout(const sd_plan *p) {
                             6 * sizeof(int64_t),
                             skv ? (skv + (size_t)nr) * Dp * f : 0,
                             skv ? (DV + (size_t)nr) * (skv + 2) * f : 0,
-                            p->keep_scores ? rows * (size_t)p->skv * f : 0};
+                            p->keep_scores ? rows * (size_t)p->skv * f : 0,
+                            tcols * D * f,
+                            tcols * DV * f,
+                            tcols * f,
+                            tcols * f,
+                            tbk * SD_TNR * f,
+                            tbk * f};
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     L.s_floats = s_floats;
     return L;
@@ -815,13 +846,14 @@ static void run_tiles(const pt_gemm_ukernel *uk, int64_t kcp, const void *apan, 
 /* Packs rows [r0, r0+rows) × k [k0, k0+kc) of a directly packed operand
  * (data, scales, zero points at the batch offsets boff); false when a 4-bit
  * tensor's batch offset splits a byte (the caller takes the general path). */
-static bool pack_direct(const sd_args *A, const sd_product *pr, const sd_operand *o, const pt_gemm_operand *op,
-                        const int64_t *boff, int64_t r0, int64_t rows, int64_t k0, int64_t kc, void *dst) {
+static bool pack_direct(const sd_args *A, const sd_product *pr, bool is_b, const sd_operand *o,
+                        const pt_gemm_operand *op, const int64_t *boff, int64_t r0, int64_t rows, int64_t k0,
+                        int64_t kc, void *dst) {
     const void *data = view_ptr(A, o->src, boff[o->src]);
     const void *sc = o->sc >= 0 ? view_ptr(A, o->sc, boff[o->sc]) : NULL;
     const void *zp = o->zp >= 0 ? view_ptr(A, o->zp, boff[o->zp]) : NULL;
     if (!data || (o->sc >= 0 && !sc) || (o->zp >= 0 && !zp)) return false;
-    pt_gemm_pack_panels(pr->uk, true, op, data, sc, zp, r0, rows, k0, kc, dst, NULL);
+    pt_gemm_pack_panels(pr->uk, is_b, op, data, sc, zp, r0, rows, k0, kc, dst, NULL);
     return true;
 }
 
@@ -896,7 +928,7 @@ static void block_scores(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t 
             for (int r = 0; r < B->rows; ++r) ops->dots(qf + (size_t)r * D, D, kf, nk, D, s + (size_t)r * B->bk);
         }
     } else {
-        if (!A->k_direct || !pack_direct(A, &A->qk, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
+        if (!A->k_direct || !pack_direct(A, &A->qk, true, &p->k, &A->kop, kb, j0, nk, 0, D, kpan)) {
             load_operand(A, kb, &p->k, j0, nk, D, kf, (size_t)D);
             pack_staged(&A->qk, true, kf, D, 1, nk, D, tk, kpan);
         }
@@ -914,6 +946,31 @@ static const char *packed_head(const sd_args *A, const sd_packed *pk, int view, 
     return (const char *)A->base[view] + (size_t)item * pk->item_bytes;
 }
 
+/* Keys [j0, j0+nk) of K (or V) as the transposed path's A panels: K in
+ * strips of MR keys (k = D), V in strips of MR values of Dv (k = the nk
+ * keys).  Contiguous f32 rows not rounded by the math mode are copied by
+ * the column operations, anything else packed by the GEMM packing. */
+static bool tpack(const sd_args *A, bool is_v, const int64_t *bo, int64_t j0, int64_t nk, void *dst) {
+    const sd_plan *p = A->p;
+    const sd_operand *o = is_v ? &p->v : &p->k;
+    const pt_gemm_operand *op = is_v ? &A->vop : &A->kop;
+    const sd_view *v = &p->views[o->src];
+    const int mr = A->qk.uk->mr;
+    if (v->dt == dnnl_f32 && v->cs == 1 && op->round == dnnl_fpmath_mode_strict) {
+        const float *src = (const float *)A->base[o->src] + bo[o->src] + j0 * v->rs;
+        if (is_v) {
+            A->pan->pack_rows(src, v->rs, nk, p->dv, mr, dst, (size_t)mr * (size_t)nk);
+        } else {
+            for (int64_t s = 0; s * mr < nk; ++s)
+                A->pan->pack_t(src + s * mr * v->rs, v->rs, (int)(nk - s * mr < mr ? nk - s * mr : mr), p->dqk, mr,
+                               1.f, (float *)dst + s * mr * p->dqk);
+        }
+        return true;
+    }
+    return is_v ? pack_direct(A, &A->pv, false, o, op, bo, 0, p->dv, j0, nk, dst)
+                : pack_direct(A, &A->qk, false, o, op, bo, j0, nk, 0, p->dqk, dst);
+}
+
 /* The item's K (or V) head as whole-head panels in the thread's scratch,
  * packed unless the thread's previous item left that head there (items of
  * a head are consecutive); NULL where the head is packed block by block.
@@ -928,8 +985,10 @@ static const char *cached_head(const sd_item *B, bool is_v) {
     const int64_t key[3] = {bo[o->src], o->sc >= 0 ? bo[o->sc] : -1, o->zp >= 0 ? bo[o->zp] : -1};
     char *dst = is_v ? SCR(B, char, vhead) : SCR(B, char, khead);
     if (memcmp(tag, key, sizeof key) == 0) return dst;
-    const bool ok = is_v ? pack_direct(A, &A->pv, o, &A->vop, bo, 0, p->dv, 0, p->skv, dst)
-                         : pack_direct(A, &A->qk, o, &A->kop, bo, 0, p->skv, 0, p->dqk, dst);
+    /* The transposed path reads both as A panels (keys / Dv rows in strips of MR). */
+    const bool ok = A->tpanel ? tpack(A, is_v, bo, 0, p->skv, dst)
+                    : is_v    ? pack_direct(A, &A->pv, true, o, &A->vop, bo, 0, p->dv, 0, p->skv, dst)
+                              : pack_direct(A, &A->qk, true, o, &A->kop, bo, 0, p->skv, 0, p->dqk, dst);
     if (!ok) {
         tag[0] = INT64_MIN;
         return NULL;
@@ -1030,7 +1089,7 @@ static void block_pv(const sd_item *B, int64_t j0, int nk, dnnl_data_type_t tp, 
         return;
     }
     pack_staged(&A->pv, false, SCR(B, float, s), B->bk, 1, B->rows, nk, tp, ppan);
-    if (!A->v_direct || !pack_direct(A, &A->pv, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
+    if (!A->v_direct || !pack_direct(A, &A->pv, true, &p->v, &A->vop, vb, 0, DV, j0, nk, vpan)) {
         float *vf = SCR(B, float, vf);
         load_operand(A, vb, &p->v, j0, nk, DV, vf, (size_t)DV);
         pack_staged(&A->pv, true, vf, 1, DV, DV, nk, tv, vpan);
@@ -1079,6 +1138,18 @@ static void px_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
 static void zero_row(const sd_item *B, int r, int64_t j0, float *x, int nk) {
     memset(x, 0, sizeof(float) * (size_t)nk);
     if (B->A->p->vmask >= 0) px_row(B, r, j0, x, nk);
+}
+
+static void finish_item(const sd_item *B, bool written);
+
+/* O's transforms that are only roundings to its own float type: stored by
+ * one conversion loop. */
+static bool out_plain(const sd_plan *p) {
+    const sd_view *o = &p->views[p->vo];
+    bool plain = o->dt == dnnl_f32 || o->dt == dnnl_bf16 || o->dt == dnnl_f16;
+    for (int t = 0; t < p->nox; ++t)
+        if (p->ox[t].kind != SD_X_ROUND || (p->ox[t].dt != dnnl_f32 && p->ox[t].dt != o->dt)) plain = false;
+    return plain;
 }
 
 static void run_item(const sd_item *B) {
@@ -1173,21 +1244,30 @@ static void run_item(const sd_item *B) {
         if (B->vhead) packed_pv(B, j0, nk, tp, sb, ld);
         else block_pv(B, j0, nk, tp, tv);
     }
+    finish_item(B, false);
+}
+
+/* The item's output rows (and stats) from its accumulators, row max and
+ * sum; `written`: the rows with a finite score are in the output already. */
+static void finish_item(const sd_item *B, bool written) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const pt_vec_ops *vec = A->vec;
+    const int64_t DV = p->dv, SKV = p->skv;
+    const int rows = B->rows;
+    const float *acc = SCR(B, float, acc), *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
 
     /* A row without any finite score is fully masked: zeros and stats 0
      * with inf_as_zero or without keys, NaN otherwise (docs/numerics.md). */
     const float masked = (p->inf_as_zero || SKV == 0) ? 0.f : NAN;
     float *orow = SCR(B, float, orow);
     const sd_view *o = &p->views[p->vo];
-    /* O's transforms that are only roundings to its own float type: stored
-     * by one conversion loop. */
-    bool plain = o->dt == dnnl_f32 || o->dt == dnnl_bf16 || o->dt == dnnl_f16;
-    for (int t = 0; t < p->nox; ++t)
-        if (p->ox[t].kind != SD_X_ROUND || (p->ox[t].dt != dnnl_f32 && p->ox[t].dt != o->dt)) plain = false;
+    const bool plain = out_plain(p);
     for (int r = 0; r < rows; ++r) {
         const int seg = r / B->mq;
         const int64_t i = B->i0 + r % B->mq;
         const bool empty = mrow[r] == -INFINITY;
+        if (written && !empty) goto stats;
         const float *arow = acc + (size_t)r * DV;
         const float inv = p->one_pass ? 1.f / lrow[r] : 1.f;
         const int64_t ro = B->boff[seg][p->vo] + i * o->rs, cs = o->cs;
@@ -1224,12 +1304,296 @@ static void run_item(const sd_item *B) {
                 for (int64_t d = 0; d < DV; ++d) pt_elem_store((void *)A->base[p->vo], o->dt, ro + d * cs, orow[d]);
             }
         }
+    stats:
         if (p->vstats >= 0) {
             const sd_view *sv = &p->views[p->vstats];
             pt_elem_store((void *)A->base[p->vstats], sv->dt, B->boff[seg][p->vstats] + i * sv->rs,
                           empty ? masked : mrow[r] + logf(lrow[r]));
         }
     }
+}
+
+/* ---- the transposed f32 path ------------------------------------------------------ */
+
+/* Sᵀ = K·Qᵀ on the microkernel with K as A panels (MR keys a strip, k = D)
+ * and a block of NR queries as one B panel: the tile is [key][query], and
+ * the block's scores stored NR apart per key are the B panel of the second
+ * product as they stand, so Oᵀ += Vᵀ·Pᵀ takes V as A panels (MR values of
+ * Dv a strip, k = keys) and P without packing.  The softmax over keys runs
+ * lane-wise down the rows (pt_sdpa_panel_ops); Oᵀ is transposed once at the
+ * end of the item.  K / V A panels are whole heads in the thread's scratch
+ * (cached_head) or packed per key block and shared by every query block of
+ * the item. */
+
+/* One query block: its columns q < nq are item rows r0 + q, of segment
+ * seg[q] and query row i[q]. */
+typedef struct {
+    int r0, nq;
+    int seg[SD_TNR];
+    int64_t i[SD_TNR];
+} sd_tcols;
+
+static inline float tcol_load(const sd_item *B, const sd_tcols *T, int view, int q, int64_t j) {
+    const sd_args *A = B->A;
+    const sd_view *v = &A->p->views[view];
+    return pt_elem_load(A->base[view], v->dt, view_off(v, B->boff[T->seg[q]][view], T->i[q], j));
+}
+
+/* Whether a view holds one value per key for every column of the block
+ * (broadcast over query rows, the same batch offset for each segment). */
+static bool tcol_uniform(const sd_item *B, const sd_tcols *T, int view) {
+    const sd_view *v = &B->A->p->views[view];
+    if (v->grouped || v->rs != 0) return false;
+    for (int q = 1; q < T->nq; ++q)
+        if (B->boff[T->seg[q]][view] != B->boff[T->seg[0]][view]) return false;
+    return true;
+}
+
+static void round_rows(dnnl_data_type_t dt, float *x, int nk, int w) {
+    if (dt == dnnl_f32) return;
+    for (int jj = 0; jj < nk; ++jj) round_row(dt, x + (size_t)jj * w, w);
+}
+
+/* The score chain on a block's scores x[jj·w + q] (key j0 + jj, column q).
+ * A last Add of one value per key (a padding mask) is left to the max pass:
+ * *add gets those values (NULL when the chain has none). */
+static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int w, float *x, const float **add) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    int last = p->nsteps;
+    *add = NULL;
+    if (last > 0) {
+        const sd_step *st = &p->steps[last - 1];
+        if (st->kind == SD_ADD && st->dt == dnnl_f32 && last - 1 != A->fold_step && tcol_uniform(B, T, st->a)) {
+            const sd_view *v = &p->views[st->a];
+            const int64_t off = B->boff[T->seg[0]][st->a] + j0 * v->cs;
+            if (v->dt == dnnl_f32 && v->cs == 1) {
+                *add = (const float *)A->base[st->a] + off;
+            } else {
+                float *t = SCR(B, float, tadd);
+                for (int jj = 0; jj < nk; ++jj) t[jj] = pt_elem_load(A->base[st->a], v->dt, off + jj * v->cs);
+                *add = t;
+            }
+            --last;
+        }
+    }
+    round_rows(p->s_dt, x, nk, w);
+    for (int s = 0; s < last; ++s) {
+        const sd_step *st = &p->steps[s];
+        if (s == A->fold_step) { /* applied to Q */
+            round_rows(st->dt, x, nk, w);
+            continue;
+        }
+        const sd_view *va = st->a >= 0 ? &p->views[st->a] : NULL;
+        switch (st->kind) {
+            case SD_MUL:
+            case SD_DIV:
+            case SD_ADD:
+                if (tcol_uniform(B, T, st->a)) {
+                    const int64_t off = B->boff[T->seg[0]][st->a] + j0 * va->cs;
+                    for (int jj = 0; jj < nk; ++jj) {
+                        const float f = pt_elem_load(A->base[st->a], va->dt, off + jj * va->cs);
+                        float *r = x + (size_t)jj * w;
+                        /* A scale multiplies by its reciprocal as binary_row does. */
+                        if (st->kind == SD_ADD)
+                            for (int q = 0; q < w; ++q) r[q] = r[q] + f;
+                        else if (st->kind == SD_MUL || va->cs == 0)
+                            A->vec->scale(r, w, st->kind == SD_MUL ? f : 1.f / f);
+                        else
+                            for (int q = 0; q < w; ++q) r[q] = r[q] / f;
+                    }
+                    break;
+                }
+                if (st->kind == SD_ADD && va->dt == dnnl_f32 && va->cs == 1 && !va->grouped) {
+                    /* A mask row per query (a mask over (query, key)). */
+                    const float *src[SD_TNR];
+                    for (int q = 0; q < T->nq; ++q)
+                        src[q] = (const float *)A->base[st->a] + view_off(va, B->boff[T->seg[q]][st->a], T->i[q], j0);
+                    A->pan->add_cols(x, nk, w, T->nq, src);
+                    break;
+                }
+                for (int jj = 0; jj < nk; ++jj)
+                    for (int q = 0; q < T->nq; ++q) {
+                        const float a = tcol_load(B, T, st->a, q, j0 + jj);
+                        float *e = x + (size_t)jj * w + q;
+                        *e = st->kind == SD_MUL ? *e * a : st->kind == SD_DIV ? *e / a : *e + a;
+                    }
+                break;
+            case SD_SELECT: {
+                const sd_view *vb = &p->views[st->b];
+                const bool byte_cond = (va->dt == dnnl_boolean || va->dt == dnnl_u8 || va->dt == dnnl_s8) &&
+                                       va->cs == 1 && !va->grouped;
+                if (byte_cond && vb->cs == 0 && vb->rs == 0 && !vb->grouped) {
+                    /* A byte condition row per query and one fill value per segment. */
+                    for (int q = 0; q < T->nq; ++q) {
+                        const uint8_t *c = (const uint8_t *)A->base[st->a] +
+                                           view_off(va, B->boff[T->seg[q]][st->a], T->i[q], j0);
+                        const float other = tcol_load(B, T, st->b, q, j0);
+                        for (int jj = 0; jj < nk; ++jj)
+                            if ((c[jj] != 0) != st->keep_true) x[(size_t)jj * w + q] = other;
+                    }
+                    break;
+                }
+                for (int jj = 0; jj < nk; ++jj)
+                    for (int q = 0; q < T->nq; ++q)
+                        if ((tcol_load(B, T, st->a, q, j0 + jj) != 0.f) != st->keep_true)
+                            x[(size_t)jj * w + q] = tcol_load(B, T, st->b, q, j0 + jj);
+                break;
+            }
+            case SD_CAUSAL: {
+                const bool off = st->add >= 0;
+                const int64_t delta = off ? A->causal_delta[s] : 0;
+                for (int jj = 0; jj < nk; ++jj)
+                    for (int q = 0; q < T->nq; ++q) {
+                        const int64_t i = T->i[q], j = j0 + jj;
+                        bool holds;
+                        if (A->causal_int[s]) { /* causal_cond_range's three forms */
+                            if (st->lhs_col && !st->rhs_col) holds = j + delta >= i;
+                            else if (!st->lhs_col && st->rhs_col) holds = i + delta >= j;
+                            else holds = delta >= 0;
+                        } else {
+                            holds = sd_causal_side(st->lhs_col, i, j, off, A->add[s], A->sub[s]) >=
+                                    sd_causal_side(st->rhs_col, i, j, false, 0.f, 0.f);
+                        }
+                        if (holds != st->keep_true) x[(size_t)jj * w + q] = tcol_load(B, T, st->a, q, j);
+                    }
+                break;
+            }
+            case SD_TANH:
+                for (int e = 0; e < nk * w; ++e) x[e] = tanhf(x[e]);
+                break;
+        }
+        round_rows(st->dt, x, nk, w);
+    }
+}
+
+/* Whether the causal mask removes keys [j0, j0+nk) from every query of the block. */
+static bool tblock_skipped(const sd_item *B, const sd_tcols *T, int64_t j0, int nk) {
+    const sd_args *A = B->A;
+    if (A->skip_step < 0) return false;
+    for (int q = 0; q < T->nq; ++q)
+        if (!causal_all_masked(A, A->skip_step, T->i[q], j0, nk)) return false;
+    return true;
+}
+
+static void run_item_panels(const sd_item *B) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
+    const pt_gemm_ukernel *uk = A->qk.uk;
+    const pt_sdpa_panel_ops *pan = A->pan;
+    const int mr = uk->mr, w = uk->nr;
+    const int64_t D = p->dqk, DV = p->dv, SKV = p->skv;
+    const int rows = B->rows, nqb = (rows + w - 1) / w;
+    float *qf = SCR(B, float, qf), *qt = SCR(B, float, tq), *ot = SCR(B, float, tacc);
+    float *tm = SCR(B, float, tm), *tl = SCR(B, float, tl), *st = SCR(B, float, tst);
+
+    /* Qᵀ panels: straight from a dense f32 Q of one segment, else from f32
+     * staging rows; the column operations copy (and scale by a folded
+     * power of two, exact) unless the math mode rounds the operand. */
+    const sd_view *qv = &p->views[p->q.src];
+    const float fold = A->fold_step >= 0 ? A->fold_factor : 1.f;
+    const dnnl_data_type_t tq = operand_type(p, &p->q);
+    const bool copy = A->qk.round == dnnl_fpmath_mode_strict;
+    const float *qsrc = qf;
+    int64_t qld = D;
+    if (copy && B->nseg == 1 && qv->dt == dnnl_f32 && qv->cs == 1 && p->q.sc < 0 && tq == dnnl_f32 &&
+        p->q.ndts == 0) {
+        qsrc = (const float *)A->base[p->q.src] + B->boff[0][p->q.src] + B->i0 * qv->rs;
+        qld = qv->rs;
+    } else {
+        for (int g = 0; g < B->nseg; ++g)
+            load_operand(A, B->boff[g], &p->q, B->i0, B->mq, D, qf + (size_t)g * B->mq * D, (size_t)D);
+        if (!copy && A->fold_step >= 0) A->vec->scale(qf, (int64_t)rows * D, fold);
+    }
+    for (int qb = 0; qb < nqb; ++qb) {
+        const int nq = rows - qb * w < w ? rows - qb * w : w;
+        if (copy)
+            pan->pack_t(qsrc + (size_t)qb * w * qld, qld, nq, D, w, fold, qt + (size_t)qb * w * D);
+        else
+            pack_staged(&A->qk, true, qf + (size_t)qb * w * D, D, 1, nq, D, tq, qt + (size_t)qb * w * D);
+    }
+    for (int e = 0; e < nqb * w; ++e) tm[e] = -INFINITY, tl[e] = 0.f;
+    memset(ot, 0, sizeof(float) * (size_t)nqb * (size_t)w * (size_t)DV);
+
+    /* Keys per block: SD_TBK over whole-head panels, else what the block
+     * buffers kpan / vpan hold (whole strips of K). */
+    const bool heads = B->khead && B->vhead;
+    const int64_t tb = heads ? SD_TBK : p->bk >= mr ? p->bk / mr * mr : p->bk;
+    float *kpan = SCR(B, float, kpan), *vpan = SCR(B, float, vpan);
+    for (int64_t j0 = 0; j0 < SKV; j0 += tb) {
+        const int nk = (int)(SKV - j0 < tb ? SKV - j0 : tb);
+        const float *kp, *vp;
+        size_t vstrip;
+        if (heads) {
+            kp = (const float *)B->khead + j0 * D; /* strip j0 / MR */
+            vp = (const float *)B->vhead + j0 * mr;
+            vstrip = (size_t)mr * (size_t)SKV;
+        } else {
+            /* Float K / V (the path's condition): always packed. */
+            (void)tpack(A, false, B->boff[0], j0, nk, kpan);
+            (void)tpack(A, true, B->boff[0], j0, nk, vpan);
+            kp = kpan, vp = vpan;
+            vstrip = (size_t)mr * (size_t)nk;
+        }
+        for (int qb = 0; qb < nqb; ++qb) {
+            sd_tcols T;
+            T.r0 = qb * w;
+            T.nq = rows - T.r0 < w ? rows - T.r0 : w;
+            for (int q = 0; q < T.nq; ++q) {
+                const int r = T.r0 + q;
+                T.seg[q] = r / B->mq;
+                T.i[q] = B->i0 + r % B->mq;
+            }
+            if (tblock_skipped(B, &T, j0, nk)) continue;
+            const float *qpan = qt + (size_t)qb * w * D;
+            for (int k = 0; k < nk; k += mr)
+                uk->run(D, kp + (size_t)k * D, qpan, st + (size_t)k * w, w, nk - k < mr ? nk - k : mr, w, 0);
+            const float *add;
+            tchain(B, &T, j0, nk, w, st, &add);
+            float *m = tm + (size_t)qb * w, *l = tl + (size_t)qb * w, *o = ot + (size_t)qb * w * DV;
+            float mold[SD_TNR], alpha[SD_TNR], sub[SD_TNR];
+            memcpy(mold, m, sizeof(float) * (size_t)w);
+            pan->max_rows(st, nk, w, add, m);
+            bool rescale = false;
+            for (int q = 0; q < w; ++q) {
+                alpha[q] = 1.f;
+                if (m[q] != mold[q]) {
+                    alpha[q] = mold[q] == -INFINITY ? 0.f : expf(mold[q] - m[q]);
+                    rescale = true;
+                }
+                sub[q] = m[q] == -INFINITY ? 0.f : m[q]; /* all scores -inf: exp gives 0 */
+            }
+            if (rescale) {
+                pan->scale_rows(o, DV, w, alpha);
+                for (int q = 0; q < w; ++q) l[q] *= alpha[q];
+            }
+            pan->exp_rows(st, nk, w, sub, l);
+            for (int64_t d = 0; d < DV; d += mr)
+                uk->run(nk, vp + (size_t)(d / mr) * vstrip, st, o + d * w, w, DV - d < mr ? (int)(DV - d) : mr, w, 1);
+        }
+    }
+
+    float *acc = SCR(B, float, acc), *mrow = SCR(B, float, m), *lrow = SCR(B, float, l);
+    /* One segment into a dense f32 output: the rows go there straight from
+     * Oᵀ, normalised on the way (finish_item then writes the fully masked
+     * rows and the stats); else into the accumulator rows. */
+    const sd_view *ov = &p->views[p->vo];
+    const bool direct = B->nseg == 1 && out_plain(p) && ov->dt == dnnl_f32 && ov->cs == 1;
+    for (int qb = 0; qb < nqb; ++qb) {
+        const int nq = rows - qb * w < w ? rows - qb * w : w;
+        const float *o = ot + (size_t)qb * w * DV;
+        if (direct) {
+            float inv[SD_TNR];
+            for (int q = 0; q < nq; ++q) inv[q] = 1.f / tl[qb * w + q];
+            pan->transpose_out(o, DV, w, nq, inv,
+                               (float *)A->base[p->vo] + B->boff[0][p->vo] + (B->i0 + qb * w) * ov->rs, ov->rs);
+        } else {
+            pan->transpose_out(o, DV, w, nq, NULL, acc + (size_t)qb * w * DV, DV);
+        }
+    }
+    memcpy(mrow, tm, sizeof(float) * (size_t)rows);
+    memcpy(lrow, tl, sizeof(float) * (size_t)rows);
+    finish_item(B, direct);
 }
 
 /* Whether K and V of a decode item both stream through the row table's
@@ -1289,6 +1653,12 @@ static void sd_work_item(const void *arg, int64_t w, char *buf) {
     if (B.decode && p->skv > p->bk && (size_t)B.rows * SD_DECODE_BK <= W->L.s_floats && decode_streams(&B))
         B.bk = SD_DECODE_BK;
     B.khead = B.vhead = NULL;
+    if (!B.decode && W->A->tpanel) {
+        B.khead = cached_head(&B, false);
+        B.vhead = cached_head(&B, true);
+        run_item_panels(&B);
+        return;
+    }
     if (!B.decode) {
         B.khead = p->kpk.on ? packed_head(W->A, &p->kpk, p->k.src, B.boff[0][p->k.src]) : cached_head(&B, false);
         B.vhead = p->vpk.on ? packed_head(W->A, &p->vpk, p->v.src, B.boff[0][p->v.src]) : cached_head(&B, true);
@@ -1426,8 +1796,19 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     /* Whole-head panels: key blocks start at whole strips (as for panels
      * packed ahead); every thread's cache starts empty. */
     const bool strips = p->bk >= p->skv || (p->bk % A.qk.uk->nr == 0 && p->bk % A.pv.uk->nr == 0);
-    A.k_cache = p->kv_cache && strips && A.k_direct && !p->kpk.on;
-    A.v_cache = p->kv_cache && strips && A.v_direct && !p->vpk.on;
+    /* The transposed path: with vector column operations (on the portable
+     * row, expf per score makes it slower than the row path), for f32
+     * products whose operands pack without dequantization, P as SoftMax
+     * gives it (one pass, no transform that changes it), K / V as stored
+     * (its panels are A panels). */
+    A.pan = pt_sdpa_panel();
+    A.tpanel = A.pan->level >= PT_ISA_AVX2 && p->one_pass && !p->dropout && p->vmask < 0 && tp == dnnl_f32 &&
+               (p->npx == 0 || A.px_pack_rounds) && A.qk.kind == PT_GEMM_F32 && A.pv.kind == PT_GEMM_F32 &&
+               A.qk.uk == A.pv.uk && A.pv.round == dnnl_fpmath_mode_strict && A.qk.uk->nr <= SD_TNR &&
+               A.qk.uk->kg == 1 && A.k_direct && A.v_direct && !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on &&
+               !p->vpk.on;
+    A.k_cache = p->kv_cache && (strips || A.tpanel) && A.k_direct && !p->kpk.on;
+    A.v_cache = p->kv_cache && (strips || A.tpanel) && A.v_direct && !p->vpk.on;
     for (int t = 0; t < nthr; ++t) {
         int64_t *tag = (int64_t *)((char *)scratch + (size_t)t * W.L.total + W.L.tags);
         for (int k = 0; k < 6; ++k) tag[k] = INT64_MIN;

@@ -1,0 +1,250 @@
+/* AVX-512 row of the SDPA column-operation table (kernels/fused/
+ * sdpa_panel.h): rows of 32 queries as two registers, the running max and
+ * sum of each query in its lane for the whole block of keys.  exp by the
+ * range reduction of vec_exp_x86.h (x = n·ln2 + r, degree-6 Taylor
+ * polynomial of r, scaled by 2^n with vscalefps), fused with the lane-wise
+ * sum so that each score is loaded and stored once. */
+#include <immintrin.h>
+
+#include "kernels/fused/sdpa_panel.h"
+#include "kernels/x86/vec_exp_x86.h"
+
+/* Rows of attention heads lie a head's stride apart (4 KiB in BERT's
+ * layout): every row is on its own page, where the hardware prefetchers
+ * stop, so the packing and output loops fetch the rows they take next
+ * themselves.  Prefetches do not fault past a tensor's end. */
+static inline void prefetch_row(const float *row, int64_t n, int write) {
+    for (int64_t c = 0; c < n; c += 16) {
+        if (write) _mm_prefetch((const char *)(row + c), _MM_HINT_ET0);
+        else _mm_prefetch((const char *)(row + c), _MM_HINT_T0);
+    }
+}
+
+/* exp(x) for x <= 0 (a score minus its running max; NaN stays NaN).  Below
+ * -120 the argument is clamped: 2^n then lies past the subnormals and
+ * vscalefps gives 0, so masked scores (-inf) need no separate mask. */
+static inline __m512 exp16(__m512 x) {
+    x = _mm512_max_ps(_mm512_set1_ps(-120.f), x); /* vmaxps returns its second operand for NaN */
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
+    __m512 p = _mm512_set1_ps(PT_EXP_C6);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_scalef_ps(p, n);
+}
+
+static void max_rows_avx512(float *x, int64_t nk, int w, const float *add, float *m) {
+    if (w != 32) {
+        sd_panel_max_rows(x, nk, w, add, m);
+        return;
+    }
+    /* max(x, m) keeps m where x is NaN (vmaxps returns its second operand). */
+    __m512 m0 = _mm512_loadu_ps(m), m1 = _mm512_loadu_ps(m + 16);
+    if (add) {
+        for (int64_t j = 0; j < nk; ++j) {
+            float *r = x + j * 32;
+            const __m512 a = _mm512_set1_ps(add[j]);
+            const __m512 x0 = _mm512_add_ps(_mm512_loadu_ps(r), a), x1 = _mm512_add_ps(_mm512_loadu_ps(r + 16), a);
+            _mm512_storeu_ps(r, x0);
+            _mm512_storeu_ps(r + 16, x1);
+            m0 = _mm512_max_ps(x0, m0);
+            m1 = _mm512_max_ps(x1, m1);
+        }
+    } else {
+        for (int64_t j = 0; j < nk; ++j) {
+            m0 = _mm512_max_ps(_mm512_loadu_ps(x + j * 32), m0);
+            m1 = _mm512_max_ps(_mm512_loadu_ps(x + j * 32 + 16), m1);
+        }
+    }
+    _mm512_storeu_ps(m, m0);
+    _mm512_storeu_ps(m + 16, m1);
+}
+
+static void exp_rows_avx512(float *x, int64_t nk, int w, const float *sub, float *l) {
+    if (w != 32) {
+        sd_panel_exp_rows(x, nk, w, sub, l);
+        return;
+    }
+    const __m512 s0 = _mm512_loadu_ps(sub), s1 = _mm512_loadu_ps(sub + 16);
+    /* Two rows per step into separate sums: the adds do not wait on each other. */
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
+    int64_t j = 0;
+    for (; j + 2 <= nk; j += 2) {
+        float *r = x + j * 32;
+        const __m512 e0 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
+        const __m512 e1 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
+        const __m512 e2 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 32), s0));
+        const __m512 e3 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 48), s1));
+        _mm512_storeu_ps(r, e0);
+        _mm512_storeu_ps(r + 16, e1);
+        _mm512_storeu_ps(r + 32, e2);
+        _mm512_storeu_ps(r + 48, e3);
+        a0 = _mm512_add_ps(a0, e0), a1 = _mm512_add_ps(a1, e1);
+        b0 = _mm512_add_ps(b0, e2), b1 = _mm512_add_ps(b1, e3);
+    }
+    if (j < nk) {
+        float *r = x + j * 32;
+        const __m512 e0 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
+        const __m512 e1 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
+        _mm512_storeu_ps(r, e0);
+        _mm512_storeu_ps(r + 16, e1);
+        a0 = _mm512_add_ps(a0, e0), a1 = _mm512_add_ps(a1, e1);
+    }
+    _mm512_storeu_ps(l, _mm512_add_ps(_mm512_loadu_ps(l), _mm512_add_ps(a0, b0)));
+    _mm512_storeu_ps(l + 16, _mm512_add_ps(_mm512_loadu_ps(l + 16), _mm512_add_ps(a1, b1)));
+}
+
+static void scale_rows_avx512(float *o, int64_t n, int w, const float *alpha) {
+    if (w != 32) {
+        sd_panel_scale_rows(o, n, w, alpha);
+        return;
+    }
+    const __m512 a0 = _mm512_loadu_ps(alpha), a1 = _mm512_loadu_ps(alpha + 16);
+    for (int64_t d = 0; d < n; ++d) {
+        _mm512_storeu_ps(o + d * 32, _mm512_mul_ps(_mm512_loadu_ps(o + d * 32), a0));
+        _mm512_storeu_ps(o + d * 32 + 16, _mm512_mul_ps(_mm512_loadu_ps(o + d * 32 + 16), a1));
+    }
+}
+
+/* r[0..16) transposed in place: r[c] lane k = r[k] lane c.  Pairs of
+ * floats, then of doubles, interleave within 128-bit lanes (each register
+ * then holds one column of four rows per lane); two rounds of 128-bit lane
+ * shuffles gather the four row groups. */
+static inline void transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+    for (int k = 0; k < 8; ++k) {
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    /* u[4g + c]: column 4L + c of rows 4g .. 4g+3 in lane L. */
+    for (int g = 0; g < 4; ++g) {
+        const __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+        u[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int c = 0; c < 4; ++c) {
+        const __m512 a = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), b = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+        const __m512 a2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+        const __m512 b2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+        r[c] = _mm512_shuffle_f32x4(a, a2, 0x88);      /* lane 0 */
+        r[8 + c] = _mm512_shuffle_f32x4(a, a2, 0xDD);  /* lane 2 */
+        r[4 + c] = _mm512_shuffle_f32x4(b, b2, 0x88);  /* lane 1 */
+        r[12 + c] = _mm512_shuffle_f32x4(b, b2, 0xDD); /* lane 3 */
+    }
+}
+
+static void add_cols_avx512(float *x, int64_t nk, int w, int nq, const float *const *src) {
+    if (w != 32) {
+        sd_panel_add_cols(x, nk, w, nq, src);
+        return;
+    }
+    const int qfull = nq / 16 * 16;
+    const int64_t jfull = nk / 16 * 16;
+    for (int q0 = 0; q0 < qfull; q0 += 16)
+        for (int64_t j0 = 0; j0 < jfull; j0 += 16) {
+            __m512 r[16];
+            for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src[q0 + k] + j0);
+            transpose16(r);
+            for (int k = 0; k < 16; ++k) {
+                float *row = x + (j0 + k) * 32 + q0;
+                _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), r[k]));
+            }
+        }
+    /* Tails: keys past the last 16 of the full column groups, then the
+     * columns past them. */
+    for (int q = 0; q < qfull; ++q)
+        for (int64_t j = jfull; j < nk; ++j) x[j * 32 + q] += src[q][j];
+    for (int q = qfull; q < nq; ++q)
+        for (int64_t j = 0; j < nk; ++j) x[j * 32 + q] += src[q][j];
+}
+
+static void transpose_out_avx512(const float *o, int64_t n, int w, int nq, const float *scale, float *dst,
+                                 int64_t ld) {
+    if (w != 32) {
+        sd_panel_transpose_out(o, n, w, nq, scale, dst, ld);
+        return;
+    }
+    const int qfull = nq / 16 * 16;
+    const int64_t dfull = n / 16 * 16;
+    for (int q = 0; q < qfull; ++q) prefetch_row(dst + q * ld, n, 1);
+    for (int q0 = 0; q0 < qfull; q0 += 16)
+        for (int64_t d0 = 0; d0 < dfull; d0 += 16) {
+            __m512 r[16];
+            for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(o + (d0 + k) * 32 + q0);
+            transpose16(r);
+            if (scale)
+                for (int k = 0; k < 16; ++k) r[k] = _mm512_mul_ps(r[k], _mm512_set1_ps(scale[q0 + k]));
+            for (int k = 0; k < 16; ++k) _mm512_storeu_ps(dst + (q0 + k) * ld + d0, r[k]);
+        }
+    /* Tails: d past the last 16 of the full column groups, then the columns past them. */
+    for (int q = 0; q < nq; ++q) {
+        const float s = scale ? scale[q] : 1.f;
+        for (int64_t d = q < qfull ? dfull : 0; d < n; ++d) dst[q * ld + d] = scale ? o[d * 32 + q] * s : o[d * 32 + q];
+    }
+}
+
+/* Sixteen rows at a time transposed in registers; rows past `rows` read as
+ * zeros, lanes past R not stored. */
+static void pack_t_avx512(const float *src, int64_t ld, int rows, int64_t k, int R, float scale, float *dst) {
+    const int64_t kfull = k / 16 * 16;
+    const __m512 sc = _mm512_set1_ps(scale);
+    /* The caller packs the rows after these next (strips of K, query blocks). */
+    for (int i = 0; i < rows; ++i) prefetch_row(src + (rows + i) * ld, k, 0);
+    for (int r0 = 0; r0 < R; r0 += 16) {
+        const int lanes = R - r0 < 16 ? R - r0 : 16;
+        const __mmask16 keep = (__mmask16)((1u << lanes) - 1);
+        for (int64_t k0 = 0; k0 < kfull; k0 += 16) {
+            __m512 r[16];
+            for (int i = 0; i < 16; ++i)
+                r[i] = r0 + i < rows ? _mm512_mul_ps(_mm512_loadu_ps(src + (r0 + i) * ld + k0), sc)
+                                     : _mm512_setzero_ps();
+            transpose16(r);
+            /* Masked stores are slow: whole registers in ascending order,
+             * so the lanes past R land where the next store writes; only the
+             * strip's very last one is masked. */
+            for (int c = 0; c < 16; ++c) {
+                if (lanes < 16 && k0 + c + 1 == k) _mm512_mask_storeu_ps(dst + (k0 + c) * R + r0, keep, r[c]);
+                else _mm512_storeu_ps(dst + (k0 + c) * R + r0, r[c]);
+            }
+        }
+    }
+    for (int64_t kk = kfull; kk < k; ++kk)
+        for (int r = 0; r < R; ++r) dst[kk * R + r] = r < rows ? src[r * ld + kk] * scale : 0.f;
+}
+
+static void pack_rows_avx512(const float *src, int64_t ld, int64_t nk, int64_t n, int R, float *dst, size_t strip) {
+    if (R > 16) {
+        sd_panel_pack_rows(src, ld, nk, n, R, dst, strip);
+        return;
+    }
+    const int64_t nstrips = (n + R - 1) / R;
+    const __mmask16 full = (__mmask16)((1u << R) - 1);
+    /* Row by row: each source row is read once while it is in cache. */
+    for (int64_t j = 0; j < nk; ++j) {
+        const float *row = src + j * ld;
+        prefetch_row(row + 8 * ld, n, 0);
+        for (int64_t s = 0; s < nstrips; ++s) {
+            const int64_t c0 = s * R;
+            /* Whole loads inside the row; whole stores but for the last
+             * key, whose lanes past R would land on the next strip's
+             * first key (written already). */
+            const __mmask16 in = n - c0 >= R ? full : (__mmask16)((1u << (n - c0)) - 1);
+            const __m512 x = n - c0 >= 16 ? _mm512_loadu_ps(row + c0) : _mm512_maskz_loadu_ps(in, row + c0);
+            if (j + 1 < nk) _mm512_storeu_ps(dst + s * strip + j * R, x);
+            else _mm512_mask_storeu_ps(dst + s * strip + j * R, full, x);
+        }
+    }
+}
+
+const pt_sdpa_panel_ops pt_sdpa_panel_avx512 = {
+    "avx512",        PT_ISA_AVX512,        max_rows_avx512, exp_rows_avx512, scale_rows_avx512,
+    add_cols_avx512, transpose_out_avx512, pack_t_avx512,   pack_rows_avx512};
