@@ -575,12 +575,24 @@ static bool sdpa_outputs_match(const sdpa_case *c, const void *plain, const void
     return true;
 }
 
+/* Whether the library runs its AVX2 (or better) rows: the CPU has them and
+ * PARTITA_ISA does not cap them away. */
+static bool avx2_rows(void) {
+    const char *cap = getenv("PARTITA_ISA");
+    if (cap && strcmp(cap, "generic") == 0) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
 /* K and V given as constant `any`: both report an SDPA packed layout,
  * Reorders pack them (and unpack them back exactly), and the output equals
  * the plain-K/V partition's (sdpa_outputs_match), also for a later compile given the
  * packed layouts themselves.  `kv_packed` false: the case is one the
- * kernel reads K and V as stored (few query rows), and `any` resolves to
- * the plain dense layout. */
+ * kernel reads K and V as stored (few query rows, or f32 on the transposed
+ * path), and `any` resolves to the plain dense layout. */
 static void sdpa_scenario(const sdpa_case *c, bool kv_packed) {
     printf("  sdpa %s n %lld hkv %lld rep %lld S_q %lld S_kv %lld D %lld D_v %lld%s\n",
            c->dt == dnnl_bf16 ? "bf16" : "f32", (long long)c->n, (long long)c->hkv, (long long)c->rep,
@@ -604,6 +616,9 @@ static void sdpa_scenario(const sdpa_case *c, bool kv_packed) {
     lt_t kq, vq;
     CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpa, 2, &kq) == dnnl_success);
     CHECK(dnnl_graph_compiled_partition_query_logical_tensor(cpa, 3, &vq) == dnnl_success);
+    /* From AVX2 on, f32 products run the transposed path, which reads K / V
+     * as stored (its own A panels), so `any` resolves to plain strides. */
+    kv_packed = kv_packed && !(c->dt == dnnl_f32 && avx2_rows());
     const dnnl_graph_layout_type_t want = kv_packed ? dnnl_graph_layout_type_opaque : dnnl_graph_layout_type_strided;
     CHECK_EQ_INT(kq.layout_type, want);
     CHECK_EQ_INT(vq.layout_type, want);

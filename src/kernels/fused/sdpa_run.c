@@ -492,6 +492,20 @@ static dnnl_data_type_t p_type(const sd_plan *p, bool *px_only_bf16) {
     return tp == dnnl_bf16 || tp == dnnl_f16 ? tp : dnnl_f32;
 }
 
+/* Whether the transposed f32 path takes the plan's products (K / V as
+ * stored and not dequantized, checked by the caller): it needs vector
+ * column operations (on the portable row, expf per score makes it slower
+ * than the row path), f32 products whose operands pack without
+ * dequantization, and P as SoftMax gives it (one pass, no transform that
+ * changes it). */
+static bool transposed_form(const sd_plan *p, const sd_product *qk, const sd_product *pv, dnnl_data_type_t tp,
+                            bool px_pack_rounds) {
+    return pt_sdpa_panel()->level >= PT_ISA_AVX2 && p->one_pass && !p->dropout && p->vmask < 0 &&
+           tp == dnnl_f32 && (p->npx == 0 || px_pack_rounds) && qk->kind == PT_GEMM_F32 &&
+           pv->kind == PT_GEMM_F32 && qk->uk == pv->uk && pv->round == dnnl_fpmath_mode_strict &&
+           qk->uk->nr <= SD_TNR && qk->uk->kg == 1;
+}
+
 bool pt_sdpa_fwd_packable(const sd_plan *p, bool is_v, dnnl_fpmath_mode_t mode, const pt_gemm_ukernel **uk,
                           dnnl_data_type_t *dt, dnnl_fpmath_mode_t *round, int64_t *n_stride, int64_t *k_stride) {
     const sd_operand *o = is_v ? &p->v : &p->k;
@@ -508,6 +522,18 @@ bool pt_sdpa_fwd_packable(const sd_plan *p, bool is_v, dnnl_fpmath_mode_t mode, 
                                : choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
     pt_gemm_operand op;
     if (!direct_operand(p, o, !is_v, &pr, &op) || op.dq.on) return false;
+    /* The transposed f32 path reads K and V as A panels, which the packed
+     * layout (B panels) is not, and it outruns the row path over panels
+     * packed ahead (each thread packs a head once and keeps it): `any`
+     * then resolves to plain strides. */
+    {
+        bool only_bf16;
+        const dnnl_data_type_t tp = p_type(p, &only_bf16);
+        const sd_product qk = choose_product(operand_type(p, &p->q), operand_type(p, &p->k), mode);
+        const sd_product pv = choose_product(tp, operand_type(p, &p->v), mode);
+        if (transposed_form(p, &qk, &pv, tp, only_bf16 && (pv.kind == PT_GEMM_BF16 || tp == dnnl_f32)))
+            return false;
+    }
     /* Key blocks start at whole strips of K's panels and at whole k groups of V's. */
     if (p->bk < p->skv && p->bk % pr.uk->nr != 0) return false;
     *uk = pr.uk;
@@ -1796,17 +1822,11 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     /* Whole-head panels: key blocks start at whole strips (as for panels
      * packed ahead); every thread's cache starts empty. */
     const bool strips = p->bk >= p->skv || (p->bk % A.qk.uk->nr == 0 && p->bk % A.pv.uk->nr == 0);
-    /* The transposed path: with vector column operations (on the portable
-     * row, expf per score makes it slower than the row path), for f32
-     * products whose operands pack without dequantization, P as SoftMax
-     * gives it (one pass, no transform that changes it), K / V as stored
-     * (its panels are A panels). */
+    /* The transposed path (transposed_form), for K / V as stored: its
+     * panels are A panels. */
     A.pan = pt_sdpa_panel();
-    A.tpanel = A.pan->level >= PT_ISA_AVX2 && p->one_pass && !p->dropout && p->vmask < 0 && tp == dnnl_f32 &&
-               (p->npx == 0 || A.px_pack_rounds) && A.qk.kind == PT_GEMM_F32 && A.pv.kind == PT_GEMM_F32 &&
-               A.qk.uk == A.pv.uk && A.pv.round == dnnl_fpmath_mode_strict && A.qk.uk->nr <= SD_TNR &&
-               A.qk.uk->kg == 1 && A.k_direct && A.v_direct && !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on &&
-               !p->vpk.on;
+    A.tpanel = transposed_form(p, &A.qk, &A.pv, tp, A.px_pack_rounds) && A.k_direct && A.v_direct &&
+               !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on && !p->vpk.on;
     A.k_cache = p->kv_cache && (strips || A.tpanel) && A.k_direct && !p->kpk.on;
     A.v_cache = p->kv_cache && (strips || A.tpanel) && A.v_direct && !p->vpk.on;
     for (int t = 0; t < nthr; ++t) {
