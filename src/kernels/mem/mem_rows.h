@@ -62,12 +62,15 @@ typedef struct pt_mem_rows {
      * binary, the reference's f32 arithmetic; false for other kinds. */
     bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
                    const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
-    /* x[0, n) = src (type dt) as f32; returns max_i x[i] as vec.h's max
-     * (-inf for n = 0, NaN skipped): SoftMax's first pass. */
-    float (*load_max)(float *x, const void *src, dnnl_data_type_t dt, int64_t n);
-    /* dst[i] = x[i]·s (SoftMax's last pass), pf as in stream. */
-    void (*scale_out)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s, const void *pf,
-                      size_t pf_bytes);
+    /* SoftMax along a row of n elements: dst (type ddt) = exp(src - max) /
+     * Σ exp(src - max), src of type sdt (f32, bf16, f16), as the vector
+     * table composes it (max, exp_sum, scale by 1/sum: bit-identical), with
+     * x (n floats, in L1 / L2) holding the row in f32 between the passes;
+     * a row whose maximum is -inf gives zeros when inf_as_zero.  Streamed
+     * when `stream`; the pf_bytes at pf (the next row) are prefetched into
+     * L2 evenly over the three passes. */
+    void (*softmax)(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt, int64_t n,
+                    float *x, bool inf_as_zero, const void *pf, size_t pf_bytes);
 } pt_mem_rows;
 
 extern const pt_mem_rows pt_mem_rows_avx512;     /* kernels/x86/mem_avx512.c */

@@ -1,15 +1,19 @@
 /* The AVX-512 rows of kernels/mem/mem_rows.h, written once: the including
- * file defines PT_MEM_ROW (the row's name) and provides
+ * file provides
  *   static inline __m256i pt_mem_bf16x16(__m512 v)
- * (16 f32 rounded to bf16 bits as ir/dtype_round.h), the only step the two
- * rows (with and without AVX512_BF16) do differently. */
+ *   static inline __m512i pt_mem_bf16x32(__m512 a, __m512 b)
+ * (16 f32, and a's 16 then b's 16, rounded to bf16 bits as
+ * ir/dtype_round.h), the only step the two rows (with and without
+ * AVX512_BF16) do differently. */
 #ifndef PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
 #define PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
 
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 
 #include "kernels/mem/mem_rows.h"
+#include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
 
 /* Everything here inlines into the row functions: a maker left out of line
@@ -38,6 +42,7 @@ PT_MEM_INLINE __m512 pt_mem_load16_dt(const void *src, dnnl_data_type_t dt, int6
 }
 
 PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v);
+PT_MEM_INLINE __m512i pt_mem_bf16x32(__m512 a, __m512 b);
 
 /* Elements [i, i + 16) of dst (f32, bf16 or f16), cached stores, lanes in k. */
 PT_MEM_INLINE void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m512 v, __mmask16 k) {
@@ -74,16 +79,21 @@ PT_MEM_INLINE void pt_mem_emit_dt(void *dst, dnnl_data_type_t dt, bool stream, i
                 continue;
             }
             const __m512 a = f(ctx, i, 0xFFFF), b = f(ctx, i + 16, 0xFFFF);
-            __m256i ha, hb;
+            __m512i h;
             if (dt == dnnl_bf16) {
-                ha = pt_mem_bf16x16(a), hb = pt_mem_bf16x16(b);
+                h = pt_mem_bf16x32(a, b);
             } else {
-                ha = _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-                hb = _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m256i ha = _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                h = _mm512_inserti64x4(_mm512_castsi256_si512(ha), _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
             }
-            _mm512_stream_si512((void *)((uint16_t *)dst + i), _mm512_inserti64x4(_mm512_castsi256_si512(ha), hb, 1));
+            _mm512_stream_si512((void *)((uint16_t *)dst + i), h);
         }
     }
+    if (dt == dnnl_bf16) /* pairs of vectors: one conversion for 32 */
+        for (; i + 32 <= n; i += 32) {
+            const __m512 a = f(ctx, i, 0xFFFF), b = f(ctx, i + 16, 0xFFFF);
+            _mm512_storeu_si512((void *)((uint16_t *)dst + i), pt_mem_bf16x32(a, b));
+        }
     for (; i + 16 <= n; i += 16) pt_mem_store16(dst, dt, i, f(ctx, i, 0xFFFF), 0xFFFF);
     if (i < n) pt_mem_store16(dst, dt, i, f(ctx, i, pt_mem_mask16(n - i)), pt_mem_mask16(n - i));
 }
@@ -258,32 +268,6 @@ static void pt_mem_row_norm_apply_bf16(uint16_t *dst, bool stream, const void *x
 
 /* ---- element-wise math ---- */
 
-/* exp as the vector table's rows compute it (vec_exp_x86.h): n·ln2 + r,
- * Taylor to degree 6, vscalefps for 2^n; 0 below PT_EXP_MIN, NaN kept. */
-PT_MEM_INLINE __m512 pt_mem_exp(__m512 x) {
-    const __m512 lo = _mm512_set1_ps(PT_EXP_MIN);
-    const __mmask16 zero = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-    x = _mm512_max_ps(lo, _mm512_min_ps(_mm512_set1_ps(PT_EXP_MAX + 1.f), x)); /* NaN (second operand) passes */
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    return _mm512_maskz_mov_ps((__mmask16)~zero, _mm512_scalef_ps(p, n));
-}
-
-/* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
- * relative); 1/inf stays 0. */
-PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
-    const __m512 r0 = _mm512_rcp14_ps(d);
-    const __m512 r = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
-    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
-}
-
 /* erf(z) / z for |z| <= 1 as a polynomial in u = z² of degree 7
  * (interpolation at the Chebyshev nodes of [0, 1]; error below 2e-9, under
  * the f32 rounding of the evaluation). */
@@ -298,7 +282,7 @@ PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
 
 /* GELU(x) = x·(1 + erf(x/√2))/2.  A vector whose |x/√2| are all <= 1 takes
  * the polynomial, 1 + erf formed by one FMA; any other takes erfc(|z|) =
- * t·exp(-z² + P(t)) (vec_exp_x86.h), which keeps the relative accuracy for
+ * t·exp(-z² + P(t)) (mem_math_avx512.h), which keeps the relative accuracy for
  * large negative x where 1 + erf cancels. */
 PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
     const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(PT_SQRT1_2));
@@ -315,31 +299,19 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
         q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q0));
         return _mm512_mul_ps(hx, _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.f)));
     }
-    const __m512 t = pt_mem_recip(_mm512_fmadd_ps(az, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f)));
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_P9), t, _mm512_set1_ps(PT_ERFC_P8));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P5));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P4));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P3));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P2));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P1));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P0));
-    const __m512 c = _mm512_mul_ps(t, pt_mem_exp(_mm512_fnmadd_ps(az, az, p)));
-    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
-    return _mm512_mul_ps(hx, _mm512_mask_sub_ps(c, pos, _mm512_set1_ps(2.f), c)); /* erfc(-z) = 2 - erfc(z) */
+    return pt_avx512_gelu_erfc(x);
 }
 
 /* GELU, tanh form: x / (1 + exp(-2g)), g = √(2/π)·(x + 0.044715·x³). */
 PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
-    const __m512 e = pt_mem_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
-    return _mm512_mul_ps(x, pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
+    const __m512 e = pt_avx512_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    return _mm512_mul_ps(x, pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
 PT_MEM_INLINE __m512 pt_mem_sigmoid(__m512 x) {
-    return pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_mem_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+    return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_avx512_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
 /* ---- fused element-wise ops: load, compute, store in one pass ---- */
@@ -439,53 +411,126 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
 
 /* ---- SoftMax ---- */
 
+/* A prefetch spread evenly over `steps` vectors (a row's three passes): a
+ * line whenever the lines due by this step (Bresenham's count) exceed those
+ * issued, so that memory keeps reading the next row the whole time this one
+ * computes, not only while it is written. */
 typedef struct {
-    const void *src;
-    dnnl_data_type_t dt;
-    __m512 m;
-} pt_mem_max_ctx;
+    const char *at, *end;
+    int64_t lines, steps, acc;
+} pt_mem_trickle;
 
-PT_MEM_INLINE __m512 pt_mem_make_load_max(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_max_ctx *c = (pt_mem_max_ctx *)ctx;
-    const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
-    c->m = _mm512_mask_max_ps(c->m, k, v, c->m); /* NaN in v yields m: NaN skipped, as vec.h's max */
-    return v;
+PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
+    const char *p = pf;
+    return (pt_mem_trickle){.at = p, .end = p ? p + bytes : NULL, .lines = p ? (int64_t)((bytes + 63) / 64) : 0,
+                            .steps = steps > 0 ? steps : 1, .acc = 0};
 }
 
-static float pt_mem_row_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n) {
-    pt_mem_max_ctx c = {.src = src, .dt = dt, .m = _mm512_set1_ps(-INFINITY)};
-    switch ((int)dt) { /* the source type a constant in each copy */
-        case dnnl_bf16: c.dt = dnnl_bf16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-        case dnnl_f16: c.dt = dnnl_f16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-        default: c.dt = dnnl_f32, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-    }
-    return _mm512_reduce_max_ps(c.m);
+PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
+    for (q->acc += q->lines; q->acc >= q->steps && q->at < q->end; q->acc -= q->steps, q->at += 64)
+        _mm_prefetch(q->at, _MM_HINT_T1);
 }
 
-/* The last pass. */
+/* exp(x) for x <= 0 or NaN (x - max of a row): pt_avx512_exp without its
+ * upper clamp, and the zero below PT_EXP_MIN from the clamp itself
+ * (exp(PT_EXP_MIN) is below half the smallest subnormal, so vscalefps
+ * rounds it to +0): the same values with two instructions fewer. */
+PT_MEM_INLINE __m512 pt_mem_exp_nonpos(__m512 x) {
+    x = _mm512_max_ps(_mm512_set1_ps(PT_EXP_MIN), x); /* NaN (second operand) passes */
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_scalef_ps(p, n);
+}
 
 typedef struct {
     const float *x;
     __m512 s;
-    pt_mem_prefetch pf;
+    pt_mem_trickle *pf;
 } pt_mem_scale_ctx;
 
 PT_MEM_INLINE __m512 pt_mem_make_scale(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_scale_ctx *c = (pt_mem_scale_ctx *)ctx;
-    pt_mem_prefetch_step(&c->pf);
+    const pt_mem_scale_ctx *c = ctx;
+    pt_mem_trickle_step(c->pf);
     return _mm512_mul_ps(_mm512_maskz_loadu_ps(k, c->x + i), c->s);
 }
 
-static void pt_mem_row_scale_out(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s,
-                                 const void *pf, size_t pf_bytes) {
-    pt_mem_scale_ctx c = {.x = x, .s = _mm512_set1_ps(s), .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
-    pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_scale);
+/* The row's maximum (NaN skipped, as vec.h's max), the row widened into x. */
+PT_MEM_INLINE float pt_mem_softmax_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n,
+                                            pt_mem_trickle *pf) {
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 u = pt_mem_load16_dt(src, dt, i, 0xFFFF), w = pt_mem_load16_dt(src, dt, i + 16, 0xFFFF);
+        _mm512_storeu_ps(x + i, u);
+        _mm512_storeu_ps(x + i + 16, w);
+        m0 = _mm512_max_ps(u, m0); /* a NaN in u yields m0: NaN skipped */
+        m1 = _mm512_max_ps(w, m1);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = pt_mem_mask16(n - i);
+        const __m512 u = pt_mem_load16_dt(src, dt, i, k);
+        _mm512_mask_storeu_ps(x + i, k, u);
+        m0 = _mm512_mask_max_ps(m0, k, u, m0);
+        pt_mem_trickle_step(pf);
+    }
+    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+/* x[i] = exp(x[i] - mx) in place; returns their sum, accumulated as vec.h's
+ * exp_sum does (two lane-wise sums over pairs of vectors, the tail into the
+ * first), so that the row equals the vector table's composition bit for bit. */
+PT_MEM_INLINE float pt_mem_softmax_exp_sum(float *x, int64_t n, float mx, pt_mem_trickle *pf) {
+    const __m512 s = _mm512_set1_ps(mx);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 e0 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+        const __m512 e1 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        _mm512_storeu_ps(x + i, e0);
+        _mm512_storeu_ps(x + i + 16, e1);
+        a0 = _mm512_add_ps(a0, e0);
+        a1 = _mm512_add_ps(a1, e1);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = pt_mem_mask16(n - i);
+        const __m512 e = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        _mm512_mask_storeu_ps(x + i, k, e);
+        a0 = _mm512_add_ps(a0, _mm512_maskz_mov_ps(k, e));
+        pt_mem_trickle_step(pf);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+static void pt_mem_row_softmax(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt,
+                               int64_t n, float *x, bool inf_as_zero, const void *pf, size_t pf_bytes) {
+    pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 3 * ((n + 15) / 16));
+    float mx;
+    switch ((int)sdt) { /* the source type a constant in each copy */
+        case dnnl_bf16: mx = pt_mem_softmax_load_max(x, src, dnnl_bf16, n, &q); break;
+        case dnnl_f16: mx = pt_mem_softmax_load_max(x, src, dnnl_f16, n, &q); break;
+        default: mx = pt_mem_softmax_load_max(x, src, dnnl_f32, n, &q); break;
+    }
+    float s = 0.f; /* a fully masked row (inf_as_zero) gives zeros */
+    if (!inf_as_zero || mx != -INFINITY) s = 1.f / pt_mem_softmax_exp_sum(x, n, mx, &q);
+    else memset(x, 0, (size_t)n * sizeof *x);
+    pt_mem_scale_ctx c = {.x = x, .s = _mm512_set1_ps(s), .pf = &q};
+    pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_scale);
 }
 
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
     .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .scale_out = pt_mem_row_scale_out, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, \
-    .load_max = pt_mem_row_load_max
+    .binary = pt_mem_row_binary, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, .softmax = pt_mem_row_softmax
 
 #endif
