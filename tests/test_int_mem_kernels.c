@@ -810,30 +810,64 @@ static void test_rows_norm(const pt_mem_rows *m) {
                 }
             }
     }
-    /* bf16 output in f32 arithmetic: within 1 bf16 ulp of the f64 value,
-     * also where beta cancels the product (every third element). */
-    static float gf[N], bf[N];
-    for (int64_t n = 1; n <= N; n += n < 40 ? 1 : 317) {
-        const double mean = 499.5 + 1e-4, inv = 0.7;
-        for (int64_t i = 0; i < n; ++i) {
-            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
-            xh[i] = pt_bf16_bits_rne(x[i]);
-            gf[i] = 1.f + tg_lcg_pm1(&g_rng);
-            bf[i] = i % 3 ? tg_lcg_pm1(&g_rng) : (float)(-(x[i] - mean) * inv * gf[i] * (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
-        }
-        for (int t = 0; t < 4; ++t) { /* f32 / bf16 source; with and without gamma, beta */
-            const void *src = t % 2 ? (const void *)xh : x;
-            m->norm_apply_bf16(yh, t == 1, src, t % 2 ? dnnl_bf16 : dnnl_f32, n, mean, inv, t < 2 ? gf : NULL,
-                               t < 2 ? bf : NULL, NULL, 0);
-            m->fence();
+    /* A whole bf16-output row (statistics in the op, arithmetic in f32):
+     * within 1 bf16 ulp of the f64 value, the statistics as the reference's
+     * f64 ones; lengths 1..70 and long ones, rows with a large mean, a first
+     * element far from the rest (the shift of the one-pass sums), beta
+     * cancelling the product (every third element), LayerNorm and RMSNorm,
+     * with and without gamma / beta, f32 / bf16 sources, NaN propagation. */
+    static float xf[4099], gf[4099], bf[4099];
+    static uint16_t xs[4099], ys[4099 + 32];
+    for (int64_t n = 1; n <= 4099; n += n < 70 ? 1 : (n < 1000 ? 317 : 1013))
+        for (int kind = 0; kind < 5; ++kind) {
+            const float offset = kind == 1 ? 1000.f : (kind == 2 ? -3e4f : 0.f), span = kind == 2 ? 40.f : 3.f;
             for (int64_t i = 0; i < n; ++i) {
-                double v = ((t % 2 ? pt_bf16_bits_to_f32(xh[i]) : x[i]) - mean) * inv;
-                if (t < 2) v = v * gf[i] + bf[i];
-                const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v)), got = pt_bf16_bits_to_f32(yh[i]);
-                bad += fabsf(got - want) > ldexp(fabs(v), -7) + 1e-38;
+                xf[i] = offset + span * tg_lcg_pm1(&g_rng);
+                gf[i] = 1.f + tg_lcg_pm1(&g_rng);
+                bf[i] = tg_lcg_pm1(&g_rng);
+            }
+            if (kind == 3) xf[0] = 5e4f; /* far from the rest */
+            if (kind == 4 && n > 3) xf[n / 2] = NAN;
+            for (int t = 0; t < 8; ++t) { /* bf16 / f32 source; LayerNorm / RMSNorm; affine or not */
+                const bool src16 = t % 2, rms = (t / 2) % 2, affine = t < 4 || n % 3 == 0;
+                double mean = 0.0, var = 0.0;
+                for (int64_t i = 0; i < n; ++i) {
+                    if (src16) xs[i] = pt_bf16_bits_rne(xf[i]);
+                    mean += src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i];
+                }
+                mean = rms ? 0.0 : mean / (double)n;
+                for (int64_t i = 0; i < n; ++i) {
+                    const double d = (src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean;
+                    var += d * d;
+                }
+                var /= (double)n;
+                const double eps = 1e-5, inv = 1.0 / sqrt(var + eps);
+                for (int64_t i = 0; i < n; i += 3) /* beta cancels the product to 1e-6 of it */
+                    bf[i] = (float)(-((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv * gf[i] *
+                                    (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
+                double st[2];
+                const int64_t off = (n + t) % 7;
+                memset(ys, 0x55, sizeof ys);
+                m->norm_bf16(ys + off, (n + t) % 2 == 0, src16 ? (const void *)xs : xf, src16 ? dnnl_bf16 : dnnl_f32, n,
+                             rms, eps, affine ? gf : NULL, affine ? bf : NULL, xf, 4 * (size_t)n, st);
+                m->fence();
+                bad += ys[off + n] != 0x5555;
+                if (kind == 4 && n > 3) { /* NaN: mean and variance NaN, every output NaN as the reference's */
+                    bad += !isnan(st[1]);
+                    for (int64_t i = 0; i < n; ++i) bad += !isnan(pt_bf16_bits_to_f32(ys[off + i]));
+                    continue;
+                }
+                bad += fabs(st[0] - mean) > 1e-12 * (fabs(mean) + sqrt(var));
+                bad += fabs(st[1] - var) > 1e-9 * var + 1e-30;
+                for (int64_t i = 0; i < n; ++i) {
+                    double v = ((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv;
+                    if (affine) v = v * gf[i] + bf[i];
+                    const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v));
+                    const float got = pt_bf16_bits_to_f32(ys[off + i]);
+                    bad += !(fabsf(got - want) <= ldexp(fabs(v), -7) + 1e-38);
+                }
             }
         }
-    }
     if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
     CHECK(bad == 0);
 }

@@ -46,11 +46,15 @@ typedef struct pt_mem_rows {
      * meanwhile the pf_bytes at pf (the next row) are prefetched into L2. */
     void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
                        double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
-    /* norm_apply for a bf16 dst, x f32 or bf16, g and b f32 (or NULL): the
+    /* A whole LayerNorm (rms: RMSNorm) row with a bf16 dst, x f32 or bf16,
+     * g and b f32 (or NULL): the statistics as norm_stats (k = x[0], 0 for
+     * RMSNorm) into st[0] = mean (0 for RMSNorm), st[1] = variance, then
+     * dst = ((x - mean)·inv)·g + b with inv = 1/sqrt(var + eps), the
      * arithmetic in f32, within 1 bf16 ulp of the f64 result (see
-     * docs/numerics.md). */
-    void (*norm_apply_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, double mean,
-                            double inv, const float *g, const float *b, const void *pf, size_t pf_bytes);
+     * docs/numerics.md); streamed when `stream`, the pf_bytes at pf (the next
+     * row) prefetched into L2 evenly over both passes. */
+    void (*norm_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
+                      double eps, const float *g, const float *b, const void *pf, size_t pf_bytes, double st[2]);
     /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */
     void (*convert)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, bool stream);
     /* dst = f(src) for ReLU (bit-identical), Sigmoid (as vec.h's rows),

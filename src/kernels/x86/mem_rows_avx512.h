@@ -128,6 +128,26 @@ PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
     for (int64_t j = 0; j < q->per_vector && q->at < q->end; ++j, q->at += 64) _mm_prefetch(q->at, _MM_HINT_T1);
 }
 
+/* A prefetch spread evenly over `steps` vectors (a row's three passes): a
+ * line whenever the lines due by this step (Bresenham's count) exceed those
+ * issued, so that memory keeps reading the next row the whole time this one
+ * computes, not only while it is written. */
+typedef struct {
+    const char *at, *end;
+    int64_t lines, steps, acc;
+} pt_mem_trickle;
+
+PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
+    const char *p = pf;
+    return (pt_mem_trickle){.at = p, .end = p ? p + bytes : NULL, .lines = p ? (int64_t)((bytes + 63) / 64) : 0,
+                            .steps = steps > 0 ? steps : 1, .acc = 0};
+}
+
+PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
+    for (q->acc += q->lines; q->acc >= q->steps && q->at < q->end; q->acc -= q->steps, q->at += 64)
+        _mm_prefetch(q->at, _MM_HINT_T1);
+}
+
 /* ---- stream ---- */
 
 typedef struct {
@@ -156,8 +176,8 @@ PT_MEM_INLINE __m512d pt_mem_hi8(__m512 v) {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
-static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
-    const bool bf16 = dt == dnnl_bf16;
+PT_MEM_INLINE void pt_mem_norm_sums(const void *src, bool bf16, int64_t n, double k, float *xb, double s[2],
+                                   pt_mem_trickle *pf) {
     const __m512d kd = _mm512_set1_pd(k);
     /* Eight chains (sums and squares of two vectors' halves): latency hidden. */
     __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
@@ -173,6 +193,8 @@ static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t 
         a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1), a2 = _mm512_add_pd(a2, d2), a3 = _mm512_add_pd(a3, d3);
         q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
         q2 = _mm512_fmadd_pd(d2, d2, q2), q3 = _mm512_fmadd_pd(d3, d3, q3);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
     }
     for (; i < n; i += 16) {
         const __mmask16 m = pt_mem_mask16(n - i);
@@ -182,9 +204,16 @@ static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t 
         const __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), pt_mem_hi8(u), kd);
         a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1);
         q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
+        pt_mem_trickle_step(pf);
     }
     s[0] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a2), _mm512_add_pd(a1, a3)));
     s[1] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(q0, q2), _mm512_add_pd(q1, q3)));
+}
+
+static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
+    pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+    if (dt == dnnl_bf16) pt_mem_norm_sums(src, true, n, k, xb, s, &none);
+    else pt_mem_norm_sums(src, false, n, k, xb, s, &none);
 }
 
 typedef struct {
@@ -217,20 +246,21 @@ static void pt_mem_row_norm_apply(void *dst, dnnl_data_type_t dt, bool stream, c
     pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_norm);
 }
 
-/* bf16 output: the normalisation in f32.  x - mean with the mean split into
- * two f32 (hi + lo), so that the difference keeps f32 accuracy however close
- * x is to the mean; then ·inv, ·g, + b, each rounded once: about 2⁻²²
- * relative to the product, far below bf16's 2⁻⁹ half-ulp.  Only where b
- * cancels the product to below 2⁻⁸ of it could that error reach a rounding
- * boundary of the result; such a vector is recomputed in f64 as vec.h's
- * normalize does. */
+/* bf16 output: the normalisation in f32.  u = (x - mean)·inv as
+ * fma(x - mh, inv, -ml·inv), the mean split into two f32 (mh + ml): x - mh
+ * is exact near the mean (Sterbenz) and one rounding follows, so u keeps
+ * about 2⁻²² relative accuracy however close x is to the mean; then
+ * y = fma(u, g, b), one more rounding.  Where 255·|y| >= |b|, |u·g| <= 256·|y|
+ * and y's error stays below 2⁻¹⁴ of it, far below bf16's half-ulp of 2⁻⁹;
+ * a vector with a lane where b cancels the product further is recomputed
+ * in f64 as vec.h's normalize does. */
 typedef struct {
     const void *x;
     bool bf16;
     const float *g, *b;
-    __m512 mh, ml, inv;
+    __m512 mh, mlinv, inv;
     __m512d mean, invd;
-    pt_mem_prefetch pf;
+    pt_mem_trickle *pf;
 } pt_mem_norm32_ctx;
 
 PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
@@ -241,29 +271,55 @@ PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d
 }
 
 PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_norm32_ctx *c = (pt_mem_norm32_ctx *)ctx;
-    pt_mem_prefetch_step(&c->pf);
+    const pt_mem_norm32_ctx *c = ctx;
+    pt_mem_trickle_step(c->pf);
     const __m512 x = pt_mem_load16(c->x, c->bf16, i, k);
-    __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(x, c->mh), c->ml), c->inv);
-    if (c->g) t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, c->g + i));
-    if (!c->b) return t;
-    const __m512 y = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, c->b + i));
-    const __mmask16 cancels = _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(256.f)), _mm512_abs_ps(t), _CMP_LT_OQ);
+    const __m512 u = _mm512_fmadd_ps(_mm512_sub_ps(x, c->mh), c->inv, c->mlinv);
+    if (!c->b) return c->g ? _mm512_mul_ps(u, _mm512_maskz_loadu_ps(k, c->g + i)) : u;
+    const __m512 b = _mm512_maskz_loadu_ps(k, c->b + i);
+    const __m512 y = c->g ? _mm512_fmadd_ps(u, _mm512_maskz_loadu_ps(k, c->g + i), b) : _mm512_add_ps(u, b);
+    const __mmask16 cancels =
+        _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(255.f)), _mm512_abs_ps(b), _CMP_LT_OQ);
     if (__builtin_expect(cancels == 0, 1)) return y;
     const __m512d lo = pt_mem_norm8_f32params(c, pt_mem_lo8(x), i, (__mmask8)k);
     const __m512d hi = pt_mem_norm8_f32params(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-static void pt_mem_row_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n,
-                                       double mean, double inv, const float *g, const float *b, const void *pf,
-                                       size_t pf_bytes) {
-    const float mh = (float)mean;
-    pt_mem_norm32_ctx c = {.x = x, .bf16 = xdt == dnnl_bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
-                           .ml = _mm512_set1_ps((float)(mean - (double)mh)), .inv = _mm512_set1_ps((float)inv),
-                           .mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv),
-                           .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+PT_MEM_INLINE void pt_mem_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, bool bf16, int64_t n,
+                                          double mean, double inv, const float *g, const float *b, pt_mem_trickle *pf) {
+    const float mh = (float)mean, ml = (float)(mean - (double)mh);
+    pt_mem_norm32_ctx c = {.x = x, .bf16 = bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
+                           .mlinv = _mm512_set1_ps((float)(-(double)ml * inv)), .inv = _mm512_set1_ps((float)inv),
+                           .mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .pf = pf};
     pt_mem_emit(dst, dnnl_bf16, stream, n, &c, pt_mem_make_norm32);
+}
+
+/* The whole bf16-output row: statistics, then the normalisation, the next
+ * row prefetched evenly over both passes. */
+static void pt_mem_row_norm_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
+                                 double eps, const float *g, const float *b, const void *pf, size_t pf_bytes,
+                                 double st[2]) {
+    const bool bf16 = xdt == dnnl_bf16;
+    pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 2 * ((n + 15) / 16));
+    double mean = 0.0, var = 0.0;
+    if (n > 0) {
+        const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+        double s[2];
+        if (bf16) pt_mem_norm_sums(x, true, n, k, NULL, s, &q);
+        else pt_mem_norm_sums(x, false, n, k, NULL, s, &q);
+        if (rms) {
+            var = s[1] / (double)n;
+        } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+            mean = k + s[0] / (double)n;
+            var = (s[1] - s[0] * (s[0] / (double)n)) / (double)n;
+            if (var < 0.0) var = 0.0;
+        }
+    }
+    st[0] = mean, st[1] = var;
+    const double inv = 1.0 / sqrt(var + eps);
+    if (bf16) pt_mem_norm_apply_bf16(dst, stream, x, true, n, mean, inv, g, b, &q);
+    else pt_mem_norm_apply_bf16(dst, stream, x, false, n, mean, inv, g, b, &q);
 }
 
 /* ---- element-wise math ---- */
@@ -411,26 +467,6 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
 
 /* ---- SoftMax ---- */
 
-/* A prefetch spread evenly over `steps` vectors (a row's three passes): a
- * line whenever the lines due by this step (Bresenham's count) exceed those
- * issued, so that memory keeps reading the next row the whole time this one
- * computes, not only while it is written. */
-typedef struct {
-    const char *at, *end;
-    int64_t lines, steps, acc;
-} pt_mem_trickle;
-
-PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
-    const char *p = pf;
-    return (pt_mem_trickle){.at = p, .end = p ? p + bytes : NULL, .lines = p ? (int64_t)((bytes + 63) / 64) : 0,
-                            .steps = steps > 0 ? steps : 1, .acc = 0};
-}
-
-PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
-    for (q->acc += q->lines; q->acc >= q->steps && q->at < q->end; q->acc -= q->steps, q->at += 64)
-        _mm_prefetch(q->at, _MM_HINT_T1);
-}
-
 /* exp(x) for x <= 0 or NaN (x - max of a row): pt_avx512_exp without its
  * upper clamp, and the zero below PT_EXP_MIN from the clamp itself
  * (exp(PT_EXP_MIN) is below half the smallest subnormal, so vscalefps
@@ -531,6 +567,6 @@ static void pt_mem_row_softmax(void *dst, dnnl_data_type_t ddt, bool stream, con
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
     .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, .softmax = pt_mem_row_softmax
+    .binary = pt_mem_row_binary, .norm_bf16 = pt_mem_row_norm_bf16, .softmax = pt_mem_row_softmax
 
 #endif
