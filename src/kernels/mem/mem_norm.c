@@ -67,8 +67,8 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
             double mu = 0.0, var_r = 0.0, sums[2];
             if (to_bf16) {
                 m->norm_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, p->rms, p->eps, g32,
-                             b32, pf, pf_bytes, sums);
-                mu = sums[0], var_r = sums[1];
+                             b32, pf, pf_bytes, p->has_stats ? sums : NULL); /* f64 sums for the stats outputs */
+                if (p->has_stats) mu = sums[0], var_r = sums[1];
             } else {
                 if (len > 0) {
                     const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);

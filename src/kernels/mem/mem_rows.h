@@ -47,12 +47,16 @@ typedef struct pt_mem_rows {
     void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
                        double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
     /* A whole LayerNorm (rms: RMSNorm) row with a bf16 dst, x f32 or bf16,
-     * g and b f32 (or NULL): the statistics as norm_stats (k = x[0], 0 for
-     * RMSNorm) into st[0] = mean (0 for RMSNorm), st[1] = variance, then
+     * g and b f32 (or NULL): the mean (0 for RMSNorm) and variance, then
      * dst = ((x - mean)·inv)·g + b with inv = 1/sqrt(var + eps), the
-     * arithmetic in f32, within 1 bf16 ulp of the f64 result (see
-     * docs/numerics.md); streamed when `stream`, the pf_bytes at pf (the next
-     * row) prefetched into L2 evenly over both passes. */
+     * arithmetic in f32 (see docs/numerics.md).  With st (not NULL) the
+     * statistics are norm_stats' f64 ones (k = x[0], 0 for RMSNorm), stored
+     * in st[0] = mean, st[1] = variance, and dst is within 1 bf16 ulp of the
+     * f64 result; without, they come from f32 lane sums (relative error of
+     * the variance below about 2⁻²⁰, of the mean below about 2⁻¹⁸ of the
+     * standard deviation), which may move a value that close to the mean
+     * further.  Streamed when `stream`, the pf_bytes at pf (the next row)
+     * prefetched into L2 evenly over the passes. */
     void (*norm_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
                       double eps, const float *g, const float *b, const void *pf, size_t pf_bytes, double st[2]);
     /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */

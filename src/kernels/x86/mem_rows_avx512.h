@@ -259,12 +259,48 @@ typedef struct {
     bool bf16;
     const float *g, *b;
     __m512 mh, mlinv, inv;
-    __m512d mean, invd;
     pt_mem_trickle *pf;
+    struct pt_mem_norm64 *f64; /* the f64 recompute's state, apart: only the cold path writes it */
 } pt_mem_norm32_ctx;
 
+/* The f64 recompute wants the f64 statistics: taken on its first need when
+ * the row's own came from f32 sums (exact false). */
+typedef struct pt_mem_norm64 {
+    __m512d mean, invd;
+    const void *x;
+    int64_t n;
+    bool bf16, rms, exact;
+    double eps;
+} pt_mem_norm64;
+
+/* Mean and variance of a row from the f64 sums (pt_mem_norm_sums, shift k =
+ * x[0]; RMSNorm: mean 0, variance Σ x² / n). */
+static void pt_mem_norm_stats64(const void *x, bool bf16, int64_t n, bool rms, double *mean, double *var,
+                                pt_mem_trickle *pf) {
+    const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+    double s[2];
+    if (bf16) pt_mem_norm_sums(x, true, n, k, NULL, s, pf);
+    else pt_mem_norm_sums(x, false, n, k, NULL, s, pf);
+    *mean = 0.0;
+    if (rms) {
+        *var = s[1] / (double)n;
+    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+        *mean = k + s[0] / (double)n;
+        *var = (s[1] - s[0] * (s[0] / (double)n)) / (double)n;
+        if (*var < 0.0) *var = 0.0;
+    }
+}
+
+static __attribute__((noinline, cold)) void pt_mem_norm_exact(pt_mem_norm64 *c) {
+    pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+    double mean, var;
+    pt_mem_norm_stats64(c->x, c->bf16, c->n, c->rms, &mean, &var, &none);
+    c->mean = _mm512_set1_pd(mean), c->invd = _mm512_set1_pd(1.0 / sqrt(var + c->eps));
+    c->exact = true;
+}
+
 PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
-    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->invd);
+    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->f64->mean), c->f64->invd);
     if (c->g) v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->g + i)));
     if (c->b) v = _mm512_add_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->b + i)));
     return v;
@@ -281,45 +317,117 @@ PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k)
     const __mmask16 cancels =
         _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(255.f)), _mm512_abs_ps(b), _CMP_LT_OQ);
     if (__builtin_expect(cancels == 0, 1)) return y;
+    /* The f32 sums' statistics (relative error about 2⁻²⁴·√n typical) serve
+     * the f64 recompute up to a cancellation of 2¹⁴; beyond, the f64 ones. */
+    if (!c->f64->exact && _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(16384.f)), _mm512_abs_ps(b), _CMP_LT_OQ))
+        pt_mem_norm_exact(c->f64);
     const __m512d lo = pt_mem_norm8_f32params(c, pt_mem_lo8(x), i, (__mmask8)k);
     const __m512d hi = pt_mem_norm8_f32params(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-PT_MEM_INLINE void pt_mem_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, bool bf16, int64_t n,
-                                          double mean, double inv, const float *g, const float *b, pt_mem_trickle *pf) {
+PT_MEM_INLINE void pt_mem_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, bool bf16, int64_t n, bool rms,
+                                          double eps, bool exact, double mean, double inv, const float *g,
+                                          const float *b, pt_mem_trickle *pf) {
     const float mh = (float)mean, ml = (float)(mean - (double)mh);
+    pt_mem_norm64 f64 = {.mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .x = x, .n = n, .bf16 = bf16,
+                         .rms = rms, .exact = exact, .eps = eps};
     pt_mem_norm32_ctx c = {.x = x, .bf16 = bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
                            .mlinv = _mm512_set1_ps((float)(-(double)ml * inv)), .inv = _mm512_set1_ps((float)inv),
-                           .mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .pf = pf};
+                           .pf = pf, .f64 = &f64};
     pt_mem_emit(dst, dnnl_bf16, stream, n, &c, pt_mem_make_norm32);
 }
 
+PT_MEM_INLINE __m512d pt_mem_fold8(__m512 v) { return _mm512_add_pd(pt_mem_lo8(v), pt_mem_hi8(v)); }
+
+/* s[0] = Σ (x - c), s[1] = Σ (x - c)² over a row (f32 or bf16) in f32
+ * lanes, each lane's partial sums over at most 16 terms (chunks of 512
+ * elements) then added into f64: relative error below 17·2⁻²⁴ of Σ |x - c|
+ * (resp. of the sum of squares).  A bf16 row is widened 32 at a time as its
+ * even and odd elements (two instructions; a sum needs no order). */
+PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, float c, double s[2], pt_mem_trickle *pf) {
+    const __m512 cv = _mm512_set1_ps(c);
+    const __m512i odd = _mm512_set1_epi32((int)0xFFFF0000u);
+    __m512d t1 = _mm512_setzero_pd(), t2 = t1;
+    int64_t i = 0;
+    while (i + 32 <= n) {
+        const int64_t end = i + 512 <= n ? i + 512 : n - (n - i) % 32;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, q0 = a0, q1 = a0;
+        for (; i < end; i += 32) {
+            __m512 u, w;
+            if (bf16) {
+                const __m512i v = _mm512_loadu_si512((const void *)((const uint16_t *)src + i));
+                u = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), w = _mm512_castsi512_ps(_mm512_and_si512(v, odd));
+            } else {
+                u = _mm512_loadu_ps((const float *)src + i), w = _mm512_loadu_ps((const float *)src + i + 16);
+            }
+            u = _mm512_sub_ps(u, cv), w = _mm512_sub_ps(w, cv);
+            a0 = _mm512_add_ps(a0, u), a1 = _mm512_add_ps(a1, w);
+            q0 = _mm512_fmadd_ps(u, u, q0), q1 = _mm512_fmadd_ps(w, w, q1);
+            pt_mem_trickle_step(pf);
+            pt_mem_trickle_step(pf);
+        }
+        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(a0, a1)));
+        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_add_ps(q0, q1)));
+    }
+    if (i < n) { /* under 32 left: lanes past the end masked out */
+        const int64_t r = n - i;
+        __m512 u, w;
+        __mmask16 ku, kw;
+        if (bf16) {
+            const __m512i v = _mm512_maskz_loadu_epi16((__mmask32)((1u << r) - 1u), (const uint16_t *)src + i);
+            u = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), w = _mm512_castsi512_ps(_mm512_and_si512(v, odd));
+            ku = pt_mem_mask16((r + 1) / 2), kw = pt_mem_mask16(r / 2);
+        } else {
+            ku = pt_mem_mask16(r), kw = pt_mem_mask16(r > 16 ? r - 16 : 0);
+            u = _mm512_maskz_loadu_ps(ku, (const float *)src + i), w = _mm512_maskz_loadu_ps(kw, (const float *)src + i + 16);
+        }
+        u = _mm512_maskz_sub_ps(ku, u, cv), w = _mm512_maskz_sub_ps(kw, w, cv);
+        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(u, w)));
+        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_fmadd_ps(u, u, _mm512_mul_ps(w, w))));
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    s[0] = _mm512_reduce_add_pd(t1), s[1] = _mm512_reduce_add_pd(t2);
+}
+
 /* The whole bf16-output row: statistics, then the normalisation, the next
- * row prefetched evenly over both passes. */
+ * row prefetched evenly over the passes.  With st (the statistics are an
+ * output) they come from the f64 sums; otherwise from f32 lanes
+ * (pt_mem_norm_sums32) about c = x[0]: where (mean - c)² <= 3·variance the
+ * variance loses at most a factor 4 to cancellation and the mean's error
+ * stays below about 2⁻¹⁸ of the standard deviation; other rows take a
+ * second pass about the mean so found (the row is in L1 / L2 by then).
+ * RMSNorm's Σ x² has no cancellation. */
 static void pt_mem_row_norm_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
                                  double eps, const float *g, const float *b, const void *pf, size_t pf_bytes,
                                  double st[2]) {
     const bool bf16 = xdt == dnnl_bf16;
     pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 2 * ((n + 15) / 16));
     double mean = 0.0, var = 0.0;
-    if (n > 0) {
-        const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+    if (n > 0 && st) {
+        pt_mem_norm_stats64(x, bf16, n, rms, &mean, &var, &q);
+    } else if (n > 0) {
+        const float k = rms ? 0.f : _mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
         double s[2];
-        if (bf16) pt_mem_norm_sums(x, true, n, k, NULL, s, &q);
-        else pt_mem_norm_sums(x, false, n, k, NULL, s, &q);
-        if (rms) {
-            var = s[1] / (double)n;
-        } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
-            mean = k + s[0] / (double)n;
-            var = (s[1] - s[0] * (s[0] / (double)n)) / (double)n;
-            if (var < 0.0) var = 0.0;
+        if (bf16) pt_mem_norm_sums32(x, true, n, k, s, &q);
+        else pt_mem_norm_sums32(x, false, n, k, s, &q);
+        const double m1 = rms ? 0.0 : s[0] / (double)n;
+        var = s[1] / (double)n - m1 * m1;
+        mean = (double)k + m1;
+        if (!rms && isfinite(m1) && m1 * m1 > 3.0 * var) { /* about the mean found: no cancellation */
+            const float c = (float)mean;
+            if (bf16) pt_mem_norm_sums32(x, true, n, c, s, &q);
+            else pt_mem_norm_sums32(x, false, n, c, s, &q);
+            const double m2 = s[0] / (double)n;
+            mean = (double)c + m2, var = s[1] / (double)n - m2 * m2;
         }
+        if (var < 0.0) var = 0.0;
     }
-    st[0] = mean, st[1] = var;
+    if (st) st[0] = mean, st[1] = var;
     const double inv = 1.0 / sqrt(var + eps);
-    if (bf16) pt_mem_norm_apply_bf16(dst, stream, x, true, n, mean, inv, g, b, &q);
-    else pt_mem_norm_apply_bf16(dst, stream, x, false, n, mean, inv, g, b, &q);
+    if (bf16) pt_mem_norm_apply_bf16(dst, stream, x, true, n, rms, eps, st != NULL, mean, inv, g, b, &q);
+    else pt_mem_norm_apply_bf16(dst, stream, x, false, n, rms, eps, st != NULL, mean, inv, g, b, &q);
 }
 
 /* ---- element-wise math ---- */
