@@ -128,24 +128,25 @@ PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
     for (int64_t j = 0; j < q->per_vector && q->at < q->end; ++j, q->at += 64) _mm_prefetch(q->at, _MM_HINT_T1);
 }
 
-/* A prefetch spread evenly over `steps` vectors (a row's three passes): a
- * line whenever the lines due by this step (Bresenham's count) exceed those
- * issued, so that memory keeps reading the next row the whole time this one
- * computes, not only while it is written. */
+/* A prefetch spread evenly over `steps` vectors (a row's passes): each
+ * step touches the address `stride` bytes past the last, stride the
+ * source's bytes over the steps rounded up, so that memory keeps reading the
+ * next row the whole time this one computes, not only while it is written.
+ * A line touched twice costs one load-port slot; no branch but NULL's, and
+ * no state beyond one pointer (a counter kept in memory would chain the
+ * steps through store-to-load forwarding). */
 typedef struct {
-    const char *at, *end;
-    int64_t lines, steps, acc;
+    const char *at;
+    int64_t stride;
 } pt_mem_trickle;
 
 PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
-    const char *p = pf;
-    return (pt_mem_trickle){.at = p, .end = p ? p + bytes : NULL, .lines = p ? (int64_t)((bytes + 63) / 64) : 0,
-                            .steps = steps > 0 ? steps : 1, .acc = 0};
+    return (pt_mem_trickle){.at = pf, .stride = pf && steps > 0 ? ((int64_t)bytes + steps - 1) / steps : 0};
 }
 
 PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
-    for (q->acc += q->lines; q->acc >= q->steps && q->at < q->end; q->acc -= q->steps, q->at += 64)
-        _mm_prefetch(q->at, _MM_HINT_T1);
+    if (q->at) _mm_prefetch(q->at, _MM_HINT_T1);
+    q->at += q->stride;
 }
 
 /* ---- stream ---- */
