@@ -52,11 +52,13 @@ typedef struct pt_mem_rows {
      * arithmetic in f32 (see docs/numerics.md).  With st (not NULL) the
      * statistics are norm_stats' f64 ones (k = x[0], 0 for RMSNorm), stored
      * in st[0] = mean, st[1] = variance, and dst is within 1 bf16 ulp of the
-     * f64 result; without, they come from f32 lane sums (relative error of
-     * the variance below about 2⁻²⁰, of the mean below about 2⁻¹⁸ of the
-     * standard deviation), which may move a value that close to the mean
-     * further.  Streamed when `stream`, the pf_bytes at pf (the next row)
-     * prefetched into L2 evenly over the passes. */
+     * f64 result; without, they come from f32 lane sums (worst-case
+     * relative error of the variance about 2⁻¹⁶, of the mean about 2⁻¹⁸ of
+     * the standard deviation; typically near 2⁻²⁴·√n): still within 1 bf16
+     * ulp except for |x - mean| below about 2⁻⁸ standard deviations, where
+     * the error stays below 2⁻¹⁸·|g| absolute.  Streamed when `stream`, the
+     * pf_bytes at pf (the next row) prefetched into L2 evenly over the
+     * passes. */
     void (*norm_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
                       double eps, const float *g, const float *b, const void *pf, size_t pf_bytes, double st[2]);
     /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */

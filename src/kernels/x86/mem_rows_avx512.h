@@ -395,11 +395,11 @@ PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, flo
 /* The whole bf16-output row: statistics, then the normalisation, the next
  * row prefetched evenly over the passes.  With st (the statistics are an
  * output) they come from the f64 sums; otherwise from f32 lanes
- * (pt_mem_norm_sums32) about c = x[0]: where (mean - c)² <= 3·variance the
- * variance loses at most a factor 4 to cancellation and the mean's error
- * stays below about 2⁻¹⁸ of the standard deviation; other rows take a
- * second pass about the mean so found (the row is in L1 / L2 by then).
- * RMSNorm's Σ x² has no cancellation. */
+ * (pt_mem_norm_sums32) about c = x[0]: where (mean - c)² <= 3·variance,
+ * Σ |x - c| / n <= 2·sd, so the mean's error stays below about 2⁻¹⁸·sd and
+ * the variance's below about 2⁻¹⁶ of it (at most a factor 4 of
+ * cancellation); other rows take a second pass about the mean so found (the
+ * row is in L1 / L2 by then).  RMSNorm's Σ x² has no cancellation. */
 static void pt_mem_row_norm_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
                                  double eps, const float *g, const float *b, const void *pf, size_t pf_bytes,
                                  double st[2]) {
