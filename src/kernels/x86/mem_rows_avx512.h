@@ -136,16 +136,16 @@ PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
  * no state beyond one pointer (a counter kept in memory would chain the
  * steps through store-to-load forwarding). */
 typedef struct {
-    const char *at;
-    int64_t stride;
+    uintptr_t at; /* an address, not a pointer: it may run past the source (a prefetch never faults) */
+    uintptr_t stride;
 } pt_mem_trickle;
 
 PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
-    return (pt_mem_trickle){.at = pf, .stride = pf && steps > 0 ? ((int64_t)bytes + steps - 1) / steps : 0};
+    return (pt_mem_trickle){.at = (uintptr_t)pf, .stride = pf && steps > 0 ? (bytes + (size_t)steps - 1) / (size_t)steps : 0};
 }
 
 PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
-    if (q->at) _mm_prefetch(q->at, _MM_HINT_T1);
+    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T1);
     q->at += q->stride;
 }
 
