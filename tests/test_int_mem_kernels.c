@@ -760,6 +760,11 @@ static void test_rows_stream(const pt_mem_rows *m) {
                 bad += h[off + n] != 0x5555;
                 if (off > 0) bad += h[off - 1] != 0x5555; /* nothing before the start */
             }
+            /* Cached bf16 stores (pairs of vectors converted at once), subnormals and NaN included. */
+            memset(h, 0x55, sizeof h);
+            m->convert(h + off, dnnl_bf16, src, dnnl_f32, n, false);
+            for (int64_t i = 0; i < n; ++i) bad += !same_bits16(h[off + i], pt_bf16_bits_rne(src[i]));
+            bad += h[off + n] != 0x5555;
         }
     m->fence();
     if (bad) fprintf(stderr, "  rows %s: stream: %d wrong elements\n", m->name, bad);
@@ -805,30 +810,67 @@ static void test_rows_norm(const pt_mem_rows *m) {
                 }
             }
     }
-    /* bf16 output in f32 arithmetic: within 1 bf16 ulp of the f64 value,
-     * also where beta cancels the product (every third element). */
-    static float gf[N], bf[N];
-    for (int64_t n = 1; n <= N; n += n < 40 ? 1 : 317) {
-        const double mean = 499.5 + 1e-4, inv = 0.7;
-        for (int64_t i = 0; i < n; ++i) {
-            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
-            xh[i] = pt_bf16_bits_rne(x[i]);
-            gf[i] = 1.f + tg_lcg_pm1(&g_rng);
-            bf[i] = i % 3 ? tg_lcg_pm1(&g_rng) : (float)(-(x[i] - mean) * inv * gf[i] * (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
-        }
-        for (int t = 0; t < 4; ++t) { /* f32 / bf16 source; with and without gamma, beta */
-            const void *src = t % 2 ? (const void *)xh : x;
-            m->norm_apply_bf16(yh, t == 1, src, t % 2 ? dnnl_bf16 : dnnl_f32, n, mean, inv, t < 2 ? gf : NULL,
-                               t < 2 ? bf : NULL, NULL, 0);
-            m->fence();
+    /* A whole bf16-output row (statistics in the op, arithmetic in f32):
+     * within 1 bf16 ulp of the f64 value, the statistics as the reference's
+     * f64 ones; lengths 1..70 and long ones, rows with a large mean, a first
+     * element far from the rest (the shift of the one-pass sums), beta
+     * cancelling the product (every third element), LayerNorm and RMSNorm,
+     * with and without gamma / beta, f32 / bf16 sources, NaN propagation. */
+    static float xf[4099], gf[4099], bf[4099];
+    static uint16_t xs[4099], ys[4099 + 32];
+    for (int64_t n = 1; n <= 4099; n += n < 70 ? 1 : (n < 1000 ? 317 : 1013))
+        for (int kind = 0; kind < 5; ++kind) {
+            const float offset = kind == 1 ? 1000.f : (kind == 2 ? -3e4f : 0.f), span = kind == 2 ? 40.f : 3.f;
             for (int64_t i = 0; i < n; ++i) {
-                double v = ((t % 2 ? pt_bf16_bits_to_f32(xh[i]) : x[i]) - mean) * inv;
-                if (t < 2) v = v * gf[i] + bf[i];
-                const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v)), got = pt_bf16_bits_to_f32(yh[i]);
-                bad += fabsf(got - want) > ldexp(fabs(v), -7) + 1e-38;
+                xf[i] = offset + span * tg_lcg_pm1(&g_rng);
+                gf[i] = 1.f + tg_lcg_pm1(&g_rng);
+                bf[i] = tg_lcg_pm1(&g_rng);
+            }
+            if (kind == 3) xf[0] = 5e4f; /* far from the rest */
+            if (kind == 4 && n > 3) xf[n / 2] = NAN;
+            for (int t = 0; t < 16; ++t) { /* bf16 / f32 source; LayerNorm / RMSNorm; affine or not; f64 / f32 statistics */
+                const bool src16 = t % 2, rms = (t / 2) % 2, affine = t % 8 < 4 || n % 3 == 0, f64_stats = t < 8;
+                double mean = 0.0, var = 0.0;
+                for (int64_t i = 0; i < n; ++i) {
+                    if (src16) xs[i] = pt_bf16_bits_rne(xf[i]);
+                    mean += src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i];
+                }
+                mean = rms ? 0.0 : mean / (double)n;
+                for (int64_t i = 0; i < n; ++i) {
+                    const double d = (src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean;
+                    var += d * d;
+                }
+                var /= (double)n;
+                const double eps = 1e-5, inv = 1.0 / sqrt(var + eps);
+                for (int64_t i = 0; i < n; i += 3) /* beta cancels the product to 1e-6 of it */
+                    bf[i] = (float)(-((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv * gf[i] *
+                                    (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
+                double st[2];
+                const int64_t off = (n + t) % 7;
+                memset(ys, 0x55, sizeof ys);
+                m->norm_bf16(ys + off, (n + t) % 2 == 0, src16 ? (const void *)xs : xf, src16 ? dnnl_bf16 : dnnl_f32, n,
+                             rms, eps, affine ? gf : NULL, affine ? bf : NULL, xf, 4 * (size_t)n, f64_stats ? st : NULL);
+                m->fence();
+                bad += ys[off + n] != 0x5555;
+                if (kind == 4 && n > 3) { /* NaN: mean and variance NaN, every output NaN as the reference's */
+                    bad += f64_stats && !isnan(st[1]);
+                    for (int64_t i = 0; i < n; ++i) bad += !isnan(pt_bf16_bits_to_f32(ys[off + i]));
+                    continue;
+                }
+                if (f64_stats) {
+                    bad += fabs(st[0] - mean) > 1e-12 * (fabs(mean) + sqrt(var));
+                    bad += fabs(st[1] - var) > 1e-9 * var + 1e-30;
+                }
+                for (int64_t i = 0; i < n; ++i) { /* beyond 1 ulp: the f64 statistics' own error where beta cancels */
+                    double v = ((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv;
+                    const double prod = affine ? v * gf[i] : v;
+                    if (affine) v = prod + bf[i];
+                    const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v));
+                    const float got = pt_bf16_bits_to_f32(ys[off + i]);
+                    bad += !(fabsf(got - want) <= ldexp(fabs(v), -7) + ldexp(fabs(prod), -40) + 1e-38);
+                }
             }
         }
-    }
     if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
     CHECK(bad == 0);
 }
@@ -893,7 +935,7 @@ static void test_rows_eltwise(const pt_mem_rows *m) {
                 m->fence();
                 for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(want[i]);
             }
-        /* Conversions f32 / bf16 / f16 both ways, and SoftMax's scaled store. */
+        /* Conversions f32 / bf16 / f16 both ways. */
         for (int64_t n = 0; n < 70; ++n) {
             m->convert(h, dnnl_f16, x, dnnl_f32, n, n % 2 == 0);
             m->convert(y, dnnl_f32, h, dnnl_f16, n, n % 3 == 0);
@@ -902,19 +944,64 @@ static void test_rows_eltwise(const pt_mem_rows *m) {
                 bad += h[i] != pt_f32_to_f16(x[i]);
                 bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
             }
-            const float mx = m->load_max(y, h, dnnl_f16, n), want_max = v->max(y, n);
-            bad += memcmp(&mx, &want_max, 4) != 0;
-            for (int64_t i = 0; i < n; ++i) bad += memcmp(&y[i], &(float){pt_f16_to_f32(h[i])}, 4) != 0;
-            const float mx32 = m->load_max(y, x, dnnl_f32, n), want32 = v->max(x, n);
-            bad += memcmp(&mx32, &want32, 4) != 0 || (n > 0 && memcmp(y, x, 4 * (size_t)n) != 0);
-            m->scale_out(hy, dnnl_bf16, n % 2 == 1, x, n, 0.37f, w, 4 * (size_t)n);
-            m->fence();
-            for (int64_t i = 0; i < n; ++i) bad += hy[i] != pt_bf16_bits_rne(x[i] * 0.37f);
         }
     }
     const pt_eltwise_params tanh_op = {.kind = dnnl_graph_op_tanh};
     CHECK(!m->unary(&tanh_op, y, dnnl_f32, x, dnnl_f32, 0, false)); /* not one of its kinds */
     if (bad) fprintf(stderr, "  rows %s: eltwise: %d wrong\n", m->name, bad);
+    CHECK(bad == 0);
+}
+
+/* A source row of type dt from f (values as that type holds them). */
+static void put_row(void *dst, dnnl_data_type_t dt, const float *f, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) pt_store_f32(dst, dt, i, f[i]);
+}
+
+/* SoftMax's row op against the vector table's composition (max, exp_sum,
+ * scale, conversion), bit for bit: every source / destination type, row
+ * lengths 0..70 and long ones (tails), streamed or not at odd offsets, large
+ * and tiny values (exp underflows to 0), -inf entries, fully -inf rows with
+ * and without inf_as_zero, NaN and +inf entries. */
+static void test_rows_softmax(const pt_mem_rows *m) {
+    enum { N = 4099 };
+    static float f[N], want[N], x[N + 16];
+    static _Alignas(64) char src[4 * N + 64], dst[4 * N + 128], ref[4 * N];
+    const pt_vec_ops *v = &pt_vec_row_avx512;
+    static const dnnl_data_type_t types[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+    int bad = 0, cases = 0;
+    for (int64_t n = 0; n <= N; n += n < 70 ? 1 : (n < 1000 ? 97 : 1013)) {
+        for (int kind = 0; kind < 7; ++kind) {
+            const float span = kind == 1 ? 200.f : (kind == 2 ? 0.01f : 6.f);
+            for (int64_t i = 0; i < n; ++i) f[i] = span * tg_lcg_pm1(&g_rng) + (kind == 2 ? 3000.f : 0.f);
+            if (kind == 3) /* masked entries */
+                for (int64_t i = 0; i < n; i += 3) f[i] = -INFINITY;
+            if (kind == 4 || kind == 5) /* a fully masked row */
+                for (int64_t i = 0; i < n; ++i) f[i] = -INFINITY;
+            if (kind == 6 && n > 0) f[(n * 7) / 11] = n % 2 ? NAN : INFINITY;
+            const bool inf_as_zero = kind == 5 || (kind == 3 && n % 2);
+            const int sdt = (int)(n + kind) % 3, ddt = (int)(n / 3 + kind) % 3;
+            const size_t ses = types[sdt] == dnnl_f32 ? 4 : 2, des = types[ddt] == dnnl_f32 ? 4 : 2;
+            const int64_t off = (n + kind) % 5; /* destination elements past a 64-byte line */
+            put_row(src, types[sdt], f, n);
+            for (int64_t i = 0; i < n; ++i) want[i] = pt_load_f32(src, types[sdt], i);
+            const float mx = v->max(want, n);
+            if (inf_as_zero && mx == -INFINITY) {
+                for (int64_t i = 0; i < n; ++i) want[i] = 0.f;
+            } else {
+                const float sum = v->exp_sum(want, n, mx);
+                v->scale(want, n, 1.f / sum);
+            }
+            put_row(ref, types[ddt], want, n);
+            memset(dst, 0x55, sizeof dst);
+            m->softmax(dst + off * (int64_t)des, types[ddt], (n + kind) % 2 == 0, src, types[sdt], n, x, inf_as_zero,
+                       src, n * ses);
+            m->fence();
+            bad += n > 0 && memcmp(dst + off * (int64_t)des, ref, (size_t)n * des) != 0;
+            bad += (unsigned char)dst[(off + n) * (int64_t)des] != 0x55; /* nothing past the end */
+            ++cases;
+        }
+    }
+    if (bad) fprintf(stderr, "  rows %s: softmax: %d of %d rows wrong\n", m->name, bad, cases);
     CHECK(bad == 0);
 }
 
@@ -928,6 +1015,7 @@ static void test_rows(void) {
         test_rows_stream(m);
         test_rows_norm(m);
         test_rows_eltwise(m);
+        test_rows_softmax(m);
     }
 }
 

@@ -61,27 +61,29 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
         pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
         for (int64_t r = b; r < e; ++r) {
             const char *x = src + (size_t)(r * len) * ses;
-            double mu = 0.0, var_r = 0.0, sums[2];
-            if (len > 0) {
-                const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);
-                m->norm_stats(x, sdt, len, k, to_bf16 ? NULL : xb, sums); /* the bf16 path reads x itself */
-                if (p->rms) {
-                    var_r = sums[1] / (double)len;
-                } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
-                    mu = k + sums[0] / (double)len;
-                    var_r = (sums[1] - sums[0] * (sums[0] / (double)len)) / (double)len;
-                    if (var_r < 0.0) var_r = 0.0;
-                }
-            }
             const bool last = r + 1 >= e;
             const void *pf = last ? NULL : x + (size_t)len * ses;
             const size_t pf_bytes = last ? 0 : (size_t)len * ses;
-            if (to_bf16)
-                m->norm_apply_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, mu,
-                                   1.0 / sqrt(var_r + p->eps), g32, b32, pf, pf_bytes);
-            else
+            double mu = 0.0, var_r = 0.0, sums[2];
+            if (to_bf16) {
+                m->norm_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, p->rms, p->eps, g32,
+                             b32, pf, pf_bytes, p->has_stats ? sums : NULL); /* f64 sums for the stats outputs */
+                if (p->has_stats) mu = sums[0], var_r = sums[1];
+            } else {
+                if (len > 0) {
+                    const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);
+                    m->norm_stats(x, sdt, len, k, xb, sums);
+                    if (p->rms) {
+                        var_r = sums[1] / (double)len;
+                    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+                        mu = k + sums[0] / (double)len;
+                        var_r = (sums[1] - sums[0] * (sums[0] / (double)len)) / (double)len;
+                        if (var_r < 0.0) var_r = 0.0;
+                    }
+                }
                 m->norm_apply(dst + (size_t)(r * len) * des, ddt, stream, sdt == dnnl_f32 ? (const float *)x : xb, len,
                               mu, 1.0 / sqrt(var_r + p->eps), g, bt, pf, pf_bytes);
+            }
             if (p->has_stats) {
                 pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
                 pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);

@@ -46,11 +46,21 @@ typedef struct pt_mem_rows {
      * meanwhile the pf_bytes at pf (the next row) are prefetched into L2. */
     void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
                        double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
-    /* norm_apply for a bf16 dst, x f32 or bf16, g and b f32 (or NULL): the
-     * arithmetic in f32, within 1 bf16 ulp of the f64 result (see
-     * docs/numerics.md). */
-    void (*norm_apply_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, double mean,
-                            double inv, const float *g, const float *b, const void *pf, size_t pf_bytes);
+    /* A whole LayerNorm (rms: RMSNorm) row with a bf16 dst, x f32 or bf16,
+     * g and b f32 (or NULL): the mean (0 for RMSNorm) and variance, then
+     * dst = ((x - mean)·inv)·g + b with inv = 1/sqrt(var + eps), the
+     * arithmetic in f32 (see docs/numerics.md).  With st (not NULL) the
+     * statistics are norm_stats' f64 ones (k = x[0], 0 for RMSNorm), stored
+     * in st[0] = mean, st[1] = variance, and dst is within 1 bf16 ulp of the
+     * f64 result; without, they come from f32 lane sums (worst-case
+     * relative error of the variance about 2⁻¹⁶, of the mean about 2⁻¹⁸ of
+     * the standard deviation; typically near 2⁻²⁴·√n): still within 1 bf16
+     * ulp except for |x - mean| below about 2⁻⁸ standard deviations, where
+     * the error stays below 2⁻¹⁸·|g| absolute.  Streamed when `stream`, the
+     * pf_bytes at pf (the next row) prefetched into L2 evenly over the
+     * passes. */
+    void (*norm_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
+                      double eps, const float *g, const float *b, const void *pf, size_t pf_bytes, double st[2]);
     /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */
     void (*convert)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, bool stream);
     /* dst = f(src) for ReLU (bit-identical), Sigmoid (as vec.h's rows),
@@ -62,12 +72,15 @@ typedef struct pt_mem_rows {
      * binary, the reference's f32 arithmetic; false for other kinds. */
     bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
                    const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
-    /* x[0, n) = src (type dt) as f32; returns max_i x[i] as vec.h's max
-     * (-inf for n = 0, NaN skipped): SoftMax's first pass. */
-    float (*load_max)(float *x, const void *src, dnnl_data_type_t dt, int64_t n);
-    /* dst[i] = x[i]·s (SoftMax's last pass), pf as in stream. */
-    void (*scale_out)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s, const void *pf,
-                      size_t pf_bytes);
+    /* SoftMax along a row of n elements: dst (type ddt) = exp(src - max) /
+     * Σ exp(src - max), src of type sdt (f32, bf16, f16), as the vector
+     * table composes it (max, exp_sum, scale by 1/sum: bit-identical), with
+     * x (n floats, in L1 / L2) holding the row in f32 between the passes;
+     * a row whose maximum is -inf gives zeros when inf_as_zero.  Streamed
+     * when `stream`; the pf_bytes at pf (the next row) are prefetched into
+     * L2 evenly over the three passes. */
+    void (*softmax)(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt, int64_t n,
+                    float *x, bool inf_as_zero, const void *pf, size_t pf_bytes);
 } pt_mem_rows;
 
 extern const pt_mem_rows pt_mem_rows_avx512;     /* kernels/x86/mem_avx512.c */

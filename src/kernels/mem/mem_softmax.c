@@ -3,9 +3,10 @@
  * with their sum and the scaling then run on the buffer through the vector
  * table, and the row is written once.  A row along a non-last axis
  * (inner > 1) is gathered and scattered element by element.  With an ISA row
- * (mem_rows.h), a SoftMax along the last axis reads each row into the buffer
- * converted in registers, and its last pass scales and stores it in one go
- * (streamed for large outputs) while the next row is prefetched. */
+ * (mem_rows.h), a SoftMax along the last axis runs as one row op: the row
+ * read into the buffer converted in registers, exp and sum in place, then
+ * scaled and stored in one go (streamed for large outputs), the next row
+ * prefetched throughout. */
 #include <math.h>
 #include <string.h>
 
@@ -71,8 +72,9 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     const void *src = in[p->io.in[0]].data;
     void *dst = out[p->io.out[0]].data;
     const pt_mem_rows *m = pt_mem_rows_get();
-    const bool narrow_ok = (p->src_dt == dnnl_f32 || p->src_dt == dnnl_bf16) && (p->dst_dt == dnnl_f32 || p->dst_dt == dnnl_bf16);
-    if (m && p->inner == 1 && !p->is_log && narrow_ok) {
+    const bool float_io = (p->src_dt == dnnl_f32 || p->src_dt == dnnl_bf16 || p->src_dt == dnnl_f16) &&
+                          (p->dst_dt == dnnl_f32 || p->dst_dt == dnnl_bf16 || p->dst_dt == dnnl_f16);
+    if (m && p->inner == 1 && !p->is_log && float_io) {
         const int64_t len = p->len;
         const size_t ses = pt_dt_bytes(p->src_dt, 1), des = pt_dt_bytes(p->dst_dt, 1);
         const bool stream = (size_t)(rows * len) * des >= PT_MEM_STREAM_BYTES;
@@ -84,13 +86,9 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
             pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
             for (int64_t r = b; r < e; ++r) {
                 const char *row = (const char *)src + (size_t)(r * len) * ses;
-                const float mx = m->load_max(x, row, p->src_dt, len);
-                float s = 1.f;
-                if (p->inf_as_zero && mx == -INFINITY) memset(x, 0, (size_t)len * sizeof *x); /* a fully masked row gives zeros */
-                else s = 1.f / v->exp_sum(x, len, mx);
                 const bool last = r + 1 >= e;
-                m->scale_out((char *)dst + (size_t)(r * len) * des, p->dst_dt, stream, x, len, s,
-                             last ? NULL : row + (size_t)len * ses, last ? 0 : (size_t)len * ses);
+                m->softmax((char *)dst + (size_t)(r * len) * des, p->dst_dt, stream, row, p->src_dt, len, x,
+                           p->inf_as_zero, last ? NULL : row + (size_t)len * ses, last ? 0 : (size_t)len * ses);
             }
             if (stream) m->fence();
         }

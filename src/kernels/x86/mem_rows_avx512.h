@@ -1,15 +1,19 @@
 /* The AVX-512 rows of kernels/mem/mem_rows.h, written once: the including
- * file defines PT_MEM_ROW (the row's name) and provides
+ * file provides
  *   static inline __m256i pt_mem_bf16x16(__m512 v)
- * (16 f32 rounded to bf16 bits as ir/dtype_round.h), the only step the two
- * rows (with and without AVX512_BF16) do differently. */
+ *   static inline __m512i pt_mem_bf16x32(__m512 a, __m512 b)
+ * (16 f32, and a's 16 then b's 16, rounded to bf16 bits as
+ * ir/dtype_round.h), the only step the two rows (with and without
+ * AVX512_BF16) do differently. */
 #ifndef PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
 #define PARTITA_KERNELS_X86_MEM_ROWS_AVX512_H
 
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 
 #include "kernels/mem/mem_rows.h"
+#include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
 
 /* Everything here inlines into the row functions: a maker left out of line
@@ -38,6 +42,7 @@ PT_MEM_INLINE __m512 pt_mem_load16_dt(const void *src, dnnl_data_type_t dt, int6
 }
 
 PT_MEM_INLINE __m256i pt_mem_bf16x16(__m512 v);
+PT_MEM_INLINE __m512i pt_mem_bf16x32(__m512 a, __m512 b);
 
 /* Elements [i, i + 16) of dst (f32, bf16 or f16), cached stores, lanes in k. */
 PT_MEM_INLINE void pt_mem_store16(void *dst, dnnl_data_type_t dt, int64_t i, __m512 v, __mmask16 k) {
@@ -74,16 +79,21 @@ PT_MEM_INLINE void pt_mem_emit_dt(void *dst, dnnl_data_type_t dt, bool stream, i
                 continue;
             }
             const __m512 a = f(ctx, i, 0xFFFF), b = f(ctx, i + 16, 0xFFFF);
-            __m256i ha, hb;
+            __m512i h;
             if (dt == dnnl_bf16) {
-                ha = pt_mem_bf16x16(a), hb = pt_mem_bf16x16(b);
+                h = pt_mem_bf16x32(a, b);
             } else {
-                ha = _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-                hb = _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m256i ha = _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                h = _mm512_inserti64x4(_mm512_castsi256_si512(ha), _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
             }
-            _mm512_stream_si512((void *)((uint16_t *)dst + i), _mm512_inserti64x4(_mm512_castsi256_si512(ha), hb, 1));
+            _mm512_stream_si512((void *)((uint16_t *)dst + i), h);
         }
     }
+    if (dt == dnnl_bf16) /* pairs of vectors: one conversion for 32 */
+        for (; i + 32 <= n; i += 32) {
+            const __m512 a = f(ctx, i, 0xFFFF), b = f(ctx, i + 16, 0xFFFF);
+            _mm512_storeu_si512((void *)((uint16_t *)dst + i), pt_mem_bf16x32(a, b));
+        }
     for (; i + 16 <= n; i += 16) pt_mem_store16(dst, dt, i, f(ctx, i, 0xFFFF), 0xFFFF);
     if (i < n) pt_mem_store16(dst, dt, i, f(ctx, i, pt_mem_mask16(n - i)), pt_mem_mask16(n - i));
 }
@@ -118,6 +128,27 @@ PT_MEM_INLINE void pt_mem_prefetch_step(pt_mem_prefetch *q) {
     for (int64_t j = 0; j < q->per_vector && q->at < q->end; ++j, q->at += 64) _mm_prefetch(q->at, _MM_HINT_T1);
 }
 
+/* A prefetch spread evenly over `steps` vectors (a row's passes): each
+ * step touches the address `stride` bytes past the last, stride the
+ * source's bytes over the steps rounded up, so that memory keeps reading the
+ * next row the whole time this one computes, not only while it is written.
+ * A line touched twice costs one load-port slot; no branch but NULL's, and
+ * no state beyond one pointer (a counter kept in memory would chain the
+ * steps through store-to-load forwarding). */
+typedef struct {
+    uintptr_t at; /* an address, not a pointer: it may run past the source (a prefetch never faults) */
+    uintptr_t stride;
+} pt_mem_trickle;
+
+PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, int64_t steps) {
+    return (pt_mem_trickle){.at = (uintptr_t)pf, .stride = pf && steps > 0 ? (bytes + (size_t)steps - 1) / (size_t)steps : 0};
+}
+
+PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
+    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T1);
+    q->at += q->stride;
+}
+
 /* ---- stream ---- */
 
 typedef struct {
@@ -146,8 +177,8 @@ PT_MEM_INLINE __m512d pt_mem_hi8(__m512 v) {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
-static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
-    const bool bf16 = dt == dnnl_bf16;
+PT_MEM_INLINE void pt_mem_norm_sums(const void *src, bool bf16, int64_t n, double k, float *xb, double s[2],
+                                   pt_mem_trickle *pf) {
     const __m512d kd = _mm512_set1_pd(k);
     /* Eight chains (sums and squares of two vectors' halves): latency hidden. */
     __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
@@ -163,6 +194,8 @@ static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t 
         a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1), a2 = _mm512_add_pd(a2, d2), a3 = _mm512_add_pd(a3, d3);
         q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
         q2 = _mm512_fmadd_pd(d2, d2, q2), q3 = _mm512_fmadd_pd(d3, d3, q3);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
     }
     for (; i < n; i += 16) {
         const __mmask16 m = pt_mem_mask16(n - i);
@@ -172,9 +205,16 @@ static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t 
         const __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), pt_mem_hi8(u), kd);
         a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1);
         q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
+        pt_mem_trickle_step(pf);
     }
     s[0] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a2), _mm512_add_pd(a1, a3)));
     s[1] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(q0, q2), _mm512_add_pd(q1, q3)));
+}
+
+static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
+    pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+    if (dt == dnnl_bf16) pt_mem_norm_sums(src, true, n, k, xb, s, &none);
+    else pt_mem_norm_sums(src, false, n, k, xb, s, &none);
 }
 
 typedef struct {
@@ -207,82 +247,191 @@ static void pt_mem_row_norm_apply(void *dst, dnnl_data_type_t dt, bool stream, c
     pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_norm);
 }
 
-/* bf16 output: the normalisation in f32.  x - mean with the mean split into
- * two f32 (hi + lo), so that the difference keeps f32 accuracy however close
- * x is to the mean; then ·inv, ·g, + b, each rounded once: about 2⁻²²
- * relative to the product, far below bf16's 2⁻⁹ half-ulp.  Only where b
- * cancels the product to below 2⁻⁸ of it could that error reach a rounding
- * boundary of the result; such a vector is recomputed in f64 as vec.h's
- * normalize does. */
+/* bf16 output: the normalisation in f32.  u = (x - mean)·inv as
+ * fma(x - mh, inv, -ml·inv), the mean split into two f32 (mh + ml): x - mh
+ * is exact near the mean (Sterbenz) and one rounding follows, so u keeps
+ * about 2⁻²² relative accuracy however close x is to the mean; then
+ * y = fma(u, g, b), one more rounding.  Where 255·|y| >= |b|, |u·g| <= 256·|y|
+ * and y's error stays below 2⁻¹⁴ of it, far below bf16's half-ulp of 2⁻⁹;
+ * a vector with a lane where b cancels the product further is recomputed
+ * in f64 as vec.h's normalize does. */
 typedef struct {
     const void *x;
     bool bf16;
     const float *g, *b;
-    __m512 mh, ml, inv;
-    __m512d mean, invd;
-    pt_mem_prefetch pf;
+    __m512 mh, mlinv, inv;
+    pt_mem_trickle *pf;
+    struct pt_mem_norm64 *f64; /* the f64 recompute's state, apart: only the cold path writes it */
 } pt_mem_norm32_ctx;
 
+/* The f64 recompute wants the f64 statistics: taken on its first need when
+ * the row's own came from f32 sums (exact false). */
+typedef struct pt_mem_norm64 {
+    __m512d mean, invd;
+    const void *x;
+    int64_t n;
+    bool bf16, rms, exact;
+    double eps;
+} pt_mem_norm64;
+
+/* Mean and variance of a row from the f64 sums (pt_mem_norm_sums, shift k =
+ * x[0]; RMSNorm: mean 0, variance Σ x² / n). */
+static void pt_mem_norm_stats64(const void *x, bool bf16, int64_t n, bool rms, double *mean, double *var,
+                                pt_mem_trickle *pf) {
+    const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+    double s[2];
+    if (bf16) pt_mem_norm_sums(x, true, n, k, NULL, s, pf);
+    else pt_mem_norm_sums(x, false, n, k, NULL, s, pf);
+    *mean = 0.0;
+    if (rms) {
+        *var = s[1] / (double)n;
+    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+        *mean = k + s[0] / (double)n;
+        *var = (s[1] - s[0] * (s[0] / (double)n)) / (double)n;
+        if (*var < 0.0) *var = 0.0;
+    }
+}
+
+static __attribute__((noinline, cold)) void pt_mem_norm_exact(pt_mem_norm64 *c) {
+    pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+    double mean, var;
+    pt_mem_norm_stats64(c->x, c->bf16, c->n, c->rms, &mean, &var, &none);
+    c->mean = _mm512_set1_pd(mean), c->invd = _mm512_set1_pd(1.0 / sqrt(var + c->eps));
+    c->exact = true;
+}
+
 PT_MEM_INLINE __m512d pt_mem_norm8_f32params(const pt_mem_norm32_ctx *c, __m512d x, int64_t i, __mmask8 k) {
-    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->mean), c->invd);
+    __m512d v = _mm512_mul_pd(_mm512_sub_pd(x, c->f64->mean), c->f64->invd);
     if (c->g) v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->g + i)));
     if (c->b) v = _mm512_add_pd(v, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, c->b + i)));
     return v;
 }
 
 PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_norm32_ctx *c = (pt_mem_norm32_ctx *)ctx;
-    pt_mem_prefetch_step(&c->pf);
+    const pt_mem_norm32_ctx *c = ctx;
+    pt_mem_trickle_step(c->pf);
     const __m512 x = pt_mem_load16(c->x, c->bf16, i, k);
-    __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(x, c->mh), c->ml), c->inv);
-    if (c->g) t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, c->g + i));
-    if (!c->b) return t;
-    const __m512 y = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, c->b + i));
-    const __mmask16 cancels = _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(256.f)), _mm512_abs_ps(t), _CMP_LT_OQ);
+    const __m512 u = _mm512_fmadd_ps(_mm512_sub_ps(x, c->mh), c->inv, c->mlinv);
+    if (!c->b) return c->g ? _mm512_mul_ps(u, _mm512_maskz_loadu_ps(k, c->g + i)) : u;
+    const __m512 b = _mm512_maskz_loadu_ps(k, c->b + i);
+    const __m512 y = c->g ? _mm512_fmadd_ps(u, _mm512_maskz_loadu_ps(k, c->g + i), b) : _mm512_add_ps(u, b);
+    const __mmask16 cancels =
+        _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(255.f)), _mm512_abs_ps(b), _CMP_LT_OQ);
     if (__builtin_expect(cancels == 0, 1)) return y;
+    /* The f32 sums' statistics (relative error about 2⁻²⁴·√n typical) serve
+     * the f64 recompute up to a cancellation of 2¹⁴; beyond, the f64 ones. */
+    if (!c->f64->exact && _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(16384.f)), _mm512_abs_ps(b), _CMP_LT_OQ))
+        pt_mem_norm_exact(c->f64);
     const __m512d lo = pt_mem_norm8_f32params(c, pt_mem_lo8(x), i, (__mmask8)k);
     const __m512d hi = pt_mem_norm8_f32params(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-static void pt_mem_row_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n,
-                                       double mean, double inv, const float *g, const float *b, const void *pf,
-                                       size_t pf_bytes) {
-    const float mh = (float)mean;
-    pt_mem_norm32_ctx c = {.x = x, .bf16 = xdt == dnnl_bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
-                           .ml = _mm512_set1_ps((float)(mean - (double)mh)), .inv = _mm512_set1_ps((float)inv),
-                           .mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv),
-                           .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+PT_MEM_INLINE void pt_mem_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, bool bf16, int64_t n, bool rms,
+                                          double eps, bool exact, double mean, double inv, const float *g,
+                                          const float *b, pt_mem_trickle *pf) {
+    const float mh = (float)mean, ml = (float)(mean - (double)mh);
+    pt_mem_norm64 f64 = {.mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .x = x, .n = n, .bf16 = bf16,
+                         .rms = rms, .exact = exact, .eps = eps};
+    pt_mem_norm32_ctx c = {.x = x, .bf16 = bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
+                           .mlinv = _mm512_set1_ps((float)(-(double)ml * inv)), .inv = _mm512_set1_ps((float)inv),
+                           .pf = pf, .f64 = &f64};
     pt_mem_emit(dst, dnnl_bf16, stream, n, &c, pt_mem_make_norm32);
 }
 
+PT_MEM_INLINE __m512d pt_mem_fold8(__m512 v) { return _mm512_add_pd(pt_mem_lo8(v), pt_mem_hi8(v)); }
+
+/* s[0] = Σ (x - c), s[1] = Σ (x - c)² over a row (f32 or bf16) in f32
+ * lanes, each lane's partial sums over at most 16 terms (chunks of 512
+ * elements) then added into f64: relative error below 17·2⁻²⁴ of Σ |x - c|
+ * (resp. of the sum of squares).  A bf16 row is widened 32 at a time as its
+ * even and odd elements (two instructions; a sum needs no order). */
+PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, float c, double s[2], pt_mem_trickle *pf) {
+    const __m512 cv = _mm512_set1_ps(c);
+    const __m512i odd = _mm512_set1_epi32((int)0xFFFF0000u);
+    __m512d t1 = _mm512_setzero_pd(), t2 = t1;
+    int64_t i = 0;
+    while (i + 32 <= n) {
+        const int64_t end = i + 512 <= n ? i + 512 : n - (n - i) % 32;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, q0 = a0, q1 = a0;
+        for (; i < end; i += 32) {
+            __m512 u, w;
+            if (bf16) {
+                const __m512i v = _mm512_loadu_si512((const void *)((const uint16_t *)src + i));
+                u = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), w = _mm512_castsi512_ps(_mm512_and_si512(v, odd));
+            } else {
+                u = _mm512_loadu_ps((const float *)src + i), w = _mm512_loadu_ps((const float *)src + i + 16);
+            }
+            u = _mm512_sub_ps(u, cv), w = _mm512_sub_ps(w, cv);
+            a0 = _mm512_add_ps(a0, u), a1 = _mm512_add_ps(a1, w);
+            q0 = _mm512_fmadd_ps(u, u, q0), q1 = _mm512_fmadd_ps(w, w, q1);
+            pt_mem_trickle_step(pf);
+            pt_mem_trickle_step(pf);
+        }
+        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(a0, a1)));
+        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_add_ps(q0, q1)));
+    }
+    if (i < n) { /* under 32 left: lanes past the end masked out */
+        const int64_t r = n - i;
+        __m512 u, w;
+        __mmask16 ku, kw;
+        if (bf16) {
+            const __m512i v = _mm512_maskz_loadu_epi16((__mmask32)((1u << r) - 1u), (const uint16_t *)src + i);
+            u = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), w = _mm512_castsi512_ps(_mm512_and_si512(v, odd));
+            ku = pt_mem_mask16((r + 1) / 2), kw = pt_mem_mask16(r / 2);
+        } else {
+            ku = pt_mem_mask16(r), kw = pt_mem_mask16(r > 16 ? r - 16 : 0);
+            u = _mm512_maskz_loadu_ps(ku, (const float *)src + i), w = _mm512_maskz_loadu_ps(kw, (const float *)src + i + 16);
+        }
+        u = _mm512_maskz_sub_ps(ku, u, cv), w = _mm512_maskz_sub_ps(kw, w, cv);
+        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(u, w)));
+        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_fmadd_ps(u, u, _mm512_mul_ps(w, w))));
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    s[0] = _mm512_reduce_add_pd(t1), s[1] = _mm512_reduce_add_pd(t2);
+}
+
+/* The whole bf16-output row: statistics, then the normalisation, the next
+ * row prefetched evenly over the passes.  With st (the statistics are an
+ * output) they come from the f64 sums; otherwise from f32 lanes
+ * (pt_mem_norm_sums32) about c = x[0]: where (mean - c)² <= 3·variance,
+ * Σ |x - c| / n <= 2·sd, so the mean's error stays below about 2⁻¹⁸·sd and
+ * the variance's below about 2⁻¹⁶ of it (at most a factor 4 of
+ * cancellation); other rows take a second pass about the mean so found (the
+ * row is in L1 / L2 by then).  RMSNorm's Σ x² has no cancellation. */
+static void pt_mem_row_norm_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
+                                 double eps, const float *g, const float *b, const void *pf, size_t pf_bytes,
+                                 double st[2]) {
+    const bool bf16 = xdt == dnnl_bf16;
+    pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 2 * ((n + 15) / 16));
+    double mean = 0.0, var = 0.0;
+    if (n > 0 && st) {
+        pt_mem_norm_stats64(x, bf16, n, rms, &mean, &var, &q);
+    } else if (n > 0) {
+        const float k = rms ? 0.f : _mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+        double s[2];
+        if (bf16) pt_mem_norm_sums32(x, true, n, k, s, &q);
+        else pt_mem_norm_sums32(x, false, n, k, s, &q);
+        const double m1 = rms ? 0.0 : s[0] / (double)n;
+        var = s[1] / (double)n - m1 * m1;
+        mean = (double)k + m1;
+        if (!rms && isfinite(m1) && m1 * m1 > 3.0 * var) { /* about the mean found: no cancellation */
+            const float c = (float)mean;
+            if (bf16) pt_mem_norm_sums32(x, true, n, c, s, &q);
+            else pt_mem_norm_sums32(x, false, n, c, s, &q);
+            const double m2 = s[0] / (double)n;
+            mean = (double)c + m2, var = s[1] / (double)n - m2 * m2;
+        }
+        if (var < 0.0) var = 0.0;
+    }
+    if (st) st[0] = mean, st[1] = var;
+    const double inv = 1.0 / sqrt(var + eps);
+    if (bf16) pt_mem_norm_apply_bf16(dst, stream, x, true, n, rms, eps, st != NULL, mean, inv, g, b, &q);
+    else pt_mem_norm_apply_bf16(dst, stream, x, false, n, rms, eps, st != NULL, mean, inv, g, b, &q);
+}
+
 /* ---- element-wise math ---- */
-
-/* exp as the vector table's rows compute it (vec_exp_x86.h): n·ln2 + r,
- * Taylor to degree 6, vscalefps for 2^n; 0 below PT_EXP_MIN, NaN kept. */
-PT_MEM_INLINE __m512 pt_mem_exp(__m512 x) {
-    const __m512 lo = _mm512_set1_ps(PT_EXP_MIN);
-    const __mmask16 zero = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-    x = _mm512_max_ps(lo, _mm512_min_ps(_mm512_set1_ps(PT_EXP_MAX + 1.f), x)); /* NaN (second operand) passes */
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    return _mm512_maskz_mov_ps((__mmask16)~zero, _mm512_scalef_ps(p, n));
-}
-
-/* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
- * relative); 1/inf stays 0. */
-PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
-    const __m512 r0 = _mm512_rcp14_ps(d);
-    const __m512 r = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
-    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
-}
 
 /* erf(z) / z for |z| <= 1 as a polynomial in u = z² of degree 7
  * (interpolation at the Chebyshev nodes of [0, 1]; error below 2e-9, under
@@ -298,7 +447,7 @@ PT_MEM_INLINE __m512 pt_mem_recip(__m512 d) {
 
 /* GELU(x) = x·(1 + erf(x/√2))/2.  A vector whose |x/√2| are all <= 1 takes
  * the polynomial, 1 + erf formed by one FMA; any other takes erfc(|z|) =
- * t·exp(-z² + P(t)) (vec_exp_x86.h), which keeps the relative accuracy for
+ * t·exp(-z² + P(t)) (mem_math_avx512.h), which keeps the relative accuracy for
  * large negative x where 1 + erf cancels. */
 PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
     const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(PT_SQRT1_2));
@@ -315,31 +464,19 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
         q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q0));
         return _mm512_mul_ps(hx, _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.f)));
     }
-    const __m512 t = pt_mem_recip(_mm512_fmadd_ps(az, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f)));
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_P9), t, _mm512_set1_ps(PT_ERFC_P8));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P5));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P4));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P3));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P2));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P1));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P0));
-    const __m512 c = _mm512_mul_ps(t, pt_mem_exp(_mm512_fnmadd_ps(az, az, p)));
-    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
-    return _mm512_mul_ps(hx, _mm512_mask_sub_ps(c, pos, _mm512_set1_ps(2.f), c)); /* erfc(-z) = 2 - erfc(z) */
+    return pt_avx512_gelu_erfc(x);
 }
 
 /* GELU, tanh form: x / (1 + exp(-2g)), g = √(2/π)·(x + 0.044715·x³). */
 PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
-    const __m512 e = pt_mem_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
-    return _mm512_mul_ps(x, pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
+    const __m512 e = pt_avx512_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    return _mm512_mul_ps(x, pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
 PT_MEM_INLINE __m512 pt_mem_sigmoid(__m512 x) {
-    return pt_mem_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_mem_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+    return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_avx512_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
 /* ---- fused element-wise ops: load, compute, store in one pass ---- */
@@ -439,53 +576,106 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
 
 /* ---- SoftMax ---- */
 
-typedef struct {
-    const void *src;
-    dnnl_data_type_t dt;
-    __m512 m;
-} pt_mem_max_ctx;
-
-PT_MEM_INLINE __m512 pt_mem_make_load_max(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_max_ctx *c = (pt_mem_max_ctx *)ctx;
-    const __m512 v = pt_mem_load16_dt(c->src, c->dt, i, k);
-    c->m = _mm512_mask_max_ps(c->m, k, v, c->m); /* NaN in v yields m: NaN skipped, as vec.h's max */
-    return v;
+/* exp(x) for x <= 0 or NaN (x - max of a row): pt_avx512_exp without its
+ * upper clamp, and the zero below PT_EXP_MIN from the clamp itself
+ * (exp(PT_EXP_MIN) is below half the smallest subnormal, so vscalefps
+ * rounds it to +0): the same values with two instructions fewer. */
+PT_MEM_INLINE __m512 pt_mem_exp_nonpos(__m512 x) {
+    x = _mm512_max_ps(_mm512_set1_ps(PT_EXP_MIN), x); /* NaN (second operand) passes */
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_scalef_ps(p, n);
 }
-
-static float pt_mem_row_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n) {
-    pt_mem_max_ctx c = {.src = src, .dt = dt, .m = _mm512_set1_ps(-INFINITY)};
-    switch ((int)dt) { /* the source type a constant in each copy */
-        case dnnl_bf16: c.dt = dnnl_bf16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-        case dnnl_f16: c.dt = dnnl_f16, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-        default: c.dt = dnnl_f32, pt_mem_emit_dt(x, dnnl_f32, false, n, &c, pt_mem_make_load_max); break;
-    }
-    return _mm512_reduce_max_ps(c.m);
-}
-
-/* The last pass. */
 
 typedef struct {
     const float *x;
     __m512 s;
-    pt_mem_prefetch pf;
+    pt_mem_trickle *pf;
 } pt_mem_scale_ctx;
 
 PT_MEM_INLINE __m512 pt_mem_make_scale(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_scale_ctx *c = (pt_mem_scale_ctx *)ctx;
-    pt_mem_prefetch_step(&c->pf);
+    const pt_mem_scale_ctx *c = ctx;
+    pt_mem_trickle_step(c->pf);
     return _mm512_mul_ps(_mm512_maskz_loadu_ps(k, c->x + i), c->s);
 }
 
-static void pt_mem_row_scale_out(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, float s,
-                                 const void *pf, size_t pf_bytes) {
-    pt_mem_scale_ctx c = {.x = x, .s = _mm512_set1_ps(s), .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
-    pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_scale);
+/* The row's maximum (NaN skipped, as vec.h's max), the row widened into x. */
+PT_MEM_INLINE float pt_mem_softmax_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t n,
+                                            pt_mem_trickle *pf) {
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 u = pt_mem_load16_dt(src, dt, i, 0xFFFF), w = pt_mem_load16_dt(src, dt, i + 16, 0xFFFF);
+        _mm512_storeu_ps(x + i, u);
+        _mm512_storeu_ps(x + i + 16, w);
+        m0 = _mm512_max_ps(u, m0); /* a NaN in u yields m0: NaN skipped */
+        m1 = _mm512_max_ps(w, m1);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = pt_mem_mask16(n - i);
+        const __m512 u = pt_mem_load16_dt(src, dt, i, k);
+        _mm512_mask_storeu_ps(x + i, k, u);
+        m0 = _mm512_mask_max_ps(m0, k, u, m0);
+        pt_mem_trickle_step(pf);
+    }
+    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+/* x[i] = exp(x[i] - mx) in place; returns their sum, accumulated as vec.h's
+ * exp_sum does (two lane-wise sums over pairs of vectors, the tail into the
+ * first), so that the row equals the vector table's composition bit for bit. */
+PT_MEM_INLINE float pt_mem_softmax_exp_sum(float *x, int64_t n, float mx, pt_mem_trickle *pf) {
+    const __m512 s = _mm512_set1_ps(mx);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 e0 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+        const __m512 e1 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        _mm512_storeu_ps(x + i, e0);
+        _mm512_storeu_ps(x + i + 16, e1);
+        a0 = _mm512_add_ps(a0, e0);
+        a1 = _mm512_add_ps(a1, e1);
+        pt_mem_trickle_step(pf);
+        pt_mem_trickle_step(pf);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = pt_mem_mask16(n - i);
+        const __m512 e = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        _mm512_mask_storeu_ps(x + i, k, e);
+        a0 = _mm512_add_ps(a0, _mm512_maskz_mov_ps(k, e));
+        pt_mem_trickle_step(pf);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+static void pt_mem_row_softmax(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt,
+                               int64_t n, float *x, bool inf_as_zero, const void *pf, size_t pf_bytes) {
+    pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 3 * ((n + 15) / 16));
+    float mx;
+    switch ((int)sdt) { /* the source type a constant in each copy */
+        case dnnl_bf16: mx = pt_mem_softmax_load_max(x, src, dnnl_bf16, n, &q); break;
+        case dnnl_f16: mx = pt_mem_softmax_load_max(x, src, dnnl_f16, n, &q); break;
+        default: mx = pt_mem_softmax_load_max(x, src, dnnl_f32, n, &q); break;
+    }
+    float s = 0.f; /* a fully masked row (inf_as_zero) gives zeros */
+    if (!inf_as_zero || mx != -INFINITY) s = 1.f / pt_mem_softmax_exp_sum(x, n, mx, &q);
+    else memset(x, 0, (size_t)n * sizeof *x);
+    pt_mem_scale_ctx c = {.x = x, .s = _mm512_set1_ps(s), .pf = &q};
+    pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_scale);
 }
 
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
     .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .scale_out = pt_mem_row_scale_out, .norm_apply_bf16 = pt_mem_row_norm_apply_bf16, \
-    .load_max = pt_mem_row_load_max
+    .binary = pt_mem_row_binary, .norm_bf16 = pt_mem_row_norm_bf16, .softmax = pt_mem_row_softmax
 
 #endif

@@ -1,30 +1,12 @@
-/* AVX-512 row of the vector-kernel table (kernels/vec/vec.h).  exp uses
- * vscalefps for the 2^n step, which handles overflow to +inf and gradual
- * underflow in one instruction. */
+/* AVX-512 row of the vector-kernel table (kernels/vec/vec.h).  exp, 1/d and
+ * erfc come from mem_math_avx512.h (shared with the memory-bound rows). */
 #include <immintrin.h>
 #include <math.h>
 
 #include "kernels/vec/vec_rows.h"
 #include "kernels/x86/avx512_bf16_round.h"
+#include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
-
-static inline __m512 exp512(__m512 x) {
-    const __m512 lo = _mm512_set1_ps(PT_EXP_MIN);
-    const __mmask16 zero = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-    /* min/max return their second operand when one is NaN: x goes second so NaN passes. */
-    x = _mm512_max_ps(lo, _mm512_min_ps(_mm512_set1_ps(PT_EXP_MAX + 1.f), x));
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_set1_ps(PT_EXP_C6);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    return _mm512_maskz_mov_ps((__mmask16)~zero, _mm512_scalef_ps(p, n));
-}
 
 static inline __mmask16 tail_mask(int64_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u); }
 
@@ -47,8 +29,8 @@ static float avx512_exp_sum(float *x, int64_t n, float sub) {
     __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
-        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        const __m512 e0 = pt_avx512_exp(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+        const __m512 e1 = pt_avx512_exp(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
         _mm512_storeu_ps(x + i, e0);
         _mm512_storeu_ps(x + i + 16, e1);
         acc0 = _mm512_add_ps(acc0, e0);
@@ -56,7 +38,7 @@ static float avx512_exp_sum(float *x, int64_t n, float sub) {
     }
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
-        const __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        const __m512 e = pt_avx512_exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
         _mm512_mask_storeu_ps(x + i, k, e);
         acc0 = _mm512_add_ps(acc0, _mm512_maskz_mov_ps(k, e));
     }
@@ -249,16 +231,6 @@ static void avx512_sub2(float *y, const float *x, int64_t n, float a, float b) {
 
 /* ---- element-wise functions ---- */
 
-/* 1/d for d >= 1 or +inf (the denominators below): vrcp14ps and one Newton
- * step (relative error about 2^-27) instead of a division, which is several
- * times slower; 1/inf stays 0. */
-static inline __m512 recip512(__m512 d) {
-    const __m512 r0 = _mm512_rcp14_ps(d);
-    const __m512 e = _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f));
-    const __m512 r = _mm512_fmadd_ps(r0, e, r0);
-    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
-}
-
 static inline __m512 tanh512(__m512 x) {
     const __m512 t = _mm512_abs_ps(x);
     const __mmask16 small = _mm512_cmp_ps_mask(t, _mm512_set1_ps(PT_TANH_SMALL), _CMP_LT_OQ);
@@ -271,47 +243,23 @@ static inline __m512 tanh512(__m512 x) {
     p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(PT_TANH_T5));
     p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(PT_TANH_T3));
     const __m512 near0 = _mm512_fmadd_ps(_mm512_mul_ps(p, x2), x, x);
-    const __m512 e = exp512(_mm512_add_ps(t, t));
-    __m512 far = _mm512_fnmadd_ps(_mm512_set1_ps(2.f), recip512(_mm512_add_ps(e, _mm512_set1_ps(1.f))), _mm512_set1_ps(1.f));
+    const __m512 e = pt_avx512_exp(_mm512_add_ps(t, t));
+    __m512 far = _mm512_fnmadd_ps(_mm512_set1_ps(2.f), pt_avx512_recip(_mm512_add_ps(e, _mm512_set1_ps(1.f))), _mm512_set1_ps(1.f));
     far = _mm512_or_ps(far, _mm512_and_ps(x, _mm512_set1_ps(-0.f))); /* sign of x */
     return _mm512_mask_mov_ps(far, small, near0);
-}
-
-/* erfc(z) for z >= 0 (vec_exp_x86.h). */
-static inline __m512 erfc512(__m512 z) {
-    const __m512 t = recip512(_mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f)));
-    __m512 p = _mm512_set1_ps(PT_ERFC_P9);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P8));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P5));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P4));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P3));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P2));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P1));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P0));
-    return _mm512_mul_ps(t, exp512(_mm512_fnmadd_ps(z, z, p)));
-}
-
-static inline __m512 gelu_erf512(__m512 x) {
-    const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(PT_SQRT1_2));
-    const __m512 c = erfc512(_mm512_abs_ps(z));
-    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
-    const __m512 w = _mm512_mask_sub_ps(c, pos, _mm512_set1_ps(2.f), c); /* erfc(-z) */
-    return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), w);
 }
 
 static inline __m512 gelu_tanh512(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
     /* (1 + tanh g) / 2 = 1 / (1 + exp(-2g)): no cancellation for negative x. */
-    const __m512 e = exp512(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
-    return _mm512_mul_ps(x, recip512(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
+    const __m512 e = pt_avx512_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    return _mm512_mul_ps(x, pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
 static inline __m512 sigmoid512(__m512 x) {
-    const __m512 e = exp512(_mm512_sub_ps(_mm512_setzero_ps(), x));
-    return recip512(_mm512_add_ps(_mm512_set1_ps(1.f), e));
+    const __m512 e = pt_avx512_exp(_mm512_sub_ps(_mm512_setzero_ps(), x));
+    return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e));
 }
 
 /* v clamped to [0, 1] with NaN passed through (the reference's order of tests). */
@@ -349,12 +297,12 @@ static bool avx512_eltwise(const pt_eltwise_params *p, float *y, const float *x,
         case dnnl_graph_op_sqrt: PT_UNARY_LOOP(_mm512_sqrt_ps(v))
         case dnnl_graph_op_reciprocal: PT_UNARY_LOOP(_mm512_div_ps(_mm512_set1_ps(1.f), v))
         case dnnl_graph_op_round: PT_UNARY_LOOP(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
-        case dnnl_graph_op_exp: PT_UNARY_LOOP(exp512(v))
+        case dnnl_graph_op_exp: PT_UNARY_LOOP(pt_avx512_exp(v))
         case dnnl_graph_op_sigmoid: PT_UNARY_LOOP(sigmoid512(v))
         case dnnl_graph_op_tanh: PT_UNARY_LOOP(tanh512(v))
         case dnnl_graph_op_gelu:
             if (p->gelu_tanh) PT_UNARY_LOOP(gelu_tanh512(v))
-            PT_UNARY_LOOP(gelu_erf512(v))
+            PT_UNARY_LOOP(pt_avx512_gelu_erfc(v))
         case dnnl_graph_op_hard_sigmoid: /* mul then add, unfused, as the reference */ PT_UNARY_LOOP(unit_clamp512(_mm512_add_ps(_mm512_mul_ps(alpha, v), beta)))
         case dnnl_graph_op_hard_swish:
             PT_UNARY_LOOP(_mm512_mul_ps(v, unit_clamp512(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(1.f / 6.f), v), _mm512_set1_ps(0.5f)))))
