@@ -79,13 +79,29 @@ static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk,
  * (NC = 1024 put all twelve rows of a tile 4 KiB apart, in one set). */
 static int64_t c_ld(const pt_gemm_plan *p) { return round_up(p->NC, 16) + 16; }
 
+/* Columns of B a single-M-block item packs per KC chunk: half of L2, next
+ * to the A block. */
+static int64_t chunk_cols(const pt_gemm_plan *p) {
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(p->d.kind), nr = p->uk->nr;
+    return max64(nr, (int64_t)pt_cpu()->l2_bytes / 2 / (p->KC * eb) / nr * nr);
+}
+
+/* Whether an item's B block is used by it alone (one M block, and no batch
+ * items sharing it): then B is packed per chunk (run_item_b_runs) unless
+ * prepacked. */
+static bool b_per_chunk(const pt_gemm_plan *p) { return p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1); }
+
 static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
     l.c = 0;
     l.a = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4);
+    /* Items with B packed per chunk (run_item_b_runs) need one chunk's
+     * column run. */
+    const bool per_chunk = b_per_chunk(p);
+    const int64_t b_elems = per_chunk ? p->KC * min64(p->NC, chunk_cols(p)) : k_padded(p) * p->NC;
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
-    l.rowsum = l.b + align_bytes((size_t)(k_padded(p) * p->NC) * eb);
+    l.rowsum = l.b + align_bytes((size_t)b_elems * eb);
     bool int_kind = p->d.kind == PT_GEMM_U8S8;
     l.rowsum_chunk = l.rowsum + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
     l.colsum = l.rowsum_chunk + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
@@ -185,16 +201,17 @@ static void choose_blocks(pt_gemm_plan *p) {
     int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;
     nc_max = min64(PT_GEMM_NC_MAX, max64(NC_MIN, nc_max));
     set_blocks(p, even_block(d->M, mc_max, uk->mr), even_block(d->N, nc_max, uk->nr));
-    /* One M block: B is packed per KC chunk (run_item), and the chunk's
-     * panels should share L2 with the A block. */
+    /* One M block: B is packed per KC chunk (run_item_b_runs), and the
+     * chunk's panels should share L2 with the A block.  (Items one per
+     * thread, packing A once per chunk or once for the whole K, took 5-15 %
+     * more CPU time at 128x4096x4096: the A block then came from L3.) */
     if (p->mblocks == 1 && !d->b_constant && p->nbatch == 1) {
         const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
         if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
     }
-
+    const int T = useful_threads(p, p->nthr);
     /* Enough items for every useful thread, and a multiple of the thread
      * count while items are few (3 items on 2 threads waste a third). */
-    const int T = useful_threads(p, p->nthr);
     for (;;) {
         int64_t items = p->nbatch * p->mblocks * p->nblocks;
         if (items >= T && (items % T == 0 || items >= 4 * T)) break;
@@ -206,6 +223,66 @@ static void choose_blocks(pt_gemm_plan *p) {
         else
             set_blocks(p, p->MC, even_block(d->N, round_up(p->NC / 2, uk->nr), uk->nr));
     }
+}
+
+/* ---- team path: B panels packed together ------------------------------------------ */
+
+/* With M large enough to split evenly over the threads (and one batch
+ * item, B not prepacked), the threads share each packed B panel instead of
+ * each packing all of B: per (M group, NC block, KC chunk) every thread
+ * packs its share of the KC x NC panel's strips into a buffer of the team,
+ * one barrier, then each sweeps its own rows (its A blocks) over the whole
+ * panel, adding into its C rows; the last chunk hands each finished MC x NC
+ * block to the epilogue.  Two panel buffers alternate, so one barrier per
+ * chunk suffices: a thread packing chunk i+1 has passed barrier i, which
+ * every thread reached only after sweeping chunk i-1, the buffer's last
+ * use.  Per output element the sum runs over the same KC chunks in the same
+ * order as on the item path, so results do not depend on the path or on
+ * which thread ran which rows. */
+#define TEAM_MIN_TILES_PER_THREAD 8 /* fewer MR row tiles per thread leave one thread a tile more (M = 128 on 2
+                                     * threads: 6 against 5); the item path splits N there */
+#ifndef PT_GEMM_TEAM_NC_MAX
+#define PT_GEMM_TEAM_NC_MAX 2048 /* A is packed once per NC block: wide blocks pack it less often */
+#endif
+#define TEAM_ROWS_MAX 1024 /* rows of C a thread holds per M group (8 MiB at NC 2048) */
+
+typedef struct {
+    int64_t NC, nblocks;      /* column blocks */
+    int64_t grows, groups;    /* rows per M group (multiple of MR; the last may be shorter) */
+    int64_t rows_max, MC, ldc; /* C rows a thread holds, its A block, C row stride */
+    size_t panel_bytes;       /* one KC x NC panel buffer */
+    size_t shared_bytes, thread_bytes;
+    size_t t_c, t_a, t_rowsum, t_rowsum_chunk; /* offsets in a thread's scratch */
+} team_shape;
+
+static bool team_possible(const pt_gemm_plan *p, int T) {
+    return T >= 2 && p->nbatch == 1 && !gemv_path_possible(&p->d) &&
+           ceil_div(p->d.M, p->uk->mr) >= (int64_t)TEAM_MIN_TILES_PER_THREAD * T;
+}
+
+static team_shape team_shape_of(const pt_gemm_plan *p, int T) {
+    const pt_gemm_ukernel *uk = p->uk;
+    const pt_gemm_desc *d = &p->d;
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), mr = uk->mr;
+    team_shape s;
+    s.NC = even_block(d->N, min64(PT_GEMM_TEAM_NC_MAX, PT_GEMM_NC_MAX), uk->nr);
+    s.nblocks = ceil_div(d->N, s.NC);
+    s.groups = ceil_div(d->M, (int64_t)T * TEAM_ROWS_MAX);
+    s.grows = round_up(ceil_div(d->M, s.groups), mr);
+    s.rows_max = ceil_div(ceil_div(s.grows, mr), T) * mr;
+    int64_t mc_max = (int64_t)pt_cpu()->l2_bytes / PT_GEMM_MC_L2_DIVISOR / (p->KC * eb);
+    mc_max = max64(mr, mc_max / mr * mr);
+    s.MC = even_block(s.rows_max, mc_max, mr);
+    s.ldc = round_up(s.NC, 16) + 16;
+    s.panel_bytes = align_bytes((size_t)(p->KC * s.NC) * (size_t)eb);
+    const bool int_kind = d->kind == PT_GEMM_U8S8;
+    s.shared_bytes = 2 * s.panel_bytes + (int_kind ? 2 * align_bytes((size_t)s.NC * 4) : 0);
+    s.t_c = 0;
+    s.t_a = s.t_c + align_bytes((size_t)(s.rows_max * s.ldc) * 4);
+    s.t_rowsum = s.t_a + align_bytes((size_t)(s.MC * p->KC) * (size_t)eb);
+    s.t_rowsum_chunk = s.t_rowsum + (int_kind ? align_bytes((size_t)s.rows_max * 4) : 0);
+    s.thread_bytes = s.t_rowsum_chunk + (int_kind ? align_bytes((size_t)s.MC * 4) : 0);
+    return s;
 }
 
 static bool is_float_dt(dnnl_data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16; }
@@ -248,6 +325,12 @@ pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nth
     choose_blocks(p);
     size_t bytes = layout_of(p).total;
     if (gemv_path_possible(d) && gemv_thread_bytes(p) > bytes) bytes = gemv_thread_bytes(p);
+    const int T = useful_threads(p, p->nthr);
+    if (team_possible(p, T)) {
+        const team_shape ts = team_shape_of(p, T);
+        if (ts.thread_bytes > bytes) bytes = ts.thread_bytes;
+        p->shared_bytes = ts.shared_bytes;
+    }
     p->thread_bytes = align_bytes(bytes);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
     const int64_t Npad = round_up(d->N, uk->nr);
@@ -267,7 +350,7 @@ static int run_threads(const pt_gemm_plan *p, int nthr) { return nthr < 1 ? 1 : 
 
 size_t pt_gemm_scratch_bytes(const pt_gemm_plan *p, int nthr) {
     /* Slack to align the caller's pointer to 64 bytes. */
-    return p->thread_bytes * (size_t)run_threads(p, nthr) + ALIGN_BYTES;
+    return p->thread_bytes * (size_t)run_threads(p, nthr) + p->shared_bytes + ALIGN_BYTES;
 }
 
 /* ---- run ----------------------------------------------------------------------- */
@@ -333,11 +416,10 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
  * most 2·K·255·255, so for K <= 10000 every partial sum fits int32 and the
  * correction runs in int32 over whole rows (vectorised); larger K keeps the
  * int64 form.  Both give the same exact integer, then the same rounding. */
-static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
-                             const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
+static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, int64_t ld,
+                             const int32_t *rowsum, const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_desc *d = &p->d;
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
-    const int64_t ld = c_ld(p);
     const float *bs = args->b_scales;
     float scale[PT_GEMM_NC_MAX];
     int32_t colterm[PT_GEMM_NC_MAX];
@@ -374,6 +456,64 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
     }
 }
 
+/* The microkernel over an mlen x nlen block for one chunk: B strips
+ * (b_strip bytes apart) outer, so each stays in L1 for all A strips. */
+static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
+                  int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate) {
+    for (int64_t j = 0; j * uk->nr < nlen; ++j) {
+        const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
+        for (int64_t i = 0; i * uk->mr < mlen; ++i) {
+            const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
+            char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
+            uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
+        }
+    }
+}
+
+/* An item whose B block no other item reuses (one M block, and no batch
+ * items sharing it): B is packed per KC chunk in column runs that stay in
+ * L2 next to the chunk's A block (whole-K panels of a skinny product,
+ * 4 MiB, went out to memory and came back); each run's C is finished and
+ * handed to the epilogue while in L2. */
+static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t run = min64(chunk_cols(p), p->NC), ldc = round_up(run, 16) + 16;
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const void *a = elem_ptr(w->args->a, d->a.dt, a_off), *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
+    char *abuf = w->scratch + w->lay.a, *bbuf = w->scratch + w->lay.b, *cblk = w->scratch + w->lay.c;
+    int32_t *rowsum = NULL, *rowsum_chunk = NULL, *colsum = NULL;
+    int32_t colsum_chunk[PT_GEMM_NC_MAX];
+    if (d->kind == PT_GEMM_U8S8) {
+        rowsum = (int32_t *)(w->scratch + w->lay.rowsum), rowsum_chunk = (int32_t *)(w->scratch + w->lay.rowsum_chunk);
+        colsum = (int32_t *)(w->scratch + w->lay.colsum);
+    }
+    w->b_cached = false;
+    for (int64_t j0 = 0; j0 < nlen; j0 += run) {
+        const int64_t jl = min64(run, nlen - j0);
+        if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
+        for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
+            const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
+            pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc, bbuf,
+                                colsum ? colsum_chunk : NULL);
+            if (colsum) {
+                for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+                for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
+            }
+            sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0);
+        }
+        if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
+        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
+    }
+}
+
+/* Items with B packed for the whole K of the block (b_block: kept while
+ * consecutive items share it, or prepacked): per KC chunk the A block is
+ * packed and swept against the chunk's rows of every strip. */
 static void run_item(worker *w, int64_t item) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
@@ -381,21 +521,15 @@ static void run_item(worker *w, int64_t item) {
     const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
     const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
     const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
-    const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
-    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
+    if (!w->args->b_packed && b_per_chunk(p)) {
+        run_item_b_runs(w, b, m0, n0, mlen, nlen);
+        return;
+    }
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    /* A B block no other item reuses (one M block, and no batch items
-     * sharing it) is packed per KC chunk instead of for the whole K: the
-     * chunk's panels stay in L2 for the sweep, where whole-K panels of a
-     * skinny product (4 MiB) went out to memory and came back. */
-    const bool b_per_chunk = !w->args->b_packed && p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1);
-    packed_b_view bv = {NULL, 0, NULL};
-    if (!b_per_chunk) bv = b_block(w, b_off, n0, nlen);
-    const void *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
-    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
-    int32_t colsum_chunk[PT_GEMM_NC_MAX];
-    if (b_per_chunk && colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)nlen);
+    const packed_b_view bv = b_block(w, b_off, n0, nlen);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
@@ -408,27 +542,11 @@ static void run_item(worker *w, int64_t item) {
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
-        if (b_per_chunk) {
-            w->b_cached = false;
-            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0, nlen, k0, kc,
-                                w->scratch + w->lay.b, colsum ? colsum_chunk : NULL);
-            if (colsum)
-                for (int64_t j = 0; j < nlen; ++j) colsum[j] += colsum_chunk[j];
-        }
-        for (int64_t j = 0; j * uk->nr < nlen; ++j) {
-            const char *bp = b_per_chunk ? w->scratch + w->lay.b + j * uk->nr * kcp * (int64_t)eb
-                                         : bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
-            const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
-            for (int64_t i = 0; i * uk->mr < mlen; ++i) {
-                const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
-                char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
-                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, ldc, mr, nr, k0 > 0);
-            }
-        }
+        sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv.base + bv.strip0 * b_strip_bytes + k0 * uk->nr * eb, b_strip_bytes,
+              cblk, ldc, mlen, nlen, k0 > 0);
     }
-    if (d->kind == PT_GEMM_U8S8)
-        dequantize_block(p, w->args, cblk, rowsum, b_per_chunk ? colsum : bv.colsum, n0, mlen, nlen);
-    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
+    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv.colsum, n0, mlen, nlen);
+    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
 }
 
 /* Items: each thread owns the contiguous slice the static split gives it
@@ -470,6 +588,59 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
     for (int v = 1; v < nt; ++v) {
         item_slice *victim = &slices[(tid + v) % nt];
         while (take_item(victim, false, &it)) run_item(&w, it);
+    }
+}
+
+/* Thread tid's part of the team path (see team_shape); `shared` is the
+ * team's panel buffers (and U8S8 column sums), `mine` its own scratch. */
+static void run_team(const pt_gemm_plan *p, const pt_gemm_args *args, const team_shape *s, char *shared, char *mine,
+                     int tid, int nt) {
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), mr = uk->mr, nr = uk->nr;
+    const bool int_kind = d->kind == PT_GEMM_U8S8;
+    char *cthr = mine + s->t_c, *abuf = mine + s->t_a;
+    int32_t *rowsum = int_kind ? (int32_t *)(mine + s->t_rowsum) : NULL;
+    int32_t *rowsum_chunk = int_kind ? (int32_t *)(mine + s->t_rowsum_chunk) : NULL;
+    int32_t colsum_chunk[PT_GEMM_NC_MAX];
+    int64_t seq = 0; /* chunks so far: which panel buffer */
+    for (int64_t g = 0; g < s->groups; ++g) {
+        const int64_t g0 = g * s->grows, gl = min64(s->grows, d->M - g0), tiles = ceil_div(gl, mr);
+        const int64_t r0 = g0 + tiles * tid / nt * mr, r1 = g0 + min64(tiles * (tid + 1) / nt * mr, gl);
+        for (int64_t nb = 0; nb < s->nblocks; ++nb) {
+            const int64_t n0 = nb * s->NC, nlen = min64(s->NC, d->N - n0), strips = ceil_div(nlen, nr);
+            const int64_t s0 = strips * tid / nt, s1 = strips * (tid + 1) / nt;
+            const int64_t c0 = s0 * nr, clen = min64(s1 * nr, nlen) - c0;
+            int32_t *colsum = int_kind ? (int32_t *)(shared + 2 * s->panel_bytes +
+                                                     (size_t)((g * s->nblocks + nb) & 1) * align_bytes((size_t)s->NC * 4))
+                                       : NULL;
+            for (int64_t k0 = 0; k0 < d->K; k0 += p->KC, ++seq) {
+                const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
+                const int64_t b_strip = nr * kcp * eb;
+                char *panel = shared + (size_t)(seq & 1) * s->panel_bytes;
+                if (clen > 0) {
+                    pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, n0 + c0, clen, k0, kc,
+                                        panel + s0 * b_strip, colsum ? colsum_chunk : NULL);
+                    if (colsum)
+                        for (int64_t j = 0; j < clen; ++j)
+                            colsum[c0 + j] = (k0 > 0 ? colsum[c0 + j] : 0) + colsum_chunk[j];
+                }
+#pragma omp barrier
+                const bool last = k0 + p->KC >= d->K;
+                for (int64_t m0 = r0; m0 < r1; m0 += s->MC) {
+                    const int64_t mlen = min64(s->MC, r1 - m0);
+                    char *cblk = cthr + (size_t)((m0 - r0) * s->ldc) * 4;
+                    pt_gemm_pack_panels(uk, false, &d->a, args->a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+                    if (rowsum)
+                        for (int64_t i = 0; i < mlen; ++i)
+                            rowsum[m0 - r0 + i] = (k0 > 0 ? rowsum[m0 - r0 + i] : 0) + rowsum_chunk[i];
+                    sweep(uk, kcp, abuf, mr * kcp * eb, panel, b_strip, cblk, s->ldc, mlen, nlen, k0 > 0);
+                    if (!last) continue;
+                    if (int_kind) dequantize_block(p, args, cblk, s->ldc, rowsum + (m0 - r0), colsum, n0, mlen, nlen);
+                    args->epilogue(args->epilogue_ctx, 0, m0, n0, mlen, nlen, (float *)cblk, s->ldc, tid);
+                }
+            }
+        }
     }
 }
 
@@ -565,11 +736,19 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
             for (int t = 0; t < nt; ++t)
                 slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
         }
+        const bool team = !args->b_packed && nt == useful_threads(p, p->nthr) && team_possible(p, nt);
+        const team_shape ts = team ? team_shape_of(p, nt) : (team_shape){0};
 #pragma omp parallel num_threads(nt)
         {
-            /* With slices, every planned slice is drained even if the team
-             * is smaller than asked; without, the team splits the items. */
-            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices);
+            /* The team path needs the whole team it was planned for; with
+             * slices, every planned slice is drained even if the team is
+             * smaller than asked; without, the team splits the items. */
+            const int tid = omp_get_thread_num();
+            if (team && omp_get_num_threads() == nt)
+                run_team(p, args, &ts, base + p->thread_bytes * (size_t)nt, base + p->thread_bytes * (size_t)tid, tid,
+                         nt);
+            else
+                run_packed_slice(p, args, base, tid, slices ? nt : omp_get_num_threads(), slices);
         }
     }
     return dnnl_success;
