@@ -10,11 +10,17 @@
  * fastest; batch items that broadcast B share it too), and per KC chunk
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
  * into an MC x NC block of C.  With a single M block no item reuses a B
- * block, so B is packed per KC chunk instead, next to that chunk's A block
- * in L2.  When K is done the block goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * block, so B is packed per KC chunk instead, in column runs next to that
+ * chunk's A block in L2.  When K is done the block goes through the
+ * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
+ *
+ * Several threads on one batch item with M of at least 8 row tiles per
+ * thread and B not prepacked take the team path instead (run_team): the
+ * threads pack each KC x NC panel of B together into shared scratch and
+ * split the rows, so B is packed once rather than once per thread.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, k block, column
