@@ -87,6 +87,9 @@ static void test_ukernels(pt_gemm_kind kind) {
             check_ukernel_case(uk, kcs[t], uk->mr, uk->nr, 1);
             check_ukernel_case(uk, kcs[t], 1, 1, 1);
             check_ukernel_case(uk, kcs[t], uk->mr - 1, uk->nr - 1, (int)(t & 1));
+            /* Row counts at the edges of the AVX-512 kernels' 8-row variant. */
+            check_ukernel_case(uk, kcs[t], uk->mr < 8 ? uk->mr : 8, uk->nr, (int)(t & 1));
+            check_ukernel_case(uk, kcs[t], uk->mr < 9 ? uk->mr : 9, uk->nr - 3, 1);
             check_ukernel_case(uk, kcs[t], (int)rnd_range(1, uk->mr), (int)rnd_range(1, uk->nr), (int)(t & 1));
         }
         printf("  %s: microkernel checked\n", uk->name);
