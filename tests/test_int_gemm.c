@@ -356,13 +356,15 @@ static void test_driver_float(pt_gemm_kind kind) {
                 fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
                 run_float_case(uk, &fc);
             }
-        /* M large enough for the team path (B panels packed together, rows
-         * split over the threads): several KC chunks, NC blocks (N past
-         * 2048), M groups (M past 2 x 1024), tails; two and three threads,
-         * and a run on fewer threads than planned (item path, same sums). */
+        /* M large enough for the team path (B blocks packed together, M
+         * blocks claimed by the threads): several KC chunks, NC blocks
+         * (several also in test_int_gemm_small_blocks, built with small
+         * blocks), tails; two and three threads, and a run on fewer threads
+         * than planned. */
         const int64_t team[][4] = {{16 * MR + 5, 2 * NR + 3, 2 * KC + 5, 2}, {20 * MR, 2100, 37, 2},
                                    {2100, 70, 31, 2},                        {24 * MR + 1, 3 * NR + 7, KC + 3, 3},
-                                   {16 * MR + 1, 1, 22000, 2}};
+                                   {16 * MR + 1, 1, 22000, 2},               {160, 600, 100, 2},
+                                   {161, 601, 67, 3}};
         for (size_t i = 0; i < sizeof team / sizeof team[0]; ++i) {
             float_case fc = plain(team[i][0], team[i][1], team[i][2]);
             fc.nthr = (int)team[i][3], fc.a_trans = (int)i & 1, fc.b_trans = i == 1;
@@ -552,14 +554,14 @@ static void test_driver_u8s8(void) {
             run_int_case(uk, &ic);
         }
     printf("  %s: U8S8 driver checked\n", uk->name);
-    /* Every row this CPU runs on two or three threads, M past 16 row tiles
-     * per thread (team path: B panels and column sums shared), zero points
-     * on both sides, several KC chunks and tails. */
+    /* Every row this CPU runs on two or three threads, M large enough for
+     * the team path (B blocks and column sums shared), zero points on both
+     * sides, several KC chunks and tails. */
     for (size_t r = 0; r < pt_gemm_ukernel_count(PT_GEMM_U8S8); ++r) {
         const pt_gemm_ukernel *row = pt_gemm_ukernel_at(PT_GEMM_U8S8, r);
         if (!row_runs(row)) continue;
         const int64_t team[][4] = {{16 * row->mr + 3, 2 * row->nr + 5, 1500, 2}, {24 * row->mr, 3 * row->nr + 1, 400, 3},
-                                   {2100, 33, 64, 2}};
+                                   {2100, 33, 64, 2}, {160, 600, 100, 2}};
         for (size_t i = 0; i < sizeof team / sizeof team[0]; ++i) {
             int_case ic = {team[i][0], team[i][1], team[i][2], i & 1 ? dnnl_s8 : dnnl_u8, (int32_t)rnd_range(1, 140),
                            true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)team[i][3]};

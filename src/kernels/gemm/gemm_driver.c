@@ -17,10 +17,10 @@
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
  *
- * Several threads on one batch item with M of at least 8 row tiles per
- * thread and B not prepacked take the team path instead (run_team): the
- * threads pack each KC x NC panel of B together into shared scratch and
- * split the rows, so B is packed once rather than once per thread.
+ * Several threads on one batch item with at least two M blocks per thread
+ * and B not prepacked take the team path instead (run_team): the
+ * threads pack each whole-K B block together into shared scratch and then
+ * claim its M blocks, so B is packed once rather than once per thread.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, k block, column
@@ -28,6 +28,7 @@
  * thread's f32 rows (or, for a k split, into its k block's partial slot,
  * added in order at the end). */
 #include <omp.h>
+#include <sched.h>
 #include <string.h>
 
 #include "ir/dtype.h"
@@ -231,63 +232,41 @@ static void choose_blocks(pt_gemm_plan *p) {
     }
 }
 
-/* ---- team path: B panels packed together ------------------------------------------ */
+/* ---- team path: B blocks packed together ------------------------------------------ */
 
-/* With M large enough to split evenly over the threads (and one batch
- * item, B not prepacked), the threads share each packed B panel instead of
- * each packing all of B: per (M group, NC block, KC chunk) every thread
- * packs its share of the KC x NC panel's strips into a buffer of the team,
- * one barrier, then each sweeps its own rows (its A blocks) over the whole
- * panel, adding into its C rows; the last chunk hands each finished MC x NC
- * block to the epilogue.  Two panel buffers alternate, so one barrier per
- * chunk suffices: a thread packing chunk i+1 has passed barrier i, which
- * every thread reached only after sweeping chunk i-1, the buffer's last
- * use.  Per output element the sum runs over the same KC chunks in the same
- * order as on the item path, so results do not depend on the path or on
- * which thread ran which rows. */
-#define TEAM_MIN_TILES_PER_THREAD 8 /* fewer MR row tiles per thread leave one thread a tile more (M = 128 on 2
-                                     * threads: 6 against 5); the item path splits N there */
-#ifndef PT_GEMM_TEAM_NC_MAX
-#define PT_GEMM_TEAM_NC_MAX 2048 /* A is packed once per NC block: wide blocks pack it less often */
-#endif
-#define TEAM_ROWS_MAX 1024 /* rows of C a thread holds per M group (8 MiB at NC 2048) */
+/* With several threads on one batch item, M blocks enough for every thread
+ * twice, and B not prepacked, the threads share each packed B block instead
+ * of each packing all of B: per NC block they claim units of its whole-K
+ * strips from a counter and pack them into a buffer of the team, wait until
+ * every unit is packed, then claim M blocks (items, computed as on the item
+ * path against the shared block) from a second counter.  Waits are for work
+ * in progress only: a thread that arrives early packs and computes what is
+ * left, so a thread that loses its core holds the others for at most the
+ * unit or item it is in.  Two block buffers alternate; a thread packs block
+ * i into a buffer only after every item of block i - 2 is done.  Per output
+ * element the sum runs over the same KC chunks in the same order as on the
+ * item path, so results do not depend on the path or on who ran what. */
+#define TEAM_PACK_STRIPS 4        /* strips per claimed packing unit */
+#define TEAM_SPINS_PER_YIELD 1024 /* a waiting thread yields its core now and then to the one it waits for */
 
 typedef struct {
-    int64_t NC, nblocks;      /* column blocks */
-    int64_t grows, groups;    /* rows per M group (multiple of MR; the last may be shorter) */
-    int64_t rows_max, MC, ldc; /* C rows a thread holds, its A block, C row stride */
-    size_t panel_bytes;       /* one KC x NC panel buffer */
-    size_t shared_bytes, thread_bytes;
-    size_t t_c, t_a, t_rowsum, t_rowsum_chunk; /* offsets in a thread's scratch */
+    size_t counters;     /* bytes of the per-block counters: pack claimed, packed, items claimed, items done */
+    size_t block_bytes;  /* one whole-K B block in panels */
+    size_t colsum_bytes; /* U8S8: its column sums */
+    size_t shared_bytes;
 } team_shape;
 
 static bool team_possible(const pt_gemm_plan *p, int T) {
-    return T >= 2 && p->nbatch == 1 && !gemv_path_possible(&p->d) &&
-           ceil_div(p->d.M, p->uk->mr) >= (int64_t)TEAM_MIN_TILES_PER_THREAD * T;
+    return T >= 2 && p->nbatch == 1 && !gemv_path_possible(&p->d) && p->mblocks >= 2 * (int64_t)T;
 }
 
-static team_shape team_shape_of(const pt_gemm_plan *p, int T) {
-    const pt_gemm_ukernel *uk = p->uk;
-    const pt_gemm_desc *d = &p->d;
-    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), mr = uk->mr;
+static team_shape team_shape_of(const pt_gemm_plan *p) {
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(p->d.kind);
     team_shape s;
-    s.NC = even_block(d->N, min64(PT_GEMM_TEAM_NC_MAX, PT_GEMM_NC_MAX), uk->nr);
-    s.nblocks = ceil_div(d->N, s.NC);
-    s.groups = ceil_div(d->M, (int64_t)T * TEAM_ROWS_MAX);
-    s.grows = round_up(ceil_div(d->M, s.groups), mr);
-    s.rows_max = ceil_div(ceil_div(s.grows, mr), T) * mr;
-    int64_t mc_max = (int64_t)pt_cpu()->l2_bytes / PT_GEMM_MC_L2_DIVISOR / (p->KC * eb);
-    mc_max = max64(mr, mc_max / mr * mr);
-    s.MC = even_block(s.rows_max, mc_max, mr);
-    s.ldc = round_up(s.NC, 16) + 16;
-    s.panel_bytes = align_bytes((size_t)(p->KC * s.NC) * (size_t)eb);
-    const bool int_kind = d->kind == PT_GEMM_U8S8;
-    s.shared_bytes = 2 * s.panel_bytes + (int_kind ? 2 * align_bytes((size_t)s.NC * 4) : 0);
-    s.t_c = 0;
-    s.t_a = s.t_c + align_bytes((size_t)(s.rows_max * s.ldc) * 4);
-    s.t_rowsum = s.t_a + align_bytes((size_t)(s.MC * p->KC) * (size_t)eb);
-    s.t_rowsum_chunk = s.t_rowsum + (int_kind ? align_bytes((size_t)s.rows_max * 4) : 0);
-    s.thread_bytes = s.t_rowsum_chunk + (int_kind ? align_bytes((size_t)s.MC * 4) : 0);
+    s.counters = align_bytes((size_t)(4 * p->nblocks) * sizeof(int64_t));
+    s.block_bytes = align_bytes((size_t)(k_padded(p) * round_up(p->NC, p->uk->nr) * eb));
+    s.colsum_bytes = p->d.kind == PT_GEMM_U8S8 ? align_bytes((size_t)p->NC * 4) : 0;
+    s.shared_bytes = s.counters + 2 * (s.block_bytes + s.colsum_bytes);
     return s;
 }
 
@@ -331,12 +310,7 @@ pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nth
     choose_blocks(p);
     size_t bytes = layout_of(p).total;
     if (gemv_path_possible(d) && gemv_thread_bytes(p) > bytes) bytes = gemv_thread_bytes(p);
-    const int T = useful_threads(p, p->nthr);
-    if (team_possible(p, T)) {
-        const team_shape ts = team_shape_of(p, T);
-        if (ts.thread_bytes > bytes) bytes = ts.thread_bytes;
-        p->shared_bytes = ts.shared_bytes;
-    }
+    if (team_possible(p, useful_threads(p, p->nthr))) p->shared_bytes = team_shape_of(p).shared_bytes;
     p->thread_bytes = align_bytes(bytes);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
     const int64_t Npad = round_up(d->N, uk->nr);
@@ -517,25 +491,17 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
     }
 }
 
-/* Items with B packed for the whole K of the block (b_block: kept while
- * consecutive items share it, or prepacked): per KC chunk the A block is
- * packed and swept against the chunk's rows of every strip. */
-static void run_item(worker *w, int64_t item) {
+/* One M x NC block against whole-K B strips `bv`: per KC chunk the A block
+ * is packed and swept against the chunk's rows of every strip. */
+static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
+                      int64_t nlen) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
     const pt_gemm_ukernel *uk = p->uk;
-    const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
-    const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
-    const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
-    if (!w->args->b_packed && b_per_chunk(p)) {
-        run_item_b_runs(w, b, m0, n0, mlen, nlen);
-        return;
-    }
     const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
     const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * eb, ldc = c_ld(p);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    const packed_b_view bv = b_block(w, b_off, n0, nlen);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
@@ -548,11 +514,29 @@ static void run_item(worker *w, int64_t item) {
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
-        sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv.base + bv.strip0 * b_strip_bytes + k0 * uk->nr * eb, b_strip_bytes,
-              cblk, ldc, mlen, nlen, k0 > 0);
+        sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
+              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0);
     }
-    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv.colsum, n0, mlen, nlen);
+    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
+}
+
+/* Items with B packed for the whole K of the block (b_block: kept while
+ * consecutive items share it, or prepacked) go through run_block. */
+static void run_item(worker *w, int64_t item) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
+    const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
+    const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
+    if (!w->args->b_packed && b_per_chunk(p)) {
+        run_item_b_runs(w, b, m0, n0, mlen, nlen);
+        return;
+    }
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const packed_b_view bv = b_block(w, b_off, n0, nlen);
+    run_block(w, &bv, b, m0, n0, mlen, nlen);
 }
 
 /* Items: each thread owns the contiguous slice the static split gives it
@@ -597,55 +581,39 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
     }
 }
 
-/* Thread tid's part of the team path (see team_shape); `shared` is the
- * team's panel buffers (and U8S8 column sums), `mine` its own scratch. */
-static void run_team(const pt_gemm_plan *p, const pt_gemm_args *args, const team_shape *s, char *shared, char *mine,
-                     int tid, int nt) {
+static void spin_until(const int64_t *ctr, int64_t target) {
+    for (int spins = 0; __atomic_load_n(ctr, __ATOMIC_ACQUIRE) < target;)
+        if (++spins % TEAM_SPINS_PER_YIELD == 0) sched_yield();
+}
+
+/* One thread's part of the team path; `shared` holds the counters (zeroed
+ * before the team starts) and the two block buffers. */
+static void run_team(worker *w, const team_shape *s, char *shared) {
+    const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
+    const pt_gemm_args *args = w->args;
     const pt_gemm_ukernel *uk = p->uk;
-    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), mr = uk->mr, nr = uk->nr;
-    const bool int_kind = d->kind == PT_GEMM_U8S8;
-    char *cthr = mine + s->t_c, *abuf = mine + s->t_a;
-    int32_t *rowsum = int_kind ? (int32_t *)(mine + s->t_rowsum) : NULL;
-    int32_t *rowsum_chunk = int_kind ? (int32_t *)(mine + s->t_rowsum_chunk) : NULL;
-    int32_t colsum_chunk[PT_GEMM_NC_MAX];
-    int64_t seq = 0; /* chunks so far: which panel buffer */
-    for (int64_t g = 0; g < s->groups; ++g) {
-        const int64_t g0 = g * s->grows, gl = min64(s->grows, d->M - g0), tiles = ceil_div(gl, mr);
-        const int64_t r0 = g0 + tiles * tid / nt * mr, r1 = g0 + min64(tiles * (tid + 1) / nt * mr, gl);
-        for (int64_t nb = 0; nb < s->nblocks; ++nb) {
-            const int64_t n0 = nb * s->NC, nlen = min64(s->NC, d->N - n0), strips = ceil_div(nlen, nr);
-            const int64_t s0 = strips * tid / nt, s1 = strips * (tid + 1) / nt;
-            const int64_t c0 = s0 * nr, clen = min64(s1 * nr, nlen) - c0;
-            int32_t *colsum = int_kind ? (int32_t *)(shared + 2 * s->panel_bytes +
-                                                     (size_t)((g * s->nblocks + nb) & 1) * align_bytes((size_t)s->NC * 4))
-                                       : NULL;
-            for (int64_t k0 = 0; k0 < d->K; k0 += p->KC, ++seq) {
-                const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
-                const int64_t b_strip = nr * kcp * eb;
-                char *panel = shared + (size_t)(seq & 1) * s->panel_bytes;
-                if (clen > 0) {
-                    pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, n0 + c0, clen, k0, kc,
-                                        panel + s0 * b_strip, colsum ? colsum_chunk : NULL);
-                    if (colsum)
-                        for (int64_t j = 0; j < clen; ++j)
-                            colsum[c0 + j] = (k0 > 0 ? colsum[c0 + j] : 0) + colsum_chunk[j];
-                }
-#pragma omp barrier
-                const bool last = k0 + p->KC >= d->K;
-                for (int64_t m0 = r0; m0 < r1; m0 += s->MC) {
-                    const int64_t mlen = min64(s->MC, r1 - m0);
-                    char *cblk = cthr + (size_t)((m0 - r0) * s->ldc) * 4;
-                    pt_gemm_pack_panels(uk, false, &d->a, args->a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
-                    if (rowsum)
-                        for (int64_t i = 0; i < mlen; ++i)
-                            rowsum[m0 - r0 + i] = (k0 > 0 ? rowsum[m0 - r0 + i] : 0) + rowsum_chunk[i];
-                    sweep(uk, kcp, abuf, mr * kcp * eb, panel, b_strip, cblk, s->ldc, mlen, nlen, k0 > 0);
-                    if (!last) continue;
-                    if (int_kind) dequantize_block(p, args, cblk, s->ldc, rowsum + (m0 - r0), colsum, n0, mlen, nlen);
-                    args->epilogue(args->epilogue_ctx, 0, m0, n0, mlen, nlen, (float *)cblk, s->ldc, tid);
-                }
-            }
+    const int64_t nr = uk->nr, strip_bytes = nr * k_padded(p) * (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    int64_t *ctr = (int64_t *)shared;
+    for (int64_t nb = 0; nb < p->nblocks; ++nb) {
+        int64_t *c = ctr + 4 * nb;
+        char *blk = shared + s->counters + (size_t)(nb & 1) * (s->block_bytes + s->colsum_bytes);
+        int32_t *colsum = s->colsum_bytes ? (int32_t *)(blk + s->block_bytes) : NULL;
+        const int64_t n0 = nb * p->NC, nlen = min64(p->NC, d->N - n0);
+        const int64_t units = ceil_div(ceil_div(nlen, nr), TEAM_PACK_STRIPS);
+        if (nb >= 2) spin_until(&ctr[4 * (nb - 2) + 3], p->mblocks);
+        for (int64_t u; (u = __atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED)) < units;) {
+            const int64_t s0 = u * TEAM_PACK_STRIPS, c0 = s0 * nr, clen = min64(nlen - c0, TEAM_PACK_STRIPS * nr);
+            pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, n0 + c0, clen, 0, d->K,
+                                blk + s0 * strip_bytes, colsum ? colsum + c0 : NULL);
+            __atomic_fetch_add(&c[1], 1, __ATOMIC_RELEASE);
+        }
+        spin_until(&c[1], units);
+        const packed_b_view bv = {blk, 0, colsum};
+        for (int64_t mb; (mb = __atomic_fetch_add(&c[2], 1, __ATOMIC_RELAXED)) < p->mblocks;) {
+            const int64_t m0 = mb * p->MC;
+            run_block(w, &bv, 0, m0, n0, min64(p->MC, d->M - m0), nlen);
+            __atomic_fetch_add(&c[3], 1, __ATOMIC_RELEASE);
         }
     }
 }
@@ -742,19 +710,23 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
             for (int t = 0; t < nt; ++t)
                 slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
         }
-        const bool team = !args->b_packed && nt == useful_threads(p, p->nthr) && team_possible(p, nt);
-        const team_shape ts = team ? team_shape_of(p, nt) : (team_shape){0};
+        const bool team = !args->b_packed && p->shared_bytes > 0 && team_possible(p, nt);
+        const team_shape ts = team ? team_shape_of(p) : (team_shape){0};
+        char *shared = base + p->thread_bytes * (size_t)run_threads(p, nthr);
+        if (team) memset(shared, 0, ts.counters);
 #pragma omp parallel num_threads(nt)
         {
-            /* The team path needs the whole team it was planned for; with
-             * slices, every planned slice is drained even if the team is
-             * smaller than asked; without, the team splits the items. */
+            /* Team path: any team size claims all the work.  Item path:
+             * with slices, every planned slice is drained even if the team
+             * is smaller than asked; without, the team splits the items. */
             const int tid = omp_get_thread_num();
-            if (team && omp_get_num_threads() == nt)
-                run_team(p, args, &ts, base + p->thread_bytes * (size_t)nt, base + p->thread_bytes * (size_t)tid, tid,
-                         nt);
-            else
+            if (team) {
+                worker w = {.p = p, .args = args, .scratch = base + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
+                            .tid = tid};
+                run_team(&w, &ts, shared);
+            } else {
                 run_packed_slice(p, args, base, tid, slices ? nt : omp_get_num_threads(), slices);
+            }
         }
     }
     return dnnl_success;
