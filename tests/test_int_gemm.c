@@ -87,6 +87,9 @@ static void test_ukernels(pt_gemm_kind kind) {
             check_ukernel_case(uk, kcs[t], uk->mr, uk->nr, 1);
             check_ukernel_case(uk, kcs[t], 1, 1, 1);
             check_ukernel_case(uk, kcs[t], uk->mr - 1, uk->nr - 1, (int)(t & 1));
+            /* Row counts at the edges of the AVX-512 kernels' 8-row variant. */
+            check_ukernel_case(uk, kcs[t], uk->mr < 8 ? uk->mr : 8, uk->nr, (int)(t & 1));
+            check_ukernel_case(uk, kcs[t], uk->mr < 9 ? uk->mr : 9, uk->nr - 3, 1);
             check_ukernel_case(uk, kcs[t], (int)rnd_range(1, uk->mr), (int)rnd_range(1, uk->nr), (int)(t & 1));
         }
         printf("  %s: microkernel checked\n", uk->name);
@@ -202,6 +205,7 @@ typedef struct {
     dnnl_fpmath_mode_t round;
     bool prepack;
     int nthr;
+    int run_nthr; /* threads of the run when not nthr (0: nthr) */
 } float_case;
 
 static void store_as(void *p, dnnl_data_type_t dt, int64_t i, float v) {
@@ -258,7 +262,7 @@ static void run_float_case(const pt_gemm_ukernel *uk, const float_case *fc) {
         pt_gemm_pack_b_all(&p, b, NULL, NULL, packed);
         args.b = NULL, args.b_packed = packed;
     }
-    CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, fc->nthr), dnnl_success);
+    CHECK_EQ_INT(pt_gemm_run(&p, &args, scratch, fc->run_nthr ? fc->run_nthr : fc->nthr), dnnl_success);
 
     int wrong = 0, holes = 0;
     for (int64_t bi = 0; bi < nbatch; ++bi) {
@@ -352,6 +356,24 @@ static void test_driver_float(pt_gemm_kind kind) {
                 fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
                 run_float_case(uk, &fc);
             }
+        /* M large enough for the team path (B blocks packed together, M
+         * blocks claimed by the threads): several KC chunks, NC blocks
+         * (several also in test_int_gemm_small_blocks, built with small
+         * blocks), tails; two and three threads, and a run on fewer threads
+         * than planned. */
+        const int64_t team[][4] = {{16 * MR + 5, 2 * NR + 3, 2 * KC + 5, 2}, {20 * MR, 2100, 37, 2},
+                                   {2100, 70, 31, 2},                        {24 * MR + 1, 3 * NR + 7, KC + 3, 3},
+                                   {16 * MR + 1, 1, 22000, 2},               {160, 600, 100, 2},
+                                   {161, 601, 67, 3}};
+        for (size_t i = 0; i < sizeof team / sizeof team[0]; ++i) {
+            float_case fc = plain(team[i][0], team[i][1], team[i][2]);
+            fc.nthr = (int)team[i][3], fc.a_trans = (int)i & 1, fc.b_trans = i == 1;
+            fc.bdt = dts[i % 3];
+            run_float_case(uk, &fc);
+        }
+        float_case fewer = plain(16 * MR + 7, 2 * NR + 1, KC + 9);
+        fewer.nthr = 3, fewer.run_nthr = 2;
+        run_float_case(uk, &fewer);
         /* Small M on two threads: long K split into partial sums (columns
          * contiguous), column units (k contiguous), batch items. */
         const int64_t skinny[][3] = {{1, 333, 13001}, {3, 129, 12007}, {2, 4099, 600}, {4, 1000, 1100}};
@@ -532,6 +554,21 @@ static void test_driver_u8s8(void) {
             run_int_case(uk, &ic);
         }
     printf("  %s: U8S8 driver checked\n", uk->name);
+    /* Every row this CPU runs on two or three threads, M large enough for
+     * the team path (B blocks and column sums shared), zero points on both
+     * sides, several KC chunks and tails. */
+    for (size_t r = 0; r < pt_gemm_ukernel_count(PT_GEMM_U8S8); ++r) {
+        const pt_gemm_ukernel *row = pt_gemm_ukernel_at(PT_GEMM_U8S8, r);
+        if (!row_runs(row)) continue;
+        const int64_t team[][4] = {{16 * row->mr + 3, 2 * row->nr + 5, 1500, 2}, {24 * row->mr, 3 * row->nr + 1, 400, 3},
+                                   {2100, 33, 64, 2}, {160, 600, 100, 2}};
+        for (size_t i = 0; i < sizeof team / sizeof team[0]; ++i) {
+            int_case ic = {team[i][0], team[i][1], team[i][2], i & 1 ? dnnl_s8 : dnnl_u8, (int32_t)rnd_range(1, 140),
+                           true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)team[i][3]};
+            if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
+            run_int_case(row, &ic);
+        }
+    }
 }
 
 /* ---- what the engine declines ------------------------------------------------------- */

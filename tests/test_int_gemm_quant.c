@@ -142,8 +142,10 @@ static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
         for (int q = 0; q < 4; ++q) a[q] = 255, b[q] = -128;
         const int64_t ldc = NR + 3;
         int32_t *c = aligned_zalloc(sizeof(int32_t) * (size_t)(MR * ldc + 8));
-        int mrs[] = {MR, 1, MR - 1 > 0 ? MR - 1 : 1}, nrs[] = {NR, 1, NR / 2 + 1, NR - 1 > 0 ? NR - 1 : 1};
-        for (int im = 0; im < 3; ++im)
+        /* 8 and 9: the edges of the AVX-512 kernel's 8-row variant. */
+        int mrs[] = {MR, 1, MR - 1 > 0 ? MR - 1 : 1, MR < 8 ? MR : 8, MR < 9 ? MR : 9},
+            nrs[] = {NR, 1, NR / 2 + 1, NR - 1 > 0 ? NR - 1 : 1};
+        for (int im = 0; im < 5; ++im)
             for (int in = 0; in < 4; ++in)
                 for (int accumulate = 0; accumulate < 2; ++accumulate) {
                     int mr = mrs[im], nr = nrs[in], bad = 0;

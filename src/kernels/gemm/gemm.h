@@ -164,6 +164,7 @@ typedef struct pt_gemm_plan {
     int64_t mblocks, nblocks; /* per batch */
     int nthr;                /* threads the scratch is planned for */
     size_t thread_bytes;     /* scratch per thread */
+    size_t shared_bytes;     /* scratch the team shares (B panels packed together) */
     size_t packed_b_bytes;   /* whole B in panels (one batch item) */
 } pt_gemm_plan;
 

@@ -10,11 +10,17 @@
  * fastest; batch items that broadcast B share it too), and per KC chunk
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
  * into an MC x NC block of C.  With a single M block no item reuses a B
- * block, so B is packed per KC chunk instead, next to that chunk's A block
- * in L2.  When K is done the block goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * block, so B is packed per KC chunk instead, in column runs next to that
+ * chunk's A block in L2.  When K is done the block goes through the
+ * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
+ *
+ * Several threads on one batch item with at least two M blocks per thread
+ * and B not prepacked take the team path instead (run_team): the
+ * threads pack each whole-K B block together into shared scratch and then
+ * claim its M blocks, so B is packed once rather than once per thread.
  *
  * Small M (<= PT_GEMV_MAX_M, where gemm_gemv.c takes the desc and B is not
  * prepacked) skips packing: work units of (batch item, k block, column
@@ -22,6 +28,7 @@
  * thread's f32 rows (or, for a k split, into its k block's partial slot,
  * added in order at the end). */
 #include <omp.h>
+#include <sched.h>
 #include <string.h>
 
 #include "ir/dtype.h"
@@ -79,13 +86,29 @@ static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk,
  * (NC = 1024 put all twelve rows of a tile 4 KiB apart, in one set). */
 static int64_t c_ld(const pt_gemm_plan *p) { return round_up(p->NC, 16) + 16; }
 
+/* Columns of B a single-M-block item packs per KC chunk: half of L2, next
+ * to the A block. */
+static int64_t chunk_cols(const pt_gemm_plan *p) {
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(p->d.kind), nr = p->uk->nr;
+    return max64(nr, (int64_t)pt_cpu()->l2_bytes / 2 / (p->KC * eb) / nr * nr);
+}
+
+/* Whether an item's B block is used by it alone (one M block, and no batch
+ * items sharing it): then B is packed per chunk (run_item_b_runs) unless
+ * prepacked. */
+static bool b_per_chunk(const pt_gemm_plan *p) { return p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1); }
+
 static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
     l.c = 0;
     l.a = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4);
+    /* Items with B packed per chunk (run_item_b_runs) need one chunk's
+     * column run. */
+    const bool per_chunk = b_per_chunk(p);
+    const int64_t b_elems = per_chunk ? p->KC * min64(p->NC, chunk_cols(p)) : k_padded(p) * p->NC;
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
-    l.rowsum = l.b + align_bytes((size_t)(k_padded(p) * p->NC) * eb);
+    l.rowsum = l.b + align_bytes((size_t)b_elems * eb);
     bool int_kind = p->d.kind == PT_GEMM_U8S8;
     l.rowsum_chunk = l.rowsum + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
     l.colsum = l.rowsum_chunk + (int_kind ? align_bytes((size_t)p->MC * 4) : 0);
@@ -185,16 +208,17 @@ static void choose_blocks(pt_gemm_plan *p) {
     int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;
     nc_max = min64(PT_GEMM_NC_MAX, max64(NC_MIN, nc_max));
     set_blocks(p, even_block(d->M, mc_max, uk->mr), even_block(d->N, nc_max, uk->nr));
-    /* One M block: B is packed per KC chunk (run_item), and the chunk's
-     * panels should share L2 with the A block. */
+    /* One M block: B is packed per KC chunk (run_item_b_runs), and the
+     * chunk's panels should share L2 with the A block.  (Items one per
+     * thread, packing A once per chunk or once for the whole K, took 5-15 %
+     * more CPU time at 128x4096x4096: the A block then came from L3.) */
     if (p->mblocks == 1 && !d->b_constant && p->nbatch == 1) {
         const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
         if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
     }
-
+    const int T = useful_threads(p, p->nthr);
     /* Enough items for every useful thread, and a multiple of the thread
      * count while items are few (3 items on 2 threads waste a third). */
-    const int T = useful_threads(p, p->nthr);
     for (;;) {
         int64_t items = p->nbatch * p->mblocks * p->nblocks;
         if (items >= T && (items % T == 0 || items >= 4 * T)) break;
@@ -206,6 +230,44 @@ static void choose_blocks(pt_gemm_plan *p) {
         else
             set_blocks(p, p->MC, even_block(d->N, round_up(p->NC / 2, uk->nr), uk->nr));
     }
+}
+
+/* ---- team path: B blocks packed together ------------------------------------------ */
+
+/* With several threads on one batch item, M blocks enough for every thread
+ * twice, and B not prepacked, the threads share each packed B block instead
+ * of each packing all of B: per NC block they claim units of its whole-K
+ * strips from a counter and pack them into a buffer of the team, wait until
+ * every unit is packed, then claim M blocks (items, computed as on the item
+ * path against the shared block) from a second counter.  Waits are for work
+ * in progress only: a thread that arrives early packs and computes what is
+ * left, so a thread that loses its core holds the others for at most the
+ * unit or item it is in.  Two block buffers alternate; a thread packs block
+ * i into a buffer only after every item of block i - 2 is done.  Per output
+ * element the sum runs over the same KC chunks in the same order as on the
+ * item path, so results do not depend on the path or on who ran what. */
+#define TEAM_PACK_STRIPS 4        /* strips per claimed packing unit */
+#define TEAM_SPINS_PER_YIELD 1024 /* a waiting thread yields its core now and then to the one it waits for */
+
+typedef struct {
+    size_t counters;     /* bytes of the per-block counters: pack claimed, packed, items claimed, items done */
+    size_t block_bytes;  /* one whole-K B block in panels */
+    size_t colsum_bytes; /* U8S8: its column sums */
+    size_t shared_bytes;
+} team_shape;
+
+static bool team_possible(const pt_gemm_plan *p, int T) {
+    return T >= 2 && p->nbatch == 1 && !gemv_path_possible(&p->d) && p->mblocks >= 2 * (int64_t)T;
+}
+
+static team_shape team_shape_of(const pt_gemm_plan *p) {
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(p->d.kind);
+    team_shape s;
+    s.counters = align_bytes((size_t)(4 * p->nblocks) * sizeof(int64_t));
+    s.block_bytes = align_bytes((size_t)(k_padded(p) * round_up(p->NC, p->uk->nr) * eb));
+    s.colsum_bytes = p->d.kind == PT_GEMM_U8S8 ? align_bytes((size_t)p->NC * 4) : 0;
+    s.shared_bytes = s.counters + 2 * (s.block_bytes + s.colsum_bytes);
+    return s;
 }
 
 static bool is_float_dt(dnnl_data_type_t dt) { return dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16; }
@@ -248,6 +310,7 @@ pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nth
     choose_blocks(p);
     size_t bytes = layout_of(p).total;
     if (gemv_path_possible(d) && gemv_thread_bytes(p) > bytes) bytes = gemv_thread_bytes(p);
+    if (team_possible(p, useful_threads(p, p->nthr))) p->shared_bytes = team_shape_of(p).shared_bytes;
     p->thread_bytes = align_bytes(bytes);
     const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
     const int64_t Npad = round_up(d->N, uk->nr);
@@ -267,7 +330,7 @@ static int run_threads(const pt_gemm_plan *p, int nthr) { return nthr < 1 ? 1 : 
 
 size_t pt_gemm_scratch_bytes(const pt_gemm_plan *p, int nthr) {
     /* Slack to align the caller's pointer to 64 bytes. */
-    return p->thread_bytes * (size_t)run_threads(p, nthr) + ALIGN_BYTES;
+    return p->thread_bytes * (size_t)run_threads(p, nthr) + p->shared_bytes + ALIGN_BYTES;
 }
 
 /* ---- run ----------------------------------------------------------------------- */
@@ -333,11 +396,10 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
  * most 2·K·255·255, so for K <= 10000 every partial sum fits int32 and the
  * correction runs in int32 over whole rows (vectorised); larger K keeps the
  * int64 form.  Both give the same exact integer, then the same rounding. */
-static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, const int32_t *rowsum,
-                             const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
+static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, int64_t ld,
+                             const int32_t *rowsum, const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_desc *d = &p->d;
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
-    const int64_t ld = c_ld(p);
     const float *bs = args->b_scales;
     float scale[PT_GEMM_NC_MAX];
     int32_t colterm[PT_GEMM_NC_MAX];
@@ -374,28 +436,72 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
     }
 }
 
-static void run_item(worker *w, int64_t item) {
+/* The microkernel over an mlen x nlen block for one chunk: B strips
+ * (b_strip bytes apart) outer, so each stays in L1 for all A strips. */
+static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
+                  int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate) {
+    for (int64_t j = 0; j * uk->nr < nlen; ++j) {
+        const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
+        for (int64_t i = 0; i * uk->mr < mlen; ++i) {
+            const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
+            char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
+            uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
+        }
+    }
+}
+
+/* An item whose B block no other item reuses (one M block, and no batch
+ * items sharing it): B is packed per KC chunk in column runs that stay in
+ * L2 next to the chunk's A block (whole-K panels of a skinny product,
+ * 4 MiB, went out to memory and came back); each run's C is finished and
+ * handed to the epilogue while in L2. */
+static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
     const pt_gemm_ukernel *uk = p->uk;
-    const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
-    const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
-    const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
-    const size_t eb = pt_gemm_panel_elem_bytes(d->kind);
-    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * (int64_t)eb, ldc = c_ld(p);
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t run = min64(chunk_cols(p), p->NC), ldc = round_up(run, 16) + 16;
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    /* A B block no other item reuses (one M block, and no batch items
-     * sharing it) is packed per KC chunk instead of for the whole K: the
-     * chunk's panels stay in L2 for the sweep, where whole-K panels of a
-     * skinny product (4 MiB) went out to memory and came back. */
-    const bool b_per_chunk = !w->args->b_packed && p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1);
-    packed_b_view bv = {NULL, 0, NULL};
-    if (!b_per_chunk) bv = b_block(w, b_off, n0, nlen);
-    const void *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
-    int32_t *colsum = d->kind == PT_GEMM_U8S8 ? (int32_t *)(w->scratch + w->lay.colsum) : NULL;
+    const void *a = elem_ptr(w->args->a, d->a.dt, a_off), *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
+    char *abuf = w->scratch + w->lay.a, *bbuf = w->scratch + w->lay.b, *cblk = w->scratch + w->lay.c;
+    int32_t *rowsum = NULL, *rowsum_chunk = NULL, *colsum = NULL;
     int32_t colsum_chunk[PT_GEMM_NC_MAX];
-    if (b_per_chunk && colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)nlen);
+    if (d->kind == PT_GEMM_U8S8) {
+        rowsum = (int32_t *)(w->scratch + w->lay.rowsum), rowsum_chunk = (int32_t *)(w->scratch + w->lay.rowsum_chunk);
+        colsum = (int32_t *)(w->scratch + w->lay.colsum);
+    }
+    w->b_cached = false;
+    for (int64_t j0 = 0; j0 < nlen; j0 += run) {
+        const int64_t jl = min64(run, nlen - j0);
+        if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
+        for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
+            const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
+            pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc, bbuf,
+                                colsum ? colsum_chunk : NULL);
+            if (colsum) {
+                for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+                for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
+            }
+            sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0);
+        }
+        if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
+        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
+    }
+}
+
+/* One M x NC block against whole-K B strips `bv`: per KC chunk the A block
+ * is packed and swept against the chunk's rows of every strip. */
+static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
+                      int64_t nlen) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * eb, ldc = c_ld(p);
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
@@ -408,27 +514,29 @@ static void run_item(worker *w, int64_t item) {
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
-        if (b_per_chunk) {
-            w->b_cached = false;
-            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0, nlen, k0, kc,
-                                w->scratch + w->lay.b, colsum ? colsum_chunk : NULL);
-            if (colsum)
-                for (int64_t j = 0; j < nlen; ++j) colsum[j] += colsum_chunk[j];
-        }
-        for (int64_t j = 0; j * uk->nr < nlen; ++j) {
-            const char *bp = b_per_chunk ? w->scratch + w->lay.b + j * uk->nr * kcp * (int64_t)eb
-                                         : bv.base + (bv.strip0 + j) * b_strip_bytes + k0 * uk->nr * (int64_t)eb;
-            const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
-            for (int64_t i = 0; i * uk->mr < mlen; ++i) {
-                const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
-                char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
-                uk->run(kcp, abuf + i * uk->mr * kcp * (int64_t)eb, bp, cp, ldc, mr, nr, k0 > 0);
-            }
-        }
+        sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
+              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0);
     }
-    if (d->kind == PT_GEMM_U8S8)
-        dequantize_block(p, w->args, cblk, rowsum, b_per_chunk ? colsum : bv.colsum, n0, mlen, nlen);
-    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, c_ld(p), w->tid);
+    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
+    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
+}
+
+/* Items with B packed for the whole K of the block (b_block: kept while
+ * consecutive items share it, or prepacked) go through run_block. */
+static void run_item(worker *w, int64_t item) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const int64_t mb = item % p->mblocks, nb = (item / p->mblocks) % p->nblocks, b = item / p->mblocks / p->nblocks;
+    const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
+    const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
+    if (!w->args->b_packed && b_per_chunk(p)) {
+        run_item_b_runs(w, b, m0, n0, mlen, nlen);
+        return;
+    }
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const packed_b_view bv = b_block(w, b_off, n0, nlen);
+    run_block(w, &bv, b, m0, n0, mlen, nlen);
 }
 
 /* Items: each thread owns the contiguous slice the static split gives it
@@ -470,6 +578,43 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
     for (int v = 1; v < nt; ++v) {
         item_slice *victim = &slices[(tid + v) % nt];
         while (take_item(victim, false, &it)) run_item(&w, it);
+    }
+}
+
+static void spin_until(const int64_t *ctr, int64_t target) {
+    for (int spins = 0; __atomic_load_n(ctr, __ATOMIC_ACQUIRE) < target;)
+        if (++spins % TEAM_SPINS_PER_YIELD == 0) sched_yield();
+}
+
+/* One thread's part of the team path; `shared` holds the counters (zeroed
+ * before the team starts) and the two block buffers. */
+static void run_team(worker *w, const team_shape *s, char *shared) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_args *args = w->args;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t nr = uk->nr, strip_bytes = nr * k_padded(p) * (int64_t)pt_gemm_panel_elem_bytes(d->kind);
+    int64_t *ctr = (int64_t *)shared;
+    for (int64_t nb = 0; nb < p->nblocks; ++nb) {
+        int64_t *c = ctr + 4 * nb;
+        char *blk = shared + s->counters + (size_t)(nb & 1) * (s->block_bytes + s->colsum_bytes);
+        int32_t *colsum = s->colsum_bytes ? (int32_t *)(blk + s->block_bytes) : NULL;
+        const int64_t n0 = nb * p->NC, nlen = min64(p->NC, d->N - n0);
+        const int64_t units = ceil_div(ceil_div(nlen, nr), TEAM_PACK_STRIPS);
+        if (nb >= 2) spin_until(&ctr[4 * (nb - 2) + 3], p->mblocks);
+        for (int64_t u; (u = __atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED)) < units;) {
+            const int64_t s0 = u * TEAM_PACK_STRIPS, c0 = s0 * nr, clen = min64(nlen - c0, TEAM_PACK_STRIPS * nr);
+            pt_gemm_pack_panels(uk, true, &d->b, args->b, args->b_scales, args->b_zps, n0 + c0, clen, 0, d->K,
+                                blk + s0 * strip_bytes, colsum ? colsum + c0 : NULL);
+            __atomic_fetch_add(&c[1], 1, __ATOMIC_RELEASE);
+        }
+        spin_until(&c[1], units);
+        const packed_b_view bv = {blk, 0, colsum};
+        for (int64_t mb; (mb = __atomic_fetch_add(&c[2], 1, __ATOMIC_RELAXED)) < p->mblocks;) {
+            const int64_t m0 = mb * p->MC;
+            run_block(w, &bv, 0, m0, n0, min64(p->MC, d->M - m0), nlen);
+            __atomic_fetch_add(&c[3], 1, __ATOMIC_RELEASE);
+        }
     }
 }
 
@@ -565,11 +710,23 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
             for (int t = 0; t < nt; ++t)
                 slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
         }
+        const bool team = !args->b_packed && p->shared_bytes > 0 && team_possible(p, nt);
+        const team_shape ts = team ? team_shape_of(p) : (team_shape){0};
+        char *shared = base + p->thread_bytes * (size_t)run_threads(p, nthr);
+        if (team) memset(shared, 0, ts.counters);
 #pragma omp parallel num_threads(nt)
         {
-            /* With slices, every planned slice is drained even if the team
+            /* Team path: any team size claims all the work.  Item path:
+             * with slices, every planned slice is drained even if the team
              * is smaller than asked; without, the team splits the items. */
-            run_packed_slice(p, args, base, omp_get_thread_num(), slices ? nt : omp_get_num_threads(), slices);
+            const int tid = omp_get_thread_num();
+            if (team) {
+                worker w = {.p = p, .args = args, .scratch = base + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
+                            .tid = tid};
+                run_team(&w, &ts, shared);
+            } else {
+                run_packed_slice(p, args, base, tid, slices ? nt : omp_get_num_threads(), slices);
+            }
         }
     }
     return dnnl_success;

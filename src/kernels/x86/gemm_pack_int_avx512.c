@@ -214,13 +214,14 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
 
 /* Four k of 16 rows (one xmm per k, row r in byte r) as the panel's k quads:
  * 64 bytes, row r's four k in bytes 4r..4r+3. */
-static inline void store_quads16(uint8_t *out, __m128i k0, __m128i k1, __m128i k2, __m128i k3) {
-    const __m128i lo01 = _mm_unpacklo_epi8(k0, k1), hi01 = _mm_unpackhi_epi8(k0, k1);
-    const __m128i lo23 = _mm_unpacklo_epi8(k2, k3), hi23 = _mm_unpackhi_epi8(k2, k3);
-    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo01, lo23));
-    _mm_storeu_si128((__m128i *)(out + 16), _mm_unpackhi_epi16(lo01, lo23));
-    _mm_storeu_si128((__m128i *)(out + 32), _mm_unpacklo_epi16(hi01, hi23));
-    _mm_storeu_si128((__m128i *)(out + 48), _mm_unpackhi_epi16(hi01, hi23));
+static inline __mmask64 lanes64(int64_t n) {
+    return n >= 64 ? ~(__mmask64)0 : n <= 0 ? (__mmask64)0 : (((__mmask64)1 << n) - 1);
+}
+
+/* Σ of the byte pairs of each word, as s16 (signed or unsigned bytes). */
+static inline __m512i pair_sums(__m512i q, bool signed_vals) {
+    const __m512i ones8 = _mm512_set1_epi8(1);
+    return signed_vals ? _mm512_maddubs_epi16(ones8, q) : _mm512_maddubs_epi16(q, ones8);
 }
 
 bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
@@ -228,43 +229,64 @@ bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, c
                                               bool signed_vals, uint8_t *dst, int32_t *sums) {
     /* Groups of strips up to GROUP_ROWS rows go through k together, so each
      * source k row is read in one run of up to 256 bytes (block by block
-     * over all k re-read every line four times). */
-    enum { GROUP_ROWS = 256, PF_QUADS = 4 };
+     * over all k re-read every line four times).  Per k quad, 64 rows a
+     * step: each 64-byte k row has its dwords permuted so that byte and
+     * word unpacks within 128-bit lanes leave sixteen rows' quads in order
+     * in each vector (a quarter of the instructions of sixteen rows a step,
+     * which made packing the weights of a 128-row product about as slow as
+     * its arithmetic).  Row sums gather as s16 pair sums, widened every
+     * SUM16_QUADS quads before they could overflow (|pair| <= 510). */
+    enum { GROUP_ROWS = 256, PF_QUADS = 4, SUM16_QUADS = 64 };
     if (R % 16 != 0 || R > GROUP_ROWS || o->s_row != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
     const uint8_t *src = data;
-    const __m128i fl = _mm_set1_epi8((char)flip);
+    const __m512i fl = _mm512_set1_epi8((char)flip), ones16 = _mm512_set1_epi16(1);
+    /* Dword 4L + e <- dword 4e + L: lane L then holds rows 16e + 4L .. + 3. */
+    const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const int64_t group_strips = GROUP_ROWS / R;
     for (int64_t s0 = 0; s0 * R < rows; s0 += group_strips) {
         const int64_t g_rows = rows - s0 * R < group_strips * R ? rows - s0 * R : group_strips * R;
-        const int64_t nstrips = (g_rows + R - 1) / R, blocks = nstrips * R / 16;
+        const int64_t nstrips = (g_rows + R - 1) / R, padded = nstrips * R, blocks = (padded + 63) / 64;
         const uint8_t *in = src + r0 + s0 * R + k0 * o->s_k;
-        __m512i sum[GROUP_ROWS / 16];
-        for (int64_t bl = 0; bl < blocks; ++bl) sum[bl] = _mm512_setzero_si512();
+        uint8_t *gdst = dst + s0 * R * kcp;
+        __m512i sum[GROUP_ROWS / 16], sum16[GROUP_ROWS / 16];
+        for (int64_t i = 0; i < padded / 16; ++i) sum[i] = sum16[i] = _mm512_setzero_si512();
         for (int64_t k = 0; k < kc; k += 4) {
             if (k + 4 * PF_QUADS < kc)
                 for (int j = 0; j < 4; ++j)
                     for (int64_t r = 0; r < g_rows; r += 64)
                         _mm_prefetch((const char *)(in + (k + 4 * PF_QUADS + j) * o->s_k + r), _MM_HINT_T0);
             for (int64_t bl = 0; bl < blocks; ++bl) {
-                /* Row b of the group: strip b / R, row b % R of it; rows
-                 * past g_rows (the short last strip) are zero. */
-                const int64_t b = bl * 16;
-                const __mmask16 m = lanes16(g_rows - b);
-                __m128i q[4];
+                const int64_t b = bl * 64;
+                /* Rows past g_rows (the short last strip) and k past kc
+                 * (the padded tail of the last quad) are zero. */
+                const __mmask64 m = lanes64(g_rows - b);
+                __m512i r[4];
                 for (int j = 0; j < 4; ++j) {
-                    /* k past kc (the padded tail of the last quad) stays zero. */
-                    q[j] = k + j < kc ? _mm_maskz_loadu_epi8(m, in + (k + j) * o->s_k + b) : _mm_setzero_si128();
-                    q[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(q[j], k + j < kc ? fl : _mm_setzero_si128()));
-                    sum[bl] = _mm512_add_epi32(sum[bl],
-                                               signed_vals ? _mm512_cvtepi8_epi32(q[j]) : _mm512_cvtepu8_epi32(q[j]));
+                    r[j] = k + j < kc ? _mm512_maskz_loadu_epi8(m, in + (k + j) * o->s_k + b) : _mm512_setzero_si512();
+                    if (flip && k + j < kc) r[j] = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(r[j], fl));
+                    r[j] = _mm512_permutexvar_epi32(perm, r[j]);
                 }
-                uint8_t *panel = dst + (s0 + b / R) * R * kcp;
-                store_quads16(panel + k * R + (b % R) * 4, q[0], q[1], q[2], q[3]);
+                const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
+                const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
+                /* g[e]: rows b + 16e .. b + 16e + 15 in order. */
+                const __m512i g[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
+                                      _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+                for (int e = 0; e < 4; ++e) {
+                    const int64_t row = b + 16 * e;
+                    if (row >= padded) break;
+                    _mm512_storeu_si512(gdst + (row / R) * R * kcp + k * R + (row % R) * 4, g[e]);
+                    if (sums) sum16[row / 16] = _mm512_add_epi16(sum16[row / 16], pair_sums(g[e], signed_vals));
+                }
             }
+            if (sums && ((k / 4 + 1) % SUM16_QUADS == 0 || k + 4 >= kc))
+                for (int64_t i = 0; i < padded / 16; ++i) {
+                    sum[i] = _mm512_add_epi32(sum[i], _mm512_madd_epi16(sum16[i], ones16));
+                    sum16[i] = _mm512_setzero_si512();
+                }
         }
         if (sums)
-            for (int64_t bl = 0; bl < blocks; ++bl)
-                _mm512_mask_storeu_epi32(sums + s0 * R + bl * 16, lanes16(g_rows - bl * 16), sum[bl]);
+            for (int64_t i = 0; i * 16 < g_rows; ++i)
+                _mm512_mask_storeu_epi32(sums + s0 * R + i * 16, lanes16(g_rows - i * 16), sum[i]);
     }
     return true;
 }
