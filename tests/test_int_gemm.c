@@ -376,7 +376,10 @@ static void test_driver_float(pt_gemm_kind kind) {
         run_float_case(uk, &fewer);
         /* Small M on two threads: long K split into partial sums (columns
          * contiguous), column units (k contiguous), batch items. */
-        const int64_t skinny[][3] = {{1, 333, 13001}, {3, 129, 12007}, {2, 4099, 600}, {4, 1000, 1100}};
+        /* Wide rows: accumulator blocks of dense float B span up to 16384
+         * columns, several blocks per unit past that. */
+        const int64_t skinny[][3] = {{1, 333, 13001}, {3, 129, 12007}, {2, 4099, 600}, {4, 1000, 1100},
+                                     {1, 20011, 700},  {3, 6007, 300},   {1, 5000, 2}};
         for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; ++i)
             for (int bt = 0; bt < 2; ++bt) {
                 float_case fc = plain(skinny[i][0], skinny[i][1], skinny[i][2]);

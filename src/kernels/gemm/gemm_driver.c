@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "ir/dtype.h"
+#include "kernels/gemm/gemm_gemv.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/x86/gemm_pack_int_x86.h"
 
@@ -60,7 +61,6 @@
 #define GEMV_COL_ALIGN 64
 #define GEMV_UNITS_PER_THREAD 2 /* small-M units claimed dynamically: a thread slowed by a neighbour
                                  * leaves its share to the others */
-#define GEMV_ACC_FLOATS 4096    /* the chunk kernels' accumulator block over M x columns (NC_ACC_FLOATS) */
 #define GEMV_MIN_K_ROWS 256     /* k rows per split-K unit at least */
 #define GEMV_K_ALIGN 64
 #define ALIGN_BYTES 64
@@ -149,7 +149,7 @@ static gemv_units gemv_layout(const pt_gemm_plan *p) {
     if (T > 1) {
         const int64_t target = (int64_t)GEMV_UNITS_PER_THREAD * T, max_ncol = max64(1, d->N / GEMV_MIN_COLS);
         if (d->b.s_k != 1) {
-            ncol = min64(max_ncol, ceil_div(d->N, GEMV_ACC_FLOATS / d->M / 128 * 128));
+            ncol = min64(max_ncol, ceil_div(d->N, pt_gemv_nc_cols(&d->b, (int)d->M)));
             /* K is split only when the column blocks cannot feed the threads:
              * the split costs a barrier and a pass over the partial sums. */
             if (p->nbatch == 1 && ncol < T)

@@ -40,6 +40,22 @@ static inline pt_gemv_round pt_gemv_b_round(const pt_gemv_chunk *ch) {
     }
 }
 
+/* Accumulator floats (all M rows) of the chunk kernels over columns-
+ * contiguous B: one block of columns is swept down the whole K chunk.
+ * Dense float weights use a block as wide as a long row (kept in L2), so
+ * that a work unit splitting K reads whole rows of B, one contiguous
+ * stretch; dequantised weights keep 16 KiB (their scale and zero-point rows
+ * take as much again each). */
+#define PT_GEMV_NC_ACC_DENSE 16384
+#define PT_GEMV_NC_ACC_DQ 4096
+
+/* Columns per accumulator block for this B (a multiple of 128). */
+static inline int64_t pt_gemv_nc_cols(const pt_gemm_operand *b, int M) {
+    const bool dense = !b->dq.on && (b->dt == dnnl_f32 || b->dt == dnnl_bf16 || b->dt == dnnl_f16);
+    const int64_t f = dense ? PT_GEMV_NC_ACC_DENSE : PT_GEMV_NC_ACC_DQ;
+    return f / M / 128 * 128;
+}
+
 /* AVX-512 chunk kernels (gemv_avx512.c); false when the chunk's case is not
  * one they cover (the portable loop then runs it). */
 bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch);

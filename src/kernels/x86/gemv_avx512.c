@@ -312,18 +312,21 @@ AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, 
     }
 }
 
-/* Floats of accumulators (all rows) for columns-contiguous B: 16 KiB. */
-#define NC_ACC_FLOATS 4096
+/* Floats of accumulators (all rows) for columns-contiguous B (4-bit). */
+#define NC_ACC_FLOATS PT_GEMV_NC_ACC_DQ
 
 AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
-    const int64_t W = NC_ACC_FLOATS / M / 32 * 32;
-    _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[DQ ? NC_ACC_FLOATS : 1], sbuf[DQ ? NC_ACC_FLOATS : 1];
+    /* Block width: as wide as the chunk's columns, up to the limit. */
+    const int64_t wmax = DQ ? PT_GEMV_NC_ACC_DQ / M / 32 * 32 : pt_gemv_nc_cols(o, M);
+    const int64_t W = ch->nlen < wmax ? (ch->nlen + 31) / 32 * 32 : wmax;
+    _Alignas(64) float acc[DQ ? PT_GEMV_NC_ACC_DQ : PT_GEMV_NC_ACC_DENSE], zbuf[DQ ? PT_GEMV_NC_ACC_DQ : 1],
+        sbuf[DQ ? PT_GEMV_NC_ACC_DQ : 1];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
     const pt_gemm_dequant *dq = &o->dq;
     for (int64_t jb = 0; jb < ch->nlen; jb += W) {
         const int64_t w = ch->nlen - jb < W ? ch->nlen - jb : W, nb = ch->n0 + jb;
-        memset(acc, 0, sizeof acc);
+        memset(acc, 0, sizeof(float) * (size_t)(M * W));
         for (int64_t ks = ch->k0; ks < kend;) {
             int64_t se = segment_end(group, ks, kend);
             if (DQ) {
