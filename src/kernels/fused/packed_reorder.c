@@ -22,7 +22,23 @@ static pt_status packed_reorder_run(const pt_fused *f, const pt_tview *in, size_
     return dnnl_success;
 }
 
-static void packed_reorder_release(pt_fused *f);
+static void packed_reorder_release(pt_fused *f) {
+    free(f->state);
+    f->state = NULL;
+}
+
+/* The Reorder's fused kernel: `state` (freed on release) run by `run`,
+ * reading or writing the packed layout on its one port. */
+static void install(pt_fused *f, pt_status (*run)(const pt_fused *, const pt_tview *, size_t, const pt_tview *,
+                                                  size_t, void *, const pt_exec_ctx *),
+                    void *state, const char *name, bool to_packed, size_t layout) {
+    f->run = run;
+    f->release = packed_reorder_release;
+    f->state = state;
+    f->scratch_bytes = 0;
+    f->kernel_name = name;
+    pt_fused_add_packed(f, to_packed, 0, layout);
+}
 
 typedef struct {
     pt_conv_packed_layout l;
@@ -49,12 +65,8 @@ pt_status pt_packed_reorder_make_conv(size_t layout, const pt_lt *plain, bool to
     }
     r->plain = *plain;
     r->to_packed = to_packed;
-    f->run = conv_reorder_run;
-    f->release = packed_reorder_release;
-    f->state = r;
+    install(f, conv_reorder_run, r, "conv_weights", to_packed, layout);
     f->scratch_bytes = to_packed ? pt_conv_packed_scratch_bytes(&r->l) : 0;
-    f->kernel_name = "conv_weights";
-    pt_fused_add_packed(f, to_packed, 0, layout);
     return dnnl_success;
 }
 
@@ -83,18 +95,8 @@ pt_status pt_packed_reorder_make_sdpa(size_t layout, const pt_lt *plain, bool to
         return st;
     }
     r->to_packed = to_packed;
-    f->run = sdpa_reorder_run;
-    f->release = packed_reorder_release;
-    f->state = r;
-    f->scratch_bytes = 0;
-    f->kernel_name = r->r.item.uk->name;
-    pt_fused_add_packed(f, to_packed, 0, layout);
+    install(f, sdpa_reorder_run, r, r->r.item.uk->name, to_packed, layout);
     return dnnl_success;
-}
-
-static void packed_reorder_release(pt_fused *f) {
-    free(f->state);
-    f->state = NULL;
 }
 
 pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_row, int64_t s_k, bool to_packed,
@@ -107,11 +109,6 @@ pt_status pt_packed_reorder_make(size_t layout, dnnl_data_type_t dt, int64_t s_r
         return st;
     }
     r->to_packed = to_packed;
-    f->run = packed_reorder_run;
-    f->release = packed_reorder_release;
-    f->state = r;
-    f->scratch_bytes = 0;
-    f->kernel_name = r->plan.uk->name;
-    pt_fused_add_packed(f, to_packed, 0, layout);
+    install(f, packed_reorder_run, r, r->plan.uk->name, to_packed, layout);
     return dnnl_success;
 }

@@ -576,24 +576,6 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
 
 /* ---- SoftMax ---- */
 
-/* exp(x) for x <= 0 or NaN (x - max of a row): pt_avx512_exp without its
- * upper clamp, and the zero below PT_EXP_MIN from the clamp itself
- * (exp(PT_EXP_MIN) is below half the smallest subnormal, so vscalefps
- * rounds it to +0): the same values with two instructions fewer. */
-PT_MEM_INLINE __m512 pt_mem_exp_nonpos(__m512 x) {
-    x = _mm512_max_ps(_mm512_set1_ps(PT_EXP_MIN), x); /* NaN (second operand) passes */
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    return _mm512_scalef_ps(p, n);
-}
-
 typedef struct {
     const float *x;
     __m512 s;
@@ -638,8 +620,8 @@ PT_MEM_INLINE float pt_mem_softmax_exp_sum(float *x, int64_t n, float mx, pt_mem
     __m512 a0 = _mm512_setzero_ps(), a1 = a0;
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        const __m512 e0 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
-        const __m512 e1 = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
         _mm512_storeu_ps(x + i, e0);
         _mm512_storeu_ps(x + i + 16, e1);
         a0 = _mm512_add_ps(a0, e0);
@@ -649,7 +631,7 @@ PT_MEM_INLINE float pt_mem_softmax_exp_sum(float *x, int64_t n, float mx, pt_mem
     }
     for (; i < n; i += 16) {
         const __mmask16 k = pt_mem_mask16(n - i);
-        const __m512 e = pt_mem_exp_nonpos(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        const __m512 e = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
         _mm512_mask_storeu_ps(x + i, k, e);
         a0 = _mm512_add_ps(a0, _mm512_maskz_mov_ps(k, e));
         pt_mem_trickle_step(pf);

@@ -1,13 +1,12 @@
 /* AVX-512 row of the SDPA column-operation table (kernels/fused/
  * sdpa_panel.h): rows of 32 queries as two registers, the running max and
- * sum of each query in its lane for the whole block of keys.  exp by the
- * range reduction of vec_exp_x86.h (x = n·ln2 + r, degree-6 Taylor
- * polynomial of r, scaled by 2^n with vscalefps), fused with the lane-wise
- * sum so that each score is loaded and stored once. */
+ * sum of each query in its lane for the whole block of keys.  exp is the
+ * vector kernels' (mem_math_avx512.h, same values), fused with the
+ * lane-wise sum so that each score is loaded and stored once. */
 #include <immintrin.h>
 
 #include "kernels/fused/sdpa_panel.h"
-#include "kernels/x86/vec_exp_x86.h"
+#include "kernels/x86/mem_math_avx512.h"
 
 /* Rows of attention heads lie a head's stride apart (4 KiB in BERT's
  * layout): every row is on its own page, where the hardware prefetchers
@@ -18,25 +17,6 @@ static inline void prefetch_row(const float *row, int64_t n, int write) {
         if (write) _mm_prefetch((const char *)(row + c), _MM_HINT_ET0);
         else _mm_prefetch((const char *)(row + c), _MM_HINT_T0);
     }
-}
-
-/* exp(x) for x <= 0 (a score minus its running max; NaN stays NaN).  Below
- * -120 the argument is clamped: 2^n then lies past the subnormals and
- * vscalefps gives 0, so masked scores (-inf) need no separate mask. */
-static inline __m512 exp16(__m512 x) {
-    x = _mm512_max_ps(_mm512_set1_ps(-120.f), x); /* vmaxps returns its second operand for NaN */
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_set1_ps(PT_EXP_C6);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    return _mm512_scalef_ps(p, n);
 }
 
 static void max_rows_avx512(float *x, int64_t nk, int w, const float *add, float *m) {
@@ -77,10 +57,10 @@ static void exp_rows_avx512(float *x, int64_t nk, int w, const float *sub, float
     int64_t j = 0;
     for (; j + 2 <= nk; j += 2) {
         float *r = x + j * 32;
-        const __m512 e0 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
-        const __m512 e1 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
-        const __m512 e2 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 32), s0));
-        const __m512 e3 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 48), s1));
+        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
+        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
+        const __m512 e2 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r + 32), s0));
+        const __m512 e3 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r + 48), s1));
         _mm512_storeu_ps(r, e0);
         _mm512_storeu_ps(r + 16, e1);
         _mm512_storeu_ps(r + 32, e2);
@@ -90,8 +70,8 @@ static void exp_rows_avx512(float *x, int64_t nk, int w, const float *sub, float
     }
     if (j < nk) {
         float *r = x + j * 32;
-        const __m512 e0 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
-        const __m512 e1 = exp16(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
+        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r), s0));
+        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(r + 16), s1));
         _mm512_storeu_ps(r, e0);
         _mm512_storeu_ps(r + 16, e1);
         a0 = _mm512_add_ps(a0, e0), a1 = _mm512_add_ps(a1, e1);

@@ -1,41 +1,12 @@
-/* AVX2 + FMA row of the vector-kernel table (kernels/vec/vec.h).  Without
- * vscalefps, 2^n is built in the exponent field: n is clamped to the normal
- * range and results below the normal range are made by a second factor. */
+/* AVX2 + FMA row of the vector-kernel table (kernels/vec/vec.h); exp from
+ * math_avx2.h. */
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
 #include "kernels/vec/vec_rows.h"
+#include "kernels/x86/math_avx2.h"
 #include "kernels/x86/vec_exp_x86.h"
-
-static inline __m256 pow2i(__m256 n) { /* 2^n for integral n in [-126, 127] */
-    const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
-}
-
-static inline __m256 exp256(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(PT_EXP_MIN);
-    const __m256 zero = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-    const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(PT_EXP_MAX), _CMP_GT_OQ);
-    /* min/max return their second operand when one is NaN: x goes second so NaN passes. */
-    x = _mm256_max_ps(lo, _mm256_min_ps(_mm256_set1_ps(PT_EXP_MAX), x));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(PT_EXP_LN2_HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(PT_EXP_LN2_LO), r);
-    __m256 p = _mm256_set1_ps(PT_EXP_C6);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PT_EXP_C5));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PT_EXP_C4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PT_EXP_C3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(PT_EXP_C2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-    /* 2^n = 2^n1 · 2^n2 with both factors normal (n in [-150, 128]). */
-    const __m256 n1 = _mm256_max_ps(_mm256_min_ps(n, _mm256_set1_ps(127.f)), _mm256_set1_ps(-126.f));
-    const __m256 n2 = _mm256_sub_ps(n, n1);
-    __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, pow2i(n1)), pow2i(n2));
-    y = _mm256_blendv_ps(y, _mm256_set1_ps(INFINITY), big);
-    return _mm256_andnot_ps(zero, y);
-}
 
 /* Lanes [0, left) of a tail. */
 static inline __m256i tail_mask(int64_t left) {
@@ -74,8 +45,8 @@ static float avx2_exp_sum(float *x, int64_t n, float sub) {
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m256 e0 = exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
-        const __m256 e1 = exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), s));
+        const __m256 e0 = pt_avx2_exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+        const __m256 e1 = pt_avx2_exp(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), s));
         _mm256_storeu_ps(x + i, e0);
         _mm256_storeu_ps(x + i + 8, e1);
         acc0 = _mm256_add_ps(acc0, e0);
@@ -83,7 +54,7 @@ static float avx2_exp_sum(float *x, int64_t n, float sub) {
     }
     for (; i < n; i += 8) {
         const __m256i k = tail_mask(n - i);
-        const __m256 e = exp256(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), s));
+        const __m256 e = pt_avx2_exp(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), s));
         _mm256_maskstore_ps(x + i, k, e);
         acc0 = _mm256_add_ps(acc0, _mm256_and_ps(e, _mm256_castsi256_ps(k)));
     }
@@ -283,7 +254,7 @@ static inline __m256 tanh256(__m256 x) {
     p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(PT_TANH_T5));
     p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(PT_TANH_T3));
     const __m256 near0 = _mm256_fmadd_ps(_mm256_mul_ps(p, x2), x, x);
-    const __m256 e = exp256(_mm256_add_ps(t, t));
+    const __m256 e = pt_avx2_exp(_mm256_add_ps(t, t));
     __m256 far = _mm256_sub_ps(_mm256_set1_ps(1.f), _mm256_div_ps(_mm256_set1_ps(2.f), _mm256_add_ps(e, _mm256_set1_ps(1.f))));
     far = _mm256_or_ps(far, _mm256_and_ps(x, _mm256_set1_ps(-0.f)));
     return _mm256_blendv_ps(far, near0, small);
@@ -301,7 +272,7 @@ static inline __m256 erfc256(__m256 z) {
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(PT_ERFC_P2));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(PT_ERFC_P1));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(PT_ERFC_P0));
-    return _mm256_mul_ps(t, exp256(_mm256_fnmadd_ps(z, z, p)));
+    return _mm256_mul_ps(t, pt_avx2_exp(_mm256_fnmadd_ps(z, z, p)));
 }
 
 static inline __m256 gelu_erf256(__m256 x) {
@@ -315,12 +286,12 @@ static inline __m256 gelu_tanh256(__m256 x) {
     const __m256 g = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(PT_GELU_TANH_C), x),
                                    _mm256_fmadd_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(0.044715f), _mm256_set1_ps(1.f)));
     /* (1 + tanh g) / 2 = 1 / (1 + exp(-2g)): no cancellation for negative x. */
-    const __m256 e = exp256(_mm256_mul_ps(_mm256_set1_ps(-2.f), g));
+    const __m256 e = pt_avx2_exp(_mm256_mul_ps(_mm256_set1_ps(-2.f), g));
     return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.f), e));
 }
 
 static inline __m256 sigmoid256(__m256 x) {
-    const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), x));
+    const __m256 e = pt_avx2_exp(_mm256_sub_ps(_mm256_setzero_ps(), x));
     return _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_add_ps(_mm256_set1_ps(1.f), e));
 }
 
@@ -361,7 +332,7 @@ static bool avx2_eltwise(const pt_eltwise_params *p, float *y, const float *x, i
         case dnnl_graph_op_sqrt: PT_UNARY_LOOP(_mm256_sqrt_ps(v))
         case dnnl_graph_op_reciprocal: PT_UNARY_LOOP(_mm256_div_ps(_mm256_set1_ps(1.f), v))
         case dnnl_graph_op_round: PT_UNARY_LOOP(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
-        case dnnl_graph_op_exp: PT_UNARY_LOOP(exp256(v))
+        case dnnl_graph_op_exp: PT_UNARY_LOOP(pt_avx2_exp(v))
         case dnnl_graph_op_sigmoid: PT_UNARY_LOOP(sigmoid256(v))
         case dnnl_graph_op_tanh: PT_UNARY_LOOP(tanh256(v))
         case dnnl_graph_op_gelu:
