@@ -11,6 +11,7 @@
 #include "ir/dtype_round.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "test_gemm_prefetch.h"
 #include "test_util.h"
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
@@ -55,6 +56,7 @@ static void check_ukernel_case(const pt_gemm_ukernel *uk, int64_t kc, int mr, in
     }
     for (int64_t i = 0; i < MR * ldc; ++i) c[i] = c0[i] = rnd_unit();
     uk->run(kc, a, b, c, ldc, mr, nr, accumulate);
+    check_prefetch_form(uk, kc, a, b, c0, c, sizeof(float) * (size_t)(MR * ldc), ldc, mr, nr, accumulate, b);
     int bad = 0;
     for (int i = 0; i < MR; ++i)
         for (int64_t j = 0; j < ldc; ++j) {

@@ -16,6 +16,7 @@
 #include "ir/dtype_round.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "test_gemm_prefetch.h"
 #include "test_util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -151,6 +152,13 @@ static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
                     int mr = mrs[im], nr = nrs[in], bad = 0;
                     for (int64_t i = 0; i < MR * ldc; ++i) c[i] = (int32_t)(i * 7 - 1000);
                     uk->run(kc, a, b, c, ldc, mr, nr, accumulate);
+                    {
+                        const size_t cb = sizeof(int32_t) * (size_t)(MR * ldc);
+                        int32_t *init = malloc(cb);
+                        for (int64_t i = 0; i < MR * ldc; ++i) init[i] = (int32_t)(i * 7 - 1000);
+                        check_prefetch_form(uk, kc, a, b, init, c, cb, ldc, mr, nr, accumulate, b);
+                        free(init);
+                    }
                     for (int i = 0; i < MR; ++i)
                         for (int j = 0; j < ldc; ++j) {
                             int32_t before = (int32_t)((i * ldc + j) * 7 - 1000), want = before;
@@ -315,7 +323,7 @@ static void test_pack_dequant_widths(void) {
             for (int di = 0; di < 4; ++di)
                 for (int form = -1; form < 4; ++form, ++combo) {
                     pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
-                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL};
+                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL};
                     int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
                     int64_t k0 = (int64_t[]){0, 32, 64, 7}[combo % 4], r0 = rnd_in(0, 5);
                     int64_t RT = r0 + rows, KT = k0 + K, group = (int64_t[]){32, 64, 128, 48}[combo % 4];

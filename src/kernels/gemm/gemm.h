@@ -48,6 +48,23 @@ typedef enum { PT_GEMM_F32 = 0, PT_GEMM_BF16 = 1, PT_GEMM_U8S8 = 2, PT_GEMM_KIND
 typedef void (*pt_gemm_ukr_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                int accumulate);
 
+/* Memory a microkernel fetches into cache while it computes (the driver
+ * points it at the source of the next B chunk, so that packing it reads
+ * from cache instead of waiting on memory): `rows` rows `stride` bytes
+ * apart, `lines` 64-byte lines each, from `base`.  The microkernel issues
+ * one line every PT_GEMM_PREFETCH_STEPS steps of its k loop (a step is kg
+ * k values) and advances the cursor (row, line); it stops at the end. */
+typedef struct pt_gemm_prefetch {
+    const char *base;
+    int64_t rows, stride, lines;
+    int64_t row, line;
+} pt_gemm_prefetch;
+#define PT_GEMM_PREFETCH_STEPS 4
+
+/* The same microkernel, fetching `pf`'s lines as it goes (pf not NULL). */
+typedef void (*pt_gemm_ukr_pf_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                  int accumulate, pt_gemm_prefetch *pf);
+
 typedef struct pt_gemm_ukernel {
     const char *name; /* "avx512_f32_12x32": shown by verbose */
     pt_gemm_kind kind;
@@ -55,6 +72,7 @@ typedef struct pt_gemm_ukernel {
     unsigned features; /* PT_CPU_* sub-features required on top of level */
     int mr, nr, kg;
     pt_gemm_ukr_fn run;
+    pt_gemm_ukr_pf_fn run_pf; /* NULL: the row has no prefetching form */
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

@@ -11,8 +11,9 @@
  * packs the MC x KC block of A and sweeps the microkernel over it, adding
  * into an MC x NC block of C.  With a single M block no item reuses a B
  * block, so B is packed per KC chunk instead, in column runs next to that
- * chunk's A block in L2.  When K is done the block goes through the
- * epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
+ * chunk's A block in L2; while a chunk computes, the microkernel fetches
+ * the source of the next chunk (run_pf rows).  When K is done the block
+ * goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
  * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
@@ -366,6 +367,7 @@ typedef struct {
     int tid;
     bool b_cached;
     int64_t cached_b_off, cached_n0; /* what the B scratch holds */
+    int64_t next_item;               /* the item this thread likely runs next, or -1 */
 } worker;
 
 static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen) {
@@ -437,17 +439,51 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
 }
 
 /* The microkernel over an mlen x nlen block for one chunk: B strips
- * (b_strip bytes apart) outer, so each stays in L1 for all A strips. */
+ * (b_strip bytes apart) outer, so each stays in L1 for all A strips.  With
+ * `pf`, the prefetching form fetches its lines on the way. */
 static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
-                  int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate) {
+                  int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate,
+                  pt_gemm_prefetch *pf) {
     for (int64_t j = 0; j * uk->nr < nlen; ++j) {
         const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
         for (int64_t i = 0; i * uk->mr < mlen; ++i) {
             const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
             char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
-            uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
+            if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
+            else uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
         }
     }
+}
+
+/* The source lines of B rows [r0, r0 + rows) by k [k0, k0 + kc) when they
+ * form rows of contiguous bytes (B with rows or k contiguous); false for
+ * other strides. */
+static bool b_source_lines(const pt_gemm_operand *o, const void *data, int64_t r0, int64_t rows, int64_t k0,
+                           int64_t kc, pt_gemm_prefetch *pf) {
+    const int64_t bits = (int64_t)pt_dt_bits(o->dt);
+    int64_t outer, stride, width;
+    if (o->s_row == 1) outer = kc, stride = o->s_k, width = rows;
+    else if (o->s_k == 1) outer = rows, stride = o->s_row, width = kc;
+    else return false;
+    if (stride * bits % 8 != 0 || (r0 * o->s_row + k0 * o->s_k) * bits % 8 != 0) return false;
+    const char *first = (const char *)data + (r0 * o->s_row + k0 * o->s_k) * bits / 8;
+    /* From the line holding the first byte to the one holding the last. */
+    const int64_t lead = (int64_t)((uintptr_t)first & 63);
+    *pf = (pt_gemm_prefetch){first - lead, outer, stride * bits / 8, ceil_div(lead + ceil_div(width * bits, 8), 64), 0, 0};
+    return true;
+}
+
+/* The source lines of the first chunk of the item this thread likely runs
+ * next (its first column run, first KC rows). */
+static bool next_item_lines(const worker *w, int64_t run, pt_gemm_prefetch *pf) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const int64_t it = w->next_item, nb = (it / p->mblocks) % p->nblocks, b = it / p->mblocks / p->nblocks;
+    const int64_t n0 = nb * p->NC;
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    return b_source_lines(&d->b, elem_ptr(w->args->b, d->b.dt, b_off), n0, min64(run, min64(p->NC, d->N - n0)), 0,
+                          min64(p->KC, d->K), pf);
 }
 
 /* An item whose B block no other item reuses (one M block, and no batch
@@ -484,7 +520,25 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
                 for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
                 for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
             }
-            sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0);
+            /* While this chunk computes, the microkernel fetches the source
+             * of the next one (this run's next k rows, or the next run's
+             * first), so that packing it reads from cache: packing from
+             * memory is latency-bound (one core packed cold B at 18 GB/s
+             * against 31 GB/s of plain streaming), and it does not overlap
+             * the microkernel otherwise. */
+            int64_t nk0 = k0 + p->KC, nj0 = j0;
+            if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
+            pt_gemm_prefetch pf;
+            bool fetch = false;
+            if (uk->run_pf) {
+                if (nj0 < nlen)
+                    fetch = b_source_lines(&d->b, bsrc, n0 + nj0, min64(run, nlen - nj0), nk0,
+                                           min64(p->KC, d->K - nk0), &pf);
+                else if (w->next_item >= 0)
+                    fetch = next_item_lines(w, run, &pf);
+            }
+            sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0,
+                  fetch ? &pf : NULL);
         }
         if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
         w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
@@ -515,7 +569,7 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
         sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
-              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0);
+              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL);
     }
     if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
@@ -568,13 +622,23 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
                              item_slice *slices) {
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
     worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
-                .tid = tid};
+                .tid = tid, .next_item = -1};
     if (!slices) {
-        for (int64_t it = items * tid / nt; it < items * (tid + 1) / nt; ++it) run_item(&w, it);
+        const int64_t end = items * (tid + 1) / nt;
+        for (int64_t it = items * tid / nt; it < end; ++it) {
+            w.next_item = it + 1 < end ? it + 1 : -1;
+            run_item(&w, it);
+        }
         return;
     }
     int64_t it;
-    while (take_item(&slices[tid], true, &it)) run_item(&w, it);
+    while (take_item(&slices[tid], true, &it)) {
+        /* The next item of this slice, unless another thread takes it. */
+        const uint64_t range = __atomic_load_n(&slices[tid].range, __ATOMIC_RELAXED);
+        w.next_item = range >> 32 < (range & 0xffffffffu) ? (int64_t)(range >> 32) : -1;
+        run_item(&w, it);
+    }
+    w.next_item = -1;
     for (int v = 1; v < nt; ++v) {
         item_slice *victim = &slices[(tid + v) % nt];
         while (take_item(victim, false, &it)) run_item(&w, it);
@@ -722,7 +786,7 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
             const int tid = omp_get_thread_num();
             if (team) {
                 worker w = {.p = p, .args = args, .scratch = base + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
-                            .tid = tid};
+                            .tid = tid, .next_item = -1};
                 run_team(&w, &ts, shared);
             } else {
                 run_packed_slice(p, args, base, tid, slices ? nt : omp_get_num_threads(), slices);

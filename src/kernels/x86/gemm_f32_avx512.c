@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "kernels/x86/gemm_ukr_float_x86.h"
+#include "kernels/x86/gemm_prefetch_x86.h"
 
 #define MR PT_GEMM_AVX512_F32_MR
 #define NR PT_GEMM_AVX512_F32_NR
@@ -35,7 +36,9 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
 /* The same for at most 8 rows (16 accumulators): the last row tile of a
  * block whose rows are not a multiple of 12 (128 = 10 x 12 + 8) no longer
  * computes four rows for nothing. */
-static void rows8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate) {
+static inline __attribute__((always_inline)) void rows8(int64_t kc, const void *a, const void *b, void *c,
+                                                        int64_t ldc, int mr, int nr, int accumulate,
+                                                        pt_gemm_prefetch *pf) {
     const float *ap = a, *bp = b;
     float *cp = c;
     DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7)
@@ -43,20 +46,24 @@ static void rows8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc
         _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);
         if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
     }
-    for (int64_t k = 0; k < kc; ++k, ap += MR, bp += NR) {
+    pt_pf_cursor pfc = pt_pf_open(pf);
+    for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
+        if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
         __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
         STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
     }
+    pt_pf_close(&pfc, pf);
     __mmask16 m0 = lane_mask(nr), m1 = lane_mask(nr - 16);
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }
 
-void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
-                            int accumulate) {
+static inline __attribute__((always_inline)) void tile(int64_t kc, const void *a, const void *b, void *c,
+                                                       int64_t ldc, int mr, int nr, int accumulate,
+                                                       pt_gemm_prefetch *pf) {
     const float *ap = a, *bp = b;
     float *cp = c;
     if (mr <= 8) {
-        rows8(kc, a, b, c, ldc, mr, nr, accumulate);
+        rows8(kc, a, b, c, ldc, mr, nr, accumulate, pf);
         return;
     }
     DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9) DECL(10) DECL(11)
@@ -67,10 +74,23 @@ void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, i
         _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);
         if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
     }
-    for (int64_t k = 0; k < kc; ++k, ap += MR, bp += NR) {
+    pt_pf_cursor pfc = pt_pf_open(pf);
+    for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
+        if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
         __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
         STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
     }
+    pt_pf_close(&pfc, pf);
     __mmask16 m0 = lane_mask(nr), m1 = lane_mask(nr - 16);
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7) STORE(8) STORE(9) STORE(10) STORE(11)
+}
+
+void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                            int accumulate) {
+    tile(kc, a, b, c, ldc, mr, nr, accumulate, NULL);
+}
+
+void pt_gemm_ukr_avx512_f32_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                               int accumulate, pt_gemm_prefetch *pf) {
+    tile(kc, a, b, c, ldc, mr, nr, accumulate, pf);
 }

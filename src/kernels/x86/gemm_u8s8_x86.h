@@ -15,6 +15,8 @@
 /* zmm vpdpbusd (AVX512_VNNI). */
 void pt_gemm_ukr_avx512vnni_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                  int accumulate);
+void pt_gemm_ukr_avx512vnni_u8s8_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                    int accumulate, pt_gemm_prefetch *pf);
 /* ymm vpdpbusd (AVX-VNNI, VEX encoded). */
 void pt_gemm_ukr_avxvnni_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                               int accumulate);

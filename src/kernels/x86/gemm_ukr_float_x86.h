@@ -7,11 +7,15 @@
 
 #include <stdint.h>
 
+struct pt_gemm_prefetch;
+
 /* AVX-512 F32: 12 rows x 32 columns (24 zmm accumulators). */
 #define PT_GEMM_AVX512_F32_MR 12
 #define PT_GEMM_AVX512_F32_NR 32
 void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                             int accumulate);
+void pt_gemm_ukr_avx512_f32_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                               int accumulate, struct pt_gemm_prefetch *pf);
 
 /* AVX2 F32: 6 rows x 16 columns (12 ymm accumulators). */
 #define PT_GEMM_AVX2_F32_MR 6
@@ -24,6 +28,8 @@ void pt_gemm_ukr_avx2_f32(int64_t kc, const void *a, const void *b, void *c, int
 #define PT_GEMM_AVX512BF16_NR 32
 void pt_gemm_ukr_avx512bf16_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                  int accumulate);
+void pt_gemm_ukr_avx512bf16_bf16_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                    int accumulate, struct pt_gemm_prefetch *pf);
 
 /* AVX2 BF16: 6 rows x 16 columns; bf16 pairs widened to f32 and FMA'd. */
 #define PT_GEMM_AVX2_BF16_MR 6
