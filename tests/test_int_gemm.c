@@ -36,6 +36,32 @@ static float panel_value(const pt_gemm_ukernel *uk, const void *p, size_t i) {
     return uk->kind == PT_GEMM_BF16 ? pt_bf16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 
+/* The packing form (F32 rows): B read from source rows (ld apart, NaN past
+ * the nr valid columns, which it must not read) gives the tile run gives on
+ * the panel with those columns zeroed, bit for bit, and writes that panel. */
+static void check_packing_form(const pt_gemm_ukernel *uk, int64_t kc, const float *a, const float *b,
+                               const float *c0, int64_t ldc, int mr, int nr, int accumulate) {
+    const int MR = uk->mr, NR = uk->nr;
+    const int64_t ld = NR + 5;
+    float *src = malloc(sizeof(float) * (size_t)(kc * ld)), *want = alloc64(sizeof(float) * (size_t)(kc * NR));
+    float *got = alloc64(sizeof(float) * (size_t)(kc * NR));
+    float *c_want = malloc(sizeof(float) * (size_t)(MR * ldc)), *c_got = malloc(sizeof(float) * (size_t)(MR * ldc));
+    for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = 0; j < ld; ++j) {
+            src[k * ld + j] = j < nr ? b[k * NR + j] : NAN;
+            if (j < NR) want[k * NR + j] = j < nr ? b[k * NR + j] : 0.0f, got[k * NR + j] = -1.0f;
+        }
+    memcpy(c_want, c0, sizeof(float) * (size_t)(MR * ldc));
+    memcpy(c_got, c0, sizeof(float) * (size_t)(MR * ldc));
+    uk->run(kc, a, want, c_want, ldc, mr, nr, accumulate);
+    uk->run_packing(kc, a, src, ld, nr, got, c_got, ldc, mr, nr, accumulate, NULL);
+    pt_test_count(memcmp(c_got, c_want, sizeof(float) * (size_t)(MR * ldc)) == 0, __FILE__, __LINE__,
+                  "%s run_packing kc=%lld mr=%d nr=%d: tile differs from run", uk->name, (long long)kc, mr, nr);
+    pt_test_count(memcmp(got, want, sizeof(float) * (size_t)(kc * NR)) == 0, __FILE__, __LINE__,
+                  "%s run_packing kc=%lld nr=%d: panel differs from packing", uk->name, (long long)kc, nr);
+    free(src), free(want), free(got), free(c_want), free(c_got);
+}
+
 /* One microkernel call on random panels; the mr x nr corner must match the
  * double loop and everything outside it must stay untouched. */
 static void check_ukernel_case(const pt_gemm_ukernel *uk, int64_t kc, int mr, int nr, int accumulate) {
@@ -57,6 +83,7 @@ static void check_ukernel_case(const pt_gemm_ukernel *uk, int64_t kc, int mr, in
     for (int64_t i = 0; i < MR * ldc; ++i) c[i] = c0[i] = rnd_unit();
     uk->run(kc, a, b, c, ldc, mr, nr, accumulate);
     check_prefetch_form(uk, kc, a, b, c0, c, sizeof(float) * (size_t)(MR * ldc), ldc, mr, nr, accumulate, b);
+    if (uk->run_packing) check_packing_form(uk, kc, a, b, c0, ldc, mr, nr, accumulate);
     int bad = 0;
     for (int i = 0; i < MR; ++i)
         for (int64_t j = 0; j < ldc; ++j) {

@@ -65,6 +65,15 @@ typedef struct pt_gemm_prefetch {
 typedef void (*pt_gemm_ukr_pf_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate, pt_gemm_prefetch *pf);
 
+/* F32 rows only: the same tile with B read from its source instead of a
+ * panel, B[k][j] = b_src[k·b_ld + j] for j < b_cols (f32, columns
+ * contiguous), 0 for b_cols <= j < NR, and written as the panel it would
+ * have been packed into (b_dst, kc x NR) on the way: the first A strip
+ * against a B strip packs it while computing (pf may be NULL). */
+typedef void (*pt_gemm_ukr_packing_fn)(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
+                                       void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                       pt_gemm_prefetch *pf);
+
 typedef struct pt_gemm_ukernel {
     const char *name; /* "avx512_f32_12x32": shown by verbose */
     pt_gemm_kind kind;
@@ -73,6 +82,7 @@ typedef struct pt_gemm_ukernel {
     int mr, nr, kg;
     pt_gemm_ukr_fn run;
     pt_gemm_ukr_pf_fn run_pf; /* NULL: the row has no prefetching form */
+    pt_gemm_ukr_packing_fn run_packing; /* NULL: no packing form */
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

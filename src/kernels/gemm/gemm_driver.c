@@ -443,13 +443,16 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
  * `pf`, the prefetching form fetches its lines on the way. */
 static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
                   int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate,
-                  pt_gemm_prefetch *pf) {
+                  pt_gemm_prefetch *pf, const float *bsrc, int64_t bld) {
     for (int64_t j = 0; j * uk->nr < nlen; ++j) {
         const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
         for (int64_t i = 0; i * uk->mr < mlen; ++i) {
             const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
             char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
-            if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
+            if (bsrc && i == 0)
+                uk->run_packing(kcp, abuf, bsrc + j * uk->nr, bld, nr, (char *)bp + j * b_strip, cp, ldc, mr, nr,
+                                accumulate, pf);
+            else if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
             else uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
         }
     }
@@ -508,14 +511,19 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
         colsum = (int32_t *)(w->scratch + w->lay.colsum);
     }
     w->b_cached = false;
+    /* Plain f32 B with contiguous columns: the first A strip against each
+     * B strip packs it while computing (run_packing), no packing pass. */
+    const bool pack_in_kernel = uk->run_packing && d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32 &&
+                                d->b.s_row == 1 && !d->b.dq.on && d->b.round == dnnl_fpmath_mode_strict;
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
         if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
-            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc, bbuf,
-                                colsum ? colsum_chunk : NULL);
+            if (!pack_in_kernel)
+                pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc,
+                                    bbuf, colsum ? colsum_chunk : NULL);
             if (colsum) {
                 for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
                 for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
@@ -538,7 +546,7 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
                     fetch = next_item_lines(w, run, &pf);
             }
             sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0,
-                  fetch ? &pf : NULL);
+                  fetch ? &pf : NULL, pack_in_kernel ? (const float *)bsrc + n0 + j0 + k0 * d->b.s_k : NULL, d->b.s_k);
         }
         if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
         w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
@@ -569,7 +577,7 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
         sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
-              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL);
+              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL, NULL, 0);
     }
     if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);

@@ -16,6 +16,9 @@ void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, i
                             int accumulate);
 void pt_gemm_ukr_avx512_f32_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                int accumulate, struct pt_gemm_prefetch *pf);
+void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
+                                    void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                    struct pt_gemm_prefetch *pf);
 
 /* AVX2 F32: 6 rows x 16 columns (12 ymm accumulators). */
 #define PT_GEMM_AVX2_F32_MR 6
