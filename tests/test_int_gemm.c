@@ -600,6 +600,17 @@ static void test_driver_u8s8(void) {
             if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
             run_int_case(row, &ic);
         }
+        /* One M block (B packed per chunk, by the packing form where the row
+         * has one): several KC chunks, a last chunk ending in a partial quad,
+         * column tails, zero points on both sides (column and row sums). */
+        const int64_t single[][4] = {{3 * row->mr + 5, 2 * row->nr + 7, 2103, 1}, {row->mr + 1, 5 * row->nr + 3, 1203, 2},
+                                     {7, 9, 13, 1}};
+        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i) {
+            int_case ic = {single[i][0], single[i][1], single[i][2], i & 1 ? dnnl_s8 : dnnl_u8,
+                           (int32_t)rnd_range(1, 140), true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)single[i][3]};
+            if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
+            run_int_case(row, &ic);
+        }
     }
 }
 

@@ -38,12 +38,13 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
 #define SOURCE_AHEAD 32
 #define LOAD_B                                                                            \
     if (bs) {                                                                             \
-        const uintptr_t ahead = (uintptr_t)bs + (uintptr_t)(SOURCE_AHEAD * bld * 4);           \
+        const uintptr_t ahead = brow + (uintptr_t)(SOURCE_AHEAD * bld * 4);                   \
         _mm_prefetch((const char *)ahead, _MM_HINT_T0);                                       \
         _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T0);                                \
-        b0 = _mm512_maskz_loadu_ps(bm0, bs), b1 = _mm512_maskz_loadu_ps(bm1, bs + 16);    \
+        b0 = _mm512_maskz_loadu_ps(bm0, (const void *)brow);                                  \
+        b1 = _mm512_maskz_loadu_ps(bm1, (const void *)(brow + 64));                           \
         _mm512_storeu_ps(bd, b0), _mm512_storeu_ps(bd + 16, b1);                          \
-        bs += bld, bd += NR;                                                              \
+        brow += (uintptr_t)(bld * 4), bd += NR;                                               \
     } else {                                                                              \
         b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);                          \
     }
@@ -65,6 +66,7 @@ static inline __attribute__((always_inline)) void rows8(int64_t kc, const void *
         if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
     }
     const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);
+    uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past the source) */
     pt_pf_cursor pfc = pt_pf_open(pf);
     for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
         if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
@@ -96,6 +98,7 @@ static inline __attribute__((always_inline)) void tile(int64_t kc, const void *a
         if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
     }
     const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);
+    uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past the source) */
     pt_pf_cursor pfc = pt_pf_open(pf);
     for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
         if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
