@@ -385,6 +385,17 @@ static void test_driver_float(pt_gemm_kind kind) {
                 fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
                 run_float_case(uk, &fc);
             }
+        /* One M block with plain B: B packed per chunk, or (F32 rows with a
+         * packing form) strip by strip by the microkernel; several chunks,
+         * items per thread (the next item's first strip fetched ahead),
+         * column tails. */
+        const int64_t single[][4] = {{MC - 3, 2037, 2 * KC + 7, 2}, {37, 4 * NR + 9, 3 * KC + 1, 1},
+                                     {MR + 1, 5000, KC - 3, 2}};
+        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i) {
+            float_case fc = plain(single[i][0], single[i][1], single[i][2]);
+            fc.nthr = (int)single[i][3];
+            run_float_case(uk, &fc);
+        }
         /* M large enough for the team path (B blocks packed together, M
          * blocks claimed by the threads): several KC chunks, NC blocks
          * (several also in test_int_gemm_small_blocks, built with small

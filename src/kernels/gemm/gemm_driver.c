@@ -100,6 +100,25 @@ static int64_t chunk_cols(const pt_gemm_plan *p) {
  * prepacked. */
 static bool b_per_chunk(const pt_gemm_plan *p) { return p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1); }
 
+/* Whether per-chunk items leave packing B to the microkernel (its packing
+ * form: plain f32 B with contiguous columns, strict math), strip by strip
+ * into one panel (run_item_b_in_kernel). */
+static bool b_packed_in_kernel(const pt_gemm_plan *p) {
+    const pt_gemm_desc *d = &p->d;
+    return p->uk->run_packing && d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32 && d->b.s_row == 1 && !d->b.dq.on &&
+           d->b.round == dnnl_fpmath_mode_strict;
+}
+
+/* Columns of such an item's run: its C block (MC rows) in about half of L2
+ * (9/16: 1024 columns of 132 rows in 1 MiB; at 128x4096x4096 four items of
+ * 1024 columns ran 2 % faster than ten of 416, and eight of 480 3 % slower).
+ * No B chunk needs to stay in L2, so runs are wider than chunk_cols and the
+ * A block is packed fewer times. */
+static int64_t kernel_run_cols(const pt_gemm_plan *p) {
+    const int64_t nr = p->uk->nr;
+    return max64(nr, (int64_t)pt_cpu()->l2_bytes * 9 / 16 / (p->MC * 4) / nr * nr);
+}
+
 static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
@@ -108,7 +127,9 @@ static thread_layout layout_of(const pt_gemm_plan *p) {
     /* Items with B packed per chunk (run_item_b_runs) need one chunk's
      * column run. */
     const bool per_chunk = b_per_chunk(p);
-    const int64_t b_elems = per_chunk ? p->KC * min64(p->NC, chunk_cols(p)) : k_padded(p) * p->NC;
+    const int64_t b_elems = !per_chunk               ? k_padded(p) * p->NC
+                            : b_packed_in_kernel(p) ? p->KC * p->uk->nr
+                                                    : p->KC * min64(p->NC, chunk_cols(p));
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
     l.rowsum = l.b + align_bytes((size_t)b_elems * eb);
     bool int_kind = p->d.kind == PT_GEMM_U8S8;
@@ -225,7 +246,8 @@ static void choose_blocks(pt_gemm_plan *p) {
             if (kc_one < kc_max) p->KC = even_block(Kp, kc_one, kg);
         }
         const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
-        if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
+        if (b_packed_in_kernel(p)) set_blocks(p, p->MC, even_block(d->N, kernel_run_cols(p), uk->nr));
+        else if (nc_chunk < p->NC) set_blocks(p, p->MC, even_block(d->N, max64(uk->nr, nc_chunk), uk->nr));
     }
     const int T = useful_threads(p, p->nthr);
     /* Enough items for every useful thread, and a multiple of the thread
@@ -453,16 +475,13 @@ static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, vo
  * `pf`, the prefetching form fetches its lines on the way. */
 static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
                   int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate,
-                  pt_gemm_prefetch *pf, const float *bsrc, int64_t bld) {
+                  pt_gemm_prefetch *pf) {
     for (int64_t j = 0; j * uk->nr < nlen; ++j) {
         const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
         for (int64_t i = 0; i * uk->mr < mlen; ++i) {
             const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
             char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
-            if (bsrc && i == 0)
-                uk->run_packing(kcp, abuf, bsrc + j * uk->nr, bld, nr, (char *)bp + j * b_strip, cp, ldc, mr, nr,
-                                accumulate, pf);
-            else if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
+            if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
             else uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
         }
     }
@@ -487,15 +506,15 @@ static bool b_source_lines(const pt_gemm_operand *o, const void *data, int64_t r
 }
 
 /* The source lines of the first chunk of the item this thread likely runs
- * next (its first column run, first KC rows). */
-static bool next_item_lines(const worker *w, int64_t run, pt_gemm_prefetch *pf) {
+ * next (its first `cols` columns, first KC rows). */
+static bool next_item_lines(const worker *w, int64_t cols, pt_gemm_prefetch *pf) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
     const int64_t it = w->next_item, nb = (it / p->mblocks) % p->nblocks, b = it / p->mblocks / p->nblocks;
     const int64_t n0 = nb * p->NC;
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
-    return b_source_lines(&d->b, elem_ptr(w->args->b, d->b.dt, b_off), n0, min64(run, min64(p->NC, d->N - n0)), 0,
+    return b_source_lines(&d->b, elem_ptr(w->args->b, d->b.dt, b_off), n0, min64(cols, min64(p->NC, d->N - n0)), 0,
                           min64(p->KC, d->K), pf);
 }
 
@@ -521,19 +540,14 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
         colsum = (int32_t *)(w->scratch + w->lay.colsum);
     }
     w->b_cached = false;
-    /* Plain f32 B with contiguous columns: the first A strip against each
-     * B strip packs it while computing (run_packing), no packing pass. */
-    const bool pack_in_kernel = uk->run_packing && d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32 &&
-                                d->b.s_row == 1 && !d->b.dq.on && d->b.round == dnnl_fpmath_mode_strict;
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
         if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
-            if (!pack_in_kernel)
-                pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc,
-                                    bbuf, colsum ? colsum_chunk : NULL);
+            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc, bbuf,
+                                colsum ? colsum_chunk : NULL);
             if (colsum) {
                 for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
                 for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
@@ -556,9 +570,65 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
                     fetch = next_item_lines(w, run, &pf);
             }
             sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0,
-                  fetch ? &pf : NULL, pack_in_kernel ? (const float *)bsrc + n0 + j0 + k0 * d->b.s_k : NULL, d->b.s_k);
+                  fetch ? &pf : NULL);
         }
         if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
+        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
+    }
+}
+
+/* An item whose B the microkernel packs (b_packed_in_kernel): per column
+ * run (its C block in L2) and KC chunk the A block is packed, then each B
+ * strip is packed into one panel, which stays in L1, by the call of the
+ * first A strip (run_packing) and read by the others.  While a strip
+ * computes, the microkernel fetches the source of the next one (of this
+ * chunk, else the next chunk's, run's or item's first): a strip is 2 lines
+ * of KC rows a page or more apart, so without it the packing call waits on
+ * memory.  Sums run over the same chunks in the same order as with B packed
+ * ahead, so results do not change. */
+static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
+    const pt_gemm_plan *p = w->p;
+    const pt_gemm_desc *d = &p->d;
+    const pt_gemm_ukernel *uk = p->uk;
+    const int64_t nr_max = uk->nr, run = min64(kernel_run_cols(p), p->NC), ldc = round_up(run, 16) + 16;
+    int64_t a_off, b_off;
+    batch_offsets(d, b, &a_off, &b_off);
+    const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
+    const float *bsrc = (const float *)w->args->b + b_off;
+    char *abuf = w->scratch + w->lay.a, *panel = w->scratch + w->lay.b, *cblk = w->scratch + w->lay.c;
+    w->b_cached = false;
+    for (int64_t j0 = 0; j0 < nlen; j0 += run) {
+        const int64_t jl = min64(run, nlen - j0);
+        for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
+            const int64_t kc = min64(p->KC, d->K - k0);
+            pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, NULL);
+            for (int64_t c0 = 0; c0 < jl; c0 += nr_max) {
+                const int nr = (int)min64(nr_max, jl - c0);
+                /* The next strip: of this chunk, or the next chunk's, run's
+                 * or item's first. */
+                int64_t nc0 = c0 + nr_max, nk0 = k0, nj0 = j0;
+                if (nc0 >= jl) nc0 = 0, nk0 = k0 + p->KC;
+                if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
+                pt_gemm_prefetch pf;
+                bool fetch;
+                if (nj0 < nlen)
+                    fetch = b_source_lines(&d->b, bsrc, n0 + nj0 + nc0, min64(nr_max, nlen - nj0 - nc0), nk0,
+                                           min64(p->KC, d->K - nk0), &pf);
+                else
+                    fetch = w->next_item >= 0 && next_item_lines(w, nr_max, &pf);
+                for (int64_t i = 0; i * uk->mr < mlen; ++i) {
+                    const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
+                    char *cp = cblk + (size_t)((i * uk->mr * ldc + c0) * 4);
+                    if (i == 0)
+                        uk->run_packing(kc, abuf, bsrc + n0 + j0 + c0 + k0 * d->b.s_k, d->b.s_k, nr, panel, cp, ldc,
+                                        mr, nr, k0 > 0, fetch ? &pf : NULL);
+                    else if (fetch)
+                        uk->run_pf(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0, &pf);
+                    else
+                        uk->run(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0);
+                }
+            }
+        }
         w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
     }
 }
@@ -587,7 +657,7 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
         sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
-              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL, NULL, 0);
+              b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL);
     }
     if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
@@ -602,7 +672,8 @@ static void run_item(worker *w, int64_t item) {
     const int64_t m0 = mb * p->MC, n0 = nb * p->NC;
     const int64_t mlen = min64(p->MC, d->M - m0), nlen = min64(p->NC, d->N - n0);
     if (!w->args->b_packed && b_per_chunk(p)) {
-        run_item_b_runs(w, b, m0, n0, mlen, nlen);
+        if (b_packed_in_kernel(p)) run_item_b_in_kernel(w, b, m0, n0, mlen, nlen);
+        else run_item_b_runs(w, b, m0, n0, mlen, nlen);
         return;
     }
     int64_t a_off, b_off;
