@@ -65,9 +65,10 @@ struct pt_gm_engine {
     gm_product prod[GM_PRODUCTS];
     int64_t bm, nblocks, tail; /* rows per block, blocks, rows of the last block */
     int nthr;
+    dnnl_data_type_t h_store;  /* type H is stored in: the down MatMul's own bf16 / f16, else f32 */
     size_t ref_scratch;        /* per thread, for the bound reference kernels */
     size_t tmp_floats;         /* per thread: one run of a tile row */
-    size_t off_h, off_threads, thread_bytes, off_gemm, total;
+    size_t off_g, off_h, off_threads, thread_bytes, off_gemm, total;
 };
 
 static size_t gm_up(size_t x) { return (x + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN; }
@@ -259,8 +260,12 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->prod[GM_IN1] = (gm_product){.W = &p->br[1].W, .K = p->K, .N = p->N};
     e->prod[GM_DOWN] = (gm_product){.W = &p->Wd, .K = p->N, .N = p->O};
     pt_gemm_operand src = {.dt = p->src.dt, .s_row = p->src.rs, .s_k = p->src.cs};
-    /* H holds the hidden values (already rounded to their declared type) as f32. */
-    pt_gemm_operand hid = {.dt = dnnl_f32, .s_row = p->N, .s_k = 1};
+    /* G holds combine input 0 as f32; H the hidden values, rounded to the
+     * type the down MatMul reads, in that type when it is bf16 / f16 (so the
+     * engine packs them as it packs a MatMul's own narrow A: half the bytes,
+     * no conversion), else as f32 in place of G. */
+    e->h_store = p->h_dt == dnnl_bf16 || p->h_dt == dnnl_f16 ? p->h_dt : dnnl_f32;
+    pt_gemm_operand hid = {.dt = e->h_store, .s_row = p->N, .s_k = 1};
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         bool down = i == GM_DOWN;
         st = plan_product(p, &e->prod[i], down ? &hid : &src, down ? p->h_dt : p->src.dt, e->bm, e->tail, e->nthr);
@@ -273,7 +278,9 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->tmp_floats = GM_RUN;
 
     size_t at = 0, gemm = 0;
-    e->off_h = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
+    e->off_g = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
+    e->off_h = e->off_g;
+    if (e->h_store != dnnl_f32) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         gm_product *x = &e->prod[i];
         if (x->dense) x->dense_off = at, at = gm_up(at + (size_t)x->K * (size_t)x->N * sizeof(float));
@@ -316,7 +323,8 @@ typedef struct {
     void *out;
     int64_t m_base;           /* first row of the block */
     int64_t bias_off[2], dbias_off, out_off; /* batch offsets */
-    float *H;                 /* block rows x N */
+    float *G;                 /* block rows x N: combine input 0 */
+    void *H;                  /* block rows x N, in e->h_store: the down product's A */
     char *threads;
     pt_exec_ctx ectx;         /* single-threaded context for the reference kernels */
 } gm_epi;
@@ -354,18 +362,27 @@ static gm_thread thread_state(const gm_epi *E, int tid) {
     return s;
 }
 
-/* Rounds a run to a declared type: bf16 / f16 inline (vectorised), other
- * types through the shared converter. */
+#define GM_ROUND_STEP 256 /* elements per conversion round trip (stack buffer) */
+
+/* Rounds a run to a declared type: bf16 / f16 by a round trip through the
+ * vector row's conversions (rounding as ir/dtype_round.h), other types
+ * through the shared converter. */
 static void round_run(dnnl_data_type_t dt, float *x, int64_t n) {
-    switch ((int)dt) {
-        case dnnl_f32: break;
-        case dnnl_bf16:
-            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_bf16(x[j]);
-            break;
-        case dnnl_f16:
-            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_f16(x[j]);
-            break;
-        default: pt_run_round(dt, x, n); break;
+    if (dt != dnnl_bf16 && dt != dnnl_f16) {
+        if (dt != dnnl_f32) pt_run_round(dt, x, n);
+        return;
+    }
+    const pt_vec_ops *v = pt_vec();
+    uint16_t bits[GM_ROUND_STEP];
+    for (int64_t j = 0; j < n; j += GM_ROUND_STEP) {
+        const int64_t c = n - j < GM_ROUND_STEP ? n - j : GM_ROUND_STEP;
+        if (dt == dnnl_bf16) {
+            v->f32_to_bf16(bits, x + j, c);
+            v->bf16_to_f32(x + j, bits, c);
+        } else {
+            v->f32_to_f16(bits, x + j, c);
+            v->f16_to_f32(x + j, bits, c);
+        }
     }
 }
 
@@ -391,12 +408,16 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
         case PT_GM_ACT_SWISH: {
             /* Sigmoid as 1 / (1 + exp(-x)) with the vector exp (0 where
              * exp overflows, as the reference), then the Multiply. */
+            const pt_vec_ops *v = pt_vec();
+            const float one = 1.f;
             float *sg = t->tmp;
-            for (int64_t j = 0; j < n; ++j) sg[j] = -x[j];
-            pt_vec()->exp_sum(sg, n, 0.f);
-            for (int64_t j = 0; j < n; ++j) sg[j] = 1.f / (1.f + sg[j]);
+            memcpy(sg, x, (size_t)n * sizeof(float));
+            v->scale(sg, n, -1.f);
+            v->exp_sum(sg, n, 0.f);
+            v->binary(dnnl_graph_op_add, sg, sg, 1, &one, 0, n);
+            v->binary(dnnl_graph_op_divide, sg, &one, 0, sg, 1, n);
             round_run(b->act_dt, sg, n);
-            for (int64_t j = 0; j < n; ++j) dst[j] = x[j] * sg[j];
+            v->binary(dnnl_graph_op_multiply, dst, x, 1, sg, 1, n);
             round_run(b->mul_dt, dst, n);
             break;
         }
@@ -407,7 +428,7 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
     return dnnl_success;
 }
 
-/* Combine input 0 into H. */
+/* Combine input 0 into G. */
 static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
@@ -416,12 +437,12 @@ static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
-            float *h = E->H + (m0 + i) * E->p->N + n0 + j;
-            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, h, &t);
+            float *g = E->G + (m0 + i) * E->p->N + n0 + j;
+            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, g, &t);
         }
 }
 
-/* Combine input 1, then the combine (and TypeCast) into H. */
+/* Combine input 1, then the combine (and TypeCast) with G into H. */
 static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
@@ -431,16 +452,19 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
-            float *x = c + i * ldc + j, *h = E->H + (m0 + i) * p->N + n0 + j;
+            const int64_t at = (m0 + i) * p->N + n0 + j;
+            float *x = c + i * ldc + j, *g = E->G + at, *r = g;
             pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
             if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
-                for (int64_t k = 0; k < n; ++k) h[k] *= x[k];
+                pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
+                r = x;
             } else if (st == dnnl_success) {
-                pt_tview ins[2] = {row_view(h, n), row_view(x, n)};
+                pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
                 st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
             }
-            round_run(p->comb_dt, h, n);
-            if (p->has_tc) round_run(p->tc_dt, h, n);
+            round_run(p->comb_dt, r, n);
+            if (p->has_tc) round_run(p->tc_dt, r, n);
+            if (r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
             *t.status = st;
         }
 }
@@ -532,7 +556,8 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     gm_epi E;
     memset(&E, 0, sizeof E);
     E.p = p, E.e = e, E.in = bases, E.out = out[0].data;
-    E.H = (float *)(base + e->off_h);
+    E.G = (float *)(base + e->off_g);
+    E.H = base + e->off_h;
     E.threads = base + e->off_threads;
     E.ectx.fpmath = p->mode;
     E.ectx.apply_to_int = p->apply_to_int;
