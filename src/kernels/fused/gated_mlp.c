@@ -44,6 +44,7 @@
 #define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
 #define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
+#define GM_LINE_FLOATS 16                /* floats per cache line */
 #define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
                                           * reference kernels' threshold for a parallel region */
 
@@ -442,13 +443,25 @@ static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
         }
 }
 
-/* Combine input 1, then the combine (and TypeCast) with G into H. */
+/* Asks for G's rows [m0, m0 + mlen) x columns [n0, n0 + nlen) ahead of use:
+ * input 0 wrote them a whole product earlier, so they come from memory. */
+static void prefetch_g(const gm_epi *E, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
+    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N;
+    for (int64_t i = 0; i < mlen; ++i)
+        for (int64_t j = n0; j < end; j += GM_LINE_FLOATS) __builtin_prefetch(E->G + (m0 + i) * N + j, 0, 3);
+}
+
+/* Combine input 1, then the combine (and TypeCast) with G into H.  G of
+ * this tile is requested first (all its rows at once, not one row's
+ * latency after another), and that of the next tile of the thread's
+ * columns, which its product sweep then hides. */
 static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
     const gm_epi *E = vctx;
     const pt_gm_plan *p = E->p;
     gm_thread t = thread_state(E, tid);
+    prefetch_g(E, m0, n0, mlen, nlen);
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
@@ -467,6 +480,7 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
             if (r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
             *t.status = st;
         }
+    prefetch_g(E, m0, n0 + nlen, mlen, nlen);
 }
 
 /* The down product's tile: bias, then the output's type. */
