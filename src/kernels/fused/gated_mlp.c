@@ -44,7 +44,7 @@
 #define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
 #define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
-#define GM_LINE_FLOATS 16                /* floats per cache line */
+#define GM_LINE_BITS 512                 /* bits per cache line */
 #define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
                                           * reference kernels' threshold for a parallel region */
 
@@ -66,6 +66,7 @@ struct pt_gm_engine {
     gm_product prod[GM_PRODUCTS];
     int64_t bm, nblocks, tail; /* rows per block, blocks, rows of the last block */
     int nthr;
+    dnnl_data_type_t g_store;  /* type G is stored in: combine input 0's own bf16 / f16, else f32 */
     dnnl_data_type_t h_store;  /* type H is stored in: the down MatMul's own bf16 / f16, else f32 */
     size_t ref_scratch;        /* per thread, for the bound reference kernels */
     size_t tmp_floats;         /* per thread: one run of a tile row */
@@ -261,10 +262,16 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->prod[GM_IN1] = (gm_product){.W = &p->br[1].W, .K = p->K, .N = p->N};
     e->prod[GM_DOWN] = (gm_product){.W = &p->Wd, .K = p->N, .N = p->O};
     pt_gemm_operand src = {.dt = p->src.dt, .s_row = p->src.rs, .s_k = p->src.cs};
-    /* G holds combine input 0 as f32; H the hidden values, rounded to the
-     * type the down MatMul reads, in that type when it is bf16 / f16 (so the
-     * engine packs them as it packs a MatMul's own narrow A: half the bytes,
-     * no conversion), else as f32 in place of G. */
+    /* G holds combine input 0, H the hidden values, each already rounded to
+     * its declared type and stored in it when that is bf16 / f16 (else as
+     * f32): half the bytes to write and read back, and the down product
+     * packs H as it packs a MatMul's own narrow A, without conversion.  H
+     * takes G's place when both have one type. */
+    const pt_gm_branch *b0 = &p->br[0];
+    const dnnl_data_type_t g_dt = b0->act == PT_GM_ACT_SWISH   ? b0->mul_dt
+                                  : b0->act == PT_GM_ACT_UNARY ? b0->act_dt
+                                                               : b0->mm_dt;
+    e->g_store = g_dt == dnnl_bf16 || g_dt == dnnl_f16 ? g_dt : dnnl_f32;
     e->h_store = p->h_dt == dnnl_bf16 || p->h_dt == dnnl_f16 ? p->h_dt : dnnl_f32;
     pt_gemm_operand hid = {.dt = e->h_store, .s_row = p->N, .s_k = 1};
     for (int i = 0; i < GM_PRODUCTS; ++i) {
@@ -279,9 +286,9 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->tmp_floats = GM_RUN;
 
     size_t at = 0, gemm = 0;
-    e->off_g = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
+    e->off_g = at, at = gm_up(at + pt_dt_bytes(e->g_store, e->bm * p->N));
     e->off_h = e->off_g;
-    if (e->h_store != dnnl_f32) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
+    if (e->h_store != e->g_store) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         gm_product *x = &e->prod[i];
         if (x->dense) x->dense_off = at, at = gm_up(at + (size_t)x->K * (size_t)x->N * sizeof(float));
@@ -324,7 +331,7 @@ typedef struct {
     void *out;
     int64_t m_base;           /* first row of the block */
     int64_t bias_off[2], dbias_off, out_off; /* batch offsets */
-    float *G;                 /* block rows x N: combine input 0 */
+    void *G;                  /* block rows x N, in e->g_store: combine input 0 */
     void *H;                  /* block rows x N, in e->h_store: the down product's A */
     char *threads;
     pt_exec_ctx ectx;         /* single-threaded context for the reference kernels */
@@ -429,26 +436,29 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
     return dnnl_success;
 }
 
-/* Combine input 0 into G. */
+/* Combine input 0 into G (f32 straight from the branch, else stored). */
 static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
     const gm_epi *E = vctx;
+    const dnnl_data_type_t gdt = E->e->g_store;
     gm_thread t = thread_state(E, tid);
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
-            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
-            float *g = E->G + (m0 + i) * E->p->N + n0 + j;
-            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, g, &t);
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN, at = (m0 + i) * E->p->N + n0 + j;
+            float *x = c + i * ldc + j, *dst = gdt == dnnl_f32 ? (float *)E->G + at : x;
+            *t.status = branch_run(E, 0, m0 + i, n0 + j, x, n, dst, &t);
+            if (gdt != dnnl_f32) pt_run_store(E->G, gdt, at, 1, x, n);
         }
 }
 
 /* Asks for G's rows [m0, m0 + mlen) x columns [n0, n0 + nlen) ahead of use:
  * input 0 wrote them a whole product earlier, so they come from memory. */
 static void prefetch_g(const gm_epi *E, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
-    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N;
+    const dnnl_data_type_t gdt = E->e->g_store;
+    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N, step = GM_LINE_BITS / (int64_t)pt_dt_bits(gdt);
     for (int64_t i = 0; i < mlen; ++i)
-        for (int64_t j = n0; j < end; j += GM_LINE_FLOATS) __builtin_prefetch(E->G + (m0 + i) * N + j, 0, 3);
+        for (int64_t j = n0; j < end; j += step) __builtin_prefetch(elem_at(E->G, gdt, (m0 + i) * N + j), 0, 3);
 }
 
 /* Combine input 1, then the combine (and TypeCast) with G into H.  G of
@@ -466,8 +476,13 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
             const int64_t at = (m0 + i) * p->N + n0 + j;
-            float *x = c + i * ldc + j, *g = E->G + at, *r = g;
+            float *x = c + i * ldc + j, *g = (float *)E->G + at;
             pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
+            if (E->e->g_store != dnnl_f32) { /* the branch is done with t.tmp */
+                pt_run_load(E->G, E->e->g_store, at, 1, t.tmp, n);
+                g = t.tmp;
+            }
+            float *r = g;
             if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
                 pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
                 r = x;
@@ -570,7 +585,7 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     gm_epi E;
     memset(&E, 0, sizeof E);
     E.p = p, E.e = e, E.in = bases, E.out = out[0].data;
-    E.G = (float *)(base + e->off_g);
+    E.G = base + e->off_g;
     E.H = base + e->off_h;
     E.threads = base + e->off_threads;
     E.ectx.fpmath = p->mode;
