@@ -7,7 +7,9 @@
  * engine's small-M path), prompts (17, 64, 200: packed panels, row blocks),
  * sizes of 1 and odd tails of the 32-column microkernel; variants cover
  * transposes, batch broadcasting, strided src, biases, f32 / bf16 / f16
- * with and without the TypeCast, every math mode with and without
+ * with and without the TypeCast (narrow intermediates with every combine
+ * path, a narrow gate next to an f32 hidden layer: the kernel's G and H in
+ * their declared types), every math mode with and without
  * apply_to_int, int4 / int8 weights (per_group along k or n, per_channel,
  * per_tensor, with and without zero points), and constant weights packed
  * once through the constant tensor cache (run twice, then with other

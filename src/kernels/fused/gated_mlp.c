@@ -2,20 +2,23 @@
  * compile/lower_gated_mlp.c on the GEMM engine (kernels/gemm/gemm.h).
  *
  * Work goes by blocks of src rows (one block for decode; a block's hidden
- * rows H stay within GM_H_BYTES for long prompts).  Per row block, three
+ * rows stay within GM_H_BYTES for long prompts).  Per row block, three
  * engine runs, each parallel inside the engine (it splits N and M; this
  * kernel opens no parallel region around them):
  *   1. combine input 0 (src · W): the epilogue adds the bias, rounds to the
  *      MatMul's type, applies the branch's activation and stores the value
- *      into H while the tile is hot;
- *   2. combine input 1: the same, then the combine op with the H row as its
- *      first input, rounded to the combine's (and the TypeCast's) type, back
- *      into H;
- *   3. the down product reads H (rounded by the engine as the math mode
- *      rounds an f32 operand); its epilogue adds the bias and stores.
+ *      into G while the tile is hot;
+ *   2. combine input 1: the same, then the combine op with the G row as its
+ *      first input (requested ahead: G comes back from memory), rounded to
+ *      the combine's (and the TypeCast's) type, into H;
+ *   3. the down product reads H as its A operand (an f32 H rounded by the
+ *      engine as the math mode rounds an f32 operand); its epilogue adds the
+ *      bias and stores.
+ * G and H hold values already rounded to their declared types, in those
+ * types when bf16 / f16 (else f32), H in G's place when the types agree.
  * The element-wise ops run on runs of GM_RUN elements of a tile row:
- * swish (Sigmoid and Multiply) and a Multiply combine inline on the vector
- * exp, the rest through the bound reference kernels.  The engine reads the
+ * swish (Sigmoid and Multiply), a Multiply combine and the bf16 / f16
+ * rounding on the vector row, the rest through the bound reference kernels.  The engine reads the
  * weights in their own type: the small-M path streams f32 / bf16 / f16 and
  * dequantises int8 / int4 (groups along k) in registers; larger blocks pack
  * panels.  Weights whose scales also group along n are dequantised into a
