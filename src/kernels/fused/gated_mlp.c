@@ -17,8 +17,9 @@
  * G and H hold values already rounded to their declared types, in those
  * types when bf16 / f16 (else f32), H in G's place when the types agree.
  * The element-wise ops run on runs of GM_RUN elements of a tile row:
- * swish (Sigmoid and Multiply), a Multiply combine and the bf16 / f16
- * rounding on the vector row, the rest through the bound reference kernels.  The engine reads the
+ * swish (Sigmoid, as the single-op Sigmoid computes it, and Multiply), a
+ * Multiply combine and the bf16 / f16 rounding on the vector row, the rest
+ * through the bound reference kernels.  The engine reads the
  * weights in their own type: the small-M path streams f32 / bf16 / f16 and
  * dequantises int8 / int4 (groups along k) in registers; larger blocks pack
  * panels.  Weights whose scales also group along n are dequantised into a
@@ -41,13 +42,14 @@
 #include "kernels/fused/run_io.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/vec/vec.h"
+#include "kernels/vec/vec_rows.h"
 #include "runtime/const_cache.h"
 
 #define GM_H_BYTES (32u << 20)           /* hidden rows of one row block at most */
 #define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
 #define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
-#define GM_LINE_BITS 512                 /* bits per cache line */
+#define GM_LINE_BYTES 64                 /* bytes per cache line */
 #define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
                                           * reference kernels' threshold for a parallel region */
 
@@ -417,18 +419,13 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
             break;
         }
         case PT_GM_ACT_SWISH: {
-            /* Sigmoid as 1 / (1 + exp(-x)) with the vector exp (0 where
-             * exp overflows, as the reference), then the Multiply. */
-            const pt_vec_ops *v = pt_vec();
-            const float one = 1.f;
+            /* Sigmoid in one pass on the vector row (as the single-op
+             * Sigmoid computes it), then the Multiply. */
+            static const pt_eltwise_params sigmoid = {.kind = dnnl_graph_op_sigmoid};
             float *sg = t->tmp;
-            memcpy(sg, x, (size_t)n * sizeof(float));
-            v->scale(sg, n, -1.f);
-            v->exp_sum(sg, n, 0.f);
-            v->binary(dnnl_graph_op_add, sg, sg, 1, &one, 0, n);
-            v->binary(dnnl_graph_op_divide, sg, &one, 0, sg, 1, n);
+            if (!pt_vec()->eltwise(&sigmoid, sg, x, n)) pt_vec_row_generic.eltwise(&sigmoid, sg, x, n);
             round_run(b->act_dt, sg, n);
-            v->binary(dnnl_graph_op_multiply, dst, x, 1, sg, 1, n);
+            pt_vec()->binary(dnnl_graph_op_multiply, dst, x, 1, sg, 1, n);
             round_run(b->mul_dt, dst, n);
             break;
         }
@@ -458,10 +455,11 @@ static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
 /* Asks for G's rows [m0, m0 + mlen) x columns [n0, n0 + nlen) ahead of use:
  * input 0 wrote them a whole product earlier, so they come from memory. */
 static void prefetch_g(const gm_epi *E, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
-    const dnnl_data_type_t gdt = E->e->g_store;
-    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N, step = GM_LINE_BITS / (int64_t)pt_dt_bits(gdt);
+    const int64_t eb = (int64_t)pt_dt_bytes(E->e->g_store, 1); /* f32 / bf16 / f16 */
+    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N;
     for (int64_t i = 0; i < mlen; ++i)
-        for (int64_t j = n0; j < end; j += step) __builtin_prefetch(elem_at(E->G, gdt, (m0 + i) * N + j), 0, 3);
+        for (int64_t j = n0; j < end; j += GM_LINE_BYTES / eb)
+            __builtin_prefetch((const char *)E->G + ((m0 + i) * N + j) * eb, 0, 3);
 }
 
 /* Combine input 1, then the combine (and TypeCast) with G into H.  G of
