@@ -477,12 +477,12 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
             const int64_t at = (m0 + i) * p->N + n0 + j;
-            float *x = c + i * ldc + j, *g = (float *)E->G + at;
+            float *x = c + i * ldc + j, *g = t.tmp;
             pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
-            if (E->e->g_store != dnnl_f32) { /* the branch is done with t.tmp */
-                pt_run_load(E->G, E->e->g_store, at, 1, t.tmp, n);
-                g = t.tmp;
-            }
+            if (E->e->g_store == dnnl_f32)
+                g = (float *)E->G + at;
+            else /* the branch is done with t.tmp */
+                pt_run_load(E->G, E->e->g_store, at, 1, g, n);
             float *r = g;
             if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
                 pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
@@ -493,7 +493,7 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
             }
             round_run(p->comb_dt, r, n);
             if (p->has_tc) round_run(p->tc_dt, r, n);
-            if (r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
+            if (E->e->h_store != dnnl_f32 || r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
             *t.status = st;
         }
     prefetch_g(E, m0, n0 + nlen, mlen, nlen);
