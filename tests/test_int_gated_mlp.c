@@ -7,7 +7,9 @@
  * engine's small-M path), prompts (17, 64, 200: packed panels, row blocks),
  * sizes of 1 and odd tails of the 32-column microkernel; variants cover
  * transposes, batch broadcasting, strided src, biases, f32 / bf16 / f16
- * with and without the TypeCast, every math mode with and without
+ * with and without the TypeCast (narrow intermediates with every combine
+ * path, a narrow gate next to an f32 hidden layer: the kernel's G and H in
+ * their declared types), every math mode with and without
  * apply_to_int, int4 / int8 weights (per_group along k or n, per_channel,
  * per_tensor, with and without zero points), and constant weights packed
  * once through the constant tensor cache (run twice, then with other
@@ -264,6 +266,7 @@ typedef struct {
     dnnl_data_type_t dt;     /* src, weights, output */
     dnnl_data_type_t mid_dt; /* gate/up outputs, activation, combine */
     bool cast;               /* TypeCast(mid_dt → dt) before the down MatMul */
+    dnnl_data_type_t down_dt; /* undef: dt; else the TypeCast's output, the down weight and the output */
     int act;
     dnnl_graph_op_kind_t act_kind;
     bool sig_first;          /* swish: Sigmoid output at Multiply input 0 */
@@ -461,19 +464,21 @@ static void build_mlp(gdesc *g, const mlp_cfg *c) {
     bool up_first = c->up_first || c->neg == NEG_GATE_RIGHT;
     size_t hid = up_first ? binary(g, c->comb, uout, gate, c->mid_dt, hnd, hdims)
                           : binary(g, c->comb, gate, uout, c->mid_dt, hnd, hdims);
+    mlp_cfg down = *c;
+    if (c->down_dt != dnnl_data_type_undef) down.dt = c->down_dt;
     size_t hin = hid;
     if (c->cast) {
-        hin = tensor2(g, c->dt, hnd, hdims);
+        hin = tensor2(g, down.dt, hnd, hdims);
         size_t in[1] = {hid};
         add(g, dnnl_graph_op_type_cast, 1, in, hin);
     }
 
     /* Down: [bd.., N, O]; output [broadcast(hidden batch, bd).., M, O]. */
-    size_t wd = weight(g, c, &c->q[2], c->nbd, c->bd, c->N, c->O, c->tb_down, NULL);
+    size_t wd = weight(g, &down, &c->q[2], c->nbd, c->bd, c->N, c->O, c->tb_down, NULL);
     size_t bdn = 0;
     if (c->bias_down) {
         int64_t bd[2] = {1, c->O};
-        bdn = tensor(g, c->dt, 2, bd, NULL);
+        bdn = tensor(g, down.dt, 2, bd, NULL);
     }
     int64_t odims[6];
     int onb = broadcast_batch(hnb, hdims, c->nbd, c->bd, odims);
@@ -481,10 +486,10 @@ static void build_mlp(gdesc *g, const mlp_cfg *c) {
     size_t out;
     if (c->ta_down) {
         /* Hidden read transposed: only valid with M == N; a form the kernel declines. */
-        out = tensor2(g, c->dt, onb + 2, odims);
+        out = tensor2(g, down.dt, onb + 2, odims);
         matmul(g, hin, wd, bdn, out, true, c->tb_down);
     } else {
-        out = tensor2(g, c->dt, onb + 2, odims);
+        out = tensor2(g, down.dt, onb + 2, odims);
         matmul(g, hin, wd, bdn, out, false, c->tb_down);
     }
     g->result[g->nres++] = out;
@@ -603,6 +608,36 @@ static void float_cases(void) {
         c.act = ACT_UNARY;
         c.act_kind = dnnl_graph_op_gelu;
         run_cfg(i ? "f16 all narrow" : "bf16 all narrow", &c, "gated_mlp", true, true);
+    }
+
+    /* The kernel keeps combine input 0 (G) and the hidden values (H) in
+     * their declared bf16 / f16, sharing one buffer when the types agree:
+     * combines other than Multiply through their bound kernels, at decode
+     * and prompt rows; a bf16 G next to an f32 H. */
+    static const dnnl_graph_op_kind_t narrow_combs[] = {dnnl_graph_op_add, dnnl_graph_op_maximum,
+                                                        dnnl_graph_op_divide};
+    static const int64_t narrow_rows[] = {1, 17};
+    for (int i = 0; i < 2; ++i)
+        for (size_t k = 0; k < sizeof narrow_combs / sizeof narrow_combs[0]; ++k)
+            for (size_t r = 0; r < 2; ++r) {
+                c = base_cfg();
+                c.dt = c.mid_dt = narrow[i];
+                c.comb = narrow_combs[k];
+                c.M = narrow_rows[r], c.K = 33, c.N = 97, c.O = 19;
+                char nm[64];
+                snprintf(nm, sizeof nm, "%s all narrow, combine %d, M=%lld", i ? "f16" : "bf16", (int)c.comb,
+                         (long long)c.M);
+                run_cfg(nm, &c, "gated_mlp_v1", true, true);
+            }
+    for (size_t r = 0; r < 2; ++r) {
+        c = base_cfg();
+        c.dt = c.mid_dt = dnnl_bf16;
+        c.cast = true;
+        c.down_dt = dnnl_f32;
+        c.M = narrow_rows[r], c.K = 40, c.N = 131, c.O = 21;
+        char nm[64];
+        snprintf(nm, sizeof nm, "bf16 intermediates, f32 hidden, M=%lld", (long long)c.M);
+        run_cfg(nm, &c, "gated_mlp_v1", true, true);
     }
 
     /* Non-strict math modes round the f32 operands of every MatMul. */

@@ -2,20 +2,24 @@
  * compile/lower_gated_mlp.c on the GEMM engine (kernels/gemm/gemm.h).
  *
  * Work goes by blocks of src rows (one block for decode; a block's hidden
- * rows H stay within GM_H_BYTES for long prompts).  Per row block, three
+ * rows stay within GM_H_BYTES for long prompts).  Per row block, three
  * engine runs, each parallel inside the engine (it splits N and M; this
  * kernel opens no parallel region around them):
  *   1. combine input 0 (src · W): the epilogue adds the bias, rounds to the
  *      MatMul's type, applies the branch's activation and stores the value
- *      into H while the tile is hot;
- *   2. combine input 1: the same, then the combine op with the H row as its
- *      first input, rounded to the combine's (and the TypeCast's) type, back
- *      into H;
- *   3. the down product reads H (rounded by the engine as the math mode
- *      rounds an f32 operand); its epilogue adds the bias and stores.
+ *      into G while the tile is hot;
+ *   2. combine input 1: the same, then the combine op with the G row as its
+ *      first input (requested ahead: G comes back from memory), rounded to
+ *      the combine's (and the TypeCast's) type, into H;
+ *   3. the down product reads H as its A operand (an f32 H rounded by the
+ *      engine as the math mode rounds an f32 operand); its epilogue adds the
+ *      bias and stores.
+ * G and H hold values already rounded to their declared types, in those
+ * types when bf16 / f16 (else f32), H in G's place when the types agree.
  * The element-wise ops run on runs of GM_RUN elements of a tile row:
- * swish (Sigmoid and Multiply) and a Multiply combine inline on the vector
- * exp, the rest through the bound reference kernels.  The engine reads the
+ * swish (Sigmoid, as the single-op Sigmoid computes it, and Multiply), a
+ * Multiply combine and the bf16 / f16 rounding on the vector row, the rest
+ * through the bound reference kernels.  The engine reads the
  * weights in their own type: the small-M path streams f32 / bf16 / f16 and
  * dequantises int8 / int4 (groups along k) in registers; larger blocks pack
  * panels.  Weights whose scales also group along n are dequantised into a
@@ -38,12 +42,14 @@
 #include "kernels/fused/run_io.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/vec/vec.h"
+#include "kernels/vec/vec_rows.h"
 #include "runtime/const_cache.h"
 
 #define GM_H_BYTES (32u << 20)           /* hidden rows of one row block at most */
 #define GM_MIN_BLOCK 32                  /* rows per block at least (keeps the weights' re-reads few) */
 #define GM_DENSE_PARALLEL_MIN (1 << 18)  /* dense dequantisation below this runs on one thread */
 #define GM_ALIGN 64
+#define GM_LINE_BYTES 64                 /* bytes per cache line */
 #define GM_RUN 1024                      /* elements per element-wise step: hot in L1, and below the
                                           * reference kernels' threshold for a parallel region */
 
@@ -65,9 +71,11 @@ struct pt_gm_engine {
     gm_product prod[GM_PRODUCTS];
     int64_t bm, nblocks, tail; /* rows per block, blocks, rows of the last block */
     int nthr;
+    dnnl_data_type_t g_store;  /* type G is stored in: combine input 0's own bf16 / f16, else f32 */
+    dnnl_data_type_t h_store;  /* type H is stored in: the down MatMul's own bf16 / f16, else f32 */
     size_t ref_scratch;        /* per thread, for the bound reference kernels */
     size_t tmp_floats;         /* per thread: one run of a tile row */
-    size_t off_h, off_threads, thread_bytes, off_gemm, total;
+    size_t off_g, off_h, off_threads, thread_bytes, off_gemm, total;
 };
 
 static size_t gm_up(size_t x) { return (x + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN; }
@@ -259,8 +267,18 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->prod[GM_IN1] = (gm_product){.W = &p->br[1].W, .K = p->K, .N = p->N};
     e->prod[GM_DOWN] = (gm_product){.W = &p->Wd, .K = p->N, .N = p->O};
     pt_gemm_operand src = {.dt = p->src.dt, .s_row = p->src.rs, .s_k = p->src.cs};
-    /* H holds the hidden values (already rounded to their declared type) as f32. */
-    pt_gemm_operand hid = {.dt = dnnl_f32, .s_row = p->N, .s_k = 1};
+    /* G holds combine input 0, H the hidden values, each already rounded to
+     * its declared type and stored in it when that is bf16 / f16 (else as
+     * f32): half the bytes to write and read back, and the down product
+     * packs H as it packs a MatMul's own narrow A, without conversion.  H
+     * takes G's place when both have one type. */
+    const pt_gm_branch *b0 = &p->br[0];
+    const dnnl_data_type_t g_dt = b0->act == PT_GM_ACT_SWISH   ? b0->mul_dt
+                                  : b0->act == PT_GM_ACT_UNARY ? b0->act_dt
+                                                               : b0->mm_dt;
+    e->g_store = g_dt == dnnl_bf16 || g_dt == dnnl_f16 ? g_dt : dnnl_f32;
+    e->h_store = p->h_dt == dnnl_bf16 || p->h_dt == dnnl_f16 ? p->h_dt : dnnl_f32;
+    pt_gemm_operand hid = {.dt = e->h_store, .s_row = p->N, .s_k = 1};
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         bool down = i == GM_DOWN;
         st = plan_product(p, &e->prod[i], down ? &hid : &src, down ? p->h_dt : p->src.dt, e->bm, e->tail, e->nthr);
@@ -273,7 +291,9 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->tmp_floats = GM_RUN;
 
     size_t at = 0, gemm = 0;
-    e->off_h = at, at = gm_up(at + (size_t)e->bm * (size_t)p->N * sizeof(float));
+    e->off_g = at, at = gm_up(at + pt_dt_bytes(e->g_store, e->bm * p->N));
+    e->off_h = e->off_g;
+    if (e->h_store != e->g_store) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         gm_product *x = &e->prod[i];
         if (x->dense) x->dense_off = at, at = gm_up(at + (size_t)x->K * (size_t)x->N * sizeof(float));
@@ -316,7 +336,8 @@ typedef struct {
     void *out;
     int64_t m_base;           /* first row of the block */
     int64_t bias_off[2], dbias_off, out_off; /* batch offsets */
-    float *H;                 /* block rows x N */
+    void *G;                  /* block rows x N, in e->g_store: combine input 0 */
+    void *H;                  /* block rows x N, in e->h_store: the down product's A */
     char *threads;
     pt_exec_ctx ectx;         /* single-threaded context for the reference kernels */
 } gm_epi;
@@ -354,18 +375,27 @@ static gm_thread thread_state(const gm_epi *E, int tid) {
     return s;
 }
 
-/* Rounds a run to a declared type: bf16 / f16 inline (vectorised), other
- * types through the shared converter. */
+#define GM_ROUND_STEP 256 /* elements per conversion round trip (stack buffer) */
+
+/* Rounds a run to a declared type: bf16 / f16 by a round trip through the
+ * vector row's conversions (rounding as ir/dtype_round.h), other types
+ * through the shared converter. */
 static void round_run(dnnl_data_type_t dt, float *x, int64_t n) {
-    switch ((int)dt) {
-        case dnnl_f32: break;
-        case dnnl_bf16:
-            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_bf16(x[j]);
-            break;
-        case dnnl_f16:
-            for (int64_t j = 0; j < n; ++j) x[j] = pt_round_f16(x[j]);
-            break;
-        default: pt_run_round(dt, x, n); break;
+    if (dt != dnnl_bf16 && dt != dnnl_f16) {
+        if (dt != dnnl_f32) pt_run_round(dt, x, n);
+        return;
+    }
+    const pt_vec_ops *v = pt_vec();
+    uint16_t bits[GM_ROUND_STEP];
+    for (int64_t j = 0; j < n; j += GM_ROUND_STEP) {
+        const int64_t c = n - j < GM_ROUND_STEP ? n - j : GM_ROUND_STEP;
+        if (dt == dnnl_bf16) {
+            v->f32_to_bf16(bits, x + j, c);
+            v->bf16_to_f32(x + j, bits, c);
+        } else {
+            v->f32_to_f16(bits, x + j, c);
+            v->f16_to_f32(x + j, bits, c);
+        }
     }
 }
 
@@ -389,14 +419,13 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
             break;
         }
         case PT_GM_ACT_SWISH: {
-            /* Sigmoid as 1 / (1 + exp(-x)) with the vector exp (0 where
-             * exp overflows, as the reference), then the Multiply. */
+            /* Sigmoid in one pass on the vector row (as the single-op
+             * Sigmoid computes it), then the Multiply. */
+            static const pt_eltwise_params sigmoid = {.kind = dnnl_graph_op_sigmoid};
             float *sg = t->tmp;
-            for (int64_t j = 0; j < n; ++j) sg[j] = -x[j];
-            pt_vec()->exp_sum(sg, n, 0.f);
-            for (int64_t j = 0; j < n; ++j) sg[j] = 1.f / (1.f + sg[j]);
+            if (!pt_vec()->eltwise(&sigmoid, sg, x, n)) pt_vec_row_generic.eltwise(&sigmoid, sg, x, n);
             round_run(b->act_dt, sg, n);
-            for (int64_t j = 0; j < n; ++j) dst[j] = x[j] * sg[j];
+            pt_vec()->binary(dnnl_graph_op_multiply, dst, x, 1, sg, 1, n);
             round_run(b->mul_dt, dst, n);
             break;
         }
@@ -407,42 +436,67 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
     return dnnl_success;
 }
 
-/* Combine input 0 into H. */
+/* Combine input 0 into G (f32 straight from the branch, else stored). */
 static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
     const gm_epi *E = vctx;
+    const dnnl_data_type_t gdt = E->e->g_store;
     gm_thread t = thread_state(E, tid);
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
-            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
-            float *h = E->H + (m0 + i) * E->p->N + n0 + j;
-            *t.status = branch_run(E, 0, m0 + i, n0 + j, c + i * ldc + j, n, h, &t);
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN, at = (m0 + i) * E->p->N + n0 + j;
+            float *x = c + i * ldc + j, *dst = gdt == dnnl_f32 ? (float *)E->G + at : x;
+            *t.status = branch_run(E, 0, m0 + i, n0 + j, x, n, dst, &t);
+            if (gdt != dnnl_f32) pt_run_store(E->G, gdt, at, 1, x, n);
         }
 }
 
-/* Combine input 1, then the combine (and TypeCast) into H. */
+/* Asks for G's rows [m0, m0 + mlen) x columns [n0, n0 + nlen) ahead of use:
+ * input 0 wrote them a whole product earlier, so they come from memory. */
+static void prefetch_g(const gm_epi *E, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
+    const int64_t eb = (int64_t)pt_dt_bytes(E->e->g_store, 1); /* f32 / bf16 / f16 */
+    const int64_t N = E->p->N, end = n0 + nlen < N ? n0 + nlen : N;
+    for (int64_t i = 0; i < mlen; ++i)
+        for (int64_t j = n0; j < end; j += GM_LINE_BYTES / eb)
+            __builtin_prefetch((const char *)E->G + ((m0 + i) * N + j) * eb, 0, 3);
+}
+
+/* Combine input 1, then the combine (and TypeCast) with G into H.  G of
+ * this tile is requested first (all its rows at once, not one row's
+ * latency after another), and that of the next tile of the thread's
+ * columns, which its product sweep then hides. */
 static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
     (void)b;
     const gm_epi *E = vctx;
     const pt_gm_plan *p = E->p;
     gm_thread t = thread_state(E, tid);
+    prefetch_g(E, m0, n0, mlen, nlen);
     for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
         for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
             const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
-            float *x = c + i * ldc + j, *h = E->H + (m0 + i) * p->N + n0 + j;
+            const int64_t at = (m0 + i) * p->N + n0 + j;
+            float *x = c + i * ldc + j, *g = t.tmp;
             pt_status st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
+            if (E->e->g_store == dnnl_f32)
+                g = (float *)E->G + at;
+            else /* the branch is done with t.tmp */
+                pt_run_load(E->G, E->e->g_store, at, 1, g, n);
+            float *r = g;
             if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
-                for (int64_t k = 0; k < n; ++k) h[k] *= x[k];
+                pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
+                r = x;
             } else if (st == dnnl_success) {
-                pt_tview ins[2] = {row_view(h, n), row_view(x, n)};
+                pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
                 st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
             }
-            round_run(p->comb_dt, h, n);
-            if (p->has_tc) round_run(p->tc_dt, h, n);
+            round_run(p->comb_dt, r, n);
+            if (p->has_tc) round_run(p->tc_dt, r, n);
+            if (E->e->h_store != dnnl_f32 || r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
             *t.status = st;
         }
+    prefetch_g(E, m0, n0 + nlen, mlen, nlen);
 }
 
 /* The down product's tile: bias, then the output's type. */
@@ -532,7 +586,8 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     gm_epi E;
     memset(&E, 0, sizeof E);
     E.p = p, E.e = e, E.in = bases, E.out = out[0].data;
-    E.H = (float *)(base + e->off_h);
+    E.G = base + e->off_g;
+    E.H = base + e->off_h;
     E.threads = base + e->off_threads;
     E.ectx.fpmath = p->mode;
     E.ectx.apply_to_int = p->apply_to_int;
