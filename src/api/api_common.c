@@ -51,6 +51,7 @@ dnnl_status_t DNNL_API dnnl_stream_wait(dnnl_stream_t stream) {
 
 dnnl_status_t DNNL_API dnnl_stream_destroy(dnnl_stream_t stream) {
     if (!stream) return dnnl_success;
+    pt_stream_scratch_drop(stream);
     pt_engine_release(stream->engine);
     free(stream);
     return dnnl_success;

@@ -116,7 +116,7 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
             else
                 scratch = scratchpad->data;
         } else {
-            scratch = pt_engine_alloc(stream->engine, need);
+            scratch = pt_stream_scratch_take(stream, need);
             own_scratch = true;
             if (!scratch) st = dnnl_out_of_memory;
         }
@@ -125,7 +125,7 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
         if (c->slots[s].kind == PT_SLOT_SCRATCH) data[s] = scratch + c->slots[s].offset;
 
     if (st == dnnl_success && all_empty(c->inputs, c->nin, c->outputs, c->nout)) {
-        if (own_scratch) pt_engine_free(stream->engine, scratch);
+        if (own_scratch) pt_stream_scratch_give(stream, scratch);
         return dnnl_success;
     }
     if (st == dnnl_success && c->has_fused) {
@@ -141,7 +141,7 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
         pt_exec_ctx fctx = {.fpmath = c->fpmath, .apply_to_int = c->apply_to_int, .nthreads = omp_get_max_threads(),
                             .has_key = key != NULL, .key = key ? *key : 0, .in_ids = in_ids};
         st = c->fused.run(&c->fused, fin, c->nin, fin + c->nin, c->nout, scratch, &fctx);
-        if (own_scratch) pt_engine_free(stream->engine, scratch);
+        if (own_scratch) pt_stream_scratch_give(stream, scratch);
         return st;
     }
 
@@ -168,6 +168,6 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
         if (st != dnnl_success)
             pt_err(st, "execute: kernel for op %s#%zu failed", pt_op_kind_name(op->kind), op->id);
     }
-    if (own_scratch) pt_engine_free(stream->engine, scratch);
+    if (own_scratch) pt_stream_scratch_give(stream, scratch);
     return st;
 }

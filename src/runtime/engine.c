@@ -1,6 +1,8 @@
 #include "runtime/engine.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *pt_host_alloc(size_t size, size_t alignment) {
     if (alignment < sizeof(void *)) alignment = PT_ALIGNMENT;
@@ -47,4 +49,34 @@ void pt_engine_free(dnnl_engine_t e, void *p) {
         e->dealloc(p);
     else
         pt_host_free(p);
+}
+
+/* A kept buffer starts with one 64-byte header holding its usable size. */
+#define SCRATCH_HEADER PT_ALIGNMENT
+
+void *pt_stream_scratch_take(dnnl_stream_t s, size_t bytes) {
+    char *kept = __atomic_exchange_n((char **)&s->kept_scratch, NULL, __ATOMIC_ACQ_REL);
+    if (kept) {
+        size_t have;
+        memcpy(&have, kept, sizeof have);
+        if (have >= bytes) return kept + SCRATCH_HEADER;
+        pt_engine_free(s->engine, kept);
+    }
+    if (bytes > SIZE_MAX - SCRATCH_HEADER) return NULL;
+    char *p = pt_engine_alloc(s->engine, bytes + SCRATCH_HEADER);
+    if (!p) return NULL;
+    memcpy(p, &bytes, sizeof bytes);
+    return p + SCRATCH_HEADER;
+}
+
+void pt_stream_scratch_give(dnnl_stream_t s, void *scratch) {
+    if (!scratch) return;
+    char *base = (char *)scratch - SCRATCH_HEADER;
+    char *old = __atomic_exchange_n((char **)&s->kept_scratch, base, __ATOMIC_ACQ_REL);
+    if (old) pt_engine_free(s->engine, old);
+}
+
+void pt_stream_scratch_drop(dnnl_stream_t s) {
+    char *kept = __atomic_exchange_n((char **)&s->kept_scratch, NULL, __ATOMIC_ACQ_REL);
+    if (kept) pt_engine_free(s->engine, kept);
 }
