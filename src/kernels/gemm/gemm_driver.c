@@ -56,6 +56,7 @@
 #define PT_GEMM_NC_MAX 2048
 #endif
 #define SINGLE_M_KC_L1_DIVISOR 6 /* see choose_blocks */
+#define IN_KERNEL_ROWS 160        /* see choose_blocks */
 #define NC_MIN 256            /* A is repacked per NC block: keep NC from shrinking below this */
 #define KC_MAX 1024
 #define MIN_MACS_PER_THREAD (INT64_C(1) << 21)
@@ -226,6 +227,14 @@ static void choose_blocks(pt_gemm_plan *p) {
     kc_max = max64(kg * 16, min64(KC_MAX, kc_max / kg * kg));
     p->KC = even_block(Kp, kc_max, kg);
 
+    /* Up to IN_KERNEL_ROWS rows with B for the packing form: one M block,
+     * KC lowered as needed for its A block to fit the L2 share (the AVX2
+     * row's L1-filling KC of 683 made two blocks of 128 rows, which packed
+     * whole-K B blocks with the portable packer instead). */
+    if (b_packed_in_kernel(p) && !d->b_constant && p->nbatch == 1 && d->M <= IN_KERNEL_ROWS) {
+        const int64_t kc_fit = (int64_t)cpu->l2_bytes / PT_GEMM_MC_L2_DIVISOR / (round_up(d->M, uk->mr) * eb);
+        if (kc_fit < p->KC) p->KC = even_block(Kp, max64(kg * 16, kc_fit), kg);
+    }
     int64_t mc_max = (int64_t)cpu->l2_bytes / PT_GEMM_MC_L2_DIVISOR / (p->KC * eb);
     mc_max = max64(uk->mr, mc_max / uk->mr * uk->mr);
     int64_t nc_max = PT_GEMM_B_BLOCK_BYTES / (Kp * eb) / uk->nr * uk->nr;

@@ -11,7 +11,7 @@
 const pt_gemm_ukernel pt_gemm_rows_f32[] = {
     {"generic_f32_4x16", PT_GEMM_F32, PT_ISA_GENERIC, 0, GEN_MR, GEN_NR, 1, pt_gemm_ukr_generic_f32, NULL, NULL},
     {"avx2_f32_6x16", PT_GEMM_F32, PT_ISA_AVX2, 0, PT_GEMM_AVX2_F32_MR, PT_GEMM_AVX2_F32_NR, 1,
-     pt_gemm_ukr_avx2_f32, NULL, NULL},
+     pt_gemm_ukr_avx2_f32, pt_gemm_ukr_avx2_f32_pf, pt_gemm_ukr_avx2_f32_packing},
     {"avx512_f32_12x32", PT_GEMM_F32, PT_ISA_AVX512, 0, PT_GEMM_AVX512_F32_MR, PT_GEMM_AVX512_F32_NR, 1,
      pt_gemm_ukr_avx512_f32, pt_gemm_ukr_avx512_f32_pf, pt_gemm_ukr_avx512_f32_packing},
 };
