@@ -1585,7 +1585,9 @@ static void run_item_panels(const sd_item *B) {
                 alpha[q] = 1.f;
                 if (m[q] != mold[q]) {
                     alpha[q] = mold[q] == -INFINITY ? 0.f : expf(mold[q] - m[q]);
-                    rescale = true;
+                    /* A column whose max was -inf holds +0 (or NaN from NaN
+                     * scores), which scaling by 0 leaves as it is. */
+                    rescale = rescale || mold[q] != -INFINITY;
                 }
                 sub[q] = m[q] == -INFINITY ? 0.f : m[q]; /* all scores -inf: exp gives 0 */
             }
