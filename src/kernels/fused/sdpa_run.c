@@ -107,6 +107,7 @@ typedef struct {
     bool px_pack_rounds;      /* P's only transform is the bf16 rounding the BF16 panels make */
     dnnl_data_type_t tp;      /* the type P has when it reaches the second product */
     bool tpanel;              /* transposed f32 path (run_item_panels) */
+    bool tv_split;            /* its V panels end in two strips of at most 8 rows (tv_strip) */
     const pt_sdpa_panel_ops *pan;
     const pt_vec_ops *vec;
 } sd_args;
@@ -972,20 +973,63 @@ static const char *packed_head(const sd_args *A, const sd_packed *pk, int view, 
     return (const char *)A->base[view] + (size_t)item * pk->item_bytes;
 }
 
+/* Whether K (or V) reaches the transposed path's panels through the column
+ * operations: contiguous f32 rows the math mode does not round. */
+static bool tcopied(const sd_args *A, bool is_v) {
+    const sd_view *v = &A->p->views[is_v ? A->p->v.src : A->p->k.src];
+    return v->dt == dnnl_f32 && v->cs == 1 && (is_v ? &A->vop : &A->kop)->round == dnnl_fpmath_mode_strict;
+}
+
+/* Whether the copied V panels split their tail: a last full strip of MR
+ * rows and r <= MR - 8 more (Dv = 64 on 12-row tiles: 48 + 12 + 4) become
+ * two strips of at most 8 rows (48 + 8 + 8), because the microkernel
+ * computes tiles of up to 8 rows as 8 (its 8-row variant) and the others
+ * as MR: 8 + 8 rows of work instead of MR + 8. */
+static bool tv_splits(const sd_args *A) {
+    const int mr = A->qk.uk->mr, rem = (int)(A->p->dv % mr);
+    return tcopied(A, true) && A->p->dv > mr && rem > 0 && rem <= mr - 8;
+}
+
+/* Strip s of the transposed path's V panels: Vᵀ rows [*d0, *d0 + *rows). */
+static void tv_strip(const sd_args *A, int64_t s, int64_t *d0, int *rows) {
+    const int mr = A->qk.uk->mr;
+    const int64_t last = A->p->dv / mr - 1; /* the last full strip */
+    if (!A->tv_split || s < last) {
+        *d0 = s * mr;
+        *rows = A->p->dv - *d0 < mr ? (int)(A->p->dv - *d0) : mr;
+        return;
+    }
+    const int tail = mr + (int)(A->p->dv % mr), first = (tail + 1) / 2;
+    *d0 = last * mr + (s == last ? 0 : first);
+    *rows = s == last ? first : tail - first;
+}
+
 /* Keys [j0, j0+nk) of K (or V) as the transposed path's A panels: K in
- * strips of MR keys (k = D), V in strips of MR values of Dv (k = the nk
- * keys).  Contiguous f32 rows not rounded by the math mode are copied by
- * the column operations, anything else packed by the GEMM packing. */
+ * strips of MR keys (k = D), V in strips of Vᵀ rows (tv_strip; k = the nk
+ * keys).  Rows tcopied accepts are copied by the column operations,
+ * anything else packed by the GEMM packing. */
 static bool tpack(const sd_args *A, bool is_v, const int64_t *bo, int64_t j0, int64_t nk, void *dst) {
     const sd_plan *p = A->p;
     const sd_operand *o = is_v ? &p->v : &p->k;
     const pt_gemm_operand *op = is_v ? &A->vop : &A->kop;
     const sd_view *v = &p->views[o->src];
     const int mr = A->qk.uk->mr;
-    if (v->dt == dnnl_f32 && v->cs == 1 && op->round == dnnl_fpmath_mode_strict) {
+    if (tcopied(A, is_v)) {
         const float *src = (const float *)A->base[o->src] + bo[o->src] + j0 * v->rs;
         if (is_v) {
-            A->pan->pack_rows(src, v->rs, nk, p->dv, mr, dst, (size_t)mr * (size_t)nk);
+            const size_t strip = (size_t)mr * (size_t)nk;
+            const int64_t last = p->dv / mr - 1;
+            if (!A->tv_split) {
+                A->pan->pack_rows(src, v->rs, nk, p->dv, mr, dst, strip);
+                return true;
+            }
+            A->pan->pack_rows(src, v->rs, nk, last * mr, mr, dst, strip);
+            for (int64_t s = last; s <= last + 1; ++s) {
+                int64_t d0;
+                int rows;
+                tv_strip(A, s, &d0, &rows);
+                A->pan->pack_rows(src + d0, v->rs, nk, rows, mr, (float *)dst + s * strip, strip);
+            }
         } else {
             for (int64_t s = 0; s * mr < nk; ++s)
                 A->pan->pack_t(src + s * mr * v->rs, v->rs, (int)(nk - s * mr < mr ? nk - s * mr : mr), p->dqk, mr,
@@ -1596,8 +1640,12 @@ static void run_item_panels(const sd_item *B) {
                 for (int q = 0; q < w; ++q) l[q] *= alpha[q];
             }
             pan->exp_rows(st, nk, w, sub, l);
-            for (int64_t d = 0; d < DV; d += mr)
-                uk->run(nk, vp + (size_t)(d / mr) * vstrip, st, o + d * w, w, DV - d < mr ? (int)(DV - d) : mr, w, 1);
+            for (int64_t s = 0; s * mr < DV; ++s) {
+                int64_t d0;
+                int dr;
+                tv_strip(A, s, &d0, &dr);
+                uk->run(nk, vp + (size_t)s * vstrip, st, o + d0 * w, w, dr, w, 1);
+            }
         }
     }
 
@@ -1829,6 +1877,7 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.pan = pt_sdpa_panel();
     A.tpanel = transposed_form(p, &A.qk, &A.pv, tp, A.px_pack_rounds) && A.k_direct && A.v_direct &&
                !A.kop.dq.on && !A.vop.dq.on && !p->kpk.on && !p->vpk.on;
+    A.tv_split = A.tpanel && tv_splits(&A);
     A.k_cache = p->kv_cache && (strips || A.tpanel) && A.k_direct && !p->kpk.on;
     A.v_cache = p->kv_cache && (strips || A.tpanel) && A.v_direct && !p->vpk.on;
     for (int t = 0; t < nthr; ++t) {
