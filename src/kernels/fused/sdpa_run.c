@@ -1424,10 +1424,10 @@ static void round_rows(dnnl_data_type_t dt, float *x, int nk, int w) {
     for (int jj = 0; jj < nk; ++jj) round_row(dt, x + (size_t)jj * w, w);
 }
 
-/* The score chain on a block's scores x[jj·w + q] (key j0 + jj, column q).
- * A last Add of one value per key (a padding mask) is left to the max pass:
- * *add gets those values (NULL when the chain has none). */
-static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int w, float *x, const float **add) {
+/* A last Add of one value per key (a padding mask) of the score chain is
+ * left to the max pass: *add gets those values for keys [j0, j0+nk) (NULL
+ * when the chain has none).  Returns how many steps tchain then applies. */
+static int tchain_peel(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, const float **add) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
     int last = p->nsteps;
@@ -1447,6 +1447,24 @@ static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int 
             --last;
         }
     }
+    return last;
+}
+
+/* Whether the chain's first `last` steps leave f32 scores as they are (no
+ * steps, or only the scale folded into Q). */
+static bool tchain_none(const sd_args *A, int last) {
+    const sd_plan *p = A->p;
+    if (p->s_dt != dnnl_f32) return false;
+    for (int s = 0; s < last; ++s)
+        if (s != A->fold_step || p->steps[s].dt != dnnl_f32) return false;
+    return true;
+}
+
+/* The score chain's first `last` steps (tchain_peel) on a block's scores
+ * x[jj·w + q] (key j0 + jj, column q). */
+static void tchain(const sd_item *B, const sd_tcols *T, int64_t j0, int nk, int w, float *x, int last) {
+    const sd_args *A = B->A;
+    const sd_plan *p = A->p;
     round_rows(p->s_dt, x, nk, w);
     for (int s = 0; s < last; ++s) {
         const sd_step *st = &p->steps[s];
@@ -1546,6 +1564,19 @@ static bool tblock_skipped(const sd_item *B, const sd_tcols *T, int64_t j0, int 
     return true;
 }
 
+/* Oᵀ += Vᵀ·Pᵀ for a block of nk keys: V strips (tv_strip) vstrip floats
+ * apart, P the block's probabilities [key][w]. */
+static void tpv(const sd_args *A, int nk, const float *vp, size_t vstrip, const float *P, float *o) {
+    const pt_gemm_ukernel *uk = A->qk.uk;
+    const int mr = uk->mr, w = uk->nr;
+    for (int64_t s = 0; s * mr < A->p->dv; ++s) {
+        int64_t d0;
+        int dr;
+        tv_strip(A, s, &d0, &dr);
+        uk->run(nk, vp + (size_t)s * vstrip, P, o + d0 * w, w, dr, w, 1);
+    }
+}
+
 static void run_item_panels(const sd_item *B) {
     const sd_args *A = B->A;
     const sd_plan *p = A->p;
@@ -1587,6 +1618,10 @@ static void run_item_panels(const sd_item *B) {
 
     /* Keys per block: SD_TBK over whole-head panels, else what the block
      * buffers kpan / vpan hold (whole strips of K). */
+    /* Scores and their max in one pass where the column operations have it
+     * for the microkernel's tile and the chain leaves the scores as they are
+     * but for the per-key Add. */
+    const bool fused = pan->scores_max && pan->score_mr == mr && pan->score_w == w;
     const bool heads = B->khead && B->vhead;
     const int64_t tb = heads ? SD_TBK : p->bk >= mr ? p->bk / mr * mr : p->bk;
     float *kpan = SCR(B, float, kpan), *vpan = SCR(B, float, vpan);
@@ -1616,14 +1651,19 @@ static void run_item_panels(const sd_item *B) {
             }
             if (tblock_skipped(B, &T, j0, nk)) continue;
             const float *qpan = qt + (size_t)qb * w * D;
-            for (int k = 0; k < nk; k += mr)
-                uk->run(D, kp + (size_t)k * D, qpan, st + (size_t)k * w, w, nk - k < mr ? nk - k : mr, w, 0);
             const float *add;
-            tchain(B, &T, j0, nk, w, st, &add);
+            const int steps = tchain_peel(B, &T, j0, nk, &add);
             float *m = tm + (size_t)qb * w, *l = tl + (size_t)qb * w, *o = ot + (size_t)qb * w * DV;
             float mold[SD_TNR], alpha[SD_TNR], sub[SD_TNR];
             memcpy(mold, m, sizeof(float) * (size_t)w);
-            pan->max_rows(st, nk, w, add, m);
+            if (fused && tchain_none(A, steps)) {
+                pan->scores_max(D, kp, nk, qpan, add, st, m);
+            } else {
+                for (int k = 0; k < nk; k += mr)
+                    uk->run(D, kp + (size_t)k * D, qpan, st + (size_t)k * w, w, nk - k < mr ? nk - k : mr, w, 0);
+                tchain(B, &T, j0, nk, w, st, steps);
+                pan->max_rows(st, nk, w, add, m);
+            }
             bool rescale = false;
             for (int q = 0; q < w; ++q) {
                 alpha[q] = 1.f;
@@ -1640,12 +1680,7 @@ static void run_item_panels(const sd_item *B) {
                 for (int q = 0; q < w; ++q) l[q] *= alpha[q];
             }
             pan->exp_rows(st, nk, w, sub, l);
-            for (int64_t s = 0; s * mr < DV; ++s) {
-                int64_t d0;
-                int dr;
-                tv_strip(A, s, &d0, &dr);
-                uk->run(nk, vp + (size_t)s * vstrip, st, o + d0 * w, w, dr, w, 1);
-            }
+            tpv(A, nk, vp, vstrip, st, o);
         }
     }
 
