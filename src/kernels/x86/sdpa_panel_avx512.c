@@ -156,15 +156,27 @@ static void transpose_out_avx512(const float *o, int64_t n, int w, int nq, const
     const int qfull = nq / 16 * 16;
     const int64_t dfull = n / 16 * 16;
     for (int q = 0; q < qfull; ++q) prefetch_row(dst + q * ld, n, 1);
-    for (int q0 = 0; q0 < qfull; q0 += 16)
-        for (int64_t d0 = 0; d0 < dfull; d0 += 16) {
-            __m512 r[16];
-            for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(o + (d0 + k) * 32 + q0);
-            transpose16(r);
-            if (scale)
-                for (int k = 0; k < 16; ++k) r[k] = _mm512_mul_ps(r[k], _mm512_set1_ps(scale[q0 + k]));
-            for (int k = 0; k < 16; ++k) _mm512_storeu_ps(dst + (q0 + k) * ld + d0, r[k]);
+    /* Sixteen output rows at a time, up to 64 values of each transposed
+     * into a staging block first, then written row by row: each row's lines
+     * in a row on its page rather than one line of sixteen pages at a time
+     * (BERT-large f32: a quarter less time writing the output). */
+    for (int q0 = 0; q0 < qfull; q0 += 16) {
+        _Alignas(64) float rows[16][64];
+        for (int64_t e0 = 0; e0 < dfull; e0 += 64) {
+            const int64_t ne = dfull - e0 < 64 ? dfull - e0 : 64;
+            for (int64_t d0 = 0; d0 < ne; d0 += 16) {
+                __m512 r[16];
+                for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(o + (e0 + d0 + k) * 32 + q0);
+                transpose16(r);
+                if (scale)
+                    for (int k = 0; k < 16; ++k) r[k] = _mm512_mul_ps(r[k], _mm512_set1_ps(scale[q0 + k]));
+                for (int k = 0; k < 16; ++k) _mm512_store_ps(rows[k] + d0, r[k]);
+            }
+            for (int k = 0; k < 16; ++k)
+                for (int64_t d0 = 0; d0 < ne; d0 += 16)
+                    _mm512_storeu_ps(dst + (q0 + k) * ld + e0 + d0, _mm512_load_ps(rows[k] + d0));
         }
+    }
     /* Tails: d past the last 16 of the full column groups, then the columns past them. */
     for (int q = 0; q < nq; ++q) {
         const float s = scale ? scale[q] : 1.f;
