@@ -735,7 +735,8 @@ static void test_head_panels(void) {
 
 /* The transposed f32 path (K·Qᵀ tiles of keys by 32 queries, the
  * exponentiated tile the B panel of Vᵀ·Pᵀ): query / key counts around the
- * query blocks and the key strips, head sizes with Dv tails of a strip,
+ * query blocks and the key strips, head sizes with Dv tails of a strip
+ * (tails of 1 to 4 rows after a full strip split with it into two),
  * masks per key (the max pass adds them) and per (query, key), causal masks
  * with fully masked rows, Select, both scale ops, GQA segments sharing a
  * query block, and long keys packed block by block. */
@@ -750,7 +751,10 @@ static void test_transposed(void) {
                  {384, 33, 16, 80, 2, 2, MK_SELECT, 0},  {33, 100, 128, 16, 2, 2, MK_CAUSAL_BR, 0},
                  {31, 1, 64, 64, 3, 3, MK_ADD, KEY},      {100, 31, 16, 16, 2, 2, MK_NONE, NOMASK},
                  {1, 100, 64, 64, 16, 2, MK_ADD, KEY},    {33, 384, 64, 64, 8, 2, MK_CAUSAL_TL, 0},
-                 {5, 77, 80, 80, 12, 4, MK_ADD, FULL},    {40, 1500, 64, 64, 2, 2, MK_ADD, FULL}};
+                 {5, 77, 80, 80, 12, 4, MK_ADD, FULL},    {40, 1500, 64, 64, 2, 2, MK_ADD, FULL},
+                 {50, 70, 32, 13, 2, 2, MK_ADD, KEY},     {37, 130, 16, 26, 2, 2, MK_NONE, NOMASK},
+                 {20, 45, 8, 4, 2, 2, MK_ADD, FULL},      {64, 200, 24, 9, 2, 2, MK_CAUSAL_TL, 0},
+                 {40, 1500, 64, 28, 2, 2, MK_ADD, KEY},   {70, 96, 64, 40, 2, 2, MK_ADD, FULL}};
     char name[128];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         sdpa_cfg c = base_cfg();

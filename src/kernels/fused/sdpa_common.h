@@ -75,7 +75,13 @@ static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t th
 }
 
 /* The same with items handed out `chunk` at a time (consecutive items that
- * share data go to one thread). */
+ * share data go to one thread).  Odd chunks run their items last to first:
+ * threads mostly take neighbouring chunks at once, and the SDPA forward's
+ * chunks are heads whose rows share the tensors' rows (BERT's [S, heads,
+ * D] layouts put neighbouring heads 256 bytes apart); from opposite ends
+ * two threads work on different query rows, so on different pages and
+ * away from each other's prefetched lines (BERT-large f32, 2 threads:
+ * faster in 17 of 22 alternating runs, about 1 %). */
 static inline void sd_parallel_chunks(int nthr, int64_t nwork, int64_t chunk, void *scratch, size_t thr_bytes,
                                       void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
     const int64_t nchunks = (nwork + chunk - 1) / chunk;
@@ -84,8 +90,10 @@ static inline void sd_parallel_chunks(int nthr, int64_t nwork, int64_t chunk, vo
         int tid = pt_thread_id();
         char *buf = (char *)scratch + (size_t)tid * thr_bytes;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t c = 0; c < nchunks; ++c)
-            for (int64_t w = c * chunk; w < nwork && w < (c + 1) * chunk; ++w) fn(arg, w, buf);
+        for (int64_t c = 0; c < nchunks; ++c) {
+            const int64_t lo = c * chunk, hi = (c + 1) * chunk < nwork ? (c + 1) * chunk : nwork;
+            for (int64_t i = lo; i < hi; ++i) fn(arg, c & 1 ? hi - 1 - (i - lo) : i, buf);
+        }
     }
 }
 

@@ -8,7 +8,8 @@
 
 const pt_sdpa_panel_ops pt_sdpa_panel_generic = {
     "generic",         PT_ISA_GENERIC,          sd_panel_max_rows, sd_panel_exp_rows, sd_panel_scale_rows,
-    sd_panel_add_cols, sd_panel_transpose_out,  sd_panel_pack_t,   sd_panel_pack_rows};
+    sd_panel_add_cols, sd_panel_transpose_out,  sd_panel_pack_t,   sd_panel_pack_rows,
+    NULL,              0,                       0};
 
 static const pt_sdpa_panel_ops *g_panel;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

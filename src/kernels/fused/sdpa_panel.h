@@ -10,6 +10,7 @@
 #define PARTITA_KERNELS_FUSED_SDPA_PANEL_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/cpu.h"
@@ -36,6 +37,14 @@ typedef struct {
     /* Strips of R (<= 16) columns of nk rows of n contiguous floats:
      * dst[s·strip + j·R + c] = src[j·ld + s·R + c], 0 past column n. */
     void (*pack_rows)(const float *src, int64_t ld, int64_t nk, int64_t n, int R, float *dst, size_t strip);
+    /* Sᵀ = K·Qᵀ and max_rows in one pass, or NULL: keys in strips of
+     * score_mr (K panel strips of score_mr keys, k = D) by w = score_w
+     * queries (Qᵀ panel [D][w]), the microkernel's tile and sums:
+     * x[j·w + q] = Sᵀ[j][q] (+ add[j] when add is not NULL), m[q] =
+     * max(m[q], x[j·w + q]) (NaN scores leave m as it is).  nk >= 1. */
+    void (*scores_max)(int64_t D, const float *kpan, int64_t nk, const float *qpan, const float *add, float *x,
+                       float *m);
+    int score_mr, score_w;
 } pt_sdpa_panel_ops;
 
 /* Portable bodies: the generic row, and the loops the ISA rows do not

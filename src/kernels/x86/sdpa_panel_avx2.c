@@ -46,4 +46,5 @@ static void pack_rows_avx2(const float *src, int64_t ld, int64_t nk, int64_t n, 
 
 const pt_sdpa_panel_ops pt_sdpa_panel_avx2 = {
     "avx2",        PT_ISA_AVX2,        max_rows_avx2, exp_rows_avx2, scale_rows_avx2,
-    add_cols_avx2, transpose_out_avx2, pack_t_avx2,   pack_rows_avx2};
+    add_cols_avx2, transpose_out_avx2, pack_t_avx2,   pack_rows_avx2,
+    NULL,          0,                  0};
