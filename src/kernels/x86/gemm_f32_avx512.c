@@ -48,6 +48,23 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
     } else {                                                                              \
         b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);                          \
     }
+/* Both lines of each C row fetched, then the k loop: B from the panel or
+ * the source (LOAD_B), the prefetch stream on the way, `steps` per k. */
+#define K_LOOP(steps)                                                                      \
+    for (int i = 0; i < mr; ++i) {                                                         \
+        _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);                           \
+        if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);         \
+    }                                                                                      \
+    const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);                   \
+    uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past it) */   \
+    pt_pf_cursor pfc = pt_pf_open(pf);                                                     \
+    for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {               \
+        if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);                   \
+        __m512 b0, b1;                                                                     \
+        LOAD_B                                                                             \
+        steps                                                                              \
+    }                                                                                      \
+    pt_pf_close(&pfc, pf);
 #define STORE(i) \
     if (i < mr) store_row(cp + (i) * ldc, c##i##_0, c##i##_1, m0, m1, accumulate);
 
@@ -61,20 +78,7 @@ static inline __attribute__((always_inline)) void rows8(int64_t kc, const void *
     const float *ap = a, *bp = b;
     float *cp = c;
     DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7)
-    for (int i = 0; i < mr; ++i) {
-        _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);
-        if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
-    }
-    const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);
-    uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past the source) */
-    pt_pf_cursor pfc = pt_pf_open(pf);
-    for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
-        if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
-        __m512 b0, b1;
-        LOAD_B
-        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
-    }
-    pt_pf_close(&pfc, pf);
+    K_LOOP(STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7))
     __mmask16 m0 = lane_mask(nr), m1 = lane_mask(nr - 16);
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }
@@ -93,20 +97,7 @@ static inline __attribute__((always_inline)) void tile(int64_t kc, const void *a
     /* Both lines of each C row: the tile often comes from L3 (a thread's C
      * rows outgrow L2), and the k loop hides the fetch (a C row's second
      * line left unfetched cost about 6 % of the kernel at 1024^3). */
-    for (int i = 0; i < mr; ++i) {
-        _mm_prefetch((const char *)(cp + i * ldc), _MM_HINT_T0);
-        if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);
-    }
-    const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);
-    uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past the source) */
-    pt_pf_cursor pfc = pt_pf_open(pf);
-    for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {
-        if (pf && step % PT_GEMM_PREFETCH_STEPS == 0) pt_pf_step(&pfc);
-        __m512 b0, b1;
-        LOAD_B
-        STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
-    }
-    pt_pf_close(&pfc, pf);
+    K_LOOP(STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11))
     __mmask16 m0 = lane_mask(nr), m1 = lane_mask(nr - 16);
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7) STORE(8) STORE(9) STORE(10) STORE(11)
 }
