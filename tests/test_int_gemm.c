@@ -625,6 +625,104 @@ static void test_driver_u8s8(void) {
     }
 }
 
+/* ---- dual runs: two B sharing A ---------------------------------------------------- */
+
+typedef struct {
+    sink one, two;
+} dual_sink;
+
+static void dual_epilogue(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
+                          float *c2, int64_t ldc, int tid) {
+    dual_sink *s = ctx;
+    sink_epilogue(&s->one, b, m0, n0, mlen, nlen, c, ldc, tid);
+    sink_epilogue(&s->two, b, m0, n0, mlen, nlen, c2, ldc, tid);
+}
+
+/* A dual run gives, bit for bit, the two products run one at a time (the
+ * same sums in the same order), every element once. */
+static void run_dual_case(const pt_gemm_ukernel *uk, int64_t M, int64_t N, int64_t K, dnnl_data_type_t bdt,
+                          bool b_trans, int nthr) {
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = uk->kind, d.M = M, d.N = N, d.K = K;
+    d.a.dt = dnnl_f32, d.b.dt = bdt;
+    d.a.s_row = K, d.a.s_k = 1;
+    d.b.s_row = b_trans ? K : 1, d.b.s_k = b_trans ? 1 : N;
+    void *a = malloc(4 * (size_t)(M * K)), *b1 = malloc(4 * (size_t)(K * N)), *b2 = malloc(4 * (size_t)(K * N));
+    for (int64_t i = 0; i < M * K; ++i) store_as(a, dnnl_f32, i, rnd_unit());
+    for (int64_t i = 0; i < K * N; ++i) store_as(b1, bdt, i, rnd_unit()), store_as(b2, bdt, i, rnd_unit());
+    const size_t cn = (size_t)(M * N);
+    dual_sink ds = {{M, N, calloc(cn, sizeof(float)), calloc(cn, sizeof(int)), nthr, 0},
+                    {M, N, calloc(cn, sizeof(float)), calloc(cn, sizeof(int)), nthr, 0}};
+    sink s1 = {M, N, calloc(cn, sizeof(float)), calloc(cn, sizeof(int)), nthr, 0};
+    sink s2 = {M, N, calloc(cn, sizeof(float)), calloc(cn, sizeof(int)), nthr, 0};
+    pt_gemm_plan single, dual;
+    CHECK_EQ_INT(pt_gemm_plan_init_with(&single, &d, nthr, uk), dnnl_success);
+    d.dual = true;
+    const pt_status st = pt_gemm_plan_init_with(&dual, &d, nthr, uk);
+    /* Declined only where B is not packed per chunk: several M blocks, or
+     * the small-M path (blocks of test_int_gemm_small_blocks). */
+    CHECK(st == dnnl_success || (st == dnnl_unimplemented && (single.mblocks > 1 || M <= 4)));
+    if (st != dnnl_success) {
+        free(a), free(b1), free(b2);
+        free(ds.one.c), free(ds.one.hits), free(ds.two.c), free(ds.two.hits), free(s1.c), free(s1.hits), free(s2.c),
+                free(s2.hits);
+        return;
+    }
+    void *scratch = malloc(pt_gemm_scratch_bytes(&dual, nthr) + pt_gemm_scratch_bytes(&single, nthr));
+    pt_gemm_args args = {.a = a, .b = b1, .b2 = b2, .epilogue2 = dual_epilogue, .epilogue_ctx = &ds};
+    CHECK_EQ_INT(pt_gemm_run(&dual, &args, scratch, nthr), dnnl_success);
+    pt_gemm_args one = {.a = a, .b = b1, .epilogue = sink_epilogue, .epilogue_ctx = &s1};
+    CHECK_EQ_INT(pt_gemm_run(&single, &one, scratch, nthr), dnnl_success);
+    one.b = b2, one.epilogue_ctx = &s2;
+    CHECK_EQ_INT(pt_gemm_run(&single, &one, scratch, nthr), dnnl_success);
+    int bad = 0;
+    for (size_t i = 0; i < cn; ++i)
+        bad += ds.one.hits[i] != 1 || ds.two.hits[i] != 1 || memcmp(&ds.one.c[i], &s1.c[i], 4) != 0 ||
+               memcmp(&ds.two.c[i], &s2.c[i], 4) != 0;
+    if (bad)
+        printf("  %s dual M=%lld N=%lld K=%lld %s b_trans=%d nthr=%d: %d wrong\n", uk->name, (long long)M,
+               (long long)N, (long long)K, pt_dt_name(bdt), b_trans, nthr, bad);
+    CHECK(bad == 0 && !ds.one.bad_tid && !ds.two.bad_tid);
+    /* A missing second B or epilogue is refused. */
+    args.b2 = NULL;
+    CHECK_EQ_INT(pt_gemm_run(&dual, &args, scratch, nthr), dnnl_invalid_arguments);
+    free(scratch), free(a), free(b1), free(b2);
+    free(ds.one.c), free(ds.one.hits), free(ds.two.c), free(ds.two.hits), free(s1.c), free(s1.hits), free(s2.c),
+            free(s2.hits);
+}
+
+static void test_driver_dual(pt_gemm_kind kind) {
+    for (size_t r = 0; r < pt_gemm_ukernel_count(kind); ++r) {
+        const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(kind, r);
+        if (!row_runs(uk)) continue;
+        pt_gemm_desc probe;
+        memset(&probe, 0, sizeof probe);
+        probe.kind = kind, probe.M = 4096, probe.N = 4096, probe.K = 4096;
+        probe.a.dt = probe.b.dt = dnnl_f32;
+        probe.a.s_row = probe.K, probe.a.s_k = 1, probe.b.s_row = 1, probe.b.s_k = probe.N;
+        pt_gemm_plan pp;
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_success);
+        const int64_t KC = pp.KC, MC = pp.MC; /* one M block: M up to MC */
+        probe.dual = true;
+        /* Packed per chunk or by the microkernel (plain f32 B), several
+         * chunks, runs and items, column tails, other B types and k-major B. */
+        run_dual_case(uk, MC < 37 ? MC : 37, 2 * uk->nr + 5, 2 * KC + 3, dnnl_f32, false, 2);
+        run_dual_case(uk, 5, 3000, KC - 1, dnnl_f32, false, 1);
+        run_dual_case(uk, MC < uk->mr + 1 ? MC : uk->mr + 1, 1100, 70, dnnl_bf16, false, 2);
+        run_dual_case(uk, MC < 17 ? MC : 17, 3 * uk->nr + 1, KC + 9, dnnl_f32, true, 2);
+        /* One M block past the small-M path: the plan takes it. */
+        probe.M = MC;
+        if (MC > 4) CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_success);
+        /* Where B is not packed per chunk, the plan declines. */
+        probe.M = 4096; /* several M blocks */
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_unimplemented);
+        probe.M = 64, probe.b_constant = true;
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_unimplemented);
+        printf("  %s: dual runs checked\n", uk->name);
+    }
+}
+
 /* ---- what the engine declines ------------------------------------------------------- */
 
 static void test_declined(void) {
@@ -652,6 +750,8 @@ int main(void) {
     test_pack_special();
     test_driver_float(PT_GEMM_F32);
     test_driver_float(PT_GEMM_BF16);
+    test_driver_dual(PT_GEMM_F32);
+    test_driver_dual(PT_GEMM_BF16);
     test_driver_dequant();
     test_driver_u8s8();
     test_declined();

@@ -76,6 +76,11 @@ struct pt_gm_engine {
     size_t ref_scratch;        /* per thread, for the bound reference kernels */
     size_t tmp_floats;         /* per thread: one run of a tile row */
     size_t off_g, off_h, off_threads, thread_bytes, off_gemm, total;
+    /* Both combine inputs in one dual engine run (their weights alike and
+     * packed per chunk): each src block packed once for both products, the
+     * combine done on the two tiles in the epilogue, no G. */
+    bool pair;
+    pt_gemm_plan pair_plan[2]; /* [0]: a full row block; [1]: the last one */
 };
 
 static size_t gm_up(size_t x) { return (x + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN; }
@@ -285,15 +290,34 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
         if (st != dnnl_success) goto declined;
     }
 
+    /* The pair run: where both input products read their weights alike
+     * (same description, nothing dequantised ahead or packed once) and the
+     * engine takes a dual run for both row-block plans. */
+    {
+        const gm_product *x0 = &e->prod[GM_IN0], *x1 = &e->prod[GM_IN1];
+        e->pair = !x0->dense && !x1->dense && !x0->cache && !x1->cache && !x0->packed && !x1->packed;
+        for (int j = 0; j < 2 && e->pair; ++j) {
+            pt_gemm_desc d = x0->plan[j].d;
+            e->pair = memcmp(&d, &x1->plan[j].d, sizeof d) == 0;
+            d.dual = true;
+            if (e->pair) e->pair = pt_gemm_plan_init(&e->pair_plan[j], &d, e->nthr) == dnnl_success;
+        }
+    }
+
     const pt_bound_kernel *ks[] = {&p->br[0].act_k, &p->br[0].mul_k, &p->br[1].act_k, &p->br[1].mul_k, &p->comb_k};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i]->scratch_bytes > e->ref_scratch) e->ref_scratch = ks[i]->scratch_bytes;
     e->tmp_floats = GM_RUN;
 
     size_t at = 0, gemm = 0;
-    e->off_g = at, at = gm_up(at + pt_dt_bytes(e->g_store, e->bm * p->N));
+    e->off_g = at;
+    if (!e->pair) at = gm_up(at + pt_dt_bytes(e->g_store, e->bm * p->N)); /* the pair run keeps no G */
     e->off_h = e->off_g;
-    if (e->h_store != e->g_store) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
+    if (e->pair || e->h_store != e->g_store) e->off_h = at, at = gm_up(at + pt_dt_bytes(e->h_store, e->bm * p->N));
+    for (int j = 0; j < 2 && e->pair; ++j) {
+        size_t b = pt_gemm_scratch_bytes(&e->pair_plan[j], e->nthr);
+        if (b > gemm) gemm = b;
+    }
     for (int i = 0; i < GM_PRODUCTS; ++i) {
         gm_product *x = &e->prod[i];
         if (x->dense) x->dense_off = at, at = gm_up(at + (size_t)x->K * (size_t)x->N * sizeof(float));
@@ -306,10 +330,11 @@ pt_status pt_gated_mlp_finish(pt_gm_plan *p, pt_fused *fused) {
     e->off_threads = at, at += (size_t)e->nthr * e->thread_bytes;
     e->off_gemm = at = gm_up(at);
     e->total = at + gemm;
-    pt_verbose(2, "info,kernel,gated_mlp,%s,M %lld K %lld N %lld O %lld batch %lld rows/block %lld%s",
+    pt_verbose(2, "info,kernel,gated_mlp,%s,M %lld K %lld N %lld O %lld batch %lld rows/block %lld%s%s",
                e->prod[GM_IN0].plan[0].uk->name, (long long)p->M, (long long)p->K, (long long)p->N,
                (long long)p->O, (long long)p->nbatch, (long long)e->bm,
-               e->prod[GM_IN0].cache ? ",constant weights packed once" : "");
+               e->prod[GM_IN0].cache ? ",constant weights packed once" : "",
+               e->pair ? ",both inputs in one run" : "");
 
     fused->run = gm_run;
     fused->release = gm_release;
@@ -499,6 +524,38 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
     prefetch_g(E, m0, n0 + nlen, mlen, nlen);
 }
 
+/* Both combine inputs of a tile (the pair run): each branch on its own
+ * tile, then the combine (and TypeCast) into H, as epi_in0 and epi_in1
+ * compute them, with combine input 0 taken from the first tile instead of
+ * G (the same values: G held them rounded to their declared type). */
+static void epi_pair(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c, float *c2,
+                     int64_t ldc, int tid) {
+    (void)b;
+    const gm_epi *E = vctx;
+    const pt_gm_plan *p = E->p;
+    gm_thread t = thread_state(E, tid);
+    for (int64_t i = 0; i < mlen && *t.status == dnnl_success; ++i)
+        for (int64_t j = 0; j < nlen && *t.status == dnnl_success; j += GM_RUN) {
+            const int64_t n = nlen - j < GM_RUN ? nlen - j : GM_RUN;
+            const int64_t at = (m0 + i) * p->N + n0 + j;
+            float *g = c + i * ldc + j, *x = c2 + i * ldc + j;
+            pt_status st = branch_run(E, 0, m0 + i, n0 + j, g, n, g, &t);
+            if (st == dnnl_success) st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
+            float *r = g;
+            if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
+                pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
+                r = x;
+            } else if (st == dnnl_success) {
+                pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
+                st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
+            }
+            round_run(p->comb_dt, r, n);
+            if (p->has_tc) round_run(p->tc_dt, r, n);
+            pt_run_store(E->H, E->e->h_store, at, 1, r, n);
+            *t.status = st;
+        }
+}
+
 /* The down product's tile: bias, then the output's type. */
 static void epi_down(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                      int64_t ldc, int tid) {
@@ -635,7 +692,15 @@ static pt_status gm_run(const pt_fused *f, const pt_tview *in, size_t nin, const
             E.m_base = blk * e->bm;
             const void *a = elem_at(bases[p->src.port], p->src.dt, soff + E.m_base * p->src.rs);
             args[GM_IN0].a = args[GM_IN1].a = a;
-            for (int i = 0; i < GM_PRODUCTS && st == dnnl_success; ++i) {
+            if (e->pair) {
+                pt_gemm_args both = args[GM_IN0];
+                both.b2 = args[GM_IN1].b, both.b2_scales = args[GM_IN1].b_scales, both.b2_zps = args[GM_IN1].b_zps;
+                both.epilogue = NULL, both.epilogue2 = epi_pair;
+                st = pt_gemm_run(&e->pair_plan[which], &both, base + e->off_gemm, nt);
+                for (int t = 0; t < e->nthr && st == dnnl_success; ++t)
+                    st = *(pt_status *)(E.threads + (size_t)t * e->thread_bytes);
+            }
+            for (int i = e->pair ? GM_DOWN : 0; i < GM_PRODUCTS && st == dnnl_success; ++i) {
                 st = pt_gemm_run(&e->prod[i].plan[which], &args[i], base + e->off_gemm, nt);
                 for (int t = 0; t < e->nthr && st == dnnl_success; ++t)
                     st = *(pt_status *)(E.threads + (size_t)t * e->thread_bytes);

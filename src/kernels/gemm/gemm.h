@@ -174,6 +174,13 @@ typedef struct pt_gemm_desc {
     /* B is constant across executions and batch-invariant: may be packed
      * once into pt_gemm_packed_b_bytes and handed to every run. */
     bool b_constant;
+    /* Two B operands of this one description share A (a gated MLP's gate
+     * and up weights): each A block is packed once and swept against both,
+     * and the epilogue gets both tiles (args.b2, args.epilogue2).  Planned
+     * only where B is packed per chunk (one M block, B neither constant nor
+     * batched, not the small-M path, F32 / BF16 kinds); otherwise plan_init
+     * returns dnnl_unimplemented and the caller runs two products. */
+    bool dual;
 } pt_gemm_desc;
 
 /* Called on each finished tile: c[i * ldc + j] holds the f32 product for
@@ -182,6 +189,11 @@ typedef struct pt_gemm_desc {
  * per-thread state of the caller (0 <= tid < the run's thread count). */
 typedef void (*pt_gemm_epilogue_fn)(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen,
                                     float *c, int64_t ldc, int tid);
+
+/* The epilogue of a dual run: c and c2 hold A·B and A·B2 for the same tile
+ * (same rows, columns and stride). */
+typedef void (*pt_gemm_epilogue2_fn)(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen,
+                                     float *c, float *c2, int64_t ldc, int tid);
 
 /* Made at compile time from a desc; copied by value, owns nothing. */
 typedef struct pt_gemm_plan {
@@ -211,6 +223,10 @@ typedef struct pt_gemm_args {
     float a_scale;                /* U8S8 */
     pt_gemm_epilogue_fn epilogue;
     void *epilogue_ctx;
+    /* Dual runs (desc.dual): the second B and its dequant data, and the
+     * epilogue taking both tiles (epilogue above unused). */
+    const void *b2, *b2_scales, *b2_zps;
+    pt_gemm_epilogue2_fn epilogue2;
 } pt_gemm_args;
 
 /* Whether packing B ahead (constant weights) pays for this problem: false

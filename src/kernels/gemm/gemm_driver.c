@@ -79,7 +79,7 @@ static inline size_t align_bytes(size_t n) { return (n + ALIGN_BYTES - 1) & ~(si
 
 /* Byte offsets of a thread's scratch pieces (each 64-byte aligned). */
 typedef struct {
-    size_t c, a, b, rowsum, rowsum_chunk, colsum, total;
+    size_t c, c2, a, b, rowsum, rowsum_chunk, colsum, total;
 } thread_layout;
 
 static int64_t k_padded(const pt_gemm_plan *p) { return pt_gemm_kc_padded(p->uk, p->d.K); }
@@ -124,7 +124,8 @@ static thread_layout layout_of(const pt_gemm_plan *p) {
     const size_t eb = pt_gemm_panel_elem_bytes(p->d.kind);
     thread_layout l;
     l.c = 0;
-    l.a = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4);
+    l.c2 = l.c + align_bytes((size_t)(p->MC * c_ld(p)) * 4); /* a dual run's second C block */
+    l.a = p->d.dual ? l.c2 + align_bytes((size_t)(p->MC * c_ld(p)) * 4) : l.c2;
     /* Items with B packed per chunk (run_item_b_runs) need one chunk's
      * column run. */
     const bool per_chunk = b_per_chunk(p);
@@ -350,6 +351,11 @@ pt_status pt_gemm_plan_init_with(pt_gemm_plan *p, const pt_gemm_desc *d, int nth
     p->nbatch = 1;
     for (int i = 0; i < d->nbd; ++i) p->nbatch *= d->bdims[i];
     choose_blocks(p);
+    /* Dual runs: only where B is packed per chunk (run_item_b_runs,
+     * run_item_b_in_kernel), which sweep both B against each A block. */
+    if (d->dual && (d->kind == PT_GEMM_U8S8 || d->b_constant || p->nbatch != 1 || gemv_path_possible(d) ||
+                    !b_per_chunk(p)))
+        return dnnl_unimplemented;
     size_t bytes = layout_of(p).total;
     if (gemv_path_possible(d) && gemv_thread_bytes(p) > bytes) bytes = gemv_thread_bytes(p);
     if (team_possible(p, useful_threads(p, p->nthr))) p->shared_bytes = team_shape_of(p).shared_bytes;
@@ -527,6 +533,22 @@ static bool next_item_lines(const worker *w, int64_t cols, pt_gemm_prefetch *pf)
                           min64(p->KC, d->K), pf);
 }
 
+/* B operand o of a run (o = 1: a dual run's second), batch item 0 (dual
+ * runs have no batch). */
+static const void *b_data(const pt_gemm_args *args, int o) { return o ? args->b2 : args->b; }
+static const void *b_scales_of(const pt_gemm_args *args, int o) { return o ? args->b2_scales : args->b_scales; }
+static const void *b_zps_of(const pt_gemm_args *args, int o) { return o ? args->b2_zps : args->b_zps; }
+
+/* The tile's hand-off: one C block, or a dual run's two. */
+static void finish_tile(const worker *w, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, char *cblk,
+                        int64_t ldc) {
+    if (w->p->d.dual)
+        w->args->epilogue2(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk,
+                           (float *)(w->scratch + w->lay.c2), ldc, w->tid);
+    else
+        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
+}
+
 /* An item whose B block no other item reuses (one M block, and no batch
  * items sharing it): B is packed per KC chunk in column runs that stay in
  * L2 next to the chunk's A block (whole-K panels of a skinny product,
@@ -549,40 +571,47 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
         colsum = (int32_t *)(w->scratch + w->lay.colsum);
     }
     w->b_cached = false;
+    const int nb_ops = d->dual ? 2 : 1;
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
         if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
-            pt_gemm_pack_panels(uk, true, &d->b, bsrc, w->args->b_scales, w->args->b_zps, n0 + j0, jl, k0, kc, bbuf,
-                                colsum ? colsum_chunk : NULL);
-            if (colsum) {
+            if (rowsum)
                 for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
-                for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
+            for (int o = 0; o < nb_ops; ++o) {
+                const void *src = o ? b_data(w->args, 1) : bsrc;
+                pt_gemm_pack_panels(uk, true, &d->b, src, b_scales_of(w->args, o), b_zps_of(w->args, o), n0 + j0, jl,
+                                    k0, kc, bbuf, colsum ? colsum_chunk : NULL);
+                if (colsum)
+                    for (int64_t j = 0; j < jl; ++j) colsum[j] += colsum_chunk[j];
+                /* While this chunk computes, the microkernel fetches the
+                 * source of the next one (a dual run's second B, this
+                 * run's next k rows, or the next run's first), so that
+                 * packing it reads from cache: packing from memory is
+                 * latency-bound (one core packed cold B at 18 GB/s against
+                 * 31 GB/s of plain streaming), and it does not overlap the
+                 * microkernel otherwise. */
+                int64_t nk0 = k0 + p->KC, nj0 = j0;
+                if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
+                pt_gemm_prefetch pf;
+                bool fetch = false;
+                if (uk->run_pf) {
+                    if (o + 1 < nb_ops)
+                        fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0, jl, k0, kc, &pf);
+                    else if (nj0 < nlen)
+                        fetch = b_source_lines(&d->b, bsrc, n0 + nj0, min64(run, nlen - nj0), nk0,
+                                               min64(p->KC, d->K - nk0), &pf);
+                    else if (w->next_item >= 0)
+                        fetch = next_item_lines(w, run, &pf);
+                }
+                sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, o ? w->scratch + w->lay.c2 : cblk,
+                      ldc, mlen, jl, k0 > 0, fetch ? &pf : NULL);
             }
-            /* While this chunk computes, the microkernel fetches the source
-             * of the next one (this run's next k rows, or the next run's
-             * first), so that packing it reads from cache: packing from
-             * memory is latency-bound (one core packed cold B at 18 GB/s
-             * against 31 GB/s of plain streaming), and it does not overlap
-             * the microkernel otherwise. */
-            int64_t nk0 = k0 + p->KC, nj0 = j0;
-            if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
-            pt_gemm_prefetch pf;
-            bool fetch = false;
-            if (uk->run_pf) {
-                if (nj0 < nlen)
-                    fetch = b_source_lines(&d->b, bsrc, n0 + nj0, min64(run, nlen - nj0), nk0,
-                                           min64(p->KC, d->K - nk0), &pf);
-                else if (w->next_item >= 0)
-                    fetch = next_item_lines(w, run, &pf);
-            }
-            sweep(uk, kcp, abuf, uk->mr * kcp * eb, bbuf, uk->nr * kcp * eb, cblk, ldc, mlen, jl, k0 > 0,
-                  fetch ? &pf : NULL);
         }
         if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
-        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
+        finish_tile(w, b, m0, n0 + j0, mlen, jl, cblk, ldc);
     }
 }
 
@@ -605,40 +634,47 @@ static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, i
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     const float *bsrc = (const float *)w->args->b + b_off;
     char *abuf = w->scratch + w->lay.a, *panel = w->scratch + w->lay.b, *cblk = w->scratch + w->lay.c;
+    const int nb_ops = d->dual ? 2 : 1;
     w->b_cached = false;
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, NULL);
-            for (int64_t c0 = 0; c0 < jl; c0 += nr_max) {
-                const int nr = (int)min64(nr_max, jl - c0);
-                /* The next strip: of this chunk, or the next chunk's, run's
-                 * or item's first. */
-                int64_t nc0 = c0 + nr_max, nk0 = k0, nj0 = j0;
-                if (nc0 >= jl) nc0 = 0, nk0 = k0 + p->KC;
-                if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
-                pt_gemm_prefetch pf;
-                bool fetch;
-                if (nj0 < nlen)
-                    fetch = b_source_lines(&d->b, bsrc, n0 + nj0 + nc0, min64(nr_max, nlen - nj0 - nc0), nk0,
-                                           min64(p->KC, d->K - nk0), &pf);
-                else
-                    fetch = w->next_item >= 0 && next_item_lines(w, nr_max, &pf);
-                for (int64_t i = 0; i * uk->mr < mlen; ++i) {
-                    const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
-                    char *cp = cblk + (size_t)((i * uk->mr * ldc + c0) * 4);
-                    if (i == 0)
-                        uk->run_packing(kc, abuf, bsrc + n0 + j0 + c0 + k0 * d->b.s_k, d->b.s_k, nr, panel, cp, ldc,
-                                        mr, nr, k0 > 0, fetch ? &pf : NULL);
-                    else if (fetch)
-                        uk->run_pf(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0, &pf);
+            for (int64_t c0 = 0; c0 < jl; c0 += nr_max)
+                for (int o = 0; o < nb_ops; ++o) {
+                    const int nr = (int)min64(nr_max, jl - c0);
+                    const float *src = o ? (const float *)b_data(w->args, 1) : bsrc;
+                    /* The next strip: a dual run's second B's, this
+                     * chunk's next, or the next chunk's, run's or item's
+                     * first. */
+                    int64_t nc0 = c0 + nr_max, nk0 = k0, nj0 = j0;
+                    if (nc0 >= jl) nc0 = 0, nk0 = k0 + p->KC;
+                    if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
+                    pt_gemm_prefetch pf;
+                    bool fetch;
+                    if (o + 1 < nb_ops)
+                        fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0 + c0, nr, k0, kc, &pf);
+                    else if (nj0 < nlen)
+                        fetch = b_source_lines(&d->b, bsrc, n0 + nj0 + nc0, min64(nr_max, nlen - nj0 - nc0), nk0,
+                                               min64(p->KC, d->K - nk0), &pf);
                     else
-                        uk->run(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0);
+                        fetch = w->next_item >= 0 && next_item_lines(w, nr_max, &pf);
+                    char *c_o = o ? w->scratch + w->lay.c2 : cblk;
+                    for (int64_t i = 0; i * uk->mr < mlen; ++i) {
+                        const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
+                        char *cp = c_o + (size_t)((i * uk->mr * ldc + c0) * 4);
+                        if (i == 0)
+                            uk->run_packing(kc, abuf, src + n0 + j0 + c0 + k0 * d->b.s_k, d->b.s_k, nr, panel, cp,
+                                            ldc, mr, nr, k0 > 0, fetch ? &pf : NULL);
+                        else if (fetch)
+                            uk->run_pf(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0, &pf);
+                        else
+                            uk->run(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0);
+                    }
                 }
-            }
         }
-        w->args->epilogue(w->args->epilogue_ctx, b, m0, n0 + j0, mlen, jl, (float *)cblk, ldc, w->tid);
+        finish_tile(w, b, m0, n0 + j0, mlen, jl, cblk, ldc);
     }
 }
 
@@ -839,9 +875,10 @@ static void run_gemv_team(const pt_gemm_plan *p, const pt_gemm_args *args, const
 }
 
 pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
-    if (!p || !args || !args->epilogue || !args->a || (!args->b && !args->b_packed) || !scratch)
-        return dnnl_invalid_arguments;
+    if (!p || !args || !args->a || (!args->b && !args->b_packed) || !scratch) return dnnl_invalid_arguments;
     const pt_gemm_desc *d = &p->d;
+    if (d->dual ? !args->epilogue2 || !args->b || !args->b2 || args->b_packed : !args->epilogue)
+        return dnnl_invalid_arguments;
     if (args->b_packed)
         for (int i = 0; i < d->nbd; ++i)
             if (d->bdims[i] > 1 && d->b_bs[i] != 0) return dnnl_invalid_arguments;
