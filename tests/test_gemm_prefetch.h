@@ -23,7 +23,7 @@ static inline void check_prefetch_form(const pt_gemm_ukernel *uk, int64_t kc, co
     const int64_t lines[2] = {issued > 1 ? 2 : 1, issued + 7};
     for (int s = 0; s < 2; ++s) {
         memcpy(c, c_init, cbytes);
-        pt_gemm_prefetch pf = {(const char *)lines_base, lines[s] > 1 ? 2 : 1, 64, 0, 0, 0};
+        pt_gemm_prefetch pf = {(uintptr_t)lines_base, lines[s] > 1 ? 2 : 1, 64, 0, 0, 0};
         pf.lines = (lines[s] + pf.rows - 1) / pf.rows;
         const int64_t total = pf.rows * pf.lines, want = issued < total ? issued : total;
         uk->run_pf(kc, a, b, c, ldc, mr, nr, accumulate, &pf);

@@ -55,7 +55,7 @@ typedef void (*pt_gemm_ukr_fn)(int64_t kc, const void *a, const void *b, void *c
  * one line every PT_GEMM_PREFETCH_STEPS steps of its k loop (a step is kg
  * k values) and advances the cursor (row, line); it stops at the end. */
 typedef struct pt_gemm_prefetch {
-    const char *base;
+    uintptr_t base; /* an address as an integer: the first line may start before the data */
     int64_t rows, stride, lines;
     int64_t row, line;
 } pt_gemm_prefetch;

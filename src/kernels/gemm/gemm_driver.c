@@ -513,10 +513,11 @@ static bool b_source_lines(const pt_gemm_operand *o, const void *data, int64_t r
     else if (o->s_k == 1) outer = rows, stride = o->s_row, width = kc;
     else return false;
     if (stride * bits % 8 != 0 || (r0 * o->s_row + k0 * o->s_k) * bits % 8 != 0) return false;
-    const char *first = (const char *)data + (r0 * o->s_row + k0 * o->s_k) * bits / 8;
+    const uintptr_t first = (uintptr_t)data + (uintptr_t)((r0 * o->s_row + k0 * o->s_k) * bits / 8);
     /* From the line holding the first byte to the one holding the last. */
-    const int64_t lead = (int64_t)((uintptr_t)first & 63);
-    *pf = (pt_gemm_prefetch){first - lead, outer, stride * bits / 8, ceil_div(lead + ceil_div(width * bits, 8), 64), 0, 0};
+    const int64_t lead = (int64_t)(first & 63);
+    *pf = (pt_gemm_prefetch){first - (uintptr_t)lead, outer, stride * bits / 8,
+                             ceil_div(lead + ceil_div(width * bits, 8), 64), 0, 0};
     return true;
 }
 

@@ -10,7 +10,7 @@
 #include "kernels/gemm/gemm.h"
 
 typedef struct {
-    const char *base;
+    uintptr_t base;
     int64_t rows, stride, lines, row, line;
 } pt_pf_cursor;
 
@@ -23,7 +23,7 @@ static inline pt_pf_cursor pt_pf_open(const pt_gemm_prefetch *pf) {
 /* One line (into L1: measured faster than T1 for packing B right after). */
 static inline void pt_pf_step(pt_pf_cursor *c) {
     if (c->row < c->rows) {
-        _mm_prefetch(c->base + c->row * c->stride + c->line * 64, _MM_HINT_T0);
+        _mm_prefetch((const char *)(c->base + (uintptr_t)(c->row * c->stride + c->line * 64)), _MM_HINT_T0);
         if (++c->line == c->lines) c->line = 0, ++c->row;
     }
 }
