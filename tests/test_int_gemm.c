@@ -329,16 +329,22 @@ static float_case plain(int64_t M, int64_t N, int64_t K) {
     return fc;
 }
 
+/* A plain f32 4096^3 product of a kind: the blocks a row gets for it. */
+static pt_gemm_desc square_probe(pt_gemm_kind kind) {
+    pt_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind, d.M = 4096, d.N = 4096, d.K = 4096;
+    d.a.dt = d.b.dt = dnnl_f32;
+    d.a.s_row = d.K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = d.N;
+    return d;
+}
+
 static void test_driver_float(pt_gemm_kind kind) {
     for (size_t r = 0; r < pt_gemm_ukernel_count(kind); ++r) {
         const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(kind, r);
         if (!row_runs(uk)) continue;
         /* The blocks this row gets for a mid-size problem: shapes straddle them. */
-        pt_gemm_desc probe;
-        memset(&probe, 0, sizeof probe);
-        probe.kind = kind, probe.M = 4096, probe.N = 4096, probe.K = 4096;
-        probe.a.dt = probe.b.dt = dnnl_f32;
-        probe.a.s_row = probe.K, probe.a.s_k = 1, probe.b.s_row = 1, probe.b.s_k = probe.N;
+        pt_gemm_desc probe = square_probe(kind);
         pt_gemm_plan pp;
         CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 1, uk), dnnl_success);
         const int64_t MR = uk->mr, NR = uk->nr, KC = pp.KC, MC = pp.MC;
@@ -696,11 +702,7 @@ static void test_driver_dual(pt_gemm_kind kind) {
     for (size_t r = 0; r < pt_gemm_ukernel_count(kind); ++r) {
         const pt_gemm_ukernel *uk = pt_gemm_ukernel_at(kind, r);
         if (!row_runs(uk)) continue;
-        pt_gemm_desc probe;
-        memset(&probe, 0, sizeof probe);
-        probe.kind = kind, probe.M = 4096, probe.N = 4096, probe.K = 4096;
-        probe.a.dt = probe.b.dt = dnnl_f32;
-        probe.a.s_row = probe.K, probe.a.s_k = 1, probe.b.s_row = 1, probe.b.s_k = probe.N;
+        pt_gemm_desc probe = square_probe(kind);
         pt_gemm_plan pp;
         CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_success);
         const int64_t KC = pp.KC, MC = pp.MC; /* one M block: M up to MC */

@@ -461,6 +461,26 @@ static pt_status branch_run(const gm_epi *E, int s, int64_t m, int64_t n0, float
     return dnnl_success;
 }
 
+/* The combine of a run of n values (combine inputs g and x, x overwritten)
+ * and the TypeCast, stored into H at element `at`; st: the branches'
+ * status so far (the combine is skipped after a failure). */
+static pt_status combine_into_h(const gm_epi *E, gm_thread *t, pt_status st, float *g, float *x, int64_t n,
+                                int64_t at) {
+    const pt_gm_plan *p = E->p;
+    float *r = g;
+    if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
+        pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
+        r = x;
+    } else if (st == dnnl_success) {
+        pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
+        st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t->ectx);
+    }
+    round_run(p->comb_dt, r, n);
+    if (p->has_tc) round_run(p->tc_dt, r, n);
+    if (E->e->h_store != dnnl_f32 || r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
+    return st;
+}
+
 /* Combine input 0 into G (f32 straight from the branch, else stored). */
 static void epi_in0(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                     int64_t ldc, int tid) {
@@ -508,18 +528,7 @@ static void epi_in1(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen,
                 g = (float *)E->G + at;
             else /* the branch is done with t.tmp */
                 pt_run_load(E->G, E->e->g_store, at, 1, g, n);
-            float *r = g;
-            if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
-                pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
-                r = x;
-            } else if (st == dnnl_success) {
-                pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
-                st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
-            }
-            round_run(p->comb_dt, r, n);
-            if (p->has_tc) round_run(p->tc_dt, r, n);
-            if (E->e->h_store != dnnl_f32 || r != (float *)E->H + at) pt_run_store(E->H, E->e->h_store, at, 1, r, n);
-            *t.status = st;
+            *t.status = combine_into_h(E, &t, st, g, x, n, at);
         }
     prefetch_g(E, m0, n0 + nlen, mlen, nlen);
 }
@@ -541,18 +550,7 @@ static void epi_pair(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen
             float *g = c + i * ldc + j, *x = c2 + i * ldc + j;
             pt_status st = branch_run(E, 0, m0 + i, n0 + j, g, n, g, &t);
             if (st == dnnl_success) st = branch_run(E, 1, m0 + i, n0 + j, x, n, x, &t);
-            float *r = g;
-            if (st == dnnl_success && p->comb_kind == dnnl_graph_op_multiply) {
-                pt_vec()->binary(dnnl_graph_op_multiply, x, g, 1, x, 1, n);
-                r = x;
-            } else if (st == dnnl_success) {
-                pt_tview ins[2] = {row_view(g, n), row_view(x, n)};
-                st = p->comb_k.run(p->comb_k.params, ins, 2, &ins[0], 1, &t.ectx);
-            }
-            round_run(p->comb_dt, r, n);
-            if (p->has_tc) round_run(p->tc_dt, r, n);
-            pt_run_store(E->H, E->e->h_store, at, 1, r, n);
-            *t.status = st;
+            *t.status = combine_into_h(E, &t, st, g, x, n, at);
         }
 }
 
