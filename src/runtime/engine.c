@@ -55,7 +55,7 @@ void pt_engine_free(dnnl_engine_t e, void *p) {
 #define SCRATCH_HEADER PT_ALIGNMENT
 
 void *pt_stream_scratch_take(dnnl_stream_t s, size_t bytes) {
-    char *kept = __atomic_exchange_n((char **)&s->kept_scratch, NULL, __ATOMIC_ACQ_REL);
+    char *kept = __atomic_exchange_n(&s->kept_scratch, (void *)NULL, __ATOMIC_ACQ_REL);
     if (kept) {
         size_t have;
         memcpy(&have, kept, sizeof have);
@@ -72,11 +72,11 @@ void *pt_stream_scratch_take(dnnl_stream_t s, size_t bytes) {
 void pt_stream_scratch_give(dnnl_stream_t s, void *scratch) {
     if (!scratch) return;
     char *base = (char *)scratch - SCRATCH_HEADER;
-    char *old = __atomic_exchange_n((char **)&s->kept_scratch, base, __ATOMIC_ACQ_REL);
+    void *old = __atomic_exchange_n(&s->kept_scratch, (void *)base, __ATOMIC_ACQ_REL);
     if (old) pt_engine_free(s->engine, old);
 }
 
 void pt_stream_scratch_drop(dnnl_stream_t s) {
-    char *kept = __atomic_exchange_n((char **)&s->kept_scratch, NULL, __ATOMIC_ACQ_REL);
+    void *kept = __atomic_exchange_n(&s->kept_scratch, (void *)NULL, __ATOMIC_ACQ_REL);
     if (kept) pt_engine_free(s->engine, kept);
 }

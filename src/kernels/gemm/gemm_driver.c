@@ -12,9 +12,11 @@
  * into an MC x NC block of C.  With a single M block no item reuses a B
  * block, so B is packed per KC chunk instead, in column runs next to that
  * chunk's A block in L2; while a chunk computes, the microkernel fetches
- * the source of the next chunk (run_pf rows).  When K is done the block
- * goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same whole-K strips
- * for all N, then (U8S8) the Σ_k of each column, 64-byte aligned after them.
+ * the source of the next chunk (run_pf rows), and F32 rows with a packing
+ * form pack B themselves (run_item_b_in_kernel).  When K is done the block
+ * goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same
+ * whole-K strips for all N, then (U8S8) the Σ_k of each column, 64-byte
+ * aligned after them.
  * Items go to threads in static slices, and a thread that finishes its
  * slice takes items from the others'.
  *
@@ -103,10 +105,11 @@ static bool b_per_chunk(const pt_gemm_plan *p) { return p->mblocks == 1 && (p->n
 
 /* Whether per-chunk items leave packing B to the microkernel (its packing
  * form: plain f32 B with contiguous columns, strict math), strip by strip
- * into one panel (run_item_b_in_kernel). */
+ * into one panel (run_item_b_in_kernel, which also needs the prefetching
+ * form). */
 static bool b_packed_in_kernel(const pt_gemm_plan *p) {
     const pt_gemm_desc *d = &p->d;
-    return p->uk->run_packing && d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32 && d->b.s_row == 1 && !d->b.dq.on &&
+    return p->uk->run_packing && p->uk->run_pf && d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32 && d->b.s_row == 1 && !d->b.dq.on &&
            d->b.round == dnnl_fpmath_mode_strict;
 }
 
@@ -640,7 +643,7 @@ static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, i
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
-            const int64_t kc = min64(p->KC, d->K - k0);
+            const int64_t kc = min64(p->KC, d->K - k0), a_strip = uk->mr * kc * (int64_t)sizeof(float);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, NULL);
             for (int64_t c0 = 0; c0 < jl; c0 += nr_max)
                 for (int o = 0; o < nb_ops; ++o) {
@@ -669,9 +672,9 @@ static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, i
                             uk->run_packing(kc, abuf, src + n0 + j0 + c0 + k0 * d->b.s_k, d->b.s_k, nr, panel, cp,
                                             ldc, mr, nr, k0 > 0, fetch ? &pf : NULL);
                         else if (fetch)
-                            uk->run_pf(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0, &pf);
+                            uk->run_pf(kc, abuf + i * a_strip, panel, cp, ldc, mr, nr, k0 > 0, &pf);
                         else
-                            uk->run(kc, abuf + i * uk->mr * kc * 4, panel, cp, ldc, mr, nr, k0 > 0);
+                            uk->run(kc, abuf + i * a_strip, panel, cp, ldc, mr, nr, k0 > 0);
                     }
                 }
         }
