@@ -146,6 +146,7 @@ pt_status pt_mem_binary_run(const pt_fused *f, const pt_tview *in, size_t nin, c
     (void)nin, (void)nout;
     const pt_tview *a = &in[p->io.in[0]], *bv = &in[p->io.in[1]], *dst = &out[p->io.out[0]];
     const pt_vec_ops *v = pt_vec();
+    if (p->n == 0) return dnnl_success; /* an empty tensor: nothing to write (and no row length to divide by) */
     const int64_t inner = p->dims[p->nd - 1], rows = p->n / inner;
     const int64_t pieces_per_row = (inner + PT_MEM_CHUNK - 1) / PT_MEM_CHUNK, pieces = rows * pieces_per_row;
     const size_t bytes = (size_t)p->n * (pt_dt_bytes(a->lt.data_type, 1) + pt_dt_bytes(bv->lt.data_type, 1) +

@@ -109,6 +109,7 @@ pt_status pt_mem_quant_run(const pt_fused *f, const pt_tview *in, size_t nin, co
         q.sc_dt = in[p->io.in[1]].lt.data_type;
         if (p->has_zp) q.zp = in[p->io.in[2]].data, q.zp_dt = in[p->io.in[2]].lt.data_type;
     }
+    if (p->n == 0) return dnnl_success; /* an empty tensor: nothing to write (and no row length to divide by) */
     const int64_t inner = p->dims[p->nd - 1], rows = p->n / inner;
     const int64_t per_row = (inner + PT_MEM_CHUNK - 1) / PT_MEM_CHUNK, pieces = rows * per_row;
     const size_t bytes = pt_dt_bytes(src->lt.data_type, p->n) + pt_dt_bytes(dst->lt.data_type, p->n);
