@@ -23,15 +23,6 @@ static inline __m512 q4_table(int is_signed, float z, float s) {
     return _mm512_mul_ps(_mm512_sub_ps(iota, _mm512_set1_ps(z)), _mm512_set1_ps(s));
 }
 
-/* (i - z)·m for the 16 nibble values i as one FMA i·m + (-z·m): an
- * instruction fewer than q4_table and within an ulp of it (V rows, whose
- * values are weighted by p anyway). */
-static inline __m512 q4_table_fma(int is_signed, float z, float m) {
-    const __m512 iota = is_signed ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
-                                  : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return _mm512_fmadd_ps(iota, _mm512_set1_ps(m), _mm512_set1_ps(-z * m));
-}
-
 /* 16 bytes of a 4-bit row as 16 lanes (the low nibble is lane & 15). */
 static inline __m512i q4_bytes(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p)); }
 
@@ -63,8 +54,11 @@ static inline __m128 sum4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
         _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), s));
 }
 
-static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
-    const int64_t nr = k->nruns, run = k->run;
+/* The block operation; run32 (a constant per call site) says the runs are
+ * 32 columns, so that each group is one step without a loop. */
+static inline __attribute__((always_inline)) void dots_q_rows(const float *x, const pt_sdpa_qrows *k, int64_t nrows,
+                                                              float *out, int run32) {
+    const int64_t nr = k->nruns, run = run32 ? 32 : k->run;
     const int sgn = k->is_signed;
     int64_t j = 0;
     for (; j + 4 <= nrows; j += 4) {
@@ -129,14 +123,61 @@ static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int
         }
         out[j] = _mm512_reduce_add_ps(a);
     }
+}
+
+static void dots_q_avx512(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) {
     (void)n;
+    if (k->bits == 4 && k->run == 32) dots_q_rows(x, k, nrows, out, 1);
+    else dots_q_rows(x, k, nrows, out, 0);
+}
+
+/* 4-bit rows: each row's group tables (i - zp)·m with m = p[j]·scale are
+ * one FMA i·m + (-zp·m) (within an ulp of (i - zp)·m; the values are
+ * weighted by p anyway) whose two factors come broadcast from memory; they
+ * are computed here for Q4_FACTORS (row, group) pairs at a time, rows with
+ * the same p next to each other, so that the row loop spends no scalar
+ * arithmetic or register broadcasts on them (same roundings as one by one). */
+#define Q4_FACTORS 1024
+
+static void q4_factors(const pt_sdpa_qrows *v, int64_t j0, int64_t nrows, const float *p, float *m, float *k) {
+    const int64_t nr = v->nruns;
+    const float *sc = v->sc + j0 * nr, *zp = v->zp ? v->zp + j0 * nr : NULL;
+    const __m512 sign = _mm512_set1_ps(-0.f);
+    int64_t j = 0;
+    if (nr == 1) {
+        for (; j + 16 <= nrows; j += 16) {
+            const __m512 mj = _mm512_mul_ps(_mm512_loadu_ps(p + j), _mm512_loadu_ps(sc + j));
+            const __m512 zj = zp ? _mm512_loadu_ps(zp + j) : _mm512_setzero_ps();
+            _mm512_storeu_ps(m + j, mj);
+            _mm512_storeu_ps(k + j, _mm512_mul_ps(_mm512_xor_ps(zj, sign), mj));
+        }
+    } else if (nr == 4) {
+        /* Four rows of four groups per register: p[j] repeated four times. */
+        const __m512i rep = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+        for (; j + 4 <= nrows; j += 4) {
+            const __m512 pj = _mm512_permutexvar_ps(rep, _mm512_castps128_ps512(_mm_loadu_ps(p + j)));
+            const __m512 mj = _mm512_mul_ps(pj, _mm512_loadu_ps(sc + 4 * j));
+            const __m512 zj = zp ? _mm512_loadu_ps(zp + 4 * j) : _mm512_setzero_ps();
+            _mm512_storeu_ps(m + 4 * j, mj);
+            _mm512_storeu_ps(k + 4 * j, _mm512_mul_ps(_mm512_xor_ps(zj, sign), mj));
+        }
+    }
+    for (; j < nrows; ++j)
+        for (int64_t g = 0; g < nr; ++g) {
+            const float mg = p[j] * sc[j * nr + g], zg = zp ? zp[j * nr + g] : 0.f;
+            m[j * nr + g] = mg, k[j * nr + g] = -zg * mg;
+        }
 }
 
 /* y[c0 .. c0 + 16·nv) += Σ_j p[j]·row_j there, kept in registers while
  * every row adds to it (nv <= 8, even for 4-bit rows; a constant in the
- * main loop so that the accumulators stay registers). */
+ * main loop so that the accumulators stay registers).  4-bit rows take
+ * their table factors from m / k (q4_factors, row j at j·nruns). */
+enum { Q4_EACH_CHUNK, Q4_FIRST_CHUNK, Q4_AS_NEEDED }; /* where 4-bit rows rebuild their table */
+
 static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c0, int nv, const pt_sdpa_qrows *v,
-                                                             int64_t nrows, const float *p) {
+                                                             int64_t nrows, const float *p, const float *m,
+                                                             const float *k, int tables) {
     const int64_t nr = v->nruns, run = v->run;
     const int sgn = v->is_signed;
     __m512 acc[8] = {0};
@@ -144,38 +185,54 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
     for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
     /* Group of column c0 and columns left in it (no division per row). */
     const int64_t g0 = c0 / run, left0 = run - c0 % run;
-    for (int64_t j = 0; j < nrows; ++j) {
-        if (p[j] == 0.f) continue;
-        const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
-        if (c0 == 0) prefetch_span(r + SD_PREFETCH_BYTES, v->ld);
-        const float *sc = v->sc + j * nr + g0, *zp = v->zp ? v->zp + j * nr + g0 : NULL;
-        int64_t left = left0;
-        if (v->bits == 4) {
-            /* Chunks of 32 columns (two registers) never straddle a group;
-             * the table (i - zp)·(p·scale) is rebuilt where a group starts. */
+    if (v->bits == 4) {
+        /* Chunks of 32 columns (two registers) never straddle a group; the
+         * group of chunk i and whether it starts one, once for all rows. */
+        int64_t gi[4];
+        int newg[4];
+        for (int i = 0, g = (int)g0, left = (int)left0; i < nv; i += 2) {
+            if (left == 0) ++g, left = (int)run;
+            gi[i / 2] = g, newg[i / 2] = i == 0 || left == run;
+            left -= 32;
+        }
+        const __m512 iota = sgn ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
+                                : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for (int64_t j = 0; j < nrows; ++j) {
+            if (p[j] == 0.f) continue;
+            const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
+            if (c0 == 0) prefetch_span(r + SD_PREFETCH_BYTES, v->ld);
+            const float *mj = m + j * nr, *kj = k + j * nr;
             __m512 t = _mm512_setzero_ps();
 #pragma GCC unroll 4
             for (int i = 0; i < nv; i += 2) {
-                const int64_t c = c0 + 16 * i;
-                if (left == 0) ++sc, zp = zp ? zp + 1 : NULL, left = run;
-                if (i == 0 || left == run) t = q4_table_fma(sgn, zp ? *zp : 0.f, p[j] * *sc);
-                left -= 32;
-                const __m512i b = q4_bytes(r + c / 2);
+                /* A constant per call site where every chunk starts a
+                 * group (runs of 32) or only the first does (runs of a
+                 * multiple of 128). */
+                const int starts = tables == Q4_EACH_CHUNK || i == 0 || (tables == Q4_AS_NEEDED && newg[i / 2]);
+                if (starts) t = _mm512_fmadd_ps(iota, _mm512_set1_ps(mj[gi[i / 2]]), _mm512_set1_ps(kj[gi[i / 2]]));
+                const __m512i b = q4_bytes(r + (c0 + 16 * i) / 2);
                 acc[i] = _mm512_add_ps(acc[i], _mm512_permutexvar_ps(b, t));
                 acc[i + 1] = _mm512_add_ps(acc[i + 1], _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t));
             }
-        } else {
-            __m512 m = _mm512_setzero_ps(), k = m;
+        }
+    } else {
+        for (int64_t j = 0; j < nrows; ++j) {
+            if (p[j] == 0.f) continue;
+            const uint8_t *r = (const uint8_t *)v->data + j * v->ld;
+            if (c0 == 0) prefetch_span(r + SD_PREFETCH_BYTES, v->ld);
+            const float *sc = v->sc + j * nr + g0, *zp = v->zp ? v->zp + j * nr + g0 : NULL;
+            int64_t left = left0;
+            __m512 mv = _mm512_setzero_ps(), kv = mv;
 #pragma GCC unroll 8
             for (int i = 0; i < nv; ++i) {
                 const int64_t c = c0 + 16 * i;
                 if (left == 0) ++sc, zp = zp ? zp + 1 : NULL, left = run;
                 if (i == 0 || left == run) {
                     const float mg = p[j] * *sc, zg = zp ? *zp : 0.f;
-                    m = _mm512_set1_ps(mg), k = _mm512_set1_ps(-zg * mg);
+                    mv = _mm512_set1_ps(mg), kv = _mm512_set1_ps(-zg * mg);
                 }
                 left -= 16;
-                acc[i] = _mm512_add_ps(acc[i], _mm512_fmadd_ps(q8_values(r + c, sgn), m, k));
+                acc[i] = _mm512_add_ps(acc[i], _mm512_fmadd_ps(q8_values(r + c, sgn), mv, kv));
             }
         }
     }
@@ -184,9 +241,28 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
 }
 
 static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
-    int64_t c0 = 0;
-    for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, v, nrows, p);
-    if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p);
+    if (v->bits != 4) {
+        int64_t c0 = 0;
+        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, v, nrows, p, NULL, NULL, Q4_AS_NEEDED);
+        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p, NULL, NULL, Q4_AS_NEEDED);
+        return;
+    }
+    float m[Q4_FACTORS], k[Q4_FACTORS];
+    const int64_t step = Q4_FACTORS / v->nruns; /* >= 1: n <= SD_QROWS_MAX_N, run >= 32 */
+    for (int64_t j0 = 0; j0 < nrows; j0 += step) {
+        const int64_t nj = nrows - j0 < step ? nrows - j0 : step;
+        pt_sdpa_qrows vj = *v;
+        vj.data = (const uint8_t *)v->data + j0 * v->ld;
+        vj.sc = v->sc + j0 * v->nruns, vj.zp = v->zp ? v->zp + j0 * v->nruns : NULL;
+        q4_factors(v, j0, nj, p + j0, m, k);
+        int64_t c0 = 0;
+        if (v->run == 32)
+            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_EACH_CHUNK);
+        else if (v->run % 128 == 0)
+            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_FIRST_CHUNK);
+        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_AS_NEEDED);
+        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), &vj, nj, p + j0, m, k, Q4_AS_NEEDED);
+    }
 }
 
 /* 16 bf16 / f16 values as f32 (exact). */
