@@ -5,7 +5,8 @@
  * every run that divides them, 0 to 13 rows (tails of the four-row groups)
  * and some blocks of about 300,
  * weights of 0 skipped, and nothing outside the outputs written; and the
- * 16-bit float block operations (dots_h, axpys_h) over every length 1-70. */
+ * 16-bit float block operations (dots_h, axpys_h) over every length 1-70,
+ * and widen_4bit against the nibbles it reads. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,6 +114,21 @@ static void check_h(const pt_sdpa_row_ops *ops, int is_f16, int64_t n, int nrows
     CHECK(bad == 0);
 }
 
+/* widen_4bit over 0-40 pairs (the vector steps of 16 and their tails). */
+static void check_widen_4bit(const pt_sdpa_row_ops *ops, int is_signed) {
+    uint8_t b[40];
+    float out[82];
+    for (int np = 0; np <= 40; ++np) {
+        for (int i = 0; i < np; ++i) b[i] = (uint8_t)rnd_u32();
+        out[2 * np] = out[2 * np + 1] = -99.f;
+        ops->widen_4bit(b, np, is_signed, out);
+        int bad = out[2 * np] != -99.f || out[2 * np + 1] != -99.f;
+        for (int i = 0; i < 2 * np; ++i) bad += out[i] != (float)q_value(b, 4, is_signed, i);
+        if (bad) printf("  %s: widen_4bit %s pairs=%d: %d wrong\n", ops->name, is_signed ? "s4" : "u4", np, bad);
+        CHECK(bad == 0);
+    }
+}
+
 int main(void) {
     const pt_sdpa_row_ops *rows[] = {&pt_sdpa_rows_generic, &pt_sdpa_rows_avx2, &pt_sdpa_rows_avx512};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
@@ -134,6 +150,8 @@ int main(void) {
             }
         for (int is_f16 = 0; is_f16 <= 1; ++is_f16)
             for (int64_t n = 1; n <= 70; ++n) check_h(rows[r], is_f16, n, (int)(n % 10));
+        check_widen_4bit(rows[r], 0);
+        check_widen_4bit(rows[r], 1);
     }
     return pt_test_summary("test_int_sdpa_rows");
 }

@@ -365,6 +365,9 @@ static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, in
 /* dots_q / axpys_q / dots_h / axpys_h of a row from the portable bodies
  * (ISA files without their own). */
 #define PT_SDPA_ROWS_PORTABLE_Q(suffix)                                                                         \
+    static void widen_4bit_##suffix(const uint8_t *b, int64_t np, int sgn, float *out) {                      \
+        sd_rows_widen_4bit(b, np, sgn, out);                                                                  \
+    }                                                                                                         \
     static void dots_q_##suffix(const float *x, int64_t n, const pt_sdpa_qrows *k, int64_t nrows, float *out) { \
         sd_rows_dots_q(x, n, k, nrows, out);                                                                  \
     }                                                                                                         \
@@ -381,7 +384,7 @@ static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, in
     }
 
 /* The table row of one ISA level from the bodies above (used once per file;
- * dots_q_<suffix>, axpys_q_<suffix>, dots_h_<suffix>, axpys_h_<suffix> defined before it, by
+ * widen_4bit_<suffix>, dots_q_<suffix>, axpys_q_<suffix>, dots_h_<suffix>, axpys_h_<suffix> defined before it, by
  * PT_SDPA_ROWS_PORTABLE_Q or by the ISA file itself). */
 #define PT_SDPA_ROWS_DEFINE(suffix, isa_name, isa_level)                                                       \
     static void round_bf16_##suffix(float *x, int64_t n) { sd_rows_round_bf16(x, n); }                        \
@@ -401,9 +404,6 @@ static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, in
     static void axpy_##suffix(float *y, const float *x, int64_t n, float a) { sd_rows_axpy(y, x, n, a); }     \
     static void widen_s8_##suffix(const int8_t *q, int64_t n, float *out) { sd_rows_widen_s8(q, n, out); }    \
     static void widen_u8_##suffix(const uint8_t *q, int64_t n, float *out) { sd_rows_widen_u8(q, n, out); }   \
-    static void widen_4bit_##suffix(const uint8_t *b, int64_t np, int sgn, float *out) {                      \
-        sd_rows_widen_4bit(b, np, sgn, out);                                                                  \
-    }                                                                                                         \
     static void sub_mul_runs_##suffix(float *x, int64_t n, int64_t run, const float *zp, const float *sc) {   \
         sd_rows_sub_mul_runs(x, n, run, zp, sc);                                                              \
     }                                                                                                         \

@@ -267,6 +267,24 @@ static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t 
     }
 }
 
+/* out[2i], out[2i+1] = low, high nibble of b[i] (s4 sign-extended): 16
+ * bytes per step, the two nibble vectors interleaved by two permutes. */
+static void widen_4bit_avx512(const uint8_t *b, int64_t npairs, int is_signed, float *out) {
+    const __m512i lo_first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi_first = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const __m512i nib = _mm512_set1_epi32(15), flip = _mm512_set1_epi32(is_signed ? 8 : 0);
+    int64_t i = 0;
+    for (; i + 16 <= npairs; i += 16) {
+        const __m512i w = q4_bytes(b + i);
+        const __m512i lo = _mm512_sub_epi32(_mm512_xor_si512(_mm512_and_si512(w, nib), flip), flip);
+        const __m512i hi = _mm512_sub_epi32(_mm512_xor_si512(_mm512_srli_epi32(w, 4), flip), flip);
+        const __m512 fl = _mm512_cvtepi32_ps(lo), fh = _mm512_cvtepi32_ps(hi);
+        _mm512_storeu_ps(out + 2 * i, _mm512_permutex2var_ps(fl, lo_first, fh));
+        _mm512_storeu_ps(out + 2 * i + 16, _mm512_permutex2var_ps(fl, hi_first, fh));
+    }
+    sd_rows_widen_4bit(b + i, npairs - i, is_signed, out + 2 * i);
+}
+
 /* 16 bf16 / f16 values as f32 (exact). */
 static inline __m512 h_values(const uint16_t *p, int is_f16) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)p);
