@@ -746,6 +746,52 @@ static void test_create_with_op(void) {
     OK(dnnl_graph_op_destroy(op));
 }
 
+/* Ops over empty tensors whose other extents are huge compile with a small
+ * scratchpad and run (fuzz_c_api found a SoftMax over [0, 2^31] planning 16
+ * GiB: the memory-bound kernels sized their staging rows by the axis alone). */
+static void check_empty_op(dnnl_graph_op_kind_t kind, int nd, const dnnl_dim_t *dims, const char *attr, int64_t val) {
+    lt_t x = lt_of(1, dnnl_f32, nd, dims), y = lt_of(2, dnnl_f32, nd, dims);
+    dnnl_graph_op_t op = make_op(1, kind, 1, &x, 1, &y);
+    if (attr && !strcmp(attr, "axis")) OK(dnnl_graph_op_set_attr_s64(op, dnnl_graph_op_attr_axis, &val, 1));
+    if (attr && !strcmp(attr, "plain")) { /* LayerNorm without statistics or gamma / beta */
+        const uint8_t no = 0;
+        OK(dnnl_graph_op_set_attr_bool(op, dnnl_graph_op_attr_keep_stats, &no, 1));
+        OK(dnnl_graph_op_set_attr_bool(op, dnnl_graph_op_attr_use_affine, &no, 1));
+    }
+    dnnl_graph_partition_t p = NULL;
+    OK(dnnl_graph_partition_create_with_op(&p, op, dnnl_cpu));
+    OK(dnnl_graph_op_destroy(op));
+    dnnl_graph_compiled_partition_t cp = NULL;
+    OK(dnnl_graph_compiled_partition_create(&cp, p));
+    const lt_t *pin[1] = {&x}, *pout[1] = {&y};
+    OK(dnnl_graph_partition_compile(p, cp, 1, pin, 1, pout, eng));
+    lt_t slt;
+    size_t bytes = SIZE_MAX;
+    OK(dnnl_graph_compiled_partition_get_scratchpad_logical_tensor(cp, &slt));
+    OK(dnnl_graph_logical_tensor_get_mem_size(&slt, &bytes));
+    CHECK(bytes < ((size_t)1 << 20));
+    float dummy[1] = {0};
+    dnnl_graph_tensor_t tx = NULL, ty = NULL;
+    OK(dnnl_graph_tensor_create(&tx, &x, eng, dummy));
+    OK(dnnl_graph_tensor_create(&ty, &y, eng, dummy));
+    const_dnnl_graph_tensor_t tin[1] = {tx}, tout[1] = {ty};
+    OK(dnnl_graph_compiled_partition_execute(cp, strm, 1, tin, 1, tout));
+    OK(dnnl_graph_tensor_destroy(tx));
+    OK(dnnl_graph_tensor_destroy(ty));
+    OK(dnnl_graph_compiled_partition_destroy(cp));
+    OK(dnnl_graph_partition_destroy(p));
+}
+
+static void test_empty_tensors(void) {
+    const dnnl_dim_t wide[2] = {0, (dnnl_dim_t)1 << 31};
+    check_empty_op(dnnl_graph_op_softmax, 2, wide, "axis", 1);
+    check_empty_op(dnnl_graph_op_log_softmax, 2, wide, "axis", -1);
+    check_empty_op(dnnl_graph_op_layer_norm, 2, wide, "plain", 0);
+    check_empty_op(dnnl_graph_op_rms_norm, 2, wide, NULL, 0);
+    const dnnl_dim_t deep[3] = {1 << 20, 0, 1 << 20};
+    check_empty_op(dnnl_graph_op_softmax, 3, deep, "axis", 2);
+}
+
 /* The math mode a partition reports. */
 static void check_part_mode(dnnl_graph_partition_t p, dnnl_fpmath_mode_t want, int want_ati) {
     dnnl_fpmath_mode_t m = dnnl_fpmath_mode_strict;
@@ -1160,6 +1206,7 @@ int main(void) {
     test_partition_queries();
     test_repeated_ports();
     test_create_with_op();
+    test_empty_tensors();
     test_partition_fpmath();
     test_infer_shape();
     test_compile_errors();

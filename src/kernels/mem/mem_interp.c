@@ -51,7 +51,14 @@ bool pt_mem_interp_taps(pt_mem_interp_plan *p) {
 }
 
 /* Per thread: eight source rows, four and two blends, one result (C each). */
+static bool empty_dst(const pt_mem_interp_plan *p) {
+    for (int i = 0; i < 5; ++i)
+        if (p->dd[i] == 0) return true;
+    return false;
+}
+
 size_t pt_mem_interp_scratch(const pt_mem_interp_plan *p) {
+    if (empty_dst(p)) return 0; /* nothing to compute, however many channels */
     return 16 * round64((size_t)p->sd[1] * sizeof(float)) * (size_t)p->threads;
 }
 
@@ -67,6 +74,7 @@ pt_status pt_mem_interp_run(const pt_fused *f, const pt_tview *in, size_t nin, c
                             void *scratch, const pt_exec_ctx *ctx) {
     (void)nin, (void)nout;
     const pt_mem_interp_plan *p = f->state;
+    if (empty_dst(p)) return dnnl_success;
     const pt_vec_ops *v = pt_vec();
     const pt_tview *src = &in[p->io.in[0]], *dst = &out[p->io.out[0]];
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;

@@ -16,6 +16,7 @@
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
 size_t pt_mem_norm_scratch(const pt_mem_norm_plan *p) {
+    if (p->rows == 0) return 0; /* an empty tensor: nothing to stage, however long its rows */
     /* gamma and beta in f64 (the fused path's f32 output) and f32; per thread two f32 rows */
     const size_t row = round64((size_t)p->len * sizeof(float));
     return 2 * round64((size_t)p->len * sizeof(double)) + 2 * row + 2 * row * (size_t)p->threads;
@@ -99,6 +100,7 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     (void)nin, (void)nout; /* the lowering mapped every port (p->io) */
     const pt_vec_ops *v = pt_vec();
     const int64_t len = p->len, rows = p->rows;
+    if (rows == 0) return dnnl_success;
     const size_t row = round64((size_t)len * sizeof(float)), prm = round64((size_t)len * sizeof(double));
     char *s = scratch;
     const dnnl_data_type_t sdt = in[p->io.in[0]].lt.data_type, ddt = out[p->io.out[0]].lt.data_type;
@@ -144,6 +146,7 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 /* ---- GroupNorm ---- */
 
 size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
+    if (p->groups == 0 || p->cg == 0 || p->sp == 0) return 0; /* an empty tensor */
     if (p->nxc) { /* shared per-channel mean, scale, shift; per thread sums and two rows */
         const size_t C = (size_t)(p->g * p->cg);
         return 3 * round64(C * sizeof(double)) +
@@ -213,6 +216,7 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
                            void *scratch, const pt_exec_ctx *ctx) {
     (void)nin, (void)nout;
     const pt_mem_gnorm_plan *p = f->state;
+    if (p->groups == 0 || p->cg == 0 || p->sp == 0) return dnnl_success;
     const pt_vec_ops *v = pt_vec();
     const pt_tview *src = &in[p->io.in[0]], *dst = &out[p->io.out[0]];
     const pt_tview *gamma = p->has_affine ? &in[p->io.in[1]] : NULL, *beta = p->has_affine ? &in[p->io.in[2]] : NULL;

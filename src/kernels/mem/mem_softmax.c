@@ -19,7 +19,10 @@ static size_t row_bytes(const pt_mem_softmax_plan *p) {
     return ((size_t)p->len * sizeof(float) * rows + 63) / 64 * 64;
 }
 
-size_t pt_mem_softmax_scratch(const pt_mem_softmax_plan *p) { return row_bytes(p) * (size_t)p->threads; }
+/* No rows (an empty tensor): nothing to stage, however long the axis. */
+size_t pt_mem_softmax_scratch(const pt_mem_softmax_plan *p) {
+    return p->outer == 0 || p->inner == 0 ? 0 : row_bytes(p) * (size_t)p->threads;
+}
 
 /* Row of `len` elements from element `base`, `stride` apart, into buf (f32). */
 static void gather(const pt_vec_ops *v, dnnl_data_type_t dt, const void *src, int64_t base, int64_t stride,
@@ -66,6 +69,7 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     if (nin < 1 || nout < 1) return pt_err(dnnl_invalid_arguments, "mem softmax: needs 1 input and 1 output");
     const pt_vec_ops *v = pt_vec();
     const int64_t rows = p->outer * p->inner;
+    if (rows == 0) return dnnl_success;
     const size_t bytes = (size_t)(rows * p->len) * (pt_dt_bytes(p->src_dt, 1) + pt_dt_bytes(p->dst_dt, 1));
     const int nt = pt_mem_threads(ctx, bytes, rows, p->threads);
     const size_t per = row_bytes(p);
