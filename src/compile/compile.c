@@ -605,6 +605,11 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
     lc.in_layout = lc.out_layout = NULL;
     const char *step_gemm = NULL;
     if (st == dnnl_success && !c->has_fused) st = bind_matmul_steps(c, &lc, &step_gemm);
+    if (st == dnnl_success) {
+        c->outputs_empty = c->nout > 0;
+        for (size_t i = 0; i < c->nout; ++i)
+            if (pt_lt_nelems(&c->outputs[i]) != 0) c->outputs_empty = false;
+    }
     if (st == dnnl_success && !(c->verbose = describe(p, c, step_gemm))) st = dnnl_out_of_memory;
     map_free(&map);
     if (st != dnnl_success) {
@@ -615,7 +620,7 @@ pt_status pt_compile(const struct dnnl_graph_partition *part, size_t nin, const 
     pt_cp_cache_insert(&key, c); /* takes the key; adds its own reference */
     if (c->verbose) pt_verbose(1, "compile,%s,%.3f", c->verbose, (pt_now_ms() - t0));
     pt_verbose(2, "info,compile,partition %zu,%zu ops,%s,scratchpad %zu bytes", p->id, p->nops,
-               p->row ? p->row->name : "single_op", c->has_fused ? c->fused.scratch_bytes : c->scratch_size);
+               p->row ? p->row->name : "single_op", pt_compiled_scratch_bytes(c));
     *out = c;
     return dnnl_success;
 }

@@ -55,6 +55,7 @@ typedef struct pt_compiled {
     size_t ninplace;
     bool has_fused; /* the partition runs through `fused` instead of `steps` */
     pt_fused fused;
+    bool outputs_empty; /* every output has zero elements: executing writes nothing and runs nothing */
     char *verbose;  /* "cpu,<partition>,<row>,<ops>,<ports>,fpm:..,kernel:..,isa:.." for verbose lines */
 } pt_compiled;
 
@@ -62,6 +63,12 @@ struct dnnl_graph_compiled_partition {
     struct dnnl_graph_partition *part; /* own handle on the partition */
     pt_compiled *c;                    /* NULL until compiled */
 };
+
+/* Scratchpad bytes an execution needs (none where the outputs are empty,
+ * however the kernels sized their staging buffers). */
+static inline size_t pt_compiled_scratch_bytes(const pt_compiled *c) {
+    return c->outputs_empty ? 0 : c->has_fused ? c->fused.scratch_bytes : c->scratch_size;
+}
 
 void pt_compiled_retain(pt_compiled *c);
 void pt_compiled_release(pt_compiled *c);

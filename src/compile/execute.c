@@ -104,7 +104,9 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
         data[s] = t->data;
         if (t->id_given) ids[s] = t->id;
     }
-    size_t need = c->has_fused ? c->fused.scratch_bytes : c->scratch_size;
+    /* Empty outputs: nothing to write (the arguments were checked above). */
+    if (st == dnnl_success && c->outputs_empty) return dnnl_success;
+    size_t need = pt_compiled_scratch_bytes(c);
     uint8_t *scratch = NULL;
     bool own_scratch = false;
     if (st == dnnl_success && need) {
@@ -124,10 +126,6 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
     for (size_t s = 0; s < c->nslots && st == dnnl_success; ++s)
         if (c->slots[s].kind == PT_SLOT_SCRATCH) data[s] = scratch + c->slots[s].offset;
 
-    if (st == dnnl_success && all_empty(c->inputs, c->nin, c->outputs, c->nout)) {
-        if (own_scratch) pt_stream_scratch_give(stream, scratch);
-        return dnnl_success;
-    }
     if (st == dnnl_success && c->has_fused) {
         /* Ports in compiled order; a repeated id binds the same buffer. */
         pt_tview *fin = views;
