@@ -189,7 +189,7 @@ static bool load_dequant_rows(const sd_args *A, const int64_t *boff, const sd_op
      * two groups of either. */
     const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
     const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
-    if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    if (run <= 0 || (run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false; /* 0: no columns */
     enum { MAX_RUNS = 512 };
     const int64_t nruns = (ncols + run - 1) / run;
     if (nruns > MAX_RUNS) return false;
@@ -236,7 +236,7 @@ static bool q8_rows(const sd_args *A, const int64_t *boff, const sd_operand *o, 
         if (!pt_dt_is_float(o->dts[t]) || pt_dt_bits(o->dts[t]) < 16) return false;
     const int64_t rsc = param_run(cv, ncols), rzp = zv ? param_run(zv, ncols) : ncols;
     const int64_t run = rsc < rzp ? rsc : rzp, other = rsc < rzp ? rzp : rsc;
-    if ((run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false;
+    if (run <= 0 || (run < 8 && run < ncols) || (other < ncols && other % run != 0)) return false; /* 0: no columns */
     const int64_t nruns = (ncols + run - 1) / run;
     if ((int64_t)n * nruns > SD_Q8_PARAMS) return false;
     for (int r = 0; r < n; ++r) {
