@@ -704,7 +704,8 @@ static void test_driver_dual(pt_gemm_kind kind) {
         if (!row_runs(uk)) continue;
         pt_gemm_desc probe = square_probe(kind);
         pt_gemm_plan pp;
-        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 2, uk), dnnl_success);
+        /* One thread: MC as an M block off the team path (whose blocks are smaller). */
+        CHECK_EQ_INT(pt_gemm_plan_init_with(&pp, &probe, 1, uk), dnnl_success);
         const int64_t KC = pp.KC, MC = pp.MC; /* one M block: M up to MC */
         probe.dual = true;
         /* Packed per chunk or by the microkernel (plain f32 B), several

@@ -1,4 +1,3 @@
-#include <stdlib.h>
 /* The GEMM driver (see gemm.h): cache blocks from the CPU's cache sizes, the
  * 2-D thread split, packing into thread-private scratch, the microkernel
  * sweep with tails, the s32 -> f32 step of U8S8 and the epilogue per

@@ -50,15 +50,16 @@ bool pt_mem_interp_taps(pt_mem_interp_plan *p) {
     return true;
 }
 
-/* Per thread: eight source rows, four and two blends, one result (C each). */
+/* No output elements (a 0 extent): nothing to compute, however many channels. */
 static bool empty_dst(const pt_mem_interp_plan *p) {
     for (int i = 0; i < 5; ++i)
         if (p->dd[i] == 0) return true;
     return false;
 }
 
+/* Per thread: eight source rows, four and two blends, one result (C each). */
 size_t pt_mem_interp_scratch(const pt_mem_interp_plan *p) {
-    if (empty_dst(p)) return 0; /* nothing to compute, however many channels */
+    if (empty_dst(p)) return 0;
     return 16 * round64((size_t)p->sd[1] * sizeof(float)) * (size_t)p->threads;
 }
 

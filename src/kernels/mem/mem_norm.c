@@ -145,8 +145,11 @@ pt_status pt_mem_norm_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 
 /* ---- GroupNorm ---- */
 
+/* An empty tensor: nothing to stage or compute. */
+static bool gnorm_empty(const pt_mem_gnorm_plan *p) { return p->groups == 0 || p->cg == 0 || p->sp == 0; }
+
 size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
-    if (p->groups == 0 || p->cg == 0 || p->sp == 0) return 0; /* an empty tensor */
+    if (gnorm_empty(p)) return 0;
     if (p->nxc) { /* shared per-channel mean, scale, shift; per thread sums and two rows */
         const size_t C = (size_t)(p->g * p->cg);
         return 3 * round64(C * sizeof(double)) +
@@ -216,7 +219,7 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
                            void *scratch, const pt_exec_ctx *ctx) {
     (void)nin, (void)nout;
     const pt_mem_gnorm_plan *p = f->state;
-    if (p->groups == 0 || p->cg == 0 || p->sp == 0) return dnnl_success;
+    if (gnorm_empty(p)) return dnnl_success;
     const pt_vec_ops *v = pt_vec();
     const pt_tview *src = &in[p->io.in[0]], *dst = &out[p->io.out[0]];
     const pt_tview *gamma = p->has_affine ? &in[p->io.in[1]] : NULL, *beta = p->has_affine ? &in[p->io.in[2]] : NULL;

@@ -6,15 +6,16 @@
 
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
-/* Per thread: f64 sums, the f32 result and one converted tap, C each. */
+/* No output elements (a 0 extent): nothing to compute, however many channels. */
 static bool empty_dst(const pt_mem_pool_plan *p) {
     for (int i = 0; i < 5; ++i)
         if (p->dd[i] == 0) return true;
     return false;
 }
 
+/* Per thread: f64 sums, the f32 result and one converted tap, C each. */
 size_t pt_mem_pool_scratch(const pt_mem_pool_plan *p) {
-    if (empty_dst(p)) return 0; /* nothing to compute, however many channels */
+    if (empty_dst(p)) return 0;
     const size_t c = (size_t)p->sd[1];
     return (round64(c * sizeof(double)) + 2 * round64(c * sizeof(float))) * (size_t)p->threads;
 }

@@ -173,13 +173,14 @@ static void q4_factors(const pt_sdpa_qrows *v, int64_t j0, int64_t nrows, const 
 
 /* y[c0 .. c0 + 16·nv) += Σ_j p[j]·row_j there, kept in registers while
  * every row adds to it (nv <= 8, even for 4-bit rows; a constant in the
- * main loop so that the accumulators stay registers).  4-bit rows take
- * their table factors from m / k (q4_factors, row j at j·nruns). */
+ * main loop so that the accumulators stay registers).  q4 (a constant per
+ * call site, v->bits == 4): 4-bit rows, which take their table factors from
+ * m / k (q4_factors, row j at j·nruns); 8-bit rows otherwise. */
 enum { Q4_EACH_CHUNK, Q4_FIRST_CHUNK, Q4_AS_NEEDED }; /* where 4-bit rows rebuild their table */
 
 static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c0, int nv, const pt_sdpa_qrows *v,
-                                                             int64_t nrows, const float *p, const float *m,
-                                                             const float *k, int tables) {
+                                                             int64_t nrows, const float *p, int q4,
+                                                             const float *m, const float *k, int tables) {
     const int64_t nr = v->nruns, run = v->run;
     const int sgn = v->is_signed;
     __m512 acc[8] = {0};
@@ -187,7 +188,7 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
     for (int i = 0; i < nv; ++i) acc[i] = _mm512_loadu_ps(y + c0 + 16 * i);
     /* Group of column c0 and columns left in it (no division per row). */
     const int64_t g0 = c0 / run, left0 = run - c0 % run;
-    if (v->bits == 4) {
+    if (q4) {
         /* Chunks of 32 columns (two registers) never straddle a group; the
          * group of chunk i and whether it starts one, once for all rows. */
         int64_t gi[4];
@@ -245,8 +246,8 @@ static inline __attribute__((always_inline)) void axpys_cols(float *y, int64_t c
 static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t nrows, const float *p) {
     if (v->bits != 4) {
         int64_t c0 = 0;
-        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, v, nrows, p, NULL, NULL, Q4_AS_NEEDED);
-        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p, NULL, NULL, Q4_AS_NEEDED);
+        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, v, nrows, p, 0, NULL, NULL, Q4_AS_NEEDED);
+        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), v, nrows, p, 0, NULL, NULL, Q4_AS_NEEDED);
         return;
     }
     float m[Q4_FACTORS], k[Q4_FACTORS];
@@ -259,11 +260,11 @@ static void axpys_q_avx512(float *y, int64_t n, const pt_sdpa_qrows *v, int64_t 
         q4_factors(v, j0, nj, p + j0, m, k);
         int64_t c0 = 0;
         if (v->run == 32)
-            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_EACH_CHUNK);
+            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, 1, m, k, Q4_EACH_CHUNK);
         else if (v->run % 128 == 0)
-            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_FIRST_CHUNK);
-        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, m, k, Q4_AS_NEEDED);
-        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), &vj, nj, p + j0, m, k, Q4_AS_NEEDED);
+            for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, 1, m, k, Q4_FIRST_CHUNK);
+        for (; c0 + 128 <= n; c0 += 128) axpys_cols(y, c0, 8, &vj, nj, p + j0, 1, m, k, Q4_AS_NEEDED);
+        if (c0 < n) axpys_cols(y, c0, (int)((n - c0) / 16), &vj, nj, p + j0, 1, m, k, Q4_AS_NEEDED);
     }
 }
 
