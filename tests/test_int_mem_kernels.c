@@ -957,51 +957,79 @@ static void put_row(void *dst, dnnl_data_type_t dt, const float *f, int64_t n) {
     for (int64_t i = 0; i < n; ++i) pt_store_f32(dst, dt, i, f[i]);
 }
 
-/* SoftMax's row op against the vector table's composition (max, exp_sum,
- * scale, conversion), bit for bit: every source / destination type, row
- * lengths 0..70 and long ones (tails), streamed or not at odd offsets, large
- * and tiny values (exp underflows to 0), -inf entries, fully -inf rows with
- * and without inf_as_zero, NaN and +inf entries. */
-static void test_rows_softmax(const pt_mem_rows *m) {
+/* A SoftMax source row of kind `kind` (random with three spans, masked
+ * entries, fully masked, a NaN or +inf entry) in src (type sdt), and the
+ * vector table's composition of it (max, exp_sum, scale, conversion) in ref
+ * (type ddt). */
+static void softmax_row_case(int kind, int64_t n, dnnl_data_type_t sdt, dnnl_data_type_t ddt, bool inf_as_zero,
+                             void *src, void *ref) {
     enum { N = 4099 };
-    static float f[N], want[N], x[N + 16];
-    static _Alignas(64) char src[4 * N + 64], dst[4 * N + 128], ref[4 * N];
+    static float f[N], want[N];
     const pt_vec_ops *v = &pt_vec_row_avx512;
+    const float span = kind == 1 ? 200.f : (kind == 2 ? 0.01f : 6.f);
+    for (int64_t i = 0; i < n; ++i) f[i] = span * tg_lcg_pm1(&g_rng) + (kind == 2 ? 3000.f : 0.f);
+    if (kind == 3) /* masked entries */
+        for (int64_t i = 0; i < n; i += 3) f[i] = -INFINITY;
+    if (kind == 4 || kind == 5) /* a fully masked row */
+        for (int64_t i = 0; i < n; ++i) f[i] = -INFINITY;
+    if (kind == 6 && n > 0) f[(n * 7) / 11] = n % 2 ? NAN : INFINITY;
+    put_row(src, sdt, f, n);
+    for (int64_t i = 0; i < n; ++i) want[i] = pt_load_f32(src, sdt, i);
+    const float mx = v->max(want, n);
+    if (inf_as_zero && mx == -INFINITY) {
+        for (int64_t i = 0; i < n; ++i) want[i] = 0.f;
+    } else {
+        const float sum = v->exp_sum(want, n, mx);
+        v->scale(want, n, 1.f / sum);
+    }
+    put_row(ref, ddt, want, n);
+}
+
+/* SoftMax's row op against the vector table's composition, bit for bit:
+ * every source / destination type, row lengths 0..70 and long ones (tails,
+ * several chunks), streamed or not at odd offsets, large and tiny values
+ * (exp underflows to 0), -inf entries, fully -inf rows with and without
+ * inf_as_zero, NaN and +inf entries; one row per call, then runs of rows
+ * (each written while the next one's passes run) of mixed kinds. */
+static void test_rows_softmax(const pt_mem_rows *m) {
+    enum { N = 4099, R = 7 };
+    static float x[2 * PT_MEM_ROW_FLOATS(N)];
+    static _Alignas(64) char src[R * (4 * N + 64)], dst[R * 4 * N + 128], ref[R * 4 * N];
     static const dnnl_data_type_t types[] = {dnnl_f32, dnnl_bf16, dnnl_f16};
     int bad = 0, cases = 0;
     for (int64_t n = 0; n <= N; n += n < 70 ? 1 : (n < 1000 ? 97 : 1013)) {
         for (int kind = 0; kind < 7; ++kind) {
-            const float span = kind == 1 ? 200.f : (kind == 2 ? 0.01f : 6.f);
-            for (int64_t i = 0; i < n; ++i) f[i] = span * tg_lcg_pm1(&g_rng) + (kind == 2 ? 3000.f : 0.f);
-            if (kind == 3) /* masked entries */
-                for (int64_t i = 0; i < n; i += 3) f[i] = -INFINITY;
-            if (kind == 4 || kind == 5) /* a fully masked row */
-                for (int64_t i = 0; i < n; ++i) f[i] = -INFINITY;
-            if (kind == 6 && n > 0) f[(n * 7) / 11] = n % 2 ? NAN : INFINITY;
             const bool inf_as_zero = kind == 5 || (kind == 3 && n % 2);
             const int sdt = (int)(n + kind) % 3, ddt = (int)(n / 3 + kind) % 3;
-            const size_t ses = types[sdt] == dnnl_f32 ? 4 : 2, des = types[ddt] == dnnl_f32 ? 4 : 2;
+            const size_t des = types[ddt] == dnnl_f32 ? 4 : 2;
             const int64_t off = (n + kind) % 5; /* destination elements past a 64-byte line */
-            put_row(src, types[sdt], f, n);
-            for (int64_t i = 0; i < n; ++i) want[i] = pt_load_f32(src, types[sdt], i);
-            const float mx = v->max(want, n);
-            if (inf_as_zero && mx == -INFINITY) {
-                for (int64_t i = 0; i < n; ++i) want[i] = 0.f;
-            } else {
-                const float sum = v->exp_sum(want, n, mx);
-                v->scale(want, n, 1.f / sum);
-            }
-            put_row(ref, types[ddt], want, n);
+            softmax_row_case(kind, n, types[sdt], types[ddt], inf_as_zero, src, ref);
             memset(dst, 0x55, sizeof dst);
-            m->softmax(dst + off * (int64_t)des, types[ddt], (n + kind) % 2 == 0, src, types[sdt], n, x, inf_as_zero,
-                       src, n * ses);
+            m->softmax(dst + off * (int64_t)des, types[ddt], (n + kind) % 2 == 0, src, types[sdt], n, 1, x, inf_as_zero);
             m->fence();
             bad += n > 0 && memcmp(dst + off * (int64_t)des, ref, (size_t)n * des) != 0;
             bad += (unsigned char)dst[(off + n) * (int64_t)des] != 0x55; /* nothing past the end */
             ++cases;
         }
     }
-    if (bad) fprintf(stderr, "  rows %s: softmax: %d of %d rows wrong\n", m->name, bad, cases);
+    static const int64_t lens[] = {1, 17, 64, 511, 512, 1025, 1537, 4099};
+    for (size_t c = 0; c < sizeof lens / sizeof lens[0] * 3; ++c) {
+        const int64_t n = lens[c / 3], rows = c % 3 == 0 ? 2 : (c % 3 == 1 ? 3 : R);
+        const dnnl_data_type_t sdt = types[c % 3], ddt = types[(c / 3) % 3];
+        const size_t ses = sdt == dnnl_f32 ? 4 : 2, des = ddt == dnnl_f32 ? 4 : 2;
+        const bool inf_as_zero = c % 2, stream = c % 4 < 2;
+        const int64_t off = (int64_t)(c % 5);
+        for (int64_t r = 0; r < rows; ++r)
+            softmax_row_case((int)((r + (int64_t)c) % 7), n, sdt, ddt, inf_as_zero, src + (size_t)(r * n) * ses,
+                             ref + (size_t)(r * n) * des);
+        memset(dst, 0x55, sizeof dst);
+        m->softmax(dst + off * (int64_t)des, ddt, stream, src, sdt, n, rows, x, inf_as_zero);
+        m->fence();
+        bad += memcmp(dst + off * (int64_t)des, ref, (size_t)(rows * n) * des) != 0;
+        bad += (unsigned char)dst[(off + rows * n) * (int64_t)des] != 0x55;
+        ++cases;
+    }
+    if (bad) fprintf(stderr, "  rows %s: softmax: %d of %d cases wrong\n", m->name, bad, cases);
     CHECK(bad == 0);
 }
 

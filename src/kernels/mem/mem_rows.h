@@ -25,6 +25,10 @@
  * last-level cache of most parts: smaller results stay cached for the next op). */
 #define PT_MEM_STREAM_BYTES ((size_t)16 << 20)
 
+/* Floats a row op's staging buffer takes per row of n elements (whole
+ * 64-byte lines). */
+#define PT_MEM_ROW_FLOATS(n) (((n) + 15) / 16 * 16)
+
 typedef struct pt_mem_rows {
     const char *name;
     pt_isa_level level;
@@ -72,15 +76,16 @@ typedef struct pt_mem_rows {
      * binary, the reference's f32 arithmetic; false for other kinds. */
     bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
                    const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
-    /* SoftMax along a row of n elements: dst (type ddt) = exp(src - max) /
-     * Σ exp(src - max), src of type sdt (f32, bf16, f16), as the vector
-     * table composes it (max, exp_sum, scale by 1/sum: bit-identical), with
-     * x (n floats, in L1 / L2) holding the row in f32 between the passes;
-     * a row whose maximum is -inf gives zeros when inf_as_zero.  Streamed
-     * when `stream`; the pf_bytes at pf (the next row) are prefetched into
-     * L2 evenly over the three passes. */
+    /* SoftMax along each of `rows` consecutive rows of n elements: dst
+     * (type ddt) = exp(src - max) / Σ exp(src - max), src of type sdt (f32,
+     * bf16, f16), as the vector table composes it (max, exp_sum, scale by
+     * 1/sum: bit-identical); x (2·PT_MEM_ROW_FLOATS(n) floats, in L1 / L2)
+     * holds two rows in f32: one row is written in pieces while the next
+     * one's passes run, the rows ahead prefetched into L2.  A row whose
+     * maximum is -inf gives zeros when inf_as_zero.  Streamed when
+     * `stream`. */
     void (*softmax)(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt, int64_t n,
-                    float *x, bool inf_as_zero, const void *pf, size_t pf_bytes);
+                    int64_t rows, float *x, bool inf_as_zero);
 } pt_mem_rows;
 
 extern const pt_mem_rows pt_mem_rows_avx512;     /* kernels/x86/mem_avx512.c */

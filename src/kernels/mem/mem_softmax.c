@@ -3,10 +3,10 @@
  * with their sum and the scaling then run on the buffer through the vector
  * table, and the row is written once.  A row along a non-last axis
  * (inner > 1) is gathered and scattered element by element.  With an ISA row
- * (mem_rows.h), a SoftMax along the last axis runs as one row op: the row
- * read into the buffer converted in registers, exp and sum in place, then
- * scaled and stored in one go (streamed for large outputs), the next row
- * prefetched throughout. */
+ * (mem_rows.h), a SoftMax along the last axis runs as one row op over each
+ * thread's run of rows: each row read into a buffer converted in registers,
+ * exp and sum in place, then scaled and stored (streamed for large outputs)
+ * in pieces while the next row's passes run, the rows ahead prefetched. */
 #include <math.h>
 #include <string.h>
 
@@ -14,9 +14,9 @@
 #include "kernels/mem/mem_io.h"
 #include "kernels/mem/mem_rows.h"
 
+/* Two rows: LogSoftmax's working copy, or the row ops' pipeline (mem_rows.h). */
 static size_t row_bytes(const pt_mem_softmax_plan *p) {
-    const size_t rows = p->is_log ? 2 : 1;
-    return ((size_t)p->len * sizeof(float) * rows + 63) / 64 * 64;
+    return 2 * (size_t)PT_MEM_ROW_FLOATS(p->len) * sizeof(float);
 }
 
 /* No rows (an empty tensor): nothing to stage, however long the axis. */
@@ -88,12 +88,8 @@ pt_status pt_mem_softmax_run(const pt_fused *f, const pt_tview *in, size_t nin, 
             float *x = (float *)((char *)scratch + per * (size_t)t);
             int64_t b, e;
             pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
-            for (int64_t r = b; r < e; ++r) {
-                const char *row = (const char *)src + (size_t)(r * len) * ses;
-                const bool last = r + 1 >= e;
-                m->softmax((char *)dst + (size_t)(r * len) * des, p->dst_dt, stream, row, p->src_dt, len, x,
-                           p->inf_as_zero, last ? NULL : row + (size_t)len * ses, last ? 0 : (size_t)len * ses);
-            }
+            m->softmax((char *)dst + (size_t)(b * len) * des, p->dst_dt, stream, (const char *)src + (size_t)(b * len) * ses,
+                       p->src_dt, len, e - b, x, p->inf_as_zero);
             if (stream) m->fence();
         }
         return dnnl_success;
