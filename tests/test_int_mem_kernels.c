@@ -771,106 +771,101 @@ static void test_rows_stream(const pt_mem_rows *m) {
     CHECK(bad == 0);
 }
 
-static void test_rows_norm(const pt_mem_rows *m) {
-    enum { N = 1000 };
-    static float x[N], xb[N], y[N];
-    static uint16_t xh[N], yh[N];
-    static double g[N], b[N];
-    static const int64_t lens[] = {1, 2, 15, 16, 17, 33, 100, 999};
-    int bad = 0;
-    for (int li = 0; li < (int)(sizeof lens / sizeof lens[0]); ++li) {
-        const int64_t n = lens[li];
+/* One call of the LayerNorm / RMSNorm row op on `rows` rows of n (row r of
+ * kind (kind + r) % 5: values about 0, about 1000, about -3e4 with a wider
+ * span, a first element far from the rest (the shift of the one-pass
+ * sums), a NaN), beta cancelling the product to 1e-6 and 1e-3 of it at two
+ * elements of three (the f64 recompute and the f32 path's limit), against
+ * the reference's f64 two-pass statistics and expression: f32 dst within 1
+ * ulp, bf16 dst within 1 bf16 ulp (beyond that only the statistics' own
+ * error where beta cancels), statistics (when asked) within 1e-12 / 1e-9;
+ * NaN rows all NaN; nothing written past the end.  Returns the number of
+ * bad results. */
+static int norm_rows_case(const pt_mem_rows *m, int64_t n, int64_t rows, int kind, int t) {
+    enum { N = 4099, R = 3 };
+    static float xf[R * N], gf[N], bf[N], yf[R * N + 32];
+    static double gd[N], bd[N], st[2 * R];
+    static uint16_t xs[R * N], ys[R * N + 32];
+    const bool out32 = t >= 16; /* t in [0, 24) */
+    const bool src16 = t % 2, rms = (t / 2) % 2, affine = t % 8 < 4 || n % 3 == 0, want_st = out32 ? t >= 20 : t < 8;
+    double mean[R], var[R];
+    const double eps = 1e-5;
+    for (int64_t i = 0; i < n; ++i) gf[i] = 1.f + tg_lcg_pm1(&g_rng), gd[i] = gf[i];
+    for (int64_t r = 0; r < rows; ++r) {
+        const int kr = (kind + (int)r) % 5;
+        const float offset = kr == 1 ? 1000.f : (kr == 2 ? -3e4f : 0.f), span = kr == 2 ? 40.f : 3.f;
+        float *x = xf + r * n;
+        for (int64_t i = 0; i < n; ++i) x[i] = offset + span * tg_lcg_pm1(&g_rng);
+        if (kr == 3) x[0] = 5e4f;
+        if (kr == 4 && n > 3) x[n / 2] = NAN;
         for (int64_t i = 0; i < n; ++i) {
-            x[i] = 500.f + 3.f * tg_lcg_pm1(&g_rng);
-            xh[i] = pt_bf16_bits_rne(x[i]);
-            g[i] = 1.0 + tg_lcg_pm1(&g_rng), b[i] = tg_lcg_pm1(&g_rng);
+            if (src16) xs[r * n + i] = pt_bf16_bits_rne(x[i]), x[i] = pt_bf16_bits_to_f32(xs[r * n + i]);
         }
-        for (int t = 0; t < 2; ++t) { /* f32, bf16 source */
-            const double k = t ? pt_bf16_bits_to_f32(xh[0]) : x[0];
-            double s[2], w1 = 0.0, w2 = 0.0;
-            m->norm_stats(t ? (const void *)xh : x, t ? dnnl_bf16 : dnnl_f32, n, k, xb, s);
-            for (int64_t i = 0; i < n; ++i) {
-                const double v = t ? pt_bf16_bits_to_f32(xh[i]) : x[i];
-                w1 += v - k, w2 += (v - k) * (v - k);
-                if (t) bad += xb[i] != (float)v;
-            }
-            bad += fabs(s[0] - w1) > 1e-9 * (fabs(w1) + 1.0) || fabs(s[1] - w2) > 1e-9 * w2;
+        double mu = 0.0, v = 0.0;
+        for (int64_t i = 0; i < n; ++i) mu += x[i];
+        mu = rms ? 0.0 : mu / (double)n;
+        for (int64_t i = 0; i < n; ++i) v += (x[i] - mu) * (x[i] - mu);
+        mean[r] = mu, var[r] = v / (double)n;
+        const double inv = 1.0 / sqrt(var[r] + eps);
+        if (r > 0) continue;
+        for (int64_t i = 0; i < n; ++i) { /* beta (one for all rows) cancels row 0's product to 1e-6 or 1e-3 of it */
+            bf[i] = tg_lcg_pm1(&g_rng);
+            const double c = -(x[i] - mu) * inv * gf[i] * (1.0 + (i % 3 ? 1e-3 : 1e-6) * tg_lcg_pm1(&g_rng));
+            if (i % 3 < 2 && isfinite(c)) bf[i] = (float)c;
+            bd[i] = bf[i];
         }
-        const double mean = 499.5, inv = 0.7;
-        for (int gb = 0; gb < 2; ++gb)
-            for (int t = 0; t < 2; ++t) {
-                const double *gp = gb ? g : NULL, *bp = gb ? b : NULL;
-                m->norm_apply(t ? (void *)yh : y, t ? dnnl_bf16 : dnnl_f32, t == gb, x, n, mean, inv, gp, bp, x, 4 * n);
-                m->fence();
-                for (int64_t i = 0; i < n; ++i) {
-                    double v = (x[i] - mean) * inv;
-                    if (gp) v *= gp[i];
-                    if (bp) v += bp[i];
-                    bad += t ? yh[i] != pt_bf16_bits_rne((float)v) : y[i] != (float)v;
-                }
-            }
     }
-    /* A whole bf16-output row (statistics in the op, arithmetic in f32):
-     * within 1 bf16 ulp of the f64 value, the statistics as the reference's
-     * f64 ones; lengths 1..70 and long ones, rows with a large mean, a first
-     * element far from the rest (the shift of the one-pass sums), beta
-     * cancelling the product (every third element), LayerNorm and RMSNorm,
-     * with and without gamma / beta, f32 / bf16 sources, NaN propagation. */
-    static float xf[4099], gf[4099], bf[4099];
-    static uint16_t xs[4099], ys[4099 + 32];
-    for (int64_t n = 1; n <= 4099; n += n < 70 ? 1 : (n < 1000 ? 317 : 1013))
-        for (int kind = 0; kind < 5; ++kind) {
-            const float offset = kind == 1 ? 1000.f : (kind == 2 ? -3e4f : 0.f), span = kind == 2 ? 40.f : 3.f;
-            for (int64_t i = 0; i < n; ++i) {
-                xf[i] = offset + span * tg_lcg_pm1(&g_rng);
-                gf[i] = 1.f + tg_lcg_pm1(&g_rng);
-                bf[i] = tg_lcg_pm1(&g_rng);
-            }
-            if (kind == 3) xf[0] = 5e4f; /* far from the rest */
-            if (kind == 4 && n > 3) xf[n / 2] = NAN;
-            for (int t = 0; t < 16; ++t) { /* bf16 / f32 source; LayerNorm / RMSNorm; affine or not; f64 / f32 statistics */
-                const bool src16 = t % 2, rms = (t / 2) % 2, affine = t % 8 < 4 || n % 3 == 0, f64_stats = t < 8;
-                double mean = 0.0, var = 0.0;
-                for (int64_t i = 0; i < n; ++i) {
-                    if (src16) xs[i] = pt_bf16_bits_rne(xf[i]);
-                    mean += src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i];
-                }
-                mean = rms ? 0.0 : mean / (double)n;
-                for (int64_t i = 0; i < n; ++i) {
-                    const double d = (src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean;
-                    var += d * d;
-                }
-                var /= (double)n;
-                const double eps = 1e-5, inv = 1.0 / sqrt(var + eps);
-                for (int64_t i = 0; i < n; i += 3) /* beta cancels the product to 1e-6 of it */
-                    bf[i] = (float)(-((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv * gf[i] *
-                                    (1.0 + 1e-6 * tg_lcg_pm1(&g_rng)));
-                double st[2];
-                const int64_t off = (n + t) % 7;
-                memset(ys, 0x55, sizeof ys);
-                m->norm_bf16(ys + off, (n + t) % 2 == 0, src16 ? (const void *)xs : xf, src16 ? dnnl_bf16 : dnnl_f32, n,
-                             rms, eps, affine ? gf : NULL, affine ? bf : NULL, xf, 4 * (size_t)n, f64_stats ? st : NULL);
-                m->fence();
-                bad += ys[off + n] != 0x5555;
-                if (kind == 4 && n > 3) { /* NaN: mean and variance NaN, every output NaN as the reference's */
-                    bad += f64_stats && !isnan(st[1]);
-                    for (int64_t i = 0; i < n; ++i) bad += !isnan(pt_bf16_bits_to_f32(ys[off + i]));
-                    continue;
-                }
-                if (f64_stats) {
-                    bad += fabs(st[0] - mean) > 1e-12 * (fabs(mean) + sqrt(var));
-                    bad += fabs(st[1] - var) > 1e-9 * var + 1e-30;
-                }
-                for (int64_t i = 0; i < n; ++i) { /* beyond 1 ulp: the f64 statistics' own error where beta cancels */
-                    double v = ((src16 ? pt_bf16_bits_to_f32(xs[i]) : xf[i]) - mean) * inv;
-                    const double prod = affine ? v * gf[i] : v;
-                    if (affine) v = prod + bf[i];
-                    const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v));
-                    const float got = pt_bf16_bits_to_f32(ys[off + i]);
-                    bad += !(fabsf(got - want) <= ldexp(fabs(v), -7) + ldexp(fabs(prod), -40) + 1e-38);
-                }
+    const int64_t off = (n + t) % 7;
+    int bad = 0;
+    memset(ys, 0x55, sizeof ys);
+    memset(yf, 0x55, sizeof yf);
+    void *y = out32 ? (void *)(yf + off) : (void *)(ys + off);
+    static float xb[2 * PT_MEM_ROW_FLOATS(N)];
+    m->norm(y, out32 ? dnnl_f32 : dnnl_bf16, (n + t) % 2 == 0, src16 ? (const void *)xs : xf,
+            src16 ? dnnl_bf16 : dnnl_f32, n, rows, rms, eps, affine && out32 ? gd : NULL, affine && out32 ? bd : NULL,
+            affine && !out32 ? gf : NULL, affine && !out32 ? bf : NULL, xb, want_st ? st : NULL);
+    m->fence();
+    bad += out32 ? memcmp(&yf[off + rows * n], (uint32_t[]){0x55555555u}, 4) != 0 : ys[off + rows * n] != 0x5555;
+    for (int64_t r = 0; r < rows; ++r) {
+        const int kr = (kind + (int)r) % 5;
+        const float *x = xf + r * n;
+        if (kr == 4 && n > 3) { /* NaN: mean and variance NaN, every output NaN as the reference's */
+            bad += want_st && !isnan(st[2 * r + 1]);
+            for (int64_t i = 0; i < n; ++i)
+                bad += !isnan(out32 ? yf[off + r * n + i] : pt_bf16_bits_to_f32(ys[off + r * n + i]));
+            continue;
+        }
+        if (want_st) {
+            bad += fabs(st[2 * r] - mean[r]) > 1e-12 * (fabs(mean[r]) + sqrt(var[r]));
+            bad += fabs(st[2 * r + 1] - var[r]) > 1e-9 * var[r] + 1e-30;
+        }
+        const double inv = 1.0 / sqrt(var[r] + eps);
+        for (int64_t i = 0; i < n; ++i) { /* beyond 1 ulp: the f64 statistics' own error where beta cancels */
+            double v = (x[i] - mean[r]) * inv;
+            const double prod = affine ? v * gf[i] : v;
+            if (affine) v = prod + bf[i];
+            if (out32) {
+                const float got = yf[off + r * n + i];
+                bad += !(fabs(got - (float)v) <= ldexp(fabs(v), -23) + ldexp(fabs(prod), -40) + 1e-38);
+            } else {
+                const float want = pt_bf16_bits_to_f32(pt_bf16_bits_rne((float)v));
+                const float got = pt_bf16_bits_to_f32(ys[off + r * n + i]);
+                bad += !(fabsf(got - want) <= ldexp(fabs(v), -7) + ldexp(fabs(prod), -40) + 1e-38);
             }
         }
+    }
+    return bad;
+}
+
+/* The LayerNorm / RMSNorm row op: lengths 1..70 and long ones (tails,
+ * several chunks), every kind of row, bf16 / f32 source, LayerNorm /
+ * RMSNorm, affine or not, f64 / f32 statistics, bf16 / f32 output; one row
+ * per call, then runs of three rows of mixed kinds. */
+static void test_rows_norm(const pt_mem_rows *m) {
+    int bad = 0;
+    for (int64_t n = 1; n <= 4099; n += n < 70 ? 1 : (n < 1000 ? 317 : 1013))
+        for (int kind = 0; kind < 5; ++kind)
+            for (int t = 0; t < 24; ++t) bad += norm_rows_case(m, n, (n + kind + t) % 4 == 0 ? 3 : 1, kind, t);
     if (bad) fprintf(stderr, "  rows %s: norm: %d wrong\n", m->name, bad);
     CHECK(bad == 0);
 }

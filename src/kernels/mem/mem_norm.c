@@ -1,9 +1,9 @@
 /* LayerNorm and RMSNorm on dense tensors (kernels/mem/mem.h).  With an ISA
  * row (mem_rows.h) and f32 / bf16 tensors, each row crosses memory once:
- * one pass takes the statistics (f64 sums of x - k and (x - k)², k the
- * row's first element, so the variance keeps the reference's accuracy), a
- * second pass over the row, now in L1/L2, normalises in f64, rounds once and
- * stores (streamed for large outputs) while the next row is prefetched.
+ * one pass takes the statistics (sums of x - k and (x - k)², k the row's
+ * first element, so the variance keeps the reference's accuracy), a second
+ * pass over the row, now in L1/L2, normalises and stores (streamed for large
+ * outputs) in pieces while the next row's statistics are taken.
  * Otherwise: per row, the vector table's f64 sums (mean, then squared
  * deviations, as the reference) and its normalisation. */
 #include <math.h>
@@ -60,35 +60,19 @@ static void norm_fused(const pt_mem_norm_plan *p, const pt_mem_rows *m, const pt
         float *xb = (float *)(s + 2 * prm + 2 * row + 2 * row * (size_t)t);
         int64_t b, e;
         pt_mem_share(rows, t, pt_mem_team(nt), &b, &e);
-        for (int64_t r = b; r < e; ++r) {
-            const char *x = src + (size_t)(r * len) * ses;
-            const bool last = r + 1 >= e;
-            const void *pf = last ? NULL : x + (size_t)len * ses;
-            const size_t pf_bytes = last ? 0 : (size_t)len * ses;
-            double mu = 0.0, var_r = 0.0, sums[2];
-            if (to_bf16) {
-                m->norm_bf16((uint16_t *)(dst + (size_t)(r * len) * des), stream, x, sdt, len, p->rms, p->eps, g32,
-                             b32, pf, pf_bytes, p->has_stats ? sums : NULL); /* f64 sums for the stats outputs */
-                if (p->has_stats) mu = sums[0], var_r = sums[1];
-            } else {
-                if (len > 0) {
-                    const double k = p->rms ? 0.0 : pt_load_f32(x, sdt, 0);
-                    m->norm_stats(x, sdt, len, k, xb, sums);
-                    if (p->rms) {
-                        var_r = sums[1] / (double)len;
-                    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
-                        mu = k + sums[0] / (double)len;
-                        var_r = (sums[1] - sums[0] * (sums[0] / (double)len)) / (double)len;
-                        if (var_r < 0.0) var_r = 0.0;
-                    }
-                }
-                m->norm_apply(dst + (size_t)(r * len) * des, ddt, stream, sdt == dnnl_f32 ? (const float *)x : xb, len,
-                              mu, 1.0 / sqrt(var_r + p->eps), g, bt, pf, pf_bytes);
+        /* The statistics outputs take the rows in batches (their f64 values
+         * kept here until stored); otherwise one run. */
+        enum { BATCH = 256 };
+        double st[2 * BATCH];
+        for (int64_t r = b; r < e;) {
+            const int64_t k = mean && e - r > BATCH ? BATCH : e - r;
+            m->norm(dst + (size_t)(r * len) * des, ddt, stream, src + (size_t)(r * len) * ses, sdt, len, k, p->rms,
+                    p->eps, g, bt, g32, b32, xb, mean ? st : NULL);
+            for (int64_t i = 0; mean && i < k; ++i) {
+                pt_store_f32(mean->data, mean->lt.data_type, r + i, (float)st[2 * i]);
+                pt_store_f32(var->data, var->lt.data_type, r + i, (float)st[2 * i + 1]);
             }
-            if (p->has_stats) {
-                pt_store_f32(mean->data, mean->lt.data_type, r, (float)mu);
-                pt_store_f32(var->data, var->lt.data_type, r, (float)var_r);
-            }
+            r += k;
         }
         if (stream) m->fence();
     }

@@ -41,30 +41,26 @@ typedef struct pt_mem_rows {
     /* Orders this thread's non-temporal stores before its later stores (once
      * at the end of a thread's share). */
     void (*fence)(void);
-    /* One pass over a row of src (f32 or bf16): s[0] = Σ (x[i] - k), s[1] =
-     * Σ (x[i] - k)² in f64 lanes; a bf16 row is also widened into xb (unless
-     * NULL). */
-    void (*norm_stats)(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]);
-    /* dst[i] (type dt: f32 or bf16) = (((x[i] - mean)·inv)·g[i] + b[i]) in
-     * f64 (as vec.h's normalize; g, b may be NULL), streamed when `stream`;
-     * meanwhile the pf_bytes at pf (the next row) are prefetched into L2. */
-    void (*norm_apply)(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
-                       double inv, const double *g, const double *b, const void *pf, size_t pf_bytes);
-    /* A whole LayerNorm (rms: RMSNorm) row with a bf16 dst, x f32 or bf16,
-     * g and b f32 (or NULL): the mean (0 for RMSNorm) and variance, then
-     * dst = ((x - mean)·inv)·g + b with inv = 1/sqrt(var + eps), the
-     * arithmetic in f32 (see docs/numerics.md).  With st (not NULL) the
-     * statistics are norm_stats' f64 ones (k = x[0], 0 for RMSNorm), stored
-     * in st[0] = mean, st[1] = variance, and dst is within 1 bf16 ulp of the
-     * f64 result; without, they come from f32 lane sums (worst-case
-     * relative error of the variance about 2⁻¹⁶, of the mean about 2⁻¹⁸ of
-     * the standard deviation; typically near 2⁻²⁴·√n): still within 1 bf16
-     * ulp except for |x - mean| below about 2⁻⁸ standard deviations, where
-     * the error stays below 2⁻¹⁸·|g| absolute.  Streamed when `stream`, the
-     * pf_bytes at pf (the next row) prefetched into L2 evenly over the
-     * passes. */
-    void (*norm_bf16)(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
-                      double eps, const float *g, const float *b, const void *pf, size_t pf_bytes, double st[2]);
+    /* LayerNorm (RMSNorm when rms) along each of `rows` consecutive rows of
+     * n elements: dst = ((x - mean)·inv)·g + b with inv = 1/sqrt(var + eps),
+     * x f32 or bf16, dst f32 or bf16, the mean 0 for RMSNorm.  Pipelined as
+     * softmax below.  The statistics come from f64 sums of x - k and
+     * (x - k)² (k = x[0], 0 for RMSNorm) in one pass.
+     * - f32 dst: normalised in f64 with g64, b64 (f64 arrays or NULL) and
+     *   rounded once, as vec.h's normalize; a bf16 x is widened into xb
+     *   (2·PT_MEM_ROW_FLOATS(n) floats) on the way.
+     * - bf16 dst: normalised in f32 with g32, b32 (f32 arrays or NULL; see
+     *   docs/numerics.md); within 1 bf16 ulp of the f64 result.  Without st
+     *   the statistics come from f32 lane sums instead (worst-case relative
+     *   error of the variance about 2⁻¹⁶, of the mean about 2⁻¹⁸ of the
+     *   standard deviation; typically near 2⁻²⁴·√n): still within 1 bf16 ulp
+     *   except for |x - mean| below about 2⁻⁸ standard deviations, where the
+     *   error stays below 2⁻¹⁸·|g| absolute.
+     * st (NULL or 2 per row): each row's mean and variance from the f64
+     * sums.  Streamed when `stream`. */
+    void (*norm)(void *dst, dnnl_data_type_t ddt, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n,
+                 int64_t rows, bool rms, double eps, const double *g64, const double *b64, const float *g32,
+                 const float *b32, float *xb, double *st);
     /* dst[0, n) (type ddt) = src (type sdt) converted; f32, bf16, f16. */
     void (*convert)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, bool stream);
     /* dst = f(src) for ReLU (bit-identical), Sigmoid (as vec.h's rows),

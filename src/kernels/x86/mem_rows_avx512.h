@@ -156,14 +156,17 @@ PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
  * before, memory only reads.  Over a run of rows the ops below write row r
  * in pieces between the chunks of row r + 1's first passes instead, so that
  * reads, writes and arithmetic overlap all along (SoftMax f32, 64 MiB, two
- * threads: 3-10% faster, bf16 up to 9%).  The next rows are prefetched into L2 evenly
+ * threads: SoftMax 3-10% faster, LayerNorm f32 15-30%).  The next rows are prefetched into L2 evenly
  * over the steps. */
 
-/* Elements per chunk of a pass: a multiple of 512, so that the sums keep the
- * order of one pass over the whole row; smaller chunks cost more than the
- * finer interleaving gains (SoftMax f32 rows of 4096 in L2: 512 about 8%
- * slower than 2048). */
-#define PT_MEM_CHUNK 2048
+/* Elements per chunk of a pass, multiples of 512 so that the sums keep the
+ * order of one pass over the whole row.  Finer pieces overlap more and cost
+ * more per piece; measured on rows of 4096 (64 MiB, two threads), 512
+ * against 2048: SoftMax about 8% slower on rows in L2, LayerNorm / RMSNorm
+ * with an f32 dst (the heavy f64 normalisation) 3-10% faster, with a bf16
+ * dst RMSNorm 5-8% slower. */
+#define PT_MEM_SOFTMAX_CHUNK 2048
+#define PT_MEM_NORM_CHUNK(f32_out) ((f32_out) ? 512 : 2048)
 
 /* Where piece j of `pieces` of a row of n elements at dst (elements of esz
  * bytes) starts: 0 for the first, n past the last, j·n / pieces moved up to
@@ -215,13 +218,23 @@ PT_MEM_INLINE __m512d pt_mem_hi8(__m512 v) {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
-PT_MEM_INLINE void pt_mem_norm_sums(const void *src, bool bf16, int64_t n, double k, float *xb, double s[2],
-                                   pt_mem_trickle *pf) {
-    const __m512d kd = _mm512_set1_pd(k);
-    /* Eight chains (sums and squares of two vectors' halves): latency hidden. */
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
+/* Running f64 sums of x - k and (x - k)² over a row: eight chains (sums and
+ * squares of two vectors' halves), so that their latency is hidden. */
+typedef struct {
+    __m512d a0, a1, a2, a3, q0, q1, q2, q3;
+} pt_mem_sums64;
+
+PT_MEM_INLINE pt_mem_sums64 pt_mem_sums64_zero(void) {
+    const __m512d z = _mm512_setzero_pd();
+    return (pt_mem_sums64){z, z, z, z, z, z, z, z};
+}
+
+/* Elements [i, end) of a row (f32 or bf16; i a multiple of 32, end the row's
+ * end or a multiple of 32) into s, about k; a bf16 row is also widened into
+ * xb (unless NULL).  Chunks of one row in order give the sums of one pass. */
+PT_MEM_INLINE void pt_mem_sums64_part(const void *src, bool bf16, int64_t i, int64_t end, __m512d kd, float *xb,
+                                      pt_mem_sums64 *s, pt_mem_trickle *pf) {
+    for (; i + 32 <= end; i += 32) {
         const __m512 u = pt_mem_load16(src, bf16, i, 0xFFFF), w = pt_mem_load16(src, bf16, i + 16, 0xFFFF);
         if (bf16 && xb) {
             _mm512_storeu_ps(xb + i, u);
@@ -229,37 +242,57 @@ PT_MEM_INLINE void pt_mem_norm_sums(const void *src, bool bf16, int64_t n, doubl
         }
         const __m512d d0 = _mm512_sub_pd(pt_mem_lo8(u), kd), d1 = _mm512_sub_pd(pt_mem_hi8(u), kd);
         const __m512d d2 = _mm512_sub_pd(pt_mem_lo8(w), kd), d3 = _mm512_sub_pd(pt_mem_hi8(w), kd);
-        a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1), a2 = _mm512_add_pd(a2, d2), a3 = _mm512_add_pd(a3, d3);
-        q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
-        q2 = _mm512_fmadd_pd(d2, d2, q2), q3 = _mm512_fmadd_pd(d3, d3, q3);
+        s->a0 = _mm512_add_pd(s->a0, d0), s->a1 = _mm512_add_pd(s->a1, d1);
+        s->a2 = _mm512_add_pd(s->a2, d2), s->a3 = _mm512_add_pd(s->a3, d3);
+        s->q0 = _mm512_fmadd_pd(d0, d0, s->q0), s->q1 = _mm512_fmadd_pd(d1, d1, s->q1);
+        s->q2 = _mm512_fmadd_pd(d2, d2, s->q2), s->q3 = _mm512_fmadd_pd(d3, d3, s->q3);
         pt_mem_trickle_step(pf);
         pt_mem_trickle_step(pf);
     }
-    for (; i < n; i += 16) {
-        const __mmask16 m = pt_mem_mask16(n - i);
+    for (; i < end; i += 16) {
+        const __mmask16 m = pt_mem_mask16(end - i);
         const __m512 u = pt_mem_load16(src, bf16, i, m);
         if (bf16 && xb) _mm512_mask_storeu_ps(xb + i, m, u);
         const __m512d d0 = _mm512_maskz_sub_pd((__mmask8)m, pt_mem_lo8(u), kd);
         const __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), pt_mem_hi8(u), kd);
-        a0 = _mm512_add_pd(a0, d0), a1 = _mm512_add_pd(a1, d1);
-        q0 = _mm512_fmadd_pd(d0, d0, q0), q1 = _mm512_fmadd_pd(d1, d1, q1);
+        s->a0 = _mm512_add_pd(s->a0, d0), s->a1 = _mm512_add_pd(s->a1, d1);
+        s->q0 = _mm512_fmadd_pd(d0, d0, s->q0), s->q1 = _mm512_fmadd_pd(d1, d1, s->q1);
         pt_mem_trickle_step(pf);
     }
-    s[0] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a2), _mm512_add_pd(a1, a3)));
-    s[1] = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(q0, q2), _mm512_add_pd(q1, q3)));
 }
 
-static void pt_mem_row_norm_stats(const void *src, dnnl_data_type_t dt, int64_t n, double k, float *xb, double s[2]) {
-    pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
-    if (dt == dnnl_bf16) pt_mem_norm_sums(src, true, n, k, xb, s, &none);
-    else pt_mem_norm_sums(src, false, n, k, xb, s, &none);
+/* Mean and variance of n elements from their sums about k (t[0] = Σ x - k,
+ * t[1] = Σ (x - k)²; RMSNorm: k = 0, mean 0, variance Σ x² / n). */
+PT_MEM_INLINE void pt_mem_norm_moments(const double t[2], double k, int64_t n, bool rms, double *mean, double *var) {
+    *mean = 0.0;
+    if (rms) {
+        *var = t[1] / (double)n;
+    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
+        *mean = k + t[0] / (double)n;
+        *var = (t[1] - t[0] * (t[0] / (double)n)) / (double)n;
+        if (*var < 0.0) *var = 0.0;
+    }
 }
 
+PT_MEM_INLINE void pt_mem_sums64_moments(const pt_mem_sums64 *s, double k, int64_t n, bool rms, double *mean,
+                                         double *var) {
+    const double t[2] = {
+        _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s->a0, s->a2), _mm512_add_pd(s->a1, s->a3))),
+        _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s->q0, s->q2), _mm512_add_pd(s->q1, s->q3)))};
+    pt_mem_norm_moments(t, k, n, rms, mean, var);
+}
+
+/* The shift of the one-pass sums: the row's first element (0 for RMSNorm). */
+PT_MEM_INLINE double pt_mem_norm_shift(const void *x, bool bf16, bool rms) {
+    return rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+}
+
+/* f32 output: ((x - mean)·inv)·g + b in f64 (as vec.h's normalize), rounded once. */
 typedef struct {
     const float *x;
     const double *g, *b;
     __m512d mean, inv;
-    pt_mem_prefetch pf;
+    pt_mem_trickle *pf;
 } pt_mem_norm_ctx;
 
 PT_MEM_INLINE __m512d pt_mem_norm8(const pt_mem_norm_ctx *c, __m512d x, int64_t i, __mmask8 k) {
@@ -270,29 +303,24 @@ PT_MEM_INLINE __m512d pt_mem_norm8(const pt_mem_norm_ctx *c, __m512d x, int64_t 
 }
 
 PT_MEM_INLINE __m512 pt_mem_make_norm(const void *ctx, int64_t i, __mmask16 k) {
-    pt_mem_norm_ctx *c = (pt_mem_norm_ctx *)ctx;
-    pt_mem_prefetch_step(&c->pf);
+    const pt_mem_norm_ctx *c = ctx;
+    pt_mem_trickle_step(c->pf);
     const __m512 x = _mm512_maskz_loadu_ps(k, c->x + i);
     const __m512d lo = pt_mem_norm8(c, pt_mem_lo8(x), i, (__mmask8)k);
     const __m512d hi = pt_mem_norm8(c, pt_mem_hi8(x), i + 8, (__mmask8)(k >> 8));
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-static void pt_mem_row_norm_apply(void *dst, dnnl_data_type_t dt, bool stream, const float *x, int64_t n, double mean,
-                                  double inv, const double *g, const double *b, const void *pf, size_t pf_bytes) {
-    pt_mem_norm_ctx c = {.x = x, .g = g, .b = b, .mean = _mm512_set1_pd(mean), .inv = _mm512_set1_pd(inv),
-                         .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
-    pt_mem_emit(dst, dt, stream, n, &c, pt_mem_make_norm);
-}
-
 /* bf16 output: the normalisation in f32.  u = (x - mean)·inv as
  * fma(x - mh, inv, -ml·inv), the mean split into two f32 (mh + ml): x - mh
  * is exact near the mean (Sterbenz) and one rounding follows, so u keeps
  * about 2⁻²² relative accuracy however close x is to the mean; then
- * y = fma(u, g, b), one more rounding.  Where 255·|y| >= |b|, |u·g| <= 256·|y|
- * and y's error stays below 2⁻¹⁴ of it, far below bf16's half-ulp of 2⁻⁹;
- * a vector with a lane where b cancels the product further is recomputed
- * in f64 as vec.h's normalize does. */
+ * y = fma(u, g, b), one more rounding.  Where 4095·|y| >= |b|,
+ * |u·g| <= 4096·|y| and y's error stays below about 2⁻¹⁰ of it, under
+ * bf16's half-ulp (2⁻⁹ at least): y rounds to the nearest bf16 or its
+ * neighbour.  A vector with a lane where b cancels the product further is
+ * recomputed in f64 as vec.h's normalize does (with 255 instead of 4095,
+ * LayerNorm bf16 with random beta ran about 10% slower). */
 typedef struct {
     const void *x;
     bool bf16;
@@ -303,7 +331,7 @@ typedef struct {
 } pt_mem_norm32_ctx;
 
 /* The f64 recompute wants the f64 statistics: taken on its first need when
- * the row's own came from f32 sums (exact false). */
+ * the row's own came from f32 sums (exact false).  x: the whole row. */
 typedef struct pt_mem_norm64 {
     __m512d mean, invd;
     const void *x;
@@ -312,28 +340,14 @@ typedef struct pt_mem_norm64 {
     double eps;
 } pt_mem_norm64;
 
-/* Mean and variance of a row from the f64 sums (pt_mem_norm_sums, shift k =
- * x[0]; RMSNorm: mean 0, variance Σ x² / n). */
-static void pt_mem_norm_stats64(const void *x, bool bf16, int64_t n, bool rms, double *mean, double *var,
-                                pt_mem_trickle *pf) {
-    const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
-    double s[2];
-    if (bf16) pt_mem_norm_sums(x, true, n, k, NULL, s, pf);
-    else pt_mem_norm_sums(x, false, n, k, NULL, s, pf);
-    *mean = 0.0;
-    if (rms) {
-        *var = s[1] / (double)n;
-    } else { /* Σ (x - mean)² = Σ (x - k)² - (Σ (x - k))² / n */
-        *mean = k + s[0] / (double)n;
-        *var = (s[1] - s[0] * (s[0] / (double)n)) / (double)n;
-        if (*var < 0.0) *var = 0.0;
-    }
-}
-
 static __attribute__((noinline, cold)) void pt_mem_norm_exact(pt_mem_norm64 *c) {
     pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+    const double k = pt_mem_norm_shift(c->x, c->bf16, c->rms);
+    pt_mem_sums64 s = pt_mem_sums64_zero();
+    if (c->bf16) pt_mem_sums64_part(c->x, true, 0, c->n, _mm512_set1_pd(k), NULL, &s, &none);
+    else pt_mem_sums64_part(c->x, false, 0, c->n, _mm512_set1_pd(k), NULL, &s, &none);
     double mean, var;
-    pt_mem_norm_stats64(c->x, c->bf16, c->n, c->rms, &mean, &var, &none);
+    pt_mem_sums64_moments(&s, k, c->n, c->rms, &mean, &var);
     c->mean = _mm512_set1_pd(mean), c->invd = _mm512_set1_pd(1.0 / sqrt(var + c->eps));
     c->exact = true;
 }
@@ -354,7 +368,7 @@ PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k)
     const __m512 b = _mm512_maskz_loadu_ps(k, c->b + i);
     const __m512 y = c->g ? _mm512_fmadd_ps(u, _mm512_maskz_loadu_ps(k, c->g + i), b) : _mm512_add_ps(u, b);
     const __mmask16 cancels =
-        _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(255.f)), _mm512_abs_ps(b), _CMP_LT_OQ);
+        _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(4095.f)), _mm512_abs_ps(b), _CMP_LT_OQ);
     if (__builtin_expect(cancels == 0, 1)) return y;
     /* The f32 sums' statistics (relative error about 2⁻²⁴·√n typical) serve
      * the f64 recompute up to a cancellation of 2¹⁴; beyond, the f64 ones. */
@@ -365,30 +379,23 @@ PT_MEM_INLINE __m512 pt_mem_make_norm32(const void *ctx, int64_t i, __mmask16 k)
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-PT_MEM_INLINE void pt_mem_norm_apply_bf16(uint16_t *dst, bool stream, const void *x, bool bf16, int64_t n, bool rms,
-                                          double eps, bool exact, double mean, double inv, const float *g,
-                                          const float *b, pt_mem_trickle *pf) {
-    const float mh = (float)mean, ml = (float)(mean - (double)mh);
-    pt_mem_norm64 f64 = {.mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .x = x, .n = n, .bf16 = bf16,
-                         .rms = rms, .exact = exact, .eps = eps};
-    pt_mem_norm32_ctx c = {.x = x, .bf16 = bf16, .g = g, .b = b, .mh = _mm512_set1_ps(mh),
-                           .mlinv = _mm512_set1_ps((float)(-(double)ml * inv)), .inv = _mm512_set1_ps((float)inv),
-                           .pf = pf, .f64 = &f64};
-    pt_mem_emit(dst, dnnl_bf16, stream, n, &c, pt_mem_make_norm32);
-}
-
 PT_MEM_INLINE __m512d pt_mem_fold8(__m512 v) { return _mm512_add_pd(pt_mem_lo8(v), pt_mem_hi8(v)); }
 
-/* s[0] = Σ (x - c), s[1] = Σ (x - c)² over a row (f32 or bf16) in f32
- * lanes, each lane's partial sums over at most 16 terms (chunks of 512
- * elements) then added into f64: relative error below 17·2⁻²⁴ of Σ |x - c|
- * (resp. of the sum of squares).  A bf16 row is widened 32 at a time as its
- * even and odd elements (two instructions; a sum needs no order). */
-PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, float c, double s[2], pt_mem_trickle *pf) {
+/* Running sums of x - c and (x - c)² in f32 lanes, each lane's partial sums
+ * over at most 16 terms (chunks of 512 elements) then added into f64:
+ * relative error below 17·2⁻²⁴ of Σ |x - c| (resp. of the sum of squares). */
+typedef struct {
+    __m512d t1, t2;
+} pt_mem_sums32;
+
+/* Elements [i, n) of a row (f32 or bf16; i a multiple of 512, n the row's
+ * end or a multiple of 512) into s.  A bf16 row is widened 32 at a
+ * time as its even and odd elements (two instructions; a sum needs no
+ * order). */
+PT_MEM_INLINE void pt_mem_sums32_part(const void *src, bool bf16, int64_t i, int64_t n, float c, pt_mem_sums32 *s,
+                                      pt_mem_trickle *pf) {
     const __m512 cv = _mm512_set1_ps(c);
     const __m512i odd = _mm512_set1_epi32((int)0xFFFF0000u);
-    __m512d t1 = _mm512_setzero_pd(), t2 = t1;
-    int64_t i = 0;
     while (i + 32 <= n) {
         const int64_t end = i + 512 <= n ? i + 512 : n - (n - i) % 32;
         __m512 a0 = _mm512_setzero_ps(), a1 = a0, q0 = a0, q1 = a0;
@@ -406,8 +413,8 @@ PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, flo
             pt_mem_trickle_step(pf);
             pt_mem_trickle_step(pf);
         }
-        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(a0, a1)));
-        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_add_ps(q0, q1)));
+        s->t1 = _mm512_add_pd(s->t1, pt_mem_fold8(_mm512_add_ps(a0, a1)));
+        s->t2 = _mm512_add_pd(s->t2, pt_mem_fold8(_mm512_add_ps(q0, q1)));
     }
     if (i < n) { /* under 32 left: lanes past the end masked out */
         const int64_t r = n - i;
@@ -422,51 +429,137 @@ PT_MEM_INLINE void pt_mem_norm_sums32(const void *src, bool bf16, int64_t n, flo
             u = _mm512_maskz_loadu_ps(ku, (const float *)src + i), w = _mm512_maskz_loadu_ps(kw, (const float *)src + i + 16);
         }
         u = _mm512_maskz_sub_ps(ku, u, cv), w = _mm512_maskz_sub_ps(kw, w, cv);
-        t1 = _mm512_add_pd(t1, pt_mem_fold8(_mm512_add_ps(u, w)));
-        t2 = _mm512_add_pd(t2, pt_mem_fold8(_mm512_fmadd_ps(u, u, _mm512_mul_ps(w, w))));
+        s->t1 = _mm512_add_pd(s->t1, pt_mem_fold8(_mm512_add_ps(u, w)));
+        s->t2 = _mm512_add_pd(s->t2, pt_mem_fold8(_mm512_fmadd_ps(u, u, _mm512_mul_ps(w, w))));
         pt_mem_trickle_step(pf);
         pt_mem_trickle_step(pf);
     }
-    s[0] = _mm512_reduce_add_pd(t1), s[1] = _mm512_reduce_add_pd(t2);
 }
 
-/* The whole bf16-output row: statistics, then the normalisation, the next
- * row prefetched evenly over the passes.  With st (the statistics are an
- * output) they come from the f64 sums; otherwise from f32 lanes
- * (pt_mem_norm_sums32) about c = x[0]: where (mean - c)² <= 3·variance,
- * Σ |x - c| / n <= 2·sd, so the mean's error stays below about 2⁻¹⁸·sd and
- * the variance's below about 2⁻¹⁶ of it (at most a factor 4 of
- * cancellation); other rows take a second pass about the mean so found (the
- * row is in L1 / L2 by then).  RMSNorm's Σ x² has no cancellation. */
-static void pt_mem_row_norm_bf16(uint16_t *dst, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n, bool rms,
-                                 double eps, const float *g, const float *b, const void *pf, size_t pf_bytes,
-                                 double st[2]) {
-    const bool bf16 = xdt == dnnl_bf16;
-    pt_mem_trickle q = pt_mem_trickle_init(pf, pf_bytes, 2 * ((n + 15) / 16));
-    double mean = 0.0, var = 0.0;
-    if (n > 0 && st) {
-        pt_mem_norm_stats64(x, bf16, n, rms, &mean, &var, &q);
-    } else if (n > 0) {
-        const float k = rms ? 0.f : _mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
-        double s[2];
-        if (bf16) pt_mem_norm_sums32(x, true, n, k, s, &q);
-        else pt_mem_norm_sums32(x, false, n, k, s, &q);
-        const double m1 = rms ? 0.0 : s[0] / (double)n;
-        var = s[1] / (double)n - m1 * m1;
-        mean = (double)k + m1;
-        if (!rms && isfinite(m1) && m1 * m1 > 3.0 * var) { /* about the mean found: no cancellation */
-            const float c = (float)mean;
-            if (bf16) pt_mem_norm_sums32(x, true, n, c, s, &q);
-            else pt_mem_norm_sums32(x, false, n, c, s, &q);
-            const double m2 = s[0] / (double)n;
-            mean = (double)c + m2, var = s[1] / (double)n - m2 * m2;
-        }
-        if (var < 0.0) var = 0.0;
+/* A normalised row waiting to be written, in pieces as SoftMax's. */
+typedef struct {
+    char *dst; /* NULL: none */
+    const void *x; /* its source: f32, or bf16 for a bf16 dst from a bf16 row */
+    __m512d mean, inv; /* f32 dst */
+    __m512 mh, mlinv, inv32; /* bf16 dst */
+    pt_mem_norm64 f64; /* bf16 dst: the f64 recompute's state */
+    int64_t next, pieces;
+} pt_mem_norm_out;
+
+/* The affine parameters of a LayerNorm / RMSNorm row op. */
+typedef struct {
+    const double *g64, *b64; /* f32 dst (or NULL) */
+    const float *g32, *b32;  /* bf16 dst (or NULL) */
+} pt_mem_norm_affine;
+
+PT_MEM_INLINE const double *pt_mem_at64(const double *p, int64_t a) { return p ? p + a : NULL; }
+PT_MEM_INLINE const float *pt_mem_at32(const float *p, int64_t a) { return p ? p + a : NULL; }
+
+/* The next piece of o (x16: its x is bf16). */
+PT_MEM_INLINE void pt_mem_norm_piece(pt_mem_norm_out *o, bool f32_out, bool x16, bool stream, int64_t n,
+                                     const pt_mem_norm_affine *af, pt_mem_trickle *pf) {
+    if (!o->dst || o->next >= o->pieces) return;
+    const int64_t esz = f32_out ? 4 : 2;
+    const int64_t a = pt_mem_piece_start(o->dst, esz, n, o->next, o->pieces);
+    const int64_t b = pt_mem_piece_start(o->dst, esz, n, o->next + 1, o->pieces);
+    ++o->next;
+    if (b <= a) return;
+    if (f32_out) {
+        const pt_mem_norm_ctx c = {.x = (const float *)o->x + a, .g = pt_mem_at64(af->g64, a),
+                                   .b = pt_mem_at64(af->b64, a), .mean = o->mean, .inv = o->inv, .pf = pf};
+        pt_mem_emit_dt(o->dst + a * esz, dnnl_f32, stream, b - a, &c, pt_mem_make_norm);
+    } else {
+        const pt_mem_norm32_ctx c = {.x = (const char *)o->x + a * (x16 ? 2 : 4), .bf16 = x16,
+                                     .g = pt_mem_at32(af->g32, a), .b = pt_mem_at32(af->b32, a), .mh = o->mh,
+                                     .mlinv = o->mlinv, .inv = o->inv32, .pf = pf, .f64 = &o->f64};
+        pt_mem_emit_dt(o->dst + a * esz, dnnl_bf16, stream, b - a, &c, pt_mem_make_norm32);
     }
-    if (st) st[0] = mean, st[1] = var;
-    const double inv = 1.0 / sqrt(var + eps);
-    if (bf16) pt_mem_norm_apply_bf16(dst, stream, x, true, n, rms, eps, st != NULL, mean, inv, g, b, &q);
-    else pt_mem_norm_apply_bf16(dst, stream, x, false, n, rms, eps, st != NULL, mean, inv, g, b, &q);
+}
+
+/* The run of rows with the source type (x16: bf16) and the destination
+ * (f32_out: f32, else bf16) constants.  Statistics: f64 sums for an f32
+ * dst or when st asks for them; otherwise f32 lane sums about c = x[0]:
+ * where (mean - c)² <= 3·variance, Σ |x - c| / n <= 2·sd, so the mean's
+ * error stays below about 2⁻¹⁸·sd and the variance's below about 2⁻¹⁶ of it
+ * (at most a factor 4 of cancellation); other rows take a second pass about
+ * the mean so found (the row is in L1 / L2 by then).  RMSNorm's Σ x² has no
+ * cancellation. */
+PT_MEM_INLINE void pt_mem_norm_run(char *dst, bool f32_out, bool stream, const char *src, bool x16, int64_t n,
+                                   int64_t rows, bool rms, double eps, const pt_mem_norm_affine *af, float *xb,
+                                   double *st) {
+    const size_t ses = x16 ? 2 : 4, des = f32_out ? 4 : 2;
+    const int64_t chunk = PT_MEM_NORM_CHUNK(f32_out), chunks = (n + chunk - 1) / chunk, vectors = (n + 15) / 16;
+    const bool widen = f32_out && x16, f64_stats = f32_out || st;
+    float *cur = xb, *next = xb + PT_MEM_ROW_FLOATS(n);
+    pt_mem_norm_out o = {.dst = NULL};
+    for (int64_t r = 0; r < rows; ++r) {
+        const char *row = src + (size_t)(r * n) * ses;
+        pt_mem_trickle q = pt_mem_run_prefetch(src, (size_t)n * ses, r, rows, (o.dst ? 2 : 1) * vectors);
+        double mean = 0.0, var = 0.0;
+        if (n > 0 && f64_stats) {
+            const double k = pt_mem_norm_shift(row, x16, rms);
+            pt_mem_sums64 s = pt_mem_sums64_zero();
+            for (int64_t i = 0; i < n; i += chunk) {
+                pt_mem_sums64_part(row, x16, i, n - i > chunk ? i + chunk : n, _mm512_set1_pd(k),
+                                   widen ? cur : NULL, &s, &q);
+                pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &q);
+            }
+            pt_mem_sums64_moments(&s, k, n, rms, &mean, &var);
+        } else if (n > 0) {
+            const float c = (float)pt_mem_norm_shift(row, x16, rms);
+            pt_mem_sums32 s = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+            for (int64_t i = 0; i < n; i += chunk) {
+                pt_mem_sums32_part(row, x16, i, n - i > chunk ? i + chunk : n, c, &s, &q);
+                pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &q);
+            }
+            const double m1 = rms ? 0.0 : _mm512_reduce_add_pd(s.t1) / (double)n;
+            var = _mm512_reduce_add_pd(s.t2) / (double)n - m1 * m1;
+            mean = (double)c + m1;
+            if (!rms && isfinite(m1) && m1 * m1 > 3.0 * var) { /* about the mean found: no cancellation */
+                const float c2 = (float)mean;
+                s = (pt_mem_sums32){_mm512_setzero_pd(), _mm512_setzero_pd()};
+                pt_mem_sums32_part(row, x16, 0, n, c2, &s, &q);
+                const double m2 = _mm512_reduce_add_pd(s.t1) / (double)n;
+                mean = (double)c2 + m2, var = _mm512_reduce_add_pd(s.t2) / (double)n - m2 * m2;
+            }
+            if (var < 0.0) var = 0.0;
+        }
+        while (o.dst && o.next < o.pieces) pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &q);
+        if (st) st[2 * r] = mean, st[2 * r + 1] = var;
+        const double inv = 1.0 / sqrt(var + eps);
+        o = (pt_mem_norm_out){.dst = dst + (size_t)(r * n) * des, .x = widen ? (const void *)cur : row,
+                              .pieces = chunks};
+        if (f32_out) {
+            o.mean = _mm512_set1_pd(mean), o.inv = _mm512_set1_pd(inv);
+        } else {
+            const float mh = (float)mean, ml = (float)(mean - (double)mh);
+            o.mh = _mm512_set1_ps(mh), o.mlinv = _mm512_set1_ps((float)(-(double)ml * inv));
+            o.inv32 = _mm512_set1_ps((float)inv);
+            o.f64 = (pt_mem_norm64){.mean = _mm512_set1_pd(mean), .invd = _mm512_set1_pd(inv), .x = row, .n = n,
+                                    .bf16 = x16, .rms = rms, .exact = st != NULL, .eps = eps};
+        }
+        float *t = cur;
+        cur = next, next = t;
+    }
+    if (o.dst) { /* the last row at once */
+        pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+        o.pieces = 1;
+        pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &none);
+    }
+}
+
+static void pt_mem_rows_norm(void *dst, dnnl_data_type_t ddt, bool stream, const void *x, dnnl_data_type_t xdt,
+                             int64_t n, int64_t rows, bool rms, double eps, const double *g64, const double *b64,
+                             const float *g32, const float *b32, float *xb, double *st) {
+    const pt_mem_norm_affine af = {g64, b64, g32, b32};
+    const bool x16 = xdt == dnnl_bf16;
+    if (ddt == dnnl_f32) { /* each combination a copy with constants */
+        if (x16) pt_mem_norm_run(dst, true, stream, x, true, n, rows, rms, eps, &af, xb, st);
+        else pt_mem_norm_run(dst, true, stream, x, false, n, rows, rms, eps, &af, xb, st);
+    } else {
+        if (x16) pt_mem_norm_run(dst, false, stream, x, true, n, rows, rms, eps, &af, xb, st);
+        else pt_mem_norm_run(dst, false, stream, x, false, n, rows, rms, eps, &af, xb, st);
+    }
 }
 
 /* ---- element-wise math ---- */
@@ -698,23 +791,23 @@ PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, int64_t i, int64_t end, floa
 PT_MEM_INLINE void pt_mem_softmax_run(char *dst, dnnl_data_type_t ddt, bool stream, const char *src,
                                       dnnl_data_type_t sdt, int64_t n, int64_t rows, float *x, bool inf_as_zero) {
     const size_t ses = sdt == dnnl_f32 ? 4 : 2, des = ddt == dnnl_f32 ? 4 : 2;
-    const int64_t chunks = (n + PT_MEM_CHUNK - 1) / PT_MEM_CHUNK, vectors = (n + 15) / 16;
+    const int64_t chunks = (n + PT_MEM_SOFTMAX_CHUNK - 1) / PT_MEM_SOFTMAX_CHUNK, vectors = (n + 15) / 16;
     float *cur = x, *next = x + PT_MEM_ROW_FLOATS(n);
     pt_mem_softmax_out o = {.dst = NULL, .pieces = 2 * chunks};
     for (int64_t r = 0; r < rows; ++r) {
         const char *row = src + (size_t)(r * n) * ses;
         pt_mem_trickle q = pt_mem_run_prefetch(src, (size_t)n * ses, r, rows, (o.dst ? 3 : 2) * vectors);
         __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
-        for (int64_t i = 0; i < n; i += PT_MEM_CHUNK) {
-            pt_mem_softmax_load_max(cur, row, sdt, i, n - i > PT_MEM_CHUNK ? i + PT_MEM_CHUNK : n, &m0, &m1, &q);
+        for (int64_t i = 0; i < n; i += PT_MEM_SOFTMAX_CHUNK) {
+            pt_mem_softmax_load_max(cur, row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, &m0, &m1, &q);
             pt_mem_softmax_piece(&o, ddt, stream, n, &q);
         }
         const float mx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
         float s = 0.f; /* a fully masked row (inf_as_zero) gives zeros */
         if (!inf_as_zero || mx != -INFINITY) {
             __m512 a0 = _mm512_setzero_ps(), a1 = a0;
-            for (int64_t i = 0; i < n; i += PT_MEM_CHUNK) {
-                pt_mem_softmax_exp_sum(cur, i, n - i > PT_MEM_CHUNK ? i + PT_MEM_CHUNK : n, mx, &a0, &a1, &q);
+            for (int64_t i = 0; i < n; i += PT_MEM_SOFTMAX_CHUNK) {
+                pt_mem_softmax_exp_sum(cur, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, mx, &a0, &a1, &q);
                 pt_mem_softmax_piece(&o, ddt, stream, n, &q);
             }
             s = 1.f / _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
@@ -743,8 +836,7 @@ static void pt_mem_rows_softmax(void *dst, dnnl_data_type_t ddt, bool stream, co
 }
 
 #define PT_MEM_ROW_OPS                           \
-    .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm_stats = pt_mem_row_norm_stats, \
-    .norm_apply = pt_mem_row_norm_apply, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .norm_bf16 = pt_mem_row_norm_bf16, .softmax = pt_mem_rows_softmax
+    .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm = pt_mem_rows_norm, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
+    .binary = pt_mem_row_binary, .softmax = pt_mem_rows_softmax
 
 #endif
