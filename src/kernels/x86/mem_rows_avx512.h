@@ -145,7 +145,7 @@ PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, i
 }
 
 PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
-    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T1);
+    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T0);
     q->at += q->stride;
 }
 
@@ -161,12 +161,13 @@ PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
 
 /* Elements per chunk of a pass, multiples of 512 so that the sums keep the
  * order of one pass over the whole row.  Finer pieces overlap more and cost
- * more per piece; measured on rows of 4096 (64 MiB, two threads), 512
- * against 2048: SoftMax about 8% slower on rows in L2, LayerNorm / RMSNorm
- * with an f32 dst (the heavy f64 normalisation) 3-10% faster, with a bf16
- * dst RMSNorm 5-8% slower. */
+ * more per piece.  Measured on rows of 4096 (64 MiB, two threads): SoftMax
+ * 512 about 8% slower than 2048 on rows in L2; LayerNorm / RMSNorm with an
+ * f32 dst (the heavy f64 normalisation) 512 3-10% faster than 2048, with a
+ * bf16 dst one piece per row (written whole after the next row's
+ * statistics) up to 5% faster than pieces of 2048. */
 #define PT_MEM_SOFTMAX_CHUNK 2048
-#define PT_MEM_NORM_CHUNK(f32_out) ((f32_out) ? 512 : 2048)
+#define PT_MEM_NORM_CHUNK(f32_out, n) ((f32_out) ? 512 : (n))
 
 /* Where piece j of `pieces` of a row of n elements at dst (elements of esz
  * bytes) starts: 0 for the first, n past the last, j·n / pieces moved up to
@@ -181,13 +182,28 @@ PT_MEM_INLINE int64_t pt_mem_piece_start(const void *dst, int64_t esz, int64_t n
     return a < n ? a : n;
 }
 
+/* How far ahead of the row it computes a run of rows prefetches: at least
+ * a row.  Measured on rows of 4096 (64 MiB, two threads): 128 to 256 KiB
+ * ahead best, 512 KiB slower again for f32 rows (the prefetched lines leave
+ * L2 before they are read); with the T0 hint below, 0-10% faster than the
+ * next row but one into L2 (the order of the variants rotated per run: the
+ * one timed right after the copy comes out up to 10% slower). */
+#define PT_MEM_PREFETCH_AHEAD ((size_t)128 << 10)
+
 /* The prefetch for row r of a run of `rows` rows of `bytes` each from src:
- * rows r + 1 and r + 2 for the first, row r + 2 after (r + 1 was prefetched
- * during row r - 1), spread over `steps`; none past the run. */
+ * the row's worth of bytes `ahead` past it, spread over `steps`, none past
+ * the run; the first row starts at the next row and takes what its steps
+ * cover at a line each (the rows between go without: a few rows per run).
+ * The lines go to L1 (T0), though they arrive long before their use: at
+ * 128 KiB ahead that measured faster than T1 (into L2) on this VM. */
 PT_MEM_INLINE pt_mem_trickle pt_mem_run_prefetch(const char *src, size_t bytes, int64_t r, int64_t rows, int64_t steps) {
-    const int64_t first = r == 0 ? 1 : 2, last = r + 2 < rows ? r + 2 : rows - 1;
-    if (first + r > last) return pt_mem_trickle_init(NULL, 0, 1);
-    return pt_mem_trickle_init(src + (size_t)(r + first) * bytes, (size_t)(last - r - first + 1) * bytes, steps);
+    const size_t ahead = bytes > PT_MEM_PREFETCH_AHEAD ? bytes : PT_MEM_PREFETCH_AHEAD;
+    const size_t total = bytes * (size_t)rows, at = bytes * (size_t)r;
+    const size_t from = r == 0 ? bytes : at + ahead;
+    size_t to = at + ahead + bytes < total ? at + ahead + bytes : total;
+    if (to > from + 64 * (size_t)steps) to = from + 64 * (size_t)steps;
+    if (from >= to) return pt_mem_trickle_init(NULL, 0, 1);
+    return pt_mem_trickle_init(src + from, to - from, steps);
 }
 
 /* ---- stream ---- */
@@ -488,7 +504,8 @@ PT_MEM_INLINE void pt_mem_norm_run(char *dst, bool f32_out, bool stream, const c
                                    int64_t rows, bool rms, double eps, const pt_mem_norm_affine *af, float *xb,
                                    double *st) {
     const size_t ses = x16 ? 2 : 4, des = f32_out ? 4 : 2;
-    const int64_t chunk = PT_MEM_NORM_CHUNK(f32_out), chunks = (n + chunk - 1) / chunk, vectors = (n + 15) / 16;
+    const int64_t chunk = PT_MEM_NORM_CHUNK(f32_out, n > 0 ? n : 1), chunks = (n + chunk - 1) / chunk;
+    const int64_t vectors = (n + 15) / 16;
     const bool widen = f32_out && x16, f64_stats = f32_out || st;
     float *cur = xb, *next = xb + PT_MEM_ROW_FLOATS(n);
     pt_mem_norm_out o = {.dst = NULL};
