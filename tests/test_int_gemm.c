@@ -532,6 +532,7 @@ typedef struct {
     bool per_n;
     bool prepack;
     int nthr;
+    bool b_k_contiguous; /* B stored [N][K] (k contiguous) instead of [K][N] */
 } int_case;
 
 static void run_int_case(const pt_gemm_ukernel *uk, const int_case *ic) {
@@ -541,6 +542,7 @@ static void run_int_case(const pt_gemm_ukernel *uk, const int_case *ic) {
     d.M = ic->M, d.N = ic->N, d.K = ic->K;
     d.a.dt = ic->adt, d.b.dt = dnnl_s8;
     d.a.s_row = ic->K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = ic->N;
+    if (ic->b_k_contiguous) d.b.s_row = ic->K, d.b.s_k = 1;
     d.q.a_zp = ic->a_zp, d.q.b_zp_on = ic->b_zp_on, d.q.b_zp = ic->b_zp, d.q.b_scale_per_n = ic->per_n;
     d.b_constant = ic->prepack;
     uint8_t *a = malloc((size_t)(ic->M * ic->K));
@@ -571,16 +573,16 @@ static void run_int_case(const pt_gemm_ukernel *uk, const int_case *ic) {
                 int64_t exact = 0;
                 for (int64_t k = 0; k < ic->K; ++k) {
                     int64_t av = ic->adt == dnnl_s8 ? (int8_t)a[m * ic->K + k] : a[m * ic->K + k];
-                    int64_t bv = b[k * ic->N + n];
+                    int64_t bv = b[ic->b_k_contiguous ? n * ic->K + k : k * ic->N + n];
                     exact += (av - ic->a_zp) * (bv - (ic->b_zp_on ? ic->b_zp : 0));
                 }
                 float want = (float)exact * (a_scale * scales[ic->per_n ? n : 0]);
                 if (s.hits[m * ic->N + n] != 1 || s.c[m * ic->N + n] != want) ++wrong;
             }
         if (wrong)
-            printf("  %s M=%lld N=%lld K=%lld %s a_zp=%d b_zp=%d/%d per_n=%d prepack=%d nthr=%d: %d wrong\n",
+            printf("  %s M=%lld N=%lld K=%lld %s a_zp=%d b_zp=%d/%d per_n=%d prepack=%d nthr=%d bkc=%d: %d wrong\n",
                    uk->name, (long long)ic->M, (long long)ic->N, (long long)ic->K, pt_dt_name(ic->adt), ic->a_zp,
-                   ic->b_zp_on, ic->b_zp, ic->per_n, ic->prepack, ic->nthr, wrong);
+                   ic->b_zp_on, ic->b_zp, ic->per_n, ic->prepack, ic->nthr, ic->b_k_contiguous, wrong);
         CHECK(wrong == 0 && !s.bad_tid);
         free(scratch), free(packed);
     }
@@ -598,7 +600,7 @@ static void test_driver_u8s8(void) {
         for (int v = 0; v < 4; ++v) {
             int_case ic = {shapes[i][0], shapes[i][1], shapes[i][2], v & 1 ? dnnl_s8 : dnnl_u8,
                            (int32_t)rnd_range(-20, 140), v & 2, (int32_t)rnd_range(-9, 9), (v + (int)i) & 1,
-                           (v + (int)i) % 3 == 0, 1 + (int)(i >= 4)};
+                           (v + (int)i) % 3 == 0, 1 + (int)(i >= 4), false};
             if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
             run_int_case(uk, &ic);
         }
@@ -613,7 +615,7 @@ static void test_driver_u8s8(void) {
                                    {2100, 33, 64, 2}, {160, 600, 100, 2}};
         for (size_t i = 0; i < sizeof team / sizeof team[0]; ++i) {
             int_case ic = {team[i][0], team[i][1], team[i][2], i & 1 ? dnnl_s8 : dnnl_u8, (int32_t)rnd_range(1, 140),
-                           true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)team[i][3]};
+                           true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)team[i][3], false};
             if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
             run_int_case(row, &ic);
         }
@@ -624,11 +626,39 @@ static void test_driver_u8s8(void) {
                                      {7, 9, 13, 1}};
         for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i) {
             int_case ic = {single[i][0], single[i][1], single[i][2], i & 1 ? dnnl_s8 : dnnl_u8,
-                           (int32_t)rnd_range(1, 140), true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)single[i][3]};
+                           (int32_t)rnd_range(1, 140), true, (int32_t)rnd_range(-9, 9), i != 1, false, (int)single[i][3], false};
             if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
             run_int_case(row, &ic);
         }
     }
+}
+
+/* The small-M integer path (AVX-512 VNNI; elsewhere these shapes take the
+ * packed path and the same checks hold): M 1..4, K around multiples of 4
+ * and 64 and past the A chunk, column blocks of 64 with tails, both B
+ * layouts, u8 / s8 A, zero points on either side, one scale or one per
+ * column, one and two threads; bit for bit as the packed path rounds. */
+static void test_gemv_u8s8(void) {
+    const pt_gemm_ukernel *uk = pt_gemm_ukernel_default(PT_GEMM_U8S8);
+    const bool vnni = pt_cpu_row_usable(PT_ISA_AVX512, PT_CPU_AVX512_VNNI, pt_isa_cap());
+    static const int64_t ns[] = {1, 3, 63, 64, 65, 130, 1000}, ks[] = {1, 3, 4, 5, 63, 64, 65, 700, 4100};
+    int c = 0;
+    for (int64_t M = 1; M <= PT_GEMV_MAX_M; ++M)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki, ++c) {
+                if (ns[ni] * ks[ki] > 300000 && M > 1 && c % 3) continue; /* keep the naive check short */
+                int_case ic = {M, ns[ni], ks[ki], c % 2 ? dnnl_s8 : dnnl_u8, (int32_t)rnd_range(0, 140), c % 3 != 0,
+                               (int32_t)rnd_range(-9, 9), c % 4 < 2, false, 1 + c % 2, c % 5 < 2};
+                if (ic.adt == dnnl_s8) ic.a_zp = (int32_t)rnd_range(-100, 100);
+                if (c % 7 == 0) ic.a_zp = 0;
+                pt_gemm_desc d;
+                memset(&d, 0, sizeof d);
+                d.kind = PT_GEMM_U8S8, d.M = ic.M, d.N = ic.N, d.K = ic.K, d.a.dt = ic.adt, d.b.dt = dnnl_s8;
+                d.b.s_row = ic.b_k_contiguous ? ic.K : 1, d.b.s_k = ic.b_k_contiguous ? 1 : ic.N;
+                CHECK(pt_gemm_gemv_supported(&d) == vnni);
+                run_int_case(uk, &ic);
+            }
+    printf("  U8S8 small-M path (%s): %d cases checked\n", vnni ? "VNNI" : "packed, no VNNI here", c);
 }
 
 /* ---- dual runs: two B sharing A ---------------------------------------------------- */
@@ -757,6 +787,7 @@ int main(void) {
     test_driver_dual(PT_GEMM_BF16);
     test_driver_dequant();
     test_driver_u8s8();
+    test_gemv_u8s8();
     test_declined();
     return pt_test_summary("test_int_gemm");
 }

@@ -148,7 +148,7 @@ static thread_layout layout_of(const pt_gemm_plan *p) {
 }
 
 static bool gemv_path_possible(const pt_gemm_desc *d) {
-    return d->kind != PT_GEMM_U8S8 && d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d);
+    return d->M <= PT_GEMV_MAX_M && pt_gemm_gemv_supported(d);
 }
 
 static int64_t total_macs(const pt_gemm_plan *p) { return p->nbatch * p->d.M * p->d.N * p->d.K; }
@@ -179,7 +179,9 @@ static gemv_units gemv_layout(const pt_gemm_plan *p) {
     int64_t ncol = 1, nk = 1;
     if (T > 1) {
         const int64_t target = (int64_t)GEMV_UNITS_PER_THREAD * T, max_ncol = max64(1, d->N / GEMV_MIN_COLS);
-        if (d->b.s_k != 1) {
+        /* The integer kind splits columns only: its s32 sums are dequantised
+         * per tile, so partial sums over k would have to stay s32. */
+        if (d->b.s_k != 1 && d->kind != PT_GEMM_U8S8) {
             ncol = min64(max_ncol, ceil_div(d->N, pt_gemv_nc_cols(&d->b, (int)d->M)));
             /* K is split only when the column blocks cannot feed the threads:
              * the split costs a barrier and a pass over the partial sums. */
@@ -208,6 +210,7 @@ static size_t gemv_rows_bytes(const pt_gemm_desc *d, const gemv_units *u) {
 static size_t gemv_thread_bytes(const pt_gemm_plan *p) {
     const gemv_units u = gemv_layout(p);
     size_t bytes = gemv_counter_bytes() + gemv_rows_bytes(&p->d, &u);
+    if (p->d.kind == PT_GEMM_U8S8) bytes += align_bytes(pt_gemm_gemv_int_scratch(&p->d, u.cols));
     if (u.nk > 1) bytes += align_bytes((size_t)(u.nk * p->d.M * u.ldp) * sizeof(float));
     return bytes;
 }
@@ -849,7 +852,11 @@ static void run_gemv_unit(const pt_gemm_plan *p, const pt_gemm_args *args, const
     const void *a = elem_ptr(args->a, d->a.dt, a_off), *bp = elem_ptr(args->b, d->b.dt, b_off);
     if (L->nk == 1) {
         float *rows = (float *)(base + (size_t)tid * p->thread_bytes + gemv_counter_bytes());
-        pt_gemm_gemv_tile(d, a, bp, args->b_scales, args->b_zps, n0, nlen, rows, L->cols);
+        if (d->kind == PT_GEMM_U8S8)
+            pt_gemm_gemv_int_tile(d, a, bp, args->a_scale, args->b_scales, n0, nlen, rows, L->cols,
+                                  (char *)rows + gemv_rows_bytes(d, L));
+        else
+            pt_gemm_gemv_tile(d, a, bp, args->b_scales, args->b_zps, n0, nlen, rows, L->cols);
         args->epilogue(args->epilogue_ctx, b, 0, n0, d->M, nlen, rows, L->cols, tid);
         return;
     }

@@ -1,5 +1,7 @@
 /* Small-M path (see gemm_internal.h): A is converted and rounded chunk by
- * chunk of K onto the stack; B is read where it lies.  The AVX-512 chunk
+ * chunk of K onto the stack; B is read where it lies.  The integer kind
+ * (u8 / s8 A, s8 B) runs on the VNNI kernel (x86/gemv_u8s8_avx512vnni.c)
+ * with s32 sums, where the CPU has it; elsewhere it keeps the packed path.  The AVX-512 chunk
  * kernels (x86/gemv_avx512.c, and x86/gemv_avx512bf16.c for 4-bit weights
  * of the BF16 kind) take the common cases; the portable loops below take
  * every case pt_gemm_gemv_supported admits. */
@@ -41,7 +43,70 @@ static bool simd_covers(const pt_gemm_desc *d) {
     return !is_nibble_dt(b->dt) || b->s_k % 2 == 0;
 }
 
+/* ---- the integer kind (U8S8) ---- */
+
+/* K within which the s32 sums cannot overflow (K·255·128 < 2³¹). */
+#define GEMV_INT_MAX_K 65536
+
+/* Where the VNNI kernel runs (the packed path takes the rest). */
+static bool int_covers(const pt_gemm_desc *d) {
+    if (!pt_cpu_row_usable(PT_ISA_AVX512, PT_CPU_AVX512_VNNI, pt_isa_cap())) return false;
+    if ((d->a.dt != dnnl_u8 && d->a.dt != dnnl_s8) || d->b.dt != dnnl_s8 || d->b.dq.on) return false;
+    return d->K <= GEMV_INT_MAX_K && (d->b.s_row == 1 || d->b.s_k == 1);
+}
+
+static int64_t int_k_padded(const pt_gemm_desc *d) { return (d->K + 63) / 64 * 64; }
+
+size_t pt_gemm_gemv_int_scratch(const pt_gemm_desc *d, int64_t nlen) {
+    return (size_t)(d->M * int_k_padded(d)) + (size_t)nlen * sizeof(int32_t) + 64;
+}
+
+void pt_gemm_gemv_int_tile(const pt_gemm_desc *d, const void *a, const void *b, float a_scale, const float *b_scales,
+                           int64_t n0, int64_t nlen, float *c, int64_t ldc, void *work) {
+    if (nlen <= 0) return;
+    const int M = (int)d->M;
+    const int64_t K = d->K, Kp = int_k_padded(d);
+    const bool s8a = d->a.dt == dnnl_s8;
+    const int64_t za = (int64_t)d->q.a_zp + (s8a ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
+    /* A as u8 rows (s8 shifted by 128, as the packed path does), zero past K,
+     * and their sums for B's zero point. */
+    uint8_t *au = work;
+    int32_t *colsum = (int32_t *)(((uintptr_t)(au + M * Kp) + 63) & ~(uintptr_t)63);
+    int64_t rowsum[PT_GEMV_MAX_M];
+    for (int m = 0; m < M; ++m) {
+        uint8_t *row = au + m * Kp;
+        const uint8_t *src = (const uint8_t *)a + m * d->a.s_row;
+        int64_t sum = 0;
+        for (int64_t k = 0; k < K; ++k) {
+            row[k] = (uint8_t)(src[k * d->a.s_k] ^ (s8a ? 0x80u : 0u));
+            sum += row[k];
+        }
+        memset(row + K, 0, (size_t)(Kp - K));
+        rowsum[m] = sum;
+    }
+    const bool kc = d->b.s_k == 1;
+    const pt_gemv_int_chunk ch = {.M = M, .a = au, .lda = Kp, .K = K,
+                                  .b = (const int8_t *)b + n0 * (kc ? d->b.s_row : 1),
+                                  .ldb = kc ? d->b.s_row : d->b.s_k, .k_contiguous = kc, .nlen = nlen,
+                                  .acc = (int32_t *)c, .ldacc = ldc, .colsum = za ? colsum : NULL};
+    pt_gemv_int_avx512vnni(&ch);
+    /* The packed path's s32 -> f32 step (gemm_driver.c): the exact
+     * Σ (a - za)(b - zb), then one rounding times a_scale · b_scale(n). */
+    for (int m = 0; m < M; ++m) {
+        int32_t *ci = (int32_t *)c + m * ldc;
+        float *fi = c + m * ldc;
+        const int64_t row_term = K * za * zb - zb * rowsum[m];
+        for (int64_t j = 0; j < nlen; ++j) {
+            const int64_t exact = (int64_t)ci[j] - (za ? za * colsum[j] : 0) + row_term;
+            const float scale = a_scale * (b_scales ? b_scales[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
+            fi[j] = (float)exact * scale;
+        }
+    }
+}
+
 bool pt_gemm_gemv_supported(const pt_gemm_desc *d) {
+    if (d->kind == PT_GEMM_U8S8)
+        return d->M >= 1 && d->M <= PT_GEMV_MAX_M && d->N >= 1 && d->K >= 0 && int_covers(d);
     if (d->kind != PT_GEMM_F32 && d->kind != PT_GEMM_BF16) return false;
     if (d->M < 1 || d->M > PT_GEMV_MAX_M || d->N < 1 || d->K < 0) return false;
     if (!is_float_dt(d->a.dt)) return false;

@@ -63,4 +63,25 @@ bool pt_gemv_chunk_avx512(const pt_gemv_chunk *ch);
  * tried first where AVX512_BF16 is usable. */
 bool pt_gemv_chunk_avx512bf16(const pt_gemv_chunk *ch);
 
+/* The integer small-M contract (U8S8 kind): acc[m·ldacc + j] = Σ_k a[m·lda
+ * + k] · B[k][j] exactly in s32 for m < M, j < nlen, k < K, and (colsum not
+ * NULL) colsum[j] = Σ_k B[k][j]; B[k][j] is b[j·ldb + k] when k_contiguous,
+ * else b[k·ldb + j].  A rows are u8, zero-padded to a multiple of 4 k.  The
+ * caller keeps K·255·128 within int32. */
+typedef struct pt_gemv_int_chunk {
+    int M;
+    const uint8_t *a;
+    int64_t lda, K;
+    const int8_t *b;
+    int64_t ldb;
+    bool k_contiguous;
+    int64_t nlen;
+    int32_t *acc;
+    int64_t ldacc;
+    int32_t *colsum;
+} pt_gemv_int_chunk;
+
+/* AVX-512 VNNI (gemv_u8s8_avx512vnni.c). */
+void pt_gemv_int_avx512vnni(const pt_gemv_int_chunk *ch);
+
 #endif
