@@ -155,9 +155,9 @@ PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
  * stores then wait on memory while nothing else runs, and during the passes
  * before, memory only reads.  Over a run of rows the ops below write row r
  * in pieces between the chunks of row r + 1's first passes instead, so that
- * reads, writes and arithmetic overlap all along (SoftMax f32, 64 MiB, two
- * threads: SoftMax 3-10% faster, LayerNorm f32 15-30%).  The next rows are prefetched into L2 evenly
- * over the steps. */
+ * reads, writes and arithmetic overlap all along; the rows ahead are
+ * prefetched evenly over the steps (with both, 64 MiB on two threads:
+ * SoftMax f32 10-18% faster, LayerNorm f32 22-29%; docs/bench.md). */
 
 /* Elements per chunk of a pass, multiples of 512 so that the sums keep the
  * order of one pass over the whole row.  Finer pieces overlap more and cost
