@@ -467,43 +467,42 @@ static packed_b_view b_block(worker *w, int64_t b_off, int64_t n0, int64_t nlen)
  * |c| and |za·colsum| are at most K·255·128 and |K·za·zb - zb·rowsum| at
  * most 2·K·255·255, so for K <= 10000 every partial sum fits int32 and the
  * correction runs in int32 over whole rows (vectorised); larger K keeps the
- * int64 form.  Both give the same exact integer, then the same rounding. */
-static void dequantize_block(const pt_gemm_plan *p, const pt_gemm_args *args, void *cblk, int64_t ld,
+ * int64 form.  Both give the same exact integer, then the same rounding.
+ * Columns go in pieces of PT_GEMM_NC_MAX so that each column's scale is
+ * looked up once. */
+void pt_gemm_u8s8_dequantize(const pt_gemm_desc *d, float a_scale, const float *b_scales, void *cblk, int64_t ld,
                              const int32_t *rowsum, const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen) {
-    const pt_gemm_desc *d = &p->d;
     const int64_t za = d->q.a_zp + (d->a.dt == dnnl_s8 ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
-    const float *bs = args->b_scales;
+    const bool fast = pt_isa() >= PT_ISA_AVX512;
+    const bool narrow = d->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255;
     float scale[PT_GEMM_NC_MAX];
     int32_t colterm[PT_GEMM_NC_MAX];
-    const bool fast = pt_isa() >= PT_ISA_AVX512;
-    const bool narrow = d->K <= 10000 && za >= 0 && za <= 255 && zb >= -255 && zb <= 255 && nlen <= PT_GEMM_NC_MAX;
-    if (narrow) {
-        for (int64_t j = 0; j < nlen; ++j) {
-            scale[j] = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
-            colterm[j] = (int32_t)(za * colsum[j]);
+    for (int64_t j0 = 0; j0 < nlen; j0 += PT_GEMM_NC_MAX) {
+        const int64_t jl = min64(PT_GEMM_NC_MAX, nlen - j0);
+        const int32_t *cs = colsum ? colsum + j0 : NULL;
+        for (int64_t j = 0; j < jl; ++j) {
+            scale[j] = a_scale * (b_scales ? b_scales[d->q.b_scale_per_n ? n0 + j0 + j : 0] : 1.0f);
+            if (narrow) colterm[j] = cs ? (int32_t)(za * cs[j]) : 0;
         }
-    }
-    for (int64_t i = 0; i < mlen; ++i) {
-        int32_t *ci = (int32_t *)cblk + i * ld;
-        float *fi = (float *)cblk + i * ld;
-        const int64_t row_term = d->K * za * zb - zb * rowsum[i];
-        if (narrow && fast) {
-            pt_gemm_u8s8_row_to_f32_avx512(ci, nlen, colterm, (int32_t)row_term, scale);
-            continue;
-        }
-        if (narrow) {
-            /* In place: lane j is read before it is written. */
-            const int32_t rt = (int32_t)row_term;
-            for (int64_t j = 0; j < nlen; ++j) {
-                float v = (float)(ci[j] - colterm[j] + rt) * scale[j];
-                memcpy(&ci[j], &v, sizeof v);
+        for (int64_t i = 0; i < mlen; ++i) {
+            int32_t *ci = (int32_t *)cblk + i * ld + j0;
+            float *fi = (float *)cblk + i * ld + j0;
+            const int64_t row_term = d->K * za * zb - zb * (int64_t)rowsum[i];
+            if (narrow && fast) {
+                pt_gemm_u8s8_row_to_f32_avx512(ci, jl, colterm, (int32_t)row_term, scale);
+            } else if (narrow) {
+                /* In place: lane j is read before it is written. */
+                const int32_t rt = (int32_t)row_term;
+                for (int64_t j = 0; j < jl; ++j) {
+                    float v = (float)(ci[j] - colterm[j] + rt) * scale[j];
+                    memcpy(&ci[j], &v, sizeof v);
+                }
+            } else {
+                for (int64_t j = 0; j < jl; ++j) {
+                    int64_t exact = (int64_t)ci[j] - (cs ? za * cs[j] : 0) + row_term;
+                    fi[j] = (float)exact * scale[j];
+                }
             }
-            continue;
-        }
-        for (int64_t j = 0; j < nlen; ++j) {
-            int64_t exact = (int64_t)ci[j] - za * colsum[j] + row_term;
-            float scale1 = args->a_scale * (bs ? bs[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
-            fi[j] = (float)exact * scale1;
         }
     }
 }
@@ -634,7 +633,9 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
                       ldc, mlen, jl, k0 > 0, fetch ? &pf : NULL);
             }
         }
-        if (colsum) dequantize_block(p, w->args, cblk, ldc, rowsum, colsum, n0 + j0, mlen, jl);
+        if (colsum)
+            pt_gemm_u8s8_dequantize(d, w->args->a_scale, w->args->b_scales, cblk, ldc, rowsum, colsum, n0 + j0,
+                                    mlen, jl);
         finish_tile(w, b, m0, n0 + j0, mlen, jl, cblk, ldc);
     }
 }
@@ -728,7 +729,9 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
         sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,
               b_strip_bytes, cblk, ldc, mlen, nlen, k0 > 0, NULL);
     }
-    if (d->kind == PT_GEMM_U8S8) dequantize_block(p, w->args, cblk, ldc, rowsum, bv->colsum, n0, mlen, nlen);
+    if (d->kind == PT_GEMM_U8S8)
+        pt_gemm_u8s8_dequantize(d, w->args->a_scale, w->args->b_scales, cblk, ldc, rowsum, bv->colsum, n0, mlen,
+                                nlen);
     w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
 }
 

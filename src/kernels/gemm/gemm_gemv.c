@@ -67,16 +67,16 @@ void pt_gemm_gemv_int_tile(const pt_gemm_desc *d, const void *a, const void *b, 
     const int M = (int)d->M;
     const int64_t K = d->K, Kp = int_k_padded(d);
     const bool s8a = d->a.dt == dnnl_s8;
-    const int64_t za = (int64_t)d->q.a_zp + (s8a ? 128 : 0), zb = d->q.b_zp_on ? d->q.b_zp : 0;
+    const int64_t za = (int64_t)d->q.a_zp + (s8a ? 128 : 0);
     /* A as u8 rows (s8 shifted by 128, as the packed path does), zero past K,
      * and their sums for B's zero point. */
     uint8_t *au = work;
     int32_t *colsum = (int32_t *)(((uintptr_t)(au + M * Kp) + 63) & ~(uintptr_t)63);
-    int64_t rowsum[PT_GEMV_MAX_M];
+    int32_t rowsum[PT_GEMV_MAX_M]; /* K·255 < 2³¹ for K <= GEMV_INT_MAX_K */
     for (int m = 0; m < M; ++m) {
         uint8_t *row = au + m * Kp;
         const uint8_t *src = (const uint8_t *)a + m * d->a.s_row;
-        int64_t sum = 0;
+        int32_t sum = 0;
         for (int64_t k = 0; k < K; ++k) {
             row[k] = (uint8_t)(src[k * d->a.s_k] ^ (s8a ? 0x80u : 0u));
             sum += row[k];
@@ -90,18 +90,8 @@ void pt_gemm_gemv_int_tile(const pt_gemm_desc *d, const void *a, const void *b, 
                                   .ldb = kc ? d->b.s_row : d->b.s_k, .k_contiguous = kc, .nlen = nlen,
                                   .acc = (int32_t *)c, .ldacc = ldc, .colsum = za ? colsum : NULL};
     pt_gemv_int_avx512vnni(&ch);
-    /* The packed path's s32 -> f32 step (gemm_driver.c): the exact
-     * Σ (a - za)(b - zb), then one rounding times a_scale · b_scale(n). */
-    for (int m = 0; m < M; ++m) {
-        int32_t *ci = (int32_t *)c + m * ldc;
-        float *fi = c + m * ldc;
-        const int64_t row_term = K * za * zb - zb * rowsum[m];
-        for (int64_t j = 0; j < nlen; ++j) {
-            const int64_t exact = (int64_t)ci[j] - (za ? za * colsum[j] : 0) + row_term;
-            const float scale = a_scale * (b_scales ? b_scales[d->q.b_scale_per_n ? n0 + j : 0] : 1.0f);
-            fi[j] = (float)exact * scale;
-        }
-    }
+    /* The packed path's s32 -> f32 step (colsum unused when za is 0). */
+    pt_gemm_u8s8_dequantize(d, a_scale, b_scales, c, ldc, rowsum, za ? colsum : NULL, n0, M, nlen);
 }
 
 bool pt_gemm_gemv_supported(const pt_gemm_desc *d) {

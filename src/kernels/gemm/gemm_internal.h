@@ -37,4 +37,12 @@ size_t pt_gemm_gemv_int_scratch(const pt_gemm_desc *d, int64_t nlen);
 void pt_gemm_gemv_int_tile(const pt_gemm_desc *d, const void *a, const void *b, float a_scale, const float *b_scales,
                            int64_t n0, int64_t nlen, float *c, int64_t ldc, void *work);
 
+/* The U8S8 kind's s32 -> f32 step, in place over an mlen x nlen block
+ * (row stride ld) whose columns start at n0: a_scale · b_scale(n) times
+ * the exact Σ (a - za)(b - zb), from the raw s32 sums and A's row sums /
+ * B's column sums (colsum NULL: all zero; read only when za != 0).
+ * Shared by the packed path (gemm_driver.c) and the small-M tile. */
+void pt_gemm_u8s8_dequantize(const pt_gemm_desc *d, float a_scale, const float *b_scales, void *cblk, int64_t ld,
+                             const int32_t *rowsum, const int32_t *colsum, int64_t n0, int64_t mlen, int64_t nlen);
+
 #endif
