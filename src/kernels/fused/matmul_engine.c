@@ -423,17 +423,18 @@ static void epilogue(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen
             if (s->ra >= 2) idx[s->nbd] = m;
             for (int64_t c0 = 0; c0 < nlen; c0 += MME_RUN) {
                 int64_t n = nlen - c0 < MME_RUN ? nlen - c0 : MME_RUN;
-                const float *row = c + i * ldc + c0;
+                float *row = c + i * ldc + c0, *run = row;
                 if (E->bias) {
                     /* The bias run through the shared typed loader, then added. */
                     pt_run_load(E->bias->data, s->bias_dt, bbase + m * s->bias_sm + (n0 + c0) * s->bias_sn,
                                 s->bias_sn, x, n);
                     for (int64_t j = 0; j < n; ++j) x[j] += row[j];
-                } else {
-                    memcpy(x, row, (size_t)n * sizeof(float));
+                    run = x;
                 }
+                /* Without a bias the post-ops work on the tile's own row (the
+                 * engine's scratch, which the epilogue may overwrite). */
                 idx[last] = n0 + c0;
-                pt_cp_finish_run(s, E->be, E->out, x, n, idx, tmp);
+                pt_cp_finish_run(s, E->be, E->out, run, n, idx, tmp);
             }
         }
         return;
