@@ -665,6 +665,27 @@ static void test_quant(void) {
                  with_zp ? " zp" : "");
         run_case(name, &g, true, NULL);
     }
+    /* 4-bit data whose rows start at odd elements (odd row lengths; groups
+     * along the first dim): the ISA row takes whole bytes, so these pieces
+     * are widened first. */
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t k = 64, n = c < 2 ? 17 : 33, gsz = 16;
+        const int64_t dd[2] = {k, n}, sd[2] = {k / gsz, n};
+        const dnnl_data_type_t wt = c % 2 ? dnnl_u4 : dnnl_s4;
+        const size_t x = tg_tensor(&g, wt, 2, dd, NULL), sc = tg_tensor(&g, dnnl_f32, 2, sd, NULL);
+        const size_t zp = tg_tensor(&g, wt, 2, sd, NULL), y = tg_tensor(&g, dnnl_f32, 2, dd, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_dequantize, c < 2 ? 3 : 2, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_group");
+        const int64_t gshape[2] = {gsz, 1};
+        tg_attr_s64(o, dnnl_graph_op_attr_group_shape, gshape, 2);
+        g.result[g.nres++] = y;
+        g_scale = 8.f;
+        run_case("DynamicDequantize 4-bit, odd row length", &g, true, NULL);
+    }
     for (int c = 0; c < 6; ++c) {
         tg_graph g = {0};
         int64_t d[4];

@@ -316,7 +316,9 @@ static pt_status lower_quant(PT_SINGLE_OP_ARGS) {
         p.scales = malloc(qp->ns * sizeof *p.scales);
         p.zps = malloc((qp->nz ? qp->nz : 1) * sizeof *p.zps);
         if (!p.scales || !p.zps) st = dnnl_out_of_memory;
-        for (size_t i = 0; st == dnnl_success && i < qp->ns; ++i) p.scales[i] = qp->scales[i];
+        /* Quantizing multiplies by the reciprocal (as the reference): kept ready. */
+        for (size_t i = 0; st == dnnl_success && i < qp->ns; ++i)
+            p.scales[i] = p.quantize ? 1.f / qp->scales[i] : qp->scales[i];
         for (size_t i = 0; st == dnnl_success && i < qp->nz; ++i) p.zps[i] = (float)qp->zps[i]; /* as the reference loads them */
     }
     pt_bound_kernel_release(&k);

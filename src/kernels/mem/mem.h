@@ -159,7 +159,7 @@ typedef struct {
     bool quantize, dynamic, has_zp;
     int nd;
     int64_t n, dims[DNNL_MAX_NDIMS], G[DNNL_MAX_NDIMS], ss[DNNL_MAX_NDIMS], zs[DNNL_MAX_NDIMS];
-    float *scales;  /* static: the attribute lists (owned by the plan) */
+    float *scales;  /* static: the attribute lists (owned by the plan); reciprocals when quantizing */
     float *zps;
     pt_mem_ports io;
 } pt_mem_quant_plan;

@@ -72,6 +72,15 @@ typedef struct pt_mem_rows {
      * binary, the reference's f32 arithmetic; false for other kinds. */
     bool (*binary)(int kind, void *dst, dnnl_data_type_t ddt, const void *a, dnnl_data_type_t adt, int64_t as,
                    const void *b, dnnl_data_type_t bdt, int64_t bs, int64_t n, bool stream);
+    /* Quantize: dst (s8 / u8) = x·s + z, then as ir/dtype.c converts (s holds
+     * the reciprocals of the scales); dequantize: dst (f32, bf16, f16) =
+     * (x - z)·s; each step rounded to f32 as the reference does.  x of type
+     * sdt: f32, bf16, f16, s8 or u8, or (dequantizing) s4 / u4 starting at
+     * the low nibble of its first byte.  s and z hold one value (step 0) or one
+     * per element (step 1); z NULL (step 0 only): no zero point.  Float outputs streamed
+     * when `stream`.  False for other types (n = 0 asks). */
+    bool (*quant)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, const float *s,
+                  const float *z, int64_t step, bool quantize, bool stream);
     /* SoftMax along each of `rows` consecutive rows of n elements: dst
      * (type ddt) = exp(src - max) / Σ exp(src - max), src of type sdt (f32,
      * bf16, f16), as the vector table composes it (max, exp_sum, scale by

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/mem/mem_rows.h"
+#include "kernels/x86/avx512_int8_round.h"
 #include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
 
@@ -749,6 +750,113 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
     }
 }
 
+/* ---- Quantize / Dequantize ---- */
+
+typedef struct {
+    const void *src;
+    const float *s, *z; /* per element, or NULL: sv / zv */
+    __m512 sv, zv;
+} pt_mem_quant_ctx;
+
+/* Elements [i, i + 16) of packed 4-bit data (element e in byte e/2, low
+ * nibble first; i even) as f32: each byte duplicated into two lanes, the
+ * odd lanes shifted down a nibble. */
+PT_MEM_INLINE __m512 pt_mem_load16_4bit(const uint8_t *src, bool is_signed, int64_t i, __mmask16 k) {
+    const int count = __builtin_popcount((unsigned)k); /* k: the low lanes */
+    const __m128i b = _mm_maskz_loadu_epi8(pt_mem_mask16((count + 1) / 2), src + i / 2);
+    const __m512i shift = _mm512_set_epi32(4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0);
+    __m512i v = _mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_unpacklo_epi8(b, b)), shift);
+    v = is_signed ? _mm512_srai_epi32(_mm512_slli_epi32(v, 28), 28) : _mm512_and_si512(v, _mm512_set1_epi32(15));
+    return _mm512_maskz_cvtepi32_ps(k, v);
+}
+
+/* Elements [i, i + 16) of an f32, bf16, f16, s8, u8, s4 or u4 source as f32. */
+PT_MEM_INLINE __m512 pt_mem_load16_q(const void *src, dnnl_data_type_t dt, int64_t i, __mmask16 k) {
+    switch ((int)dt) {
+        case dnnl_s4: return pt_mem_load16_4bit(src, true, i, k);
+        case dnnl_u4: return pt_mem_load16_4bit(src, false, i, k);
+        case dnnl_s8: return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const int8_t *)src + i)));
+        case dnnl_u8: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(k, (const uint8_t *)src + i)));
+        default: return pt_mem_load16_dt(src, dt, i, k);
+    }
+}
+
+/* One maker per source type and scale form (per element or one value), so
+ * that each emit's loads are constants. */
+#define PT_MEM_DEQUANT_MAKE(name, DT, PER)                                                                  \
+    PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                                     \
+        const pt_mem_quant_ctx *c = ctx;                                                                   \
+        const __m512 x = pt_mem_load16_q(c->src, DT, i, k);                                                \
+        if (PER)                                                                                           \
+            return _mm512_mul_ps(_mm512_sub_ps(x, _mm512_maskz_loadu_ps(k, c->z + i)),                     \
+                                 _mm512_maskz_loadu_ps(k, c->s + i));                                      \
+        return _mm512_mul_ps(_mm512_sub_ps(x, c->zv), c->sv);                                              \
+    }
+#define PT_MEM_DEQUANT_MAKE2(DT, suffix)                                      \
+    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_##suffix, DT, false)             \
+    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_each_##suffix, DT, true)
+PT_MEM_DEQUANT_MAKE2(dnnl_s8, s8)
+PT_MEM_DEQUANT_MAKE2(dnnl_u8, u8)
+PT_MEM_DEQUANT_MAKE2(dnnl_f32, f32)
+PT_MEM_DEQUANT_MAKE2(dnnl_bf16, bf16)
+PT_MEM_DEQUANT_MAKE2(dnnl_f16, f16)
+PT_MEM_DEQUANT_MAKE2(dnnl_s4, s4)
+PT_MEM_DEQUANT_MAKE2(dnnl_u4, u4)
+#undef PT_MEM_DEQUANT_MAKE2
+#undef PT_MEM_DEQUANT_MAKE
+
+PT_MEM_INLINE void pt_mem_quant_run(int8_t *dst, bool is_signed, const void *src, dnnl_data_type_t sdt, int64_t n,
+                                    const pt_mem_quant_ctx *c) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = pt_mem_mask16(n - i);
+        const __m512 x = pt_mem_load16_q(src, sdt, i, k);
+        const __m512 y = c->s ? _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(k, c->s + i)),
+                                              _mm512_maskz_loadu_ps(k, c->z + i))
+                              : _mm512_add_ps(_mm512_mul_ps(x, c->sv), c->zv);
+        _mm_mask_storeu_epi8(dst + i, k, pt_avx512_to_int8(y, is_signed));
+    }
+}
+
+static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n,
+                             const float *s, const float *z, int64_t step, bool quantize, bool stream) {
+    const bool float_src = sdt == dnnl_f32 || sdt == dnnl_bf16 || sdt == dnnl_f16;
+    const bool int4_src = sdt == dnnl_s4 || sdt == dnnl_u4;
+    if (!float_src && sdt != dnnl_s8 && sdt != dnnl_u8 && !(int4_src && !quantize)) return false;
+    if (quantize ? ddt != dnnl_s8 && ddt != dnnl_u8 : ddt != dnnl_f32 && ddt != dnnl_bf16 && ddt != dnnl_f16)
+        return false;
+    if (n == 0) return true;
+    if (step && !z) return false;
+    /* Without a zero point zv is 0: x - 0 is x, and y + 0 changes no value
+     * the conversion to an integer keeps. */
+    const pt_mem_quant_ctx c = {.src = src, .s = step ? s : NULL, .z = step ? z : NULL,
+                                .sv = _mm512_set1_ps(s[0]), .zv = _mm512_set1_ps(z ? z[0] : 0.f)};
+    if (quantize) {
+        switch ((int)sdt) { /* the source type a constant in each copy */
+            case dnnl_bf16: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_bf16, n, &c); break;
+            case dnnl_f16: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_f16, n, &c); break;
+            case dnnl_s8: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_s8, n, &c); break;
+            case dnnl_u8: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_u8, n, &c); break;
+            default: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_f32, n, &c); break;
+        }
+        return true;
+    }
+#define PT_MEM_DEQUANT_EMIT(suffix)                                                            \
+    if (step) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_each_##suffix);      \
+    else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_##suffix);                \
+    break;
+    switch ((int)sdt) {
+        case dnnl_s8: PT_MEM_DEQUANT_EMIT(s8)
+        case dnnl_u8: PT_MEM_DEQUANT_EMIT(u8)
+        case dnnl_bf16: PT_MEM_DEQUANT_EMIT(bf16)
+        case dnnl_f16: PT_MEM_DEQUANT_EMIT(f16)
+        case dnnl_s4: PT_MEM_DEQUANT_EMIT(s4)
+        case dnnl_u4: PT_MEM_DEQUANT_EMIT(u4)
+        default: PT_MEM_DEQUANT_EMIT(f32)
+    }
+#undef PT_MEM_DEQUANT_EMIT
+    return true;
+}
+
 /* ---- SoftMax ---- */
 
 typedef struct {
@@ -886,6 +994,6 @@ static void pt_mem_rows_softmax(void *dst, dnnl_data_type_t ddt, bool stream, co
 
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm = pt_mem_rows_norm, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .softmax = pt_mem_rows_softmax
+    .binary = pt_mem_row_binary, .quant = pt_mem_row_quant, .softmax = pt_mem_rows_softmax
 
 #endif

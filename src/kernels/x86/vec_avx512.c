@@ -5,6 +5,7 @@
 
 #include "kernels/vec/vec_rows.h"
 #include "kernels/x86/avx512_bf16_round.h"
+#include "kernels/x86/avx512_int8_round.h"
 #include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
 
@@ -363,29 +364,21 @@ static void avx512_u8_to_f32(float *dst, const uint8_t *src, int64_t n) {
     }
 }
 
-/* Clamped, rounded to nearest even (the default MXCSR mode), NaN -> 0. */
-static inline __m128i to_int8(__m512 v, float lo, float hi, bool is_signed) {
-    const __mmask16 ord = _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q);
-    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
-    const __m512i q = _mm512_maskz_cvtps_epi32(ord, v);
-    return is_signed ? _mm512_cvtsepi32_epi8(q) : _mm512_cvtusepi32_epi8(q);
-}
-
 static void avx512_f32_to_s8(int8_t *dst, const float *src, int64_t n) {
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), to_int8(_mm512_loadu_ps(src + i), -128.f, 127.f, true));
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), pt_avx512_to_int8(_mm512_loadu_ps(src + i), true));
     if (i < n) {
         const __mmask16 k = tail_mask(n - i);
-        _mm_mask_storeu_epi8(dst + i, k, to_int8(_mm512_maskz_loadu_ps(k, src + i), -128.f, 127.f, true));
+        _mm_mask_storeu_epi8(dst + i, k, pt_avx512_to_int8(_mm512_maskz_loadu_ps(k, src + i), true));
     }
 }
 
 static void avx512_f32_to_u8(uint8_t *dst, const float *src, int64_t n) {
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), to_int8(_mm512_loadu_ps(src + i), 0.f, 255.f, false));
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), pt_avx512_to_int8(_mm512_loadu_ps(src + i), false));
     if (i < n) {
         const __mmask16 k = tail_mask(n - i);
-        _mm_mask_storeu_epi8(dst + i, k, to_int8(_mm512_maskz_loadu_ps(k, src + i), 0.f, 255.f, false));
+        _mm_mask_storeu_epi8(dst + i, k, pt_avx512_to_int8(_mm512_maskz_loadu_ps(k, src + i), false));
     }
 }
 
