@@ -32,7 +32,7 @@ static float next_value(void *ctx) {
 /* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
  * points, and attention-like scores whose rows of g_row_len elements are
  * every third one fully -inf (partly -inf otherwise). */
-enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED };
+enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED, FILL_SPECIAL };
 static int64_t g_row_len = 1, g_elem;
 
 static float next_masked(void *ctx) {
@@ -42,6 +42,13 @@ static float next_masked(void *ctx) {
     const float r = 3.f * tg_lcg_pm1(&g_rng);
     if (row % 3 == 0) return -INFINITY;
     return (i + row) % 4 == 1 ? -INFINITY : r;
+}
+
+/* Every 5th value special (signed zeros, subnormals, infinities, NaN, ...). */
+static float special_value(int i);
+static float next_special(void *ctx) {
+    (void)ctx;
+    return special_value((int)g_elem++);
 }
 
 static float next_scale(void *ctx) {
@@ -60,6 +67,7 @@ static void fill_input(const tg_graph *g, int t, void *buf) {
             g->fill[t] == FILL_SCALE ? next_scale
             : g->fill[t] == FILL_ZP  ? next_zp
             : g->fill[t] == FILL_MASKED ? next_masked
+            : g->fill[t] == FILL_SPECIAL ? next_special
                                         : next_value,
             NULL);
 }
@@ -733,6 +741,25 @@ static void test_reduce(void) {
         g_scale = kinds[c % 5] == dnnl_graph_op_reduce_prod ? 1.f : 3.f;
         char name[96];
         snprintf(name, sizeof name, "reduce kind %d %s rank %d axes %d..%d", (int)kinds[c % 5], pt_dt_name(dt), r, first, last);
+        run_case(name, &g, true, NULL);
+    }
+    /* The innermost axis with signed zeros, infinities and NaN among the
+     * values (the rows chains' NaN and tie rules), 16 rows at a time and a
+     * remainder, tails along the row. */
+    const int64_t shapes[][2] = {{20, 37}, {16, 16}, {33, 5}, {3, 130}, {17, 1000}};
+    for (int c = 0; c < 10; ++c) {
+        tg_graph g = {0};
+        const int64_t *d = shapes[c % 5], od[2] = {d[0], 1}, axis = 1;
+        const dnnl_data_type_t dt = c < 8 ? dnnl_f32 : dnnl_bf16;
+        const size_t x = tg_tensor(&g, dt, 2, d, NULL), y = tg_tensor(&g, dt, 2, od, NULL);
+        g.fill[x - 1] = FILL_SPECIAL;
+        tg_op *o = tg_add(&g, kinds[c % 5], 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_axes, &axis, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_dims, true);
+        g.result[g.nres++] = y;
+        char name[96];
+        snprintf(name, sizeof name, "reduce kind %d %s [%lld, %lld] with special values", (int)kinds[c % 5],
+                 pt_dt_name(dt), (long long)d[0], (long long)d[1]);
         run_case(name, &g, true, NULL);
     }
     /* Axes that are not one block are declined: the reference runs. */

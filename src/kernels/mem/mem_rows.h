@@ -81,6 +81,12 @@ typedef struct pt_mem_rows {
      * when `stream`.  False for other types (n = 0 asks). */
     bool (*quant)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, const float *s,
                   const float *z, int64_t step, bool quantize, bool stream);
+    /* Reductions over the innermost axis, `rows` (<= 16) rows of n elements
+     * `ld` apart (src f32, bf16 or f16): acc[j] = step(acc[j], x[j][i]) for
+     * i = 0, 1, ... in order, the reference's chain of each row (Sum: +,
+     * Prod: ·, Max / Min: "greater / less or NaN replaces"), sixteen rows
+     * side by side: bit-identical. */
+    void (*reduce)(int kind, float *acc, const void *src, dnnl_data_type_t sdt, int64_t ld, int rows, int64_t n);
     /* SoftMax along each of `rows` consecutive rows of n elements: dst
      * (type ddt) = exp(src - max) / Σ exp(src - max), src of type sdt (f32,
      * bf16, f16), as the vector table composes it (max, exp_sum, scale by

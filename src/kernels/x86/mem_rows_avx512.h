@@ -857,6 +857,92 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
     return true;
 }
 
+/* ---- reductions over the innermost axis ---- */
+
+/* acc = the reference's step (acc, x) for the kind.  Max: x when x > acc or
+ * x is NaN, else acc; vmaxps(x, acc) is "x > acc ? x : acc" (acc on NaN
+ * either side, and on ties), so only a NaN x needs the blend, whose mask
+ * does not wait on acc.  Min likewise. */
+PT_MEM_INLINE __m512 pt_mem_reduce_step(int kind, __m512 acc, __m512 x) {
+    switch (kind) {
+        case dnnl_graph_op_reduce_max:
+            return _mm512_mask_mov_ps(_mm512_max_ps(x, acc), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+        case dnnl_graph_op_reduce_min:
+            return _mm512_mask_mov_ps(_mm512_min_ps(x, acc), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+        case dnnl_graph_op_reduce_prod: return _mm512_mul_ps(acc, x);
+        default: return _mm512_add_ps(acc, x);
+    }
+}
+
+/* Sixteen rows of 16 (r[i]: row i) into sixteen columns (r[j] lane i =
+ * row i's element j): pairs, then quads within each 128-bit lane, then the
+ * lanes across the four groups of rows. */
+PT_MEM_INLINE void pt_mem_transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+    for (int k = 0; k < 8; ++k) {
+        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+    }
+    /* u[4g + m] lane L: column 4L + m of rows 4g .. 4g + 3. */
+    for (int m = 0; m < 4; ++m) {
+        const __m512 x0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x44), x1 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xEE);
+        const __m512 y0 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x44), y1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xEE);
+        r[m] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+        r[4 + m] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+        r[8 + m] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+        r[12 + m] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+    }
+}
+
+/* Lines ahead along each row that the reduction fetches. */
+#define PT_MEM_REDUCE_AHEAD 512
+
+PT_MEM_INLINE void pt_mem_reduce_run(int kind, float *acc, const void *src, dnnl_data_type_t sdt, int64_t ld, int rows,
+                                     int64_t n) {
+    const int64_t esz = sdt == dnnl_f32 ? 4 : 2;
+    __m512 a = _mm512_maskz_loadu_ps(pt_mem_mask16(rows), acc);
+    for (int64_t i = 0; i < n; i += 16) {
+        const int64_t cols = n - i < 16 ? n - i : 16;
+        const __mmask16 k = pt_mem_mask16(cols);
+        __m512 r[16];
+        for (int j = 0; j < 16; ++j) {
+            if (j < rows) {
+                const char *row = (const char *)src + (size_t)(j * ld + i) * (size_t)esz;
+                _mm_prefetch(row + PT_MEM_REDUCE_AHEAD, _MM_HINT_T0);
+                r[j] = pt_mem_load16_dt(src, sdt, j * ld + i, k);
+            } else {
+                r[j] = _mm512_setzero_ps();
+            }
+        }
+        pt_mem_transpose16(r);
+        for (int c = 0; c < cols; ++c) a = pt_mem_reduce_step(kind, a, r[c]);
+    }
+    _mm512_mask_storeu_ps(acc, pt_mem_mask16(rows), a);
+}
+
+static void pt_mem_rows_reduce(int kind, float *acc, const void *src, dnnl_data_type_t sdt, int64_t ld, int rows,
+                               int64_t n) {
+    switch (kind) { /* the kind and the source type constants in each copy */
+#define PT_MEM_REDUCE_KIND(K)                                                                  \
+    case K:                                                                                    \
+        if (sdt == dnnl_bf16) pt_mem_reduce_run(K, acc, src, dnnl_bf16, ld, rows, n);          \
+        else if (sdt == dnnl_f16) pt_mem_reduce_run(K, acc, src, dnnl_f16, ld, rows, n);       \
+        else pt_mem_reduce_run(K, acc, src, dnnl_f32, ld, rows, n);                            \
+        break;
+        PT_MEM_REDUCE_KIND(dnnl_graph_op_reduce_max)
+        PT_MEM_REDUCE_KIND(dnnl_graph_op_reduce_min)
+        PT_MEM_REDUCE_KIND(dnnl_graph_op_reduce_prod)
+        default: PT_MEM_REDUCE_KIND(dnnl_graph_op_reduce_sum)
+#undef PT_MEM_REDUCE_KIND
+    }
+}
+
 /* ---- SoftMax ---- */
 
 typedef struct {
@@ -994,6 +1080,7 @@ static void pt_mem_rows_softmax(void *dst, dnnl_data_type_t ddt, bool stream, co
 
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm = pt_mem_rows_norm, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
-    .binary = pt_mem_row_binary, .quant = pt_mem_row_quant, .softmax = pt_mem_rows_softmax
+    .binary = pt_mem_row_binary, .quant = pt_mem_row_quant, .reduce = pt_mem_rows_reduce, \
+    .softmax = pt_mem_rows_softmax
 
 #endif
