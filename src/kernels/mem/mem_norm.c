@@ -220,6 +220,41 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
     const size_t block = round64((size_t)cnt * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
     const size_t bytes = (size_t)(p->groups * cnt) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
     const int nt = pt_mem_threads(ctx, bytes, p->groups, p->threads);
+    const pt_mem_rows *m = pt_mem_rows_get();
+    if (m && pt_mem_dtype_ok(sdt) && pt_mem_dtype_ok(ddt)) {
+        /* Per block: the statistics read the source in its type, then each
+         * channel is normalised straight into dst (streamed when large) while
+         * the next block's source is fetched. */
+        const bool stream = pt_dt_bytes(ddt, p->groups * cnt) >= PT_MEM_STREAM_BYTES;
+        const size_t sb = pt_dt_bytes(sdt, 1), db = pt_dt_bytes(ddt, 1);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            int64_t b, e;
+            pt_mem_share(p->groups, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
+            for (int64_t ng = b; ng < e; ++ng) {
+                const char *x = (const char *)src->data + (size_t)(ng * cnt) * sb;
+                double mu, s2;
+                m->gnorm_stats(x, sdt, cnt, &mu, &s2);
+                const double inv = 1.0 / sqrt(s2 + p->eps);
+                const size_t chan_bytes = (size_t)p->sp * sb;
+                for (int64_t c = 0; c < p->cg; ++c) {
+                    const int64_t ch = ng % p->g * p->cg + c; /* channel of the sample */
+                    const double gm = gamma ? pt_load_f32(gamma->data, gamma->lt.data_type, ch) : 1.0;
+                    const double bt = beta ? pt_load_f32(beta->data, beta->lt.data_type, ch) : 0.0;
+                    /* The next block's share for this channel's write. */
+                    const char *pf = ng + 1 < e ? x + (size_t)cnt * sb + (size_t)c * chan_bytes : NULL;
+                    m->affine((char *)dst->data + (size_t)(ng * cnt + c * p->sp) * db, ddt, stream,
+                              x + (size_t)c * chan_bytes, sdt, p->sp, mu, inv * gm, bt, pf, pf ? chan_bytes : 0);
+                }
+                if (mean) {
+                    pt_store_f32(mean->data, mean->lt.data_type, ng, (float)mu);
+                    pt_store_f32(var->data, var->lt.data_type, ng, (float)s2);
+                }
+            }
+            if (stream) m->fence();
+        }
+        return dnnl_success;
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;

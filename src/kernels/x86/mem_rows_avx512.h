@@ -857,6 +857,87 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
     return true;
 }
 
+/* ---- GroupNorm over channel-major blocks ---- */
+
+/* Σx, then Σ(x - mean)², in f64 lanes with vec.h's sum_f64 / sum_sq_dev_f64
+ * order (four chains over 32 elements, the tail into the first two), x read
+ * in its own type: the same statistics without a widened copy. */
+PT_MEM_INLINE void pt_mem_gnorm_stats_run(const void *x, dnnl_data_type_t xdt, int64_t n, double *mean, double *var) {
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 u = pt_mem_load16_dt(x, xdt, i, 0xFFFF), w = pt_mem_load16_dt(x, xdt, i + 16, 0xFFFF);
+        a0 = _mm512_add_pd(a0, pt_mem_lo8(u)), a1 = _mm512_add_pd(a1, pt_mem_hi8(u));
+        a2 = _mm512_add_pd(a2, pt_mem_lo8(w)), a3 = _mm512_add_pd(a3, pt_mem_hi8(w));
+    }
+    a0 = _mm512_add_pd(a0, a2), a1 = _mm512_add_pd(a1, a3);
+    for (int64_t j = i; j < n; j += 16) {
+        const __m512 v = pt_mem_load16_dt(x, xdt, j, pt_mem_mask16(n - j));
+        a0 = _mm512_add_pd(a0, pt_mem_lo8(v)), a1 = _mm512_add_pd(a1, pt_mem_hi8(v));
+    }
+    const double mu = n > 0 ? _mm512_reduce_add_pd(_mm512_add_pd(a0, a1)) / (double)n : 0.0;
+    const __m512d m = _mm512_set1_pd(mu);
+    a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (i = 0; i + 32 <= n; i += 32) {
+        const __m512 u = pt_mem_load16_dt(x, xdt, i, 0xFFFF), w = pt_mem_load16_dt(x, xdt, i + 16, 0xFFFF);
+        const __m512d d0 = _mm512_sub_pd(pt_mem_lo8(u), m), d1 = _mm512_sub_pd(pt_mem_hi8(u), m);
+        const __m512d d2 = _mm512_sub_pd(pt_mem_lo8(w), m), d3 = _mm512_sub_pd(pt_mem_hi8(w), m);
+        a0 = _mm512_fmadd_pd(d0, d0, a0), a1 = _mm512_fmadd_pd(d1, d1, a1);
+        a2 = _mm512_fmadd_pd(d2, d2, a2), a3 = _mm512_fmadd_pd(d3, d3, a3);
+    }
+    a0 = _mm512_add_pd(a0, a2), a1 = _mm512_add_pd(a1, a3);
+    for (int64_t j = i; j < n; j += 16) {
+        const __mmask16 k = pt_mem_mask16(n - j);
+        const __m512 v = pt_mem_load16_dt(x, xdt, j, k);
+        const __m512d d0 = _mm512_maskz_sub_pd((__mmask8)k, pt_mem_lo8(v), m);
+        const __m512d d1 = _mm512_maskz_sub_pd((__mmask8)(k >> 8), pt_mem_hi8(v), m);
+        a0 = _mm512_fmadd_pd(d0, d0, a0), a1 = _mm512_fmadd_pd(d1, d1, a1);
+    }
+    *mean = mu;
+    *var = n > 0 ? _mm512_reduce_add_pd(_mm512_add_pd(a0, a1)) / (double)n : 0.0;
+}
+
+static void pt_mem_rows_gnorm_stats(const void *x, dnnl_data_type_t xdt, int64_t n, double *mean, double *var) {
+    switch ((int)xdt) { /* the source type a constant in each copy */
+        case dnnl_bf16: pt_mem_gnorm_stats_run(x, dnnl_bf16, n, mean, var); break;
+        case dnnl_f16: pt_mem_gnorm_stats_run(x, dnnl_f16, n, mean, var); break;
+        default: pt_mem_gnorm_stats_run(x, dnnl_f32, n, mean, var); break;
+    }
+}
+
+typedef struct {
+    const void *x;
+    __m512d mu, sc, sh;
+    pt_mem_prefetch pf;
+} pt_mem_affine_ctx;
+
+/* (float)((x - mean)·scale + shift) in f64, mul then add (vec.h's
+ * normalize1); one maker per source type. */
+#define PT_MEM_AFFINE_MAKE(name, DT)                                                                      \
+    PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                                   \
+        pt_mem_affine_ctx *c = (pt_mem_affine_ctx *)ctx;                                                 \
+        pt_mem_prefetch_step(&c->pf);                                                                    \
+        const __m512 v = pt_mem_load16_dt(c->x, DT, i, k);                                               \
+        const __m512d lo = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(pt_mem_lo8(v), c->mu), c->sc), c->sh); \
+        const __m512d hi = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(pt_mem_hi8(v), c->mu), c->sc), c->sh); \
+        return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);  \
+    }
+PT_MEM_AFFINE_MAKE(pt_mem_make_affine_f32, dnnl_f32)
+PT_MEM_AFFINE_MAKE(pt_mem_make_affine_bf16, dnnl_bf16)
+PT_MEM_AFFINE_MAKE(pt_mem_make_affine_f16, dnnl_f16)
+#undef PT_MEM_AFFINE_MAKE
+
+static void pt_mem_rows_affine(void *dst, dnnl_data_type_t ddt, bool stream, const void *x, dnnl_data_type_t xdt,
+                               int64_t n, double mean, double scale, double shift, const void *pf, size_t pf_bytes) {
+    pt_mem_affine_ctx c = {.x = x, .mu = _mm512_set1_pd(mean), .sc = _mm512_set1_pd(scale),
+                           .sh = _mm512_set1_pd(shift), .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    switch ((int)xdt) {
+        case dnnl_bf16: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_affine_bf16); break;
+        case dnnl_f16: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_affine_f16); break;
+        default: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_affine_f32); break;
+    }
+}
+
 /* ---- reductions over the innermost axis ---- */
 
 /* acc = the reference's step (acc, x) for the kind.  Max: x when x > acc or
@@ -1081,6 +1162,7 @@ static void pt_mem_rows_softmax(void *dst, dnnl_data_type_t ddt, bool stream, co
 #define PT_MEM_ROW_OPS                           \
     .stream = pt_mem_row_stream, .fence = pt_mem_row_fence, .norm = pt_mem_rows_norm, .convert = pt_mem_row_convert, .unary = pt_mem_row_unary,     \
     .binary = pt_mem_row_binary, .quant = pt_mem_row_quant, .reduce = pt_mem_rows_reduce, \
+    .gnorm_stats = pt_mem_rows_gnorm_stats, .affine = pt_mem_rows_affine, \
     .softmax = pt_mem_rows_softmax
 
 #endif
