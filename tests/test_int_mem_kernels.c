@@ -309,6 +309,26 @@ static void test_group_norm(void) {
                  (long long)C, (long long)G, affine ? " affine" : "");
         run_case(name, &g, true, tol_norm);
     }
+    /* NXC samples large enough for every thread: whole samples per thread
+     * when the count divides, else each sample split over the threads. */
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t G = 4, C = 32, d[4] = {c + 1, 40, 40, C}, cd[1] = {C}, sd[2] = {c + 1, G};
+        const dnnl_data_type_t dt = c % 2 ? dnnl_bf16 : dnnl_f32;
+        const size_t x = tg_tensor(&g, dt, 4, d, NULL), y = tg_tensor(&g, dt, 4, d, NULL);
+        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
+        const size_t mean = tg_tensor(&g, dnnl_f32, 2, sd, NULL), var = tg_tensor(&g, dnnl_f32, 2, sd, NULL);
+        const size_t in[3] = {x, gm, bt}, out[3] = {y, mean, var};
+        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, 3, in, 3, out);
+        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, true);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
+        g.result[g.nres++] = y, g.result[g.nres++] = mean, g.result[g.nres++] = var;
+        g_scale = 2.f;
+        char name[96];
+        snprintf(name, sizeof name, "GroupNorm NXC %s [%d, 40, 40, 32]", pt_dt_name(dt), c + 1);
+        run_case(name, &g, true, tol_norm);
+    }
 }
 
 /* ---- MaxPool / AvgPool: NXC fast and bit-identical, NCX declined ---- */

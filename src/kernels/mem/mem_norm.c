@@ -134,10 +134,9 @@ static bool gnorm_empty(const pt_mem_gnorm_plan *p) { return p->groups == 0 || p
 
 size_t pt_mem_gnorm_scratch(const pt_mem_gnorm_plan *p) {
     if (gnorm_empty(p)) return 0;
-    if (p->nxc) { /* shared per-channel mean, scale, shift; per thread sums and two rows */
+    if (p->nxc) { /* per thread: a sample's mean, scale, shift, and its sums and two rows (see gnorm_run) */
         const size_t C = (size_t)(p->g * p->cg);
-        return 3 * round64(C * sizeof(double)) +
-               (round64(C * sizeof(double)) + 2 * round64(C * sizeof(float))) * (size_t)p->threads;
+        return (4 * round64(C * sizeof(double)) + 2 * round64(C * sizeof(float))) * (size_t)p->threads;
     }
     const size_t block = round64((size_t)(p->cg * p->sp) * sizeof(float)), chan = round64((size_t)p->sp * sizeof(float));
     return (block + chan) * (size_t)p->threads;
@@ -211,9 +210,27 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
     const int64_t cnt = p->cg * p->sp;
     if (p->nxc) {
+        const int64_t samples = p->groups / p->g;
         const size_t sample = (size_t)(cnt * p->g) * (pt_dt_bytes(sdt, 1) + pt_dt_bytes(ddt, 1));
+        const int nt_all = pt_mem_threads(ctx, sample * (size_t)samples, samples, p->threads);
+        if (nt_all > 1 && samples % nt_all == 0) {
+            /* Whole samples per thread, each on its own scratch: no barrier
+             * between the passes (with a core taken by another process, the
+             * barriers of a split sample made each wait a time slice). */
+            const size_t C = (size_t)(p->g * p->cg);
+            const size_t per = 4 * round64(C * sizeof(double)) + 2 * round64(C * sizeof(float));
+#pragma omp parallel num_threads(nt_all)
+            {
+                int64_t b, e;
+                const int t = pt_thread_id();
+                pt_mem_share(samples, t, pt_mem_team(nt_all), &b, &e);
+                for (int64_t n = b; n < e; ++n)
+                    gnorm_nxc_sample(p, v, src, dst, gamma, beta, mean, var, n, (char *)scratch + per * (size_t)t, 1);
+            }
+            return dnnl_success;
+        }
         const int nt = pt_mem_threads(ctx, sample, p->sp, p->threads);
-        for (int64_t n = 0; n < p->groups / p->g; ++n)
+        for (int64_t n = 0; n < samples; ++n)
             gnorm_nxc_sample(p, v, src, dst, gamma, beta, mean, var, n, scratch, nt);
         return dnnl_success;
     }
