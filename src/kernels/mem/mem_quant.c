@@ -130,9 +130,10 @@ static void quant_segment(const pt_mem_quant_plan *p, const quant_io *io, int64_
     if (widen) nibbles_to_f32(io->xb + j, io->src->data, at, n, xdt == dnnl_s4);
     const void *x = widen ? (const void *)(io->xb + j) : (const char *)io->src->data + pt_dt_bytes(xdt, at);
     const dnnl_data_type_t xt = widen ? dnnl_f32 : xdt;
+    /* Per-element scales come with per-element zero points (zeros without). */
+    const float *zr = p->has_zp || step ? z : NULL;
     if (io->m && ddt != dnnl_s4 && ddt != dnnl_u4 &&
-        io->m->quant((char *)io->dst->data + pt_dt_bytes(ddt, at), ddt, x, xt, n, s, p->has_zp ? z : NULL, step,
-                     p->quantize, io->stream))
+        io->m->quant((char *)io->dst->data + pt_dt_bytes(ddt, at), ddt, x, xt, n, s, zr, step, p->quantize, io->stream))
         return;
     const float *xf = load_any(io->v, xt, x, 0, n, io->xb + j);
     float *y = ddt == dnnl_f32 ? (float *)io->dst->data + at : io->yb;
