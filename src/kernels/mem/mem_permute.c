@@ -46,6 +46,26 @@ static void shape_of(const pt_mem_permute_plan *p, permute_shape *s) {
         if (s->ss[d] == 1) s->b = d;
 }
 
+/* Rows case (the last dim moves whole) with every dst row on a 64-byte line
+ * boundary: the other dims reordered by source stride, so that the source is
+ * read in its own order and the rows land in dst as whole lines (one thread,
+ * bf16 [8,512,32,128] order [0,2,1,3]: 2.0 -> 1.2 ms).  Rows that end inside
+ * lines keep dst's order, where they run on into each other. */
+static void order_rows_by_source(permute_shape *s, const char *dst, size_t elem) {
+    const int last = s->nd - 1;
+    bool lines = (uintptr_t)dst % 64 == 0 && (size_t)s->dims[last] * elem % 64 == 0;
+    for (int d = 0; d < last; ++d) lines = lines && (size_t)s->ds[d] * elem % 64 == 0;
+    if (!lines) return;
+    for (int d = 1; d < last; ++d) { /* insertion by source stride */
+        const int64_t dim = s->dims[d], ss = s->ss[d], ds = s->ds[d];
+        int at = d;
+        for (; at > 0 && s->ss[at - 1] < ss; --at) {
+            s->dims[at] = s->dims[at - 1], s->ss[at] = s->ss[at - 1], s->ds[at] = s->ds[at - 1];
+        }
+        s->dims[at] = dim, s->ss[at] = ss, s->ds[at] = ds;
+    }
+}
+
 /* Offsets in src and dst (elements) of outer item `k`: every dim but the last and b. */
 static void outer_offsets(const permute_shape *s, int64_t k, int64_t *so, int64_t *dof) {
     *so = *dof = 0;
@@ -175,6 +195,7 @@ pt_status pt_mem_permute_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     const bool rows = s.b == s.nd - 1;
     int64_t items, per_item = 1; /* rows case: pieces per row; tiles case: tiles per plane */
     if (rows) {
+        order_rows_by_source(&s, io.dst, p->elem);
         const size_t bytes = (size_t)s.dims[s.nd - 1] * p->elem;
         per_item = (int64_t)((bytes + PT_MEM_ROW_PIECE - 1) / PT_MEM_ROW_PIECE);
         items = outer * per_item;
