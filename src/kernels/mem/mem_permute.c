@@ -90,14 +90,24 @@ PT_TILE_COPY(uint16_t)
 PT_TILE_COPY(uint32_t)
 #undef PT_TILE_COPY
 
-/* Tiles [t0, t1) of a plane, as pt_permute_plane_avx512 with tiles of PT_MEM_TILE (strides in elements). */
+/* Tiles [t0, t1) of a plane, as pt_permute_plane_avx512 with tiles of PT_MEM_TILE (strides in elements); the
+ * source rows of the next tile are prefetched meanwhile. */
 static void plane_portable(const char *src, char *dst, size_t elem, int64_t na, int64_t nb, int64_t ssa, int64_t dsb,
                            int64_t t0, int64_t t1) {
-    const int64_t tiles_b = (nb + PT_MEM_TILE - 1) / PT_MEM_TILE;
+    const int64_t tiles_b = (nb + PT_MEM_TILE - 1) / PT_MEM_TILE, es = (int64_t)elem;
     for (int64_t t = t0; t < t1; ++t) {
         const int64_t a0 = t / tiles_b * PT_MEM_TILE, b0 = t % tiles_b * PT_MEM_TILE;
         const int64_t la = na - a0 < PT_MEM_TILE ? na - a0 : PT_MEM_TILE;
         const int64_t lb = nb - b0 < PT_MEM_TILE ? nb - b0 : PT_MEM_TILE;
+        if (t + 1 < t1) {
+            const int64_t a1 = (t + 1) / tiles_b * PT_MEM_TILE, b1 = (t + 1) % tiles_b * PT_MEM_TILE;
+            const int64_t rows = na - a1 < PT_MEM_TILE ? na - a1 : PT_MEM_TILE;
+            for (int64_t r = 0; r < rows; ++r) {
+                const char *row = src + ((a1 + r) * ssa + b1) * es;
+                __builtin_prefetch(row, 0, 3);
+                if (es * PT_MEM_TILE > 64) __builtin_prefetch(row + 64, 0, 3);
+            }
+        }
         const int64_t so = a0 * ssa + b0, dof = a0 + b0 * dsb;
         switch (elem) {
             case 4: tile_uint32_t((const uint32_t *)src + so, (uint32_t *)dst + dof, la, lb, ssa, dsb); break;
