@@ -191,6 +191,7 @@ static void writer_flush(line_writer *w, bool last) {
         if (from == 0 && to == 64) _mm512_stream_si512((void *)d, v);
         else _mm512_mask_storeu_epi8(d, byte_range((int64_t)from, (int64_t)to), v);
     }
+    if (end == 0) return; /* not a whole line yet: the first one keeps its skip */
     if (!last && end < w->fill) _mm512_store_si512((void *)w->stage, _mm512_load_si512((const void *)(w->stage + end)));
     w->at += end, w->fill -= end, w->skip = 0;
 }
