@@ -1,9 +1,11 @@
 /* Copies between dense layouts with different dim orders (kernels/mem/mem.h).
  * The plan's dims are put in dst's memory order and those adjacent on both
  * sides merged, so that rows and planes are as long as the layouts allow and
- * are visited in dst order.  With AVX-512 (kernels/x86/permute_x86.h) tiles
- * are transposed in registers and large outputs streamed past the caches;
- * the portable path copies 32 x 32 tiles element by element. */
+ * are visited in dst order (rows moved whole in source order where dst
+ * allows, see order_rows_by_source).  With AVX-512
+ * (kernels/x86/permute_x86.h) tiles are transposed in registers and large
+ * outputs streamed past the caches; the portable path copies 32 x 32 tiles
+ * element by element. */
 #include <string.h>
 
 #include "kernels/mem/mem_io.h"
