@@ -48,16 +48,18 @@ static void shape_of(const pt_mem_permute_plan *p, permute_shape *s) {
         if (s->ss[d] == 1) s->b = d;
 }
 
-/* Rows case (the last dim moves whole) with every dst row on a 64-byte line
- * boundary: the other dims reordered by source stride, so that the source is
- * read in its own order and the rows land in dst as whole lines (one thread,
- * bf16 [8,512,32,128] order [0,2,1,3]: 2.0 -> 1.2 ms).  Rows that end inside
- * lines keep dst's order, where they run on into each other. */
-static void order_rows_by_source(permute_shape *s, const char *dst, size_t elem) {
+/* Rows case (the last dim moves whole): true when every dst row starts on a
+ * 64-byte line boundary, and then the other dims are reordered by source
+ * stride, so that the source is read in its own order and the rows land in
+ * dst as whole streamed lines (one thread, bf16 [8,512,32,128] order
+ * [0,2,1,3]: 2.0 -> 1.2 ms).  Rows that end inside lines keep dst's order and
+ * memcpy: the streamed forms lost to it there (two threads: 43% of a copy
+ * through a line writer, 53% with cached zmm stores, memcpy 63-66%). */
+static bool order_rows_by_source(permute_shape *s, const char *dst, size_t elem) {
     const int last = s->nd - 1;
     bool lines = (uintptr_t)dst % 64 == 0 && (size_t)s->dims[last] * elem % 64 == 0;
     for (int d = 0; d < last; ++d) lines = lines && (size_t)s->ds[d] * elem % 64 == 0;
-    if (!lines) return;
+    if (!lines) return false;
     for (int d = 1; d < last; ++d) { /* insertion by source stride */
         const int64_t dim = s->dims[d], ss = s->ss[d], ds = s->ds[d];
         int at = d;
@@ -66,6 +68,7 @@ static void order_rows_by_source(permute_shape *s, const char *dst, size_t elem)
         }
         s->dims[at] = dim, s->ss[at] = ss, s->ds[at] = ds;
     }
+    return true;
 }
 
 /* Offsets in src and dst (elements) of outer item `k`: every dim but the last and b. */
@@ -126,6 +129,7 @@ typedef struct {
     char *dst;
     size_t elem;
     bool avx512, stream;
+    bool row_lines; /* rows case: dst rows on line boundaries (order_rows_by_source) */
 } permute_io;
 
 /* Items [k0, k1) of the rows case (the last dim moves whole): rows, or
@@ -152,7 +156,7 @@ static void copy_rows(const permute_shape *s, const permute_io *io, int64_t piec
         char *to_dst = io->dst + (size_t)dof * io->elem + from;
         const int64_t ss = run_dim >= 0 ? s->ss[run_dim] * (int64_t)io->elem : 0;
         const int64_t ds = run_dim >= 0 ? s->ds[run_dim] * (int64_t)io->elem : 0;
-        if (io->avx512) {
+        if (io->avx512 && io->row_lines) {
             pt_permute_rows_avx512(from_src, to_dst, rows, to - from, ss, ds, io->stream);
         } else {
             for (int64_t r = 0; r < rows; ++r) memcpy(to_dst + r * ds, from_src + r * ss, to - from);
@@ -199,7 +203,7 @@ pt_status pt_mem_permute_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     }
     if (total == 0) return dnnl_success;
     const bool avx512 = pt_cpu_row_usable(PT_ISA_AVX512, 0, pt_isa());
-    const permute_io io = {.src = in[p->io.in[0]].data,
+    permute_io io = {.src = in[p->io.in[0]].data,
                            .dst = out[p->io.out[0]].data,
                            .elem = p->elem,
                            .avx512 = avx512,
@@ -207,7 +211,7 @@ pt_status pt_mem_permute_run(const pt_fused *f, const pt_tview *in, size_t nin, 
     const bool rows = s.b == s.nd - 1;
     int64_t items, per_item = 1; /* rows case: pieces per row; tiles case: tiles per plane */
     if (rows) {
-        order_rows_by_source(&s, io.dst, p->elem);
+        io.row_lines = order_rows_by_source(&s, io.dst, p->elem);
         const size_t bytes = (size_t)s.dims[s.nd - 1] * p->elem;
         per_item = (int64_t)((bytes + PT_MEM_ROW_PIECE - 1) / PT_MEM_ROW_PIECE);
         items = outer * per_item;

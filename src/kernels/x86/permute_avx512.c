@@ -161,13 +161,12 @@ static void block1(const block_at *k, bool whole) { whole ? block1_at(*k, true) 
 /* ---- output that runs on contiguously in dst ---- */
 
 /* Such output is built in an L1 stage and leaves it in whole lines of dst,
- * streamed: a line written in two parts by two stores (rows or tiles that
- * end inside a line) would be read first by the cached stores that partial
- * lines take. */
+ * streamed: a line written in two parts by two stores (tiles that end
+ * inside a line) would be read first by the cached stores that partial
+ * lines take.  The stage leaves after each group of dst rows, so that the
+ * stores spread among the loads (16 KiB bursts: NCHW -> NHWC 5.2 ms
+ * instead of 4.6 on one thread). */
 #define STAGE_BYTES 16384
-/* A writer's stage leaves for dst once it holds this many bytes, so that the
- * stores spread among the loads (16 KiB bursts: heads transpose 30% slower). */
-#define WRITER_RUN 1024
 
 typedef struct {
     uintptr_t at;      /* dst address of stage[0], a line boundary */
@@ -347,21 +346,6 @@ void pt_permute_rows_avx512(const char *src, char *dst, int64_t rows, size_t byt
                             bool stream) {
     rows_prefetch q = {.src = src, .ss = ss, .rows = rows, .bytes = bytes};
     for (int k = 0; k < ROWS_PREFETCH_BYTES / 64; ++k) rows_prefetch_step(&q);
-    if (stream && ds == (int64_t)bytes && ((uintptr_t)dst % 64 || bytes % 64)) {
-        /* One run of dst whose rows end inside lines: through a line writer. */
-        line_writer w;
-        writer_start(&w, dst);
-        for (int64_t r = 0; r < rows; ++r) {
-            for (size_t done = 0; done < bytes;) {
-                if (w.fill >= WRITER_RUN) writer_flush(&w, false);
-                const size_t n = bytes - done < STAGE_BYTES - w.fill ? bytes - done : STAGE_BYTES - w.fill;
-                copy_bytes(w.stage + w.fill, src + r * ss + done, n, &q);
-                w.fill += n, done += n;
-            }
-        }
-        writer_flush(&w, true);
-        return;
-    }
     for (int64_t r = 0; r < rows; ++r) {
         const char *s = src + r * ss;
         char *d = dst + r * ds;

@@ -22,7 +22,9 @@ int64_t pt_permute_tiles_avx512(size_t elem, int64_t na, int64_t nb);
 void pt_permute_plane_avx512(const char *src, char *dst, size_t elem, int64_t na, int64_t nb, int64_t ssa,
                              int64_t dsb, int64_t t0, int64_t t1, bool stream, const char *next);
 
-/* `rows` rows of `bytes` each: dst + r·ds = src + r·ss. */
+/* `rows` rows of `bytes` each: dst + r·ds = src + r·ss, the source
+ * prefetched ahead.  Meant for rows that start on dst's lines (the caller
+ * copies others with memcpy). */
 void pt_permute_rows_avx512(const char *src, char *dst, int64_t rows, size_t bytes, int64_t ss, int64_t ds,
                             bool stream);
 
