@@ -169,8 +169,9 @@ bool pt_mem_quant_dtype_ok(dnnl_data_type_t dt);
  * differently (Reorder to a permuted layout, StaticTranspose seen as a copy
  * into a permuted view): dims of extent 1 dropped; `a` is the dim that is
  * contiguous in dst, `b` the one contiguous in src.  When they are the same
- * dim, rows are copied whole; otherwise in 32 x 32 tiles over (a, b), so
- * that both sides touch whole cache lines. */
+ * dim, rows are copied whole; otherwise in tiles over (a, b), so that both
+ * sides touch whole cache lines (kernels/mem/mem_permute.c: the AVX-512
+ * tiles, streaming and dim merging). */
 typedef struct {
     int nd, a, b;
     int64_t dims[DNNL_MAX_NDIMS], ss[DNNL_MAX_NDIMS], ds[DNNL_MAX_NDIMS];
