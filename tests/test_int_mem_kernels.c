@@ -614,6 +614,27 @@ static void test_convert(void) {
         snprintf(name, sizeof name, "%s %s rank %d", transpose ? "StaticTranspose" : "Reorder permuted", pt_dt_name(dt), r);
         run_case(name, &g, true, NULL);
     }
+    /* Outputs past the streaming threshold (16 MiB): transposed tiles and
+     * rows moved whole with non-temporal stores, edges of odd sizes. */
+    for (int c = 0; c < 3; ++c) {
+        tg_graph gl = {0};
+        size_t y;
+        if (c < 2) {
+            const dnnl_data_type_t dt = c ? dnnl_bf16 : dnnl_f32;
+            const int64_t d[2] = {2100, c ? 4103 : 2051}, od[2] = {d[1], d[0]}, order[2] = {1, 0};
+            const size_t x = tg_tensor(&gl, dt, 2, d, NULL);
+            y = tg_tensor(&gl, dt, 2, od, NULL);
+            tg_op *o = tg_add(&gl, dnnl_graph_op_static_transpose, 1, &x, 1, &y);
+            tg_attr_s64(o, dnnl_graph_op_attr_order, order, 2);
+        } else { /* NCHW -> NHWC */
+            const int64_t d[4] = {2, 64, 97, 341}, ds[4] = {64 * 97 * 341, 1, 341 * 64, 64};
+            const size_t x = tg_tensor(&gl, dnnl_f32, 4, d, NULL);
+            y = tg_tensor(&gl, dnnl_f32, 4, d, ds);
+            tg_add(&gl, dnnl_graph_op_reorder, 1, &x, 1, &y);
+        }
+        gl.result[gl.nres++] = y;
+        run_case(c < 2 ? "StaticTranspose 2-D, streamed" : "Reorder NCHW -> NHWC, streamed", &gl, true, NULL);
+    }
     /* A Reorder into a padded (not dense) layout is declined: the reference runs. */
     tg_graph g = {0};
     const int64_t d[2] = {17, 33}, st[2] = {1, 20};
