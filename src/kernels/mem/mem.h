@@ -88,7 +88,8 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
  * taps in the reference's order, vectorised across the C contiguous
  * channels (MaxPool: first valid tap, then "greater replaces"; AvgPool: f64
  * sums divided once): bit-identical.  src / dst extents as the canonical
- * [N, C, D, H, W] view. */
+ * [N, C, D, H, W] view.  At the AVX-512 level each thread's pixels run in
+ * kernels/x86/spatial_mem_x86.h (the channels in registers; no scratch). */
 typedef struct {
     bool is_max, exclude;
     int64_t sd[5], dd[5]; /* src and dst extents */
@@ -104,7 +105,10 @@ pt_status pt_mem_pool_run(const pt_fused *f, const pt_tview *in, size_t nin, con
 /* Interpolate (nearest, linear) on dense NXC tensors: per output pixel the
  * reference's taps and weights (tables made at compile time by
  * pt_mem_interp_taps), the linear blend a·w + b·(1 - w) depth, height, then
- * width, vectorised across the C contiguous channels: bit-identical. */
+ * width, vectorised across the C contiguous channels: bit-identical.  At the
+ * AVX-512 level each thread's pixels run in kernels/x86/spatial_mem_x86.h
+ * (linear over 2-3 dims: depth and height blended once per output row into
+ * a scratch row of sd[4]·C floats per thread). */
 typedef struct {
     int64_t i0, i1;
     float wl;

@@ -5,6 +5,9 @@
 
 #include "ir/dtype.h"
 #include "kernels/mem/mem_io.h"
+#include "kernels/mem/mem_rows.h"
+#include "kernels/x86/spatial_mem_x86.h"
+#include "runtime/cpu.h"
 
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
@@ -57,10 +60,24 @@ static bool empty_dst(const pt_mem_interp_plan *p) {
     return false;
 }
 
-/* Per thread: eight source rows, four and two blends, one result (C each). */
+/* Bytes of the AVX-512 kernel's row of depth and height blends (linear over 2
+ * or 3 dims: sd[4]·C floats), 0 where it goes without: nearest, 1 dim, or a
+ * row too large to stay in L2 next to the source rows. */
+static size_t blend_row_bytes(const pt_mem_interp_plan *p) {
+    const size_t bytes = round64((size_t)(p->sd[4] * p->sd[1]) * sizeof(float));
+    return !p->nearest && p->k >= 2 && bytes <= ((size_t)512 << 10) ? bytes : 0;
+}
+
+/* Per thread: eight source rows, four and two blends, one result (C each),
+ * or the AVX-512 kernel's blend row where that is larger. */
+static size_t thread_scratch(const pt_mem_interp_plan *p) {
+    const size_t rows = 16 * round64((size_t)p->sd[1] * sizeof(float)), blend = blend_row_bytes(p);
+    return rows > blend ? rows : blend;
+}
+
 size_t pt_mem_interp_scratch(const pt_mem_interp_plan *p) {
     if (empty_dst(p)) return 0;
-    return 16 * round64((size_t)p->sd[1] * sizeof(float)) * (size_t)p->threads;
+    return thread_scratch(p) * (size_t)p->threads;
 }
 
 /* y = a·w + b·(1 - w), the reference's lerp, each step rounded to f32. */
@@ -84,10 +101,24 @@ pt_status pt_mem_interp_run(const pt_fused *f, const pt_tview *in, size_t nin, c
     const size_t bytes = pt_dt_bytes(ddt, pixels * C) * (p->nearest ? 2 : 9);
     const int nt = pt_mem_threads(ctx, bytes, pixels, p->threads);
     const bool real_d = p->k >= 3, real_h = p->k >= 2;
+    /* At the AVX-512 level each thread runs its share in registers. */
+    const bool fast = pt_cpu_row_usable(PT_ISA_AVX512, 0, pt_isa());
+    const bool stream = pt_dt_bytes(ddt, pixels * C) >= PT_MEM_STREAM_BYTES;
+    if (fast) {
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            int64_t b, e;
+            const int t = nt > 1 ? pt_thread_id() : 0;
+            float *blend = blend_row_bytes(p) ? (float *)((char *)scratch + thread_scratch(p) * (size_t)t) : NULL;
+            pt_mem_share(pixels, t, pt_mem_team(nt), &b, &e);
+            pt_interp_nxc_avx512(p, src->data, sdt, dst->data, ddt, b, e, stream, blend);
+        }
+        return dnnl_success;
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;
-        float *base = (float *)((char *)scratch + 16 * row * (size_t)t);
+        float *base = (float *)((char *)scratch + thread_scratch(p) * (size_t)t);
         float *buf[16];
         for (int i = 0; i < 16; ++i) buf[i] = (float *)((char *)base + row * (size_t)i);
         int64_t b, e;

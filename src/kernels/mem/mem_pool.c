@@ -3,6 +3,9 @@
 
 #include "ir/dtype.h"
 #include "kernels/mem/mem_io.h"
+#include "kernels/mem/mem_rows.h"
+#include "kernels/x86/spatial_mem_x86.h"
+#include "runtime/cpu.h"
 
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
 
@@ -37,6 +40,18 @@ pt_status pt_mem_pool_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     const int nt = pt_mem_threads(ctx, bytes > (size_t)(pixels * C * taps * 4) ? bytes : (size_t)(pixels * C * taps * 4),
                                   pixels, p->threads);
     const size_t per = round64((size_t)C * sizeof(double)) + 2 * round64((size_t)C * sizeof(float));
+    /* At the AVX-512 level each thread runs its share in registers (no scratch). */
+    const bool fast = pt_cpu_row_usable(PT_ISA_AVX512, 0, pt_isa());
+    const bool stream = pt_dt_bytes(ddt, pixels * C) >= PT_MEM_STREAM_BYTES;
+    if (fast) {
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            int64_t b, e;
+            pt_mem_share(pixels, nt > 1 ? pt_thread_id() : 0, pt_mem_team(nt), &b, &e);
+            pt_pool_nxc_avx512(p, src->data, sdt, dst->data, ddt, b, e, stream);
+        }
+        return dnnl_success;
+    }
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         const int t = nt > 1 ? pt_thread_id() : 0;
