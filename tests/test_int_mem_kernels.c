@@ -373,6 +373,31 @@ static void test_pool(void) {
                  nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, (long long)K[0], (long long)S[0], (long long)P[0]);
         run_case(name, &g, nxc, NULL);
     }
+    /* Channel counts of whole register blocks (128 and more) and their tails,
+     * inputs with signed zeros, infinities and NaN (first tap and later
+     * ones), and one output past the streaming threshold (16 MiB). */
+    const int64_t chans[] = {128, 144, 256, 128};
+    for (int c = 0; c < 8; ++c) {
+        tg_graph g = {0};
+        const bool is_max = c % 2 == 0, big = c >= 6;
+        const int64_t C = chans[c % 4], I = big ? 130 : 9, N = big ? 2 : 1;
+        const int64_t d[4] = {N, I, I + 2, C}, od[4] = {N, I, I + 2, C}, K[2] = {3, 3}, S[2] = {1, 1}, P[2] = {1, 1};
+        const dnnl_data_type_t dt = big ? dnnl_f32 : k_float_types[(c / 2) % 3];
+        const size_t x = tg_tensor(&g, dt, 4, d, NULL), y = tg_tensor(&g, dt, 4, od, NULL);
+        g.fill[x - 1] = FILL_SPECIAL;
+        tg_op *o = tg_add(&g, is_max ? dnnl_graph_op_max_pool : dnnl_graph_op_avg_pool, 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_kernel, K, 2);
+        tg_attr_s64(o, dnnl_graph_op_attr_strides, S, 2);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_begin, P, 2);
+        tg_attr_s64(o, dnnl_graph_op_attr_pads_end, P, 2);
+        if (!is_max) tg_attr_bool(o, dnnl_graph_op_attr_exclude_pad, c % 4 == 1);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
+        g.result[g.nres++] = y;
+        char name[96];
+        snprintf(name, sizeof name, "%s NXC %s C %lld %s, special values", is_max ? "MaxPool" : "AvgPool",
+                 pt_dt_name(dt), (long long)C, big ? "streamed" : "3x3");
+        run_case(name, &g, true, NULL);
+    }
 }
 
 /* ---- Interpolate: NXC fast and bit-identical, NCX declined ---- */
@@ -403,6 +428,31 @@ static void test_interp(void) {
         snprintf(name, sizeof name, "Interpolate %s %s %s %dD C %lld%s", nearest ? "nearest" : "linear",
                  nxc ? "NXC" : "NCX", pt_dt_name(dt), k, (long long)C, align ? " align_corners" : "");
         run_case(name, &g, nxc, NULL);
+    }
+    /* Channel counts of whole register blocks, an output past the streaming
+     * threshold (16 MiB), and a linear source row too long for the blended
+     * row (512 KiB: the per-pixel path). */
+    const struct {
+        int64_t n, h, w, c, oh, ow;
+    } big[] = {{1, 5, 7, 128, 9, 13}, {1, 4, 6, 144, 7, 11}, {2, 64, 64, 128, 128, 128}, {1, 2, 1100, 128, 3, 1100}};
+    for (int c = 0; c < 8; ++c) {
+        tg_graph g = {0};
+        const bool nearest = c % 2 == 0;
+        const int64_t d[4] = {big[c / 2].n, big[c / 2].h, big[c / 2].w, big[c / 2].c};
+        const int64_t od[4] = {d[0], big[c / 2].oh, big[c / 2].ow, d[3]}, sizes[2] = {od[1], od[2]};
+        const dnnl_data_type_t dt = c / 2 >= 2 ? dnnl_f32 : k_float_types[c % 3];
+        const size_t x = tg_tensor(&g, dt, 4, d, NULL), y = tg_tensor(&g, dt, 4, od, NULL);
+        tg_op *o = tg_add(&g, dnnl_graph_op_interpolate, 1, &x, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_mode, nearest ? "nearest" : "linear");
+        tg_attr_s64(o, dnnl_graph_op_attr_sizes, sizes, 2);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
+        g.result[g.nres++] = y;
+        g_scale = 4.f;
+        char name[96];
+        snprintf(name, sizeof name, "Interpolate %s NXC %s [%lld, %lld, %lld, %lld] -> %lld x %lld",
+                 nearest ? "nearest" : "linear", pt_dt_name(dt), (long long)d[0], (long long)d[1], (long long)d[2],
+                 (long long)d[3], (long long)od[1], (long long)od[2]);
+        run_case(name, &g, true, NULL);
     }
 }
 
