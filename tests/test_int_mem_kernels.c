@@ -785,6 +785,25 @@ static void test_quant(void) {
         g_scale = 8.f;
         run_case("DynamicDequantize 4-bit, odd row length", &g, true, NULL);
     }
+    /* Outputs past the streaming threshold (16 MiB), rows of two pieces:
+     * vectors of the streamed writer meet two groups at a time. */
+    for (int c = 0; c < 2; ++c) {
+        tg_graph g = {0};
+        const int64_t dd[2] = {4200, 1056}, sd[2] = {4200, 1056 / 32};
+        const dnnl_data_type_t wt = c ? dnnl_s4 : dnnl_u4;
+        const size_t x = tg_tensor(&g, wt, 2, dd, NULL), sc = tg_tensor(&g, dnnl_f32, 2, sd, NULL);
+        const size_t zp = tg_tensor(&g, wt, 2, sd, NULL), y = tg_tensor(&g, dnnl_f32, 2, dd, NULL);
+        g.fill[sc - 1] = FILL_SCALE;
+        g.fill[zp - 1] = FILL_ZP;
+        const size_t in[3] = {x, sc, zp};
+        tg_op *o = tg_add(&g, dnnl_graph_op_dynamic_dequantize, c ? 2 : 3, in, 1, &y);
+        tg_attr_str(o, dnnl_graph_op_attr_qtype, "per_group");
+        const int64_t gshape[2] = {1, 32};
+        tg_attr_s64(o, dnnl_graph_op_attr_group_shape, gshape, 2);
+        g.result[g.nres++] = y;
+        g_scale = 8.f;
+        run_case("DynamicDequantize 4-bit group 32, streamed", &g, true, NULL);
+    }
     for (int c = 0; c < 6; ++c) {
         tg_graph g = {0};
         int64_t d[4];

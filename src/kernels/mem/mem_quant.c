@@ -141,6 +141,25 @@ static void quant_segment(const pt_mem_quant_plan *p, const quant_io *io, int64_
     store_any(io->v, ddt, io->dst->data, at, n, y);
 }
 
+/* Dequantizing a piece that starts a group of 2^k >= 16 elements: one call
+ * of the ISA row with one scale and zero point per group.  False where the
+ * row does not take it (then nothing is written). */
+static bool grouped_row(const quant_params *q, const quant_io *io, int64_t at, int64_t len, int64_t gi, int64_t so,
+                        int64_t sl, int64_t zo, int64_t zl, float *sb, float *zb) {
+    const pt_mem_quant_plan *p = q->p;
+    const dnnl_data_type_t ddt = io->dst->lt.data_type, xdt = io->src->lt.data_type;
+    const int64_t e = io->e;
+    if (p->quantize || at % gi != 0 || (gi & (gi - 1)) != 0 || ((xdt == dnnl_s4 || xdt == dnnl_u4) && e % 2 != 0))
+        return false;
+    const int64_t groups = (len + gi - 1) / gi;
+    for (int64_t g = 0; g < groups; ++g) {
+        sb[g] = scale_at(q, so + (at / gi + g) * sl);
+        zb[g] = p->has_zp ? zp_at(q, zo + (at / gi + g) * zl) : 0.f;
+    }
+    return io->m->quant((char *)io->dst->data + pt_dt_bytes(ddt, e), ddt,
+                        (const char *)io->src->data + pt_dt_bytes(xdt, e), xdt, len, sb, zb, gi, false, io->stream);
+}
+
 /* Elements [at, at + len) of row `row` (all dims but the last). */
 static void quant_piece(const quant_params *q, quant_io *io, int64_t row, int64_t at, int64_t len, float *sb,
                         float *zb) {
@@ -165,6 +184,21 @@ static void quant_piece(const quant_params *q, quant_io *io, int64_t row, int64_
         if (invert) sb[0] = 1.f / sb[0];
         if (p->has_zp) zb[0] = zp_at(q, zo + g * zl);
         quant_segment(p, io, 0, len, sb, zb, 0);
+    } else if (gi >= QUANT_MIN_SEGMENT && io->m && grouped_row(q, io, at, len, gi, so, sl, zo, zl, sb, zb)) {
+        /* Done in one call of the ISA row with a value per group. */
+    } else if (gi >= QUANT_MIN_SEGMENT && io->m) {
+        /* The ISA row takes the piece in one call, its scales spread per
+         * element: a call per group would split a line of dst between two
+         * calls every group (cached stores, a read of the line, for both
+         * ends of each), where one call per piece streams whole lines. */
+        for (int64_t j = 0; j < len;) {
+            const int64_t g = (at + j) / gi, end = (g + 1) * gi - at < len ? (g + 1) * gi - at : len;
+            float sv = scale_at(q, so + g * sl), zv = p->has_zp ? zp_at(q, zo + g * zl) : 0.f;
+            if (invert) sv = 1.f / sv;
+            for (int64_t i = j; i < end; ++i) sb[i] = sv, zb[i] = zv;
+            j = end;
+        }
+        quant_segment(p, io, 0, len, sb, zb, 1);
     } else if (gi >= QUANT_MIN_SEGMENT) {
         for (int64_t j = 0; j < len;) {
             const int64_t g = (at + j) / gi, end = (g + 1) * gi - at < len ? (g + 1) * gi - at : len;

@@ -76,8 +76,10 @@ typedef struct pt_mem_rows {
      * the reciprocals of the scales); dequantize: dst (f32, bf16, f16) =
      * (x - z)·s; each step rounded to f32 as the reference does.  x of type
      * sdt: f32, bf16, f16, s8 or u8, or (dequantizing) s4 / u4 starting at
-     * the low nibble of its first byte.  s and z hold one value (step 0) or one
-     * per element (step 1); z NULL (step 0 only): no zero point.  Float outputs streamed
+     * the low nibble of its first byte.  s and z hold one value (step 0), one
+     * per element (step 1) or, dequantizing, one per group of `step`
+     * elements (a power of two >= 16) from the first; z NULL (step 0 only):
+     * no zero point.  Float outputs streamed
      * when `stream`.  False for other types (n = 0 asks). */
     bool (*quant)(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n, const float *s,
                   const float *z, int64_t step, bool quantize, bool stream);

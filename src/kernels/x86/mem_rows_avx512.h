@@ -754,9 +754,21 @@ static bool pt_mem_row_binary(int kind, void *dst, dnnl_data_type_t ddt, const v
 
 typedef struct {
     const void *src;
-    const float *s, *z; /* per element, or NULL: sv / zv */
+    const float *s, *z; /* per element or per group, or NULL: sv / zv */
     __m512 sv, zv;
+    int gshift;         /* per group: log2 of the group's length */
 } pt_mem_quant_ctx;
+
+/* The values of groups of 2^sh elements (v[g] for elements [g·2^sh,
+ * (g + 1)·2^sh)) for elements [i, i + 16), lanes in k: the one or two
+ * groups the vector meets (groups of 16 or more), spread by a permute. */
+PT_MEM_INLINE __m512 pt_mem_group16(const float *v, int sh, int64_t i, __mmask16 k) {
+    const int64_t g0 = i >> sh, last = i + __builtin_popcount((unsigned)k) - 1;
+    const __m512 two = _mm512_maskz_loadu_ps((last >> sh) != g0 ? 3 : 1, v + g0);
+    const __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)(i - (g0 << sh))),
+                                          _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    return _mm512_permutexvar_ps(_mm512_srli_epi32(lane, sh), two);
+}
 
 /* Elements [i, i + 16) of packed 4-bit data (element e in byte e/2, low
  * nibble first; i even) as f32: each byte duplicated into two lanes, the
@@ -781,20 +793,24 @@ PT_MEM_INLINE __m512 pt_mem_load16_q(const void *src, dnnl_data_type_t dt, int64
     }
 }
 
-/* One maker per source type and scale form (per element or one value), so
- * that each emit's loads are constants. */
-#define PT_MEM_DEQUANT_MAKE(name, DT, PER)                                                                  \
+/* One maker per source type and scale form (FORM 0: one value, 1: per
+ * element, 2: per group), so that each emit's loads are constants. */
+#define PT_MEM_DEQUANT_MAKE(name, DT, FORM)                                                                 \
     PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                                     \
         const pt_mem_quant_ctx *c = ctx;                                                                   \
         const __m512 x = pt_mem_load16_q(c->src, DT, i, k);                                                \
-        if (PER)                                                                                           \
+        if (FORM == 1)                                                                                     \
             return _mm512_mul_ps(_mm512_sub_ps(x, _mm512_maskz_loadu_ps(k, c->z + i)),                     \
                                  _mm512_maskz_loadu_ps(k, c->s + i));                                      \
+        if (FORM == 2)                                                                                     \
+            return _mm512_mul_ps(_mm512_sub_ps(x, pt_mem_group16(c->z, c->gshift, i, k)),                  \
+                                 pt_mem_group16(c->s, c->gshift, i, k));                                   \
         return _mm512_mul_ps(_mm512_sub_ps(x, c->zv), c->sv);                                              \
     }
 #define PT_MEM_DEQUANT_MAKE2(DT, suffix)                                      \
-    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_##suffix, DT, false)             \
-    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_each_##suffix, DT, true)
+    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_##suffix, DT, 0)                 \
+    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_each_##suffix, DT, 1)            \
+    PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_group_##suffix, DT, 2)
 PT_MEM_DEQUANT_MAKE2(dnnl_s8, s8)
 PT_MEM_DEQUANT_MAKE2(dnnl_u8, u8)
 PT_MEM_DEQUANT_MAKE2(dnnl_f32, f32)
@@ -824,12 +840,14 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
     if (!float_src && sdt != dnnl_s8 && sdt != dnnl_u8 && !(int4_src && !quantize)) return false;
     if (quantize ? ddt != dnnl_s8 && ddt != dnnl_u8 : ddt != dnnl_f32 && ddt != dnnl_bf16 && ddt != dnnl_f16)
         return false;
+    if (step > 1 && (quantize || step < 16 || (step & (step - 1)) != 0)) return false;
     if (n == 0) return true;
     if (step && !z) return false;
     /* Without a zero point zv is 0: x - 0 is x, and y + 0 changes no value
      * the conversion to an integer keeps. */
     const pt_mem_quant_ctx c = {.src = src, .s = step ? s : NULL, .z = step ? z : NULL,
-                                .sv = _mm512_set1_ps(s[0]), .zv = _mm512_set1_ps(z ? z[0] : 0.f)};
+                                .sv = _mm512_set1_ps(s[0]), .zv = _mm512_set1_ps(z ? z[0] : 0.f),
+                                .gshift = step > 1 ? __builtin_ctzll((unsigned long long)step) : 0};
     if (quantize) {
         switch ((int)sdt) { /* the source type a constant in each copy */
             case dnnl_bf16: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_bf16, n, &c); break;
@@ -841,7 +859,8 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
         return true;
     }
 #define PT_MEM_DEQUANT_EMIT(suffix)                                                            \
-    if (step) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_each_##suffix);      \
+    if (step > 1) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_group_##suffix); \
+    else if (step) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_each_##suffix); \
     else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_dequant_##suffix);                \
     break;
     switch ((int)sdt) {
