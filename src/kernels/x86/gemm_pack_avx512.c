@@ -4,6 +4,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "kernels/x86/avx512_transpose.h"
 #include "kernels/x86/gemm_pack_x86.h"
 
 /* k rows ahead that the rows-contiguous packers prefetch. */
@@ -13,30 +14,6 @@
 
 static inline __mmask16 mask16(int64_t n) { return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
 static inline __mmask32 mask32(int64_t n) { return n >= 32 ? (__mmask32)0xffffffffu : n <= 0 ? 0 : (__mmask32)((1u << n) - 1); }
-
-/* r[j] lane i <- r[i] lane j. */
-static inline void transpose16(__m512i r[16]) {
-    __m512i t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    /* u[4q + e]: element e of each 128-bit lane, rows 4q..4q+3. */
-    for (int q = 0; q < 4; ++q) {
-        u[4 * q + 0] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
-        u[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
-        u[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
-        u[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
-    }
-    for (int e = 0; e < 4; ++e) {
-        __m512i a = _mm512_shuffle_i32x4(u[e], u[4 + e], 0x88), b = _mm512_shuffle_i32x4(u[e], u[4 + e], 0xdd);
-        __m512i c = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0x88), d = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0xdd);
-        r[e] = _mm512_shuffle_i32x4(a, c, 0x88);
-        r[4 + e] = _mm512_shuffle_i32x4(b, d, 0x88);
-        r[8 + e] = _mm512_shuffle_i32x4(a, c, 0xdd);
-        r[12 + e] = _mm512_shuffle_i32x4(b, d, 0xdd);
-    }
-}
 
 /* f32 bits rounded to nearest even at bit 16 (the bf16 in the top half);
  * NaN keeps its payload with the quiet bit set, as pt_f32_to_bf16. */
@@ -60,7 +37,7 @@ void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_i
                 if (i < rows) _mm_prefetch((const char *)(src + (g + i) * s_row + k0 + 16 * PF_LINES), _MM_HINT_T0);
                 r[i] = i < rows ? _mm512_maskz_loadu_epi32(kmask, src + (g + i) * s_row + k0) : _mm512_setzero_si512();
             }
-            transpose16(r);
+            pt_avx512_transpose16(r);
             const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
             for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
         }
@@ -79,7 +56,7 @@ void pt_gemm_pack_f16_kcontig_avx512(const uint16_t *src, int64_t s_row, int row
                 r[i] = i < rows ? _mm512_castps_si512(_mm512_cvtph_ps(
                                       _mm256_maskz_loadu_epi16(kmask, src + (g + i) * s_row + k0)))
                                 : _mm512_setzero_si512();
-            transpose16(r);
+            pt_avx512_transpose16(r);
             const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
             for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
         }
@@ -111,7 +88,7 @@ void pt_gemm_pack_bf16_kcontig_avx512(const void *src, bool src_bf16, int64_t s_
                     r[i] = _mm512_permutex2var_epi16(lo, odd_words, hi);
                 }
             }
-            transpose16(r);
+            pt_avx512_transpose16(r);
             const int64_t p0 = k0 / 2, pw = pairs - p0 < 16 ? pairs - p0 : 16;
             for (int j = 0; j < pw; ++j) _mm512_mask_storeu_epi32((uint32_t *)dst + (p0 + j) * R + g, store, r[j]);
         }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/gemm/gemm_int_load.h"
+#include "kernels/x86/avx512_transpose.h"
 #include "kernels/x86/gemm_pack_int_x86.h"
 
 static inline __mmask16 lanes16(int64_t n) {
@@ -52,35 +53,6 @@ static inline __m512i to_bf16_bits(__m512 x) {
     r = _mm512_srli_epi32(r, 16);
     __m512i nan = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
     return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), nan);
-}
-
-/* Transposes 16 x 16 dwords in place: r[i] lane j <-> r[j] lane i. */
-static inline void transpose16(__m512i r[16]) {
-    __m512i t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    /* Within each 128-bit lane the 4 x 4 blocks are transposed now; two
-     * rounds of 128-bit lane shuffles move the blocks into place. */
-    for (int i = 0; i < 4; ++i) {
-        t[i] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0x88);
-        t[i + 4] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0xdd);
-        t[i + 8] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0x88);
-        t[i + 12] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0xdd);
-    }
-    for (int i = 0; i < 4; ++i) {
-        r[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
-        r[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
-        r[i + 4] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0x88);
-        r[i + 12] = _mm512_shuffle_i32x4(t[i + 4], t[i + 12], 0xdd);
-    }
 }
 
 /* Rows contiguous: per k (per pair of k for BF16), 16 rows decode straight
@@ -197,7 +169,7 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
                     t[i] = _mm512_castps_si512(v0);
                 }
             }
-            transpose16(t);
+            pt_avx512_transpose16(t);
             /* t[j]: panel line j of this block, 16 rows wide. */
             const int64_t lines = bf16 ? (n + 1) / 2 : n;
             if (bf16) {

@@ -14,6 +14,7 @@
 
 #include "kernels/mem/mem_rows.h"
 #include "kernels/x86/avx512_int8_round.h"
+#include "kernels/x86/avx512_transpose.h"
 #include "kernels/x86/mem_math_avx512.h"
 #include "kernels/x86/vec_exp_x86.h"
 
@@ -974,32 +975,6 @@ PT_MEM_INLINE __m512 pt_mem_reduce_step(int kind, __m512 acc, __m512 x) {
     }
 }
 
-/* Sixteen rows of 16 (r[i]: row i) into sixteen columns (r[j] lane i =
- * row i's element j): pairs, then quads within each 128-bit lane, then the
- * lanes across the four groups of rows. */
-PT_MEM_INLINE void pt_mem_transpose16(__m512 r[16]) {
-    __m512 t[16], u[16];
-    for (int k = 0; k < 8; ++k) {
-        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    for (int k = 0; k < 4; ++k) {
-        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
-        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
-        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
-        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
-    }
-    /* u[4g + m] lane L: column 4L + m of rows 4g .. 4g + 3. */
-    for (int m = 0; m < 4; ++m) {
-        const __m512 x0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x44), x1 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xEE);
-        const __m512 y0 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x44), y1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xEE);
-        r[m] = _mm512_shuffle_f32x4(x0, y0, 0x88);
-        r[4 + m] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
-        r[8 + m] = _mm512_shuffle_f32x4(x1, y1, 0x88);
-        r[12 + m] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
-    }
-}
-
 /* Lines ahead along each row that the reduction fetches. */
 #define PT_MEM_REDUCE_AHEAD 512
 
@@ -1020,7 +995,7 @@ PT_MEM_INLINE void pt_mem_reduce_run(int kind, float *acc, const void *src, dnnl
                 r[j] = _mm512_setzero_ps();
             }
         }
-        pt_mem_transpose16(r);
+        pt_avx512_transpose16_ps(r); /* r[c]: column c of the sixteen rows */
         for (int c = 0; c < cols; ++c) a = pt_mem_reduce_step(kind, a, r[c]);
     }
     _mm512_mask_storeu_ps(acc, pt_mem_mask16(rows), a);

@@ -10,6 +10,7 @@
  * them before their turn). */
 #include <immintrin.h>
 
+#include "kernels/x86/avx512_transpose.h"
 #include "kernels/x86/permute_x86.h"
 
 #define BLOCK_BYTES 64
@@ -79,35 +80,12 @@ PT_PERMUTE_INLINE void transpose_lanes(__m512i x0, __m512i x1, __m512i x2, __m51
     out[3] = _mm512_shuffle_i32x4(u1, v1, 0xDD);
 }
 
-/* In place: r[j] becomes dword j of rows 0..15 (dword i of r[j] from r[i]). */
-PT_PERMUTE_INLINE void transpose_dwords(__m512i r[16]) {
-    __m512i t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    /* r[g + c]: in each 128-bit lane L, dword 4L + c of rows g..g+3. */
-    for (int g = 0; g < 16; g += 4) {
-        r[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
-        r[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
-        r[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
-        r[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
-    }
-    /* Dword 4L + c of all rows: lanes L of r[c], r[4 + c], r[8 + c], r[12 + c]. */
-    for (int c = 0; c < 4; ++c) {
-        __m512i col[4];
-        transpose_lanes(r[c], r[4 + c], r[8 + c], r[12 + c], col);
-        for (int L = 0; L < 4; ++L) t[4 * L + c] = col[L];
-    }
-    for (int j = 0; j < 16; ++j) r[j] = t[j];
-}
-
 /* Block of 16 x 16 four-byte elements; `whole`: all of it (a constant
  * once inlined, so that whole blocks run without the edge tests). */
 PT_PERMUTE_INLINE void block4_at(block_at k, bool whole) {
     __m512i r[16];
     load16(r, k, 0, 4, whole);
-    transpose_dwords(r);
+    pt_avx512_transpose16(r);
     for (int64_t j = whole ? 0 : k.c0; j < (whole ? 16 : k.c1); ++j) put(k, j, r[j], 4);
 }
 
@@ -120,7 +98,7 @@ PT_PERMUTE_INLINE void block2_at(block_at k, bool whole) {
     for (int h = 0; h < 2; ++h) {
         load16(g[h], k, 16 * h, 2, whole);
         if (!whole && (k.r1 <= 16 * h || k.r0 >= 16 * (h + 1))) continue; /* zeros: never stored */
-        transpose_dwords(g[h]);
+        pt_avx512_transpose16(g[h]);
         for (int j = 0; j < 16; ++j) g[h][j] = _mm512_permutexvar_epi16(split, g[h][j]);
     }
     /* g[h][j]: element 2j of rows 16h.. in the low half, element 2j + 1 in the high half. */
@@ -141,7 +119,7 @@ PT_PERMUTE_INLINE void block1_at(block_at k, bool whole) {
     for (int h = 0; h < 4; ++h) {
         load16(g[h], k, 16 * h, 1, whole);
         if (!whole && (k.r1 <= 16 * h || k.r0 >= 16 * (h + 1))) continue;
-        transpose_dwords(g[h]);
+        pt_avx512_transpose16(g[h]);
         for (int j = 0; j < 16; ++j) g[h][j] = _mm512_permutexvar_epi32(lanes, _mm512_shuffle_epi8(g[h][j], bytes));
     }
     /* Lane k of g[h][j]: element 4j + k of rows 16h..16h+15. */

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "kernels/fused/sdpa_panel.h"
+#include "kernels/x86/avx512_transpose.h"
 #include "kernels/x86/mem_math_avx512.h"
 
 /* Rows of attention heads lie a head's stride apart (4 KiB in BERT's
@@ -92,36 +93,6 @@ static void scale_rows_avx512(float *o, int64_t n, int w, const float *alpha) {
     }
 }
 
-/* r[0..16) transposed in place: r[c] lane k = r[k] lane c.  Pairs of
- * floats, then of doubles, interleave within 128-bit lanes (each register
- * then holds one column of four rows per lane); two rounds of 128-bit lane
- * shuffles gather the four row groups. */
-static inline void transpose16(__m512 r[16]) {
-    __m512 t[16], u[16];
-    for (int k = 0; k < 8; ++k) {
-        t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-    }
-    /* u[4g + c]: column 4L + c of rows 4g .. 4g+3 in lane L. */
-    for (int g = 0; g < 4; ++g) {
-        const __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
-        const __m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
-        u[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
-        u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
-    }
-    for (int c = 0; c < 4; ++c) {
-        const __m512 a = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), b = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
-        const __m512 a2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
-        const __m512 b2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
-        r[c] = _mm512_shuffle_f32x4(a, a2, 0x88);      /* lane 0 */
-        r[8 + c] = _mm512_shuffle_f32x4(a, a2, 0xDD);  /* lane 2 */
-        r[4 + c] = _mm512_shuffle_f32x4(b, b2, 0x88);  /* lane 1 */
-        r[12 + c] = _mm512_shuffle_f32x4(b, b2, 0xDD); /* lane 3 */
-    }
-}
-
 static void add_cols_avx512(float *x, int64_t nk, int w, int nq, const float *const *src) {
     if (w != 32) {
         sd_panel_add_cols(x, nk, w, nq, src);
@@ -133,7 +104,7 @@ static void add_cols_avx512(float *x, int64_t nk, int w, int nq, const float *co
         for (int64_t j0 = 0; j0 < jfull; j0 += 16) {
             __m512 r[16];
             for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src[q0 + k] + j0);
-            transpose16(r);
+            pt_avx512_transpose16_ps(r);
             for (int k = 0; k < 16; ++k) {
                 float *row = x + (j0 + k) * 32 + q0;
                 _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), r[k]));
@@ -167,7 +138,7 @@ static void transpose_out_avx512(const float *o, int64_t n, int w, int nq, const
             for (int64_t d0 = 0; d0 < ne; d0 += 16) {
                 __m512 r[16];
                 for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(o + (e0 + d0 + k) * 32 + q0);
-                transpose16(r);
+                pt_avx512_transpose16_ps(r);
                 if (scale)
                     for (int k = 0; k < 16; ++k) r[k] = _mm512_mul_ps(r[k], _mm512_set1_ps(scale[q0 + k]));
                 for (int k = 0; k < 16; ++k) _mm512_store_ps(rows[k] + d0, r[k]);
@@ -199,7 +170,7 @@ static void pack_t_avx512(const float *src, int64_t ld, int rows, int64_t k, int
             for (int i = 0; i < 16; ++i)
                 r[i] = r0 + i < rows ? _mm512_mul_ps(_mm512_loadu_ps(src + (r0 + i) * ld + k0), sc)
                                      : _mm512_setzero_ps();
-            transpose16(r);
+            pt_avx512_transpose16_ps(r);
             /* Masked stores are slow: whole registers in ascending order,
              * so the lanes past R land where the next store writes; only the
              * strip's very last one is masked. */
