@@ -75,8 +75,8 @@ typedef struct pt_mem_rows {
     /* Quantize: dst (s8 / u8) = x·s + z, then as ir/dtype.c converts (s holds
      * the reciprocals of the scales); dequantize: dst (f32, bf16, f16) =
      * (x - z)·s; each step rounded to f32 as the reference does.  x of type
-     * sdt: f32, bf16, f16, s8 or u8, or (dequantizing) s4 / u4 starting at
-     * the low nibble of its first byte.  s and z hold one value (step 0), one
+     * sdt: f32, bf16 or f16 when quantizing; s8, u8, s4 or u4 (4-bit data
+     * starting at the low nibble of its first byte) when dequantizing.  s and z hold one value (step 0), one
      * per element (step 1) or, dequantizing, one per group of `step`
      * elements (a power of two >= 16) from the first; z NULL (step 0 only):
      * no zero point.  Float outputs streamed

@@ -814,9 +814,6 @@ PT_MEM_INLINE __m512 pt_mem_load16_q(const void *src, dnnl_data_type_t dt, int64
     PT_MEM_DEQUANT_MAKE(pt_mem_make_dequant_group_##suffix, DT, 2)
 PT_MEM_DEQUANT_MAKE2(dnnl_s8, s8)
 PT_MEM_DEQUANT_MAKE2(dnnl_u8, u8)
-PT_MEM_DEQUANT_MAKE2(dnnl_f32, f32)
-PT_MEM_DEQUANT_MAKE2(dnnl_bf16, bf16)
-PT_MEM_DEQUANT_MAKE2(dnnl_f16, f16)
 PT_MEM_DEQUANT_MAKE2(dnnl_s4, s4)
 PT_MEM_DEQUANT_MAKE2(dnnl_u4, u4)
 #undef PT_MEM_DEQUANT_MAKE2
@@ -836,9 +833,11 @@ PT_MEM_INLINE void pt_mem_quant_run(int8_t *dst, bool is_signed, const void *src
 
 static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n,
                              const float *s, const float *z, int64_t step, bool quantize, bool stream) {
+    /* The types the ops take: quantizing floats, dequantizing integers (each
+     * type a copy of the loops: the rest is left to the vector table). */
     const bool float_src = sdt == dnnl_f32 || sdt == dnnl_bf16 || sdt == dnnl_f16;
-    const bool int4_src = sdt == dnnl_s4 || sdt == dnnl_u4;
-    if (!float_src && sdt != dnnl_s8 && sdt != dnnl_u8 && !(int4_src && !quantize)) return false;
+    const bool int_src = sdt == dnnl_s8 || sdt == dnnl_u8 || sdt == dnnl_s4 || sdt == dnnl_u4;
+    if (quantize ? !float_src : !int_src) return false;
     if (quantize ? ddt != dnnl_s8 && ddt != dnnl_u8 : ddt != dnnl_f32 && ddt != dnnl_bf16 && ddt != dnnl_f16)
         return false;
     if (step > 1 && (quantize || step < 16 || (step & (step - 1)) != 0)) return false;
@@ -853,8 +852,6 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
         switch ((int)sdt) { /* the source type a constant in each copy */
             case dnnl_bf16: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_bf16, n, &c); break;
             case dnnl_f16: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_f16, n, &c); break;
-            case dnnl_s8: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_s8, n, &c); break;
-            case dnnl_u8: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_u8, n, &c); break;
             default: pt_mem_quant_run(dst, ddt == dnnl_s8, src, dnnl_f32, n, &c); break;
         }
         return true;
@@ -867,11 +864,8 @@ static bool pt_mem_row_quant(void *dst, dnnl_data_type_t ddt, const void *src, d
     switch ((int)sdt) {
         case dnnl_s8: PT_MEM_DEQUANT_EMIT(s8)
         case dnnl_u8: PT_MEM_DEQUANT_EMIT(u8)
-        case dnnl_bf16: PT_MEM_DEQUANT_EMIT(bf16)
-        case dnnl_f16: PT_MEM_DEQUANT_EMIT(f16)
         case dnnl_s4: PT_MEM_DEQUANT_EMIT(s4)
-        case dnnl_u4: PT_MEM_DEQUANT_EMIT(u4)
-        default: PT_MEM_DEQUANT_EMIT(f32)
+        default: PT_MEM_DEQUANT_EMIT(u4)
     }
 #undef PT_MEM_DEQUANT_EMIT
     return true;
