@@ -290,8 +290,11 @@ static void choose_blocks(pt_gemm_plan *p) {
         if (items >= T && (items % T == 0 || items >= 4 * T)) break;
         bool m_can = p->MC > uk->mr, n_can = p->NC > uk->nr;
         if (!m_can && !n_can) break;
-        /* Split the dimension whose blocks are larger relative to its unit. */
-        if (m_can && (!n_can || p->MC * uk->nr >= p->NC * uk->mr))
+        /* Split the dimension whose blocks are larger relative to its unit;
+         * dual runs split N first, since they need a single M block (with a
+         * 2 MiB L2 the 2-thread split of one 348-row block took M and the
+         * dual plan was declined). */
+        if (m_can && (!n_can || (!d->dual && p->MC * uk->nr >= p->NC * uk->mr)))
             set_blocks(p, even_block(d->M, round_up(p->MC / 2, uk->mr), uk->mr), p->NC);
         else
             set_blocks(p, p->MC, even_block(d->N, round_up(p->NC / 2, uk->nr), uk->nr));
