@@ -258,10 +258,6 @@ uint8_t pt_f32_to_u4(float f) { return (uint8_t)saturate_rne(f, 0.f, 15.f); }
 
 /* ---- element access ------------------------------------------------------ */
 
-static uint8_t load_nibble(const void *base, int64_t k) {
-    uint8_t b = ((const uint8_t *)base)[k >> 1];
-    return (k & 1) ? (uint8_t)(b >> 4) : (uint8_t)(b & 0xfu);
-}
 static void store_nibble(void *base, int64_t k, uint8_t v) {
     uint8_t *p = (uint8_t *)base + (k >> 1);
     if (k & 1) *p = (uint8_t)((*p & 0x0fu) | (uint8_t)((v & 0xfu) << 4));
@@ -280,14 +276,11 @@ float pt_load_f32(const void *base, dnnl_data_type_t dt, int64_t k) {
         case dnnl_boolean: return ((const uint8_t *)base)[k] != 0 ? 1.f : 0.f;
         case dnnl_f8_e5m2: return pt_e5m2_to_f32(((const uint8_t *)base)[k]);
         case dnnl_f8_e4m3: return pt_e4m3_to_f32(((const uint8_t *)base)[k]);
-        case dnnl_s4: {
-            int v = load_nibble(base, k);
-            return (float)(v >= 8 ? v - 16 : v);
-        }
-        case dnnl_u4: return (float)load_nibble(base, k);
+        case dnnl_s4:
+        case dnnl_u4: return (float)pt_int4_value(pt_nibble_at(base, k), dt == dnnl_s4);
         case dnnl_e8m0: return pt_e8m0_to_f32(((const uint8_t *)base)[k]);
-        case dnnl_f4_e2m1: return pt_f4e2m1_to_f32(load_nibble(base, k));
-        case dnnl_f4_e3m0: return f4e3m0_to_f32(load_nibble(base, k));
+        case dnnl_f4_e2m1: return pt_f4e2m1_to_f32(pt_nibble_at(base, k));
+        case dnnl_f4_e3m0: return f4e3m0_to_f32(pt_nibble_at(base, k));
         case dnnl_s64: return (float)((const int64_t *)base)[k];
         default: return 0.f;
     }
@@ -348,7 +341,7 @@ void pt_convert_dense(const void *src, dnnl_data_type_t sdt, void *dst, dnnl_dat
             /* Keep the other nibble of the last destination byte. */
             size_t full = (size_t)(n >> 1);
             memmove(dst, src, full);
-            store_nibble(dst, n - 1, load_nibble(src, n - 1));
+            store_nibble(dst, n - 1, pt_nibble_at(src, n - 1));
         } else {
             memmove(dst, src, pt_dt_bytes(sdt, n));
         }

@@ -45,6 +45,18 @@ int64_t pt_f64_to_s64(double f);
 int8_t pt_f32_to_s4(float f);  /* result in [-8, 7] */
 uint8_t pt_f32_to_u4(float f); /* result in [0, 15] */
 
+/* 4-bit storage: element k is the low nibble of byte k/2 when k is even,
+ * the high nibble when odd.  Shared by the scalar accessors below and the
+ * kernels that decode s4 / u4 in bulk. */
+static inline uint8_t pt_nibble_at(const void *base, int64_t k) {
+    const uint8_t b = ((const uint8_t *)base)[k >> 1];
+    return (k & 1) ? (uint8_t)(b >> 4) : (uint8_t)(b & 0xfu);
+}
+/* The integer a nibble holds: s4 is two's complement in 4 bits. */
+static inline int32_t pt_int4_value(uint8_t nibble, bool is_signed) {
+    return is_signed ? (int32_t)(nibble ^ 8u) - 8 : (int32_t)nibble;
+}
+
 /* Element access in a buffer of type `dt`.  `k` is the linear element offset
  * (for 4-bit types, element k lives in byte k/2, low nibble when k is even). */
 float pt_load_f32(const void *base, dnnl_data_type_t dt, int64_t k);

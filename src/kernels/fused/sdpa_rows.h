@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "runtime/cpu.h"
 
@@ -294,8 +295,7 @@ static inline void sd_rows_axpy_q8(float *y, const void *q, int is_signed, int64
 static inline float sd_rows_q4_at(const uint8_t *row, int64_t pos, int is_signed) {
     const int64_t c0 = pos & ~(int64_t)31, k = pos & 31;
     const uint8_t b = row[c0 / 2 + (k & 15)];
-    const int nib = k < 16 ? (b & 15) : (b >> 4), flip = is_signed ? 8 : 0;
-    return (float)((nib ^ flip) - flip);
+    return (float)pt_int4_value(k < 16 ? (uint8_t)(b & 15) : (uint8_t)(b >> 4), is_signed != 0);
 }
 
 static inline float sd_rows_q8_at(const void *row, int64_t i, int is_signed) {

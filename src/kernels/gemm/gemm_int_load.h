@@ -14,14 +14,8 @@ static inline int32_t pt_gemm_load_int(const void *p, dnnl_data_type_t dt, int64
     case dnnl_s8: return ((const int8_t *)p)[e];
     case dnnl_u8: return ((const uint8_t *)p)[e];
     case dnnl_s32: return ((const int32_t *)p)[e];
-    case dnnl_s4: {
-        uint8_t byte = ((const uint8_t *)p)[e >> 1], v = (e & 1) ? byte >> 4 : byte & 15;
-        return (int32_t)(v ^ 8) - 8;
-    }
-    case dnnl_u4: {
-        uint8_t byte = ((const uint8_t *)p)[e >> 1];
-        return (e & 1) ? byte >> 4 : byte & 15;
-    }
+    case dnnl_s4:
+    case dnnl_u4: return pt_int4_value(pt_nibble_at(p, e), dt == dnnl_s4);
     default: return 0;
     }
 }

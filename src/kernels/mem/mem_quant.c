@@ -20,27 +20,22 @@ static bool is_4bit(dnnl_data_type_t dt) { return dt == dnnl_s4 || dt == dnnl_u4
  * vectorises. */
 static void nibbles_to_f32(float *dst, const uint8_t *src, int64_t e, int64_t n, bool is_signed) {
     int64_t i = 0;
-    if (n > 0 && e % 2 != 0) {
-        const int v = src[e / 2] >> 4;
-        dst[i++] = (float)(is_signed ? v - ((v & 8) << 1) : v);
-    }
+    if (n > 0 && e % 2 != 0) dst[i++] = (float)pt_int4_value(pt_nibble_at(src, e), is_signed);
     const uint8_t *b = src + (e + i) / 2;
     const int64_t pairs = (n - i) / 2;
     float *d = dst + i;
+    /* The signedness a constant in each loop, so that both vectorise. */
     if (is_signed) {
         for (int64_t k = 0; k < pairs; ++k) {
-            const int lo = b[k] & 15, hi = b[k] >> 4;
-            d[2 * k] = (float)(lo - ((lo & 8) << 1));
-            d[2 * k + 1] = (float)(hi - ((hi & 8) << 1));
+            d[2 * k] = (float)pt_int4_value(b[k] & 15, true);
+            d[2 * k + 1] = (float)pt_int4_value(b[k] >> 4, true);
         }
     } else {
-        for (int64_t k = 0; k < pairs; ++k) d[2 * k] = (float)(b[k] & 15), d[2 * k + 1] = (float)(b[k] >> 4);
+        for (int64_t k = 0; k < pairs; ++k)
+            d[2 * k] = (float)pt_int4_value(b[k] & 15, false), d[2 * k + 1] = (float)pt_int4_value(b[k] >> 4, false);
     }
     i += 2 * pairs;
-    if (i < n) {
-        const int v = src[(e + i) / 2] & 15;
-        dst[i] = (float)(is_signed ? v - ((v & 8) << 1) : v);
-    }
+    if (i < n) dst[i] = (float)pt_int4_value(pt_nibble_at(src, e + i), is_signed);
 }
 
 /* Elements [e, e + n) as f32 (the tensor itself when it is f32). */

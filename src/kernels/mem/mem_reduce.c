@@ -16,15 +16,25 @@ static float reduce_init(int kind) {
     }
 }
 
-/* acc[i] = step(acc[i], x[i]) for i < n, the reference's step (NaN sticks in
- * Max / Min). */
+/* The step of one chain: the reference's (NaN sticks in Max / Min). */
+static inline float chain_step(int kind, float acc, float x) {
+    switch (kind) {
+        case dnnl_graph_op_reduce_max: return (x > acc || isnan(x)) ? x : acc;
+        case dnnl_graph_op_reduce_min: return (x < acc || isnan(x)) ? x : acc;
+        case dnnl_graph_op_reduce_prod: return acc * x;
+        default: return acc + x;
+    }
+}
+
+/* acc[i] = step(acc[i], x[i]) for i < n; Max / Min through chain_step with
+ * the kind a constant in each loop, so that the loops vectorise. */
 static void reduce_step(const pt_vec_ops *v, int kind, float *acc, const float *x, int64_t n) {
     switch (kind) {
         case dnnl_graph_op_reduce_max:
-            for (int64_t i = 0; i < n; ++i) acc[i] = (x[i] > acc[i] || isnan(x[i])) ? x[i] : acc[i];
+            for (int64_t i = 0; i < n; ++i) acc[i] = chain_step(dnnl_graph_op_reduce_max, acc[i], x[i]);
             break;
         case dnnl_graph_op_reduce_min:
-            for (int64_t i = 0; i < n; ++i) acc[i] = (x[i] < acc[i] || isnan(x[i])) ? x[i] : acc[i];
+            for (int64_t i = 0; i < n; ++i) acc[i] = chain_step(dnnl_graph_op_reduce_min, acc[i], x[i]);
             break;
         case dnnl_graph_op_reduce_prod: v->binary(dnnl_graph_op_multiply, acc, acc, 1, x, 1, n); break;
         default: v->binary(dnnl_graph_op_add, acc, acc, 1, x, 1, n); break;
@@ -39,16 +49,6 @@ static void reduce_step(const pt_vec_ops *v, int kind, float *acc, const float *
 #define ROW_GROUP 8
 /* Rows ahead whose run an outer reduction fetches. */
 #define PF_ROWS 4
-
-/* The step of one chain: the reference's (NaN sticks in Max / Min). */
-static inline float chain_step(int kind, float acc, float x) {
-    switch (kind) {
-        case dnnl_graph_op_reduce_max: return (x > acc || isnan(x)) ? x : acc;
-        case dnnl_graph_op_reduce_min: return (x < acc || isnan(x)) ? x : acc;
-        case dnnl_graph_op_reduce_prod: return acc * x;
-        default: return acc + x;
-    }
-}
 
 /* acc[j] = step(acc[j], x[j][i]) for i < m, j < rows (rows <= ROW_GROUP), i
  * outer: the kind a constant in each copy, the rows unrolled. */
