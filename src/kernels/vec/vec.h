@@ -23,7 +23,9 @@ typedef struct pt_vec_ops {
     unsigned features; /* PT_CPU_* sub-features required on top of level */
     /* max_i x[i]; -inf for n = 0 (NaN elements are skipped). */
     float (*max)(const float *x, int64_t n);
-    /* x[i] = exp(x[i] - sub) in place; returns Σ x[i] (f32, lane-wise partial sums). */
+    /* x[i] = exp(x[i] - sub) in place; returns Σ x[i] (f32, lane-wise partial
+     * sums).  Softmax terms: a row may return 0 for terms below e^-87
+     * (the SIMD rows do, x86/vec_exp_x86.h says why). */
     float (*exp_sum)(float *x, int64_t n, float sub);
     /* x[i] *= s. */
     void (*scale)(float *x, int64_t n, float s);

@@ -39,23 +39,30 @@ PT_AVX2_MATH_INLINE __m256 pt_avx2_exp_in_range(__m256 x) {
     return _mm256_mul_ps(_mm256_mul_ps(p, pt_avx2_pow2i(n1)), pt_avx2_pow2i(n2));
 }
 
-/* exp(x): 0 below PT_EXP_MIN, +inf above PT_EXP_MAX, NaN kept. */
-PT_AVX2_MATH_INLINE __m256 pt_avx2_exp(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(PT_EXP_MIN);
+/* exp(x): 0 below `lo`, +inf above PT_EXP_MAX, NaN kept. */
+PT_AVX2_MATH_INLINE __m256 pt_avx2_exp_above(__m256 x, float lo_value) {
+    const __m256 lo = _mm256_set1_ps(lo_value);
     const __m256 zero = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
     const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(PT_EXP_MAX), _CMP_GT_OQ);
-    /* min/max return their second operand when one is NaN: x goes second so NaN passes. */
-    x = _mm256_max_ps(lo, _mm256_min_ps(_mm256_set1_ps(PT_EXP_MAX), x));
+    /* min/max return their second operand when one is NaN: x goes second so
+     * NaN passes.  Lanes below lo compute exp(0) and are zeroed after:
+     * scaled down to 0 they would underflow, which Intel cores handle by a
+     * microcode assist per instruction (mem_math_avx512.h). */
+    x = _mm256_andnot_ps(zero, _mm256_max_ps(lo, _mm256_min_ps(_mm256_set1_ps(PT_EXP_MAX), x)));
     const __m256 y = _mm256_blendv_ps(pt_avx2_exp_in_range(x), _mm256_set1_ps(INFINITY), big);
     return _mm256_andnot_ps(zero, y);
 }
 
-/* exp(x) for x <= 0 or NaN (a value minus the maximum of its column):
- * pt_avx2_exp without the upper clamp, the same values. */
+/* exp(x) with gradual underflow: 0 below PT_EXP_MIN. */
+PT_AVX2_MATH_INLINE __m256 pt_avx2_exp(__m256 x) { return pt_avx2_exp_above(x, PT_EXP_MIN); }
+
+/* exp(x) for softmax terms: 0 below PT_EXP_NORMAL_MIN (vec_exp_x86.h). */
+PT_AVX2_MATH_INLINE __m256 pt_avx2_exp_terms(__m256 x) { return pt_avx2_exp_above(x, PT_EXP_NORMAL_MIN); }
+
+/* pt_avx2_exp_terms for x <= 0 or NaN: without the upper clamp. */
 PT_AVX2_MATH_INLINE __m256 pt_avx2_exp_nonpos(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(PT_EXP_MIN);
-    const __m256 zero = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-    return _mm256_andnot_ps(zero, pt_avx2_exp_in_range(_mm256_max_ps(lo, x)));
+    const __m256 zero = _mm256_cmp_ps(x, _mm256_set1_ps(PT_EXP_NORMAL_MIN), _CMP_LT_OQ);
+    return _mm256_andnot_ps(zero, pt_avx2_exp_in_range(_mm256_andnot_ps(zero, x)));
 }
 
 #endif

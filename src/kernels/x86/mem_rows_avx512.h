@@ -648,12 +648,12 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
 PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
-    const __m512 e = pt_avx512_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    const __m512 e = pt_avx512_exp_terms(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
     return _mm512_mul_ps(x, pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
 PT_MEM_INLINE __m512 pt_mem_sigmoid(__m512 x) {
-    return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_avx512_exp(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+    return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), pt_avx512_exp_terms(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
 /* ---- fused element-wise ops: load, compute, store in one pass ---- */

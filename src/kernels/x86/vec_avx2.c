@@ -45,8 +45,8 @@ static float avx2_exp_sum(float *x, int64_t n, float sub) {
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m256 e0 = pt_avx2_exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
-        const __m256 e1 = pt_avx2_exp(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), s));
+        const __m256 e0 = pt_avx2_exp_terms(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+        const __m256 e1 = pt_avx2_exp_terms(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), s));
         _mm256_storeu_ps(x + i, e0);
         _mm256_storeu_ps(x + i + 8, e1);
         acc0 = _mm256_add_ps(acc0, e0);
@@ -54,7 +54,7 @@ static float avx2_exp_sum(float *x, int64_t n, float sub) {
     }
     for (; i < n; i += 8) {
         const __m256i k = tail_mask(n - i);
-        const __m256 e = pt_avx2_exp(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), s));
+        const __m256 e = pt_avx2_exp_terms(_mm256_sub_ps(_mm256_maskload_ps(x + i, k), s));
         _mm256_maskstore_ps(x + i, k, e);
         acc0 = _mm256_add_ps(acc0, _mm256_and_ps(e, _mm256_castsi256_ps(k)));
     }
@@ -286,12 +286,12 @@ static inline __m256 gelu_tanh256(__m256 x) {
     const __m256 g = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(PT_GELU_TANH_C), x),
                                    _mm256_fmadd_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(0.044715f), _mm256_set1_ps(1.f)));
     /* (1 + tanh g) / 2 = 1 / (1 + exp(-2g)): no cancellation for negative x. */
-    const __m256 e = pt_avx2_exp(_mm256_mul_ps(_mm256_set1_ps(-2.f), g));
+    const __m256 e = pt_avx2_exp_terms(_mm256_mul_ps(_mm256_set1_ps(-2.f), g));
     return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.f), e));
 }
 
 static inline __m256 sigmoid256(__m256 x) {
-    const __m256 e = pt_avx2_exp(_mm256_sub_ps(_mm256_setzero_ps(), x));
+    const __m256 e = pt_avx2_exp_terms(_mm256_sub_ps(_mm256_setzero_ps(), x));
     return _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_add_ps(_mm256_set1_ps(1.f), e));
 }
 

@@ -30,8 +30,8 @@ static float avx512_exp_sum(float *x, int64_t n, float sub) {
     __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        const __m512 e0 = pt_avx512_exp(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
-        const __m512 e1 = pt_avx512_exp(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        const __m512 e0 = pt_avx512_exp_terms(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+        const __m512 e1 = pt_avx512_exp_terms(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
         _mm512_storeu_ps(x + i, e0);
         _mm512_storeu_ps(x + i + 16, e1);
         acc0 = _mm512_add_ps(acc0, e0);
@@ -39,7 +39,7 @@ static float avx512_exp_sum(float *x, int64_t n, float sub) {
     }
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
-        const __m512 e = pt_avx512_exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        const __m512 e = pt_avx512_exp_terms(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
         _mm512_mask_storeu_ps(x + i, k, e);
         acc0 = _mm512_add_ps(acc0, _mm512_maskz_mov_ps(k, e));
     }
@@ -254,12 +254,12 @@ static inline __m512 gelu_tanh512(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
                                    _mm512_fmadd_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(0.044715f), _mm512_set1_ps(1.f)));
     /* (1 + tanh g) / 2 = 1 / (1 + exp(-2g)): no cancellation for negative x. */
-    const __m512 e = pt_avx512_exp(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
+    const __m512 e = pt_avx512_exp_terms(_mm512_mul_ps(_mm512_set1_ps(-2.f), g));
     return _mm512_mul_ps(x, pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e)));
 }
 
 static inline __m512 sigmoid512(__m512 x) {
-    const __m512 e = pt_avx512_exp(_mm512_sub_ps(_mm512_setzero_ps(), x));
+    const __m512 e = pt_avx512_exp_terms(_mm512_sub_ps(_mm512_setzero_ps(), x));
     return pt_avx512_recip(_mm512_add_ps(_mm512_set1_ps(1.f), e));
 }
 
