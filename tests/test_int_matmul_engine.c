@@ -211,6 +211,72 @@ static void float_matmul(const float_case *c) {
     free_tensors(t, nin + 1);
 }
 
+/* ---- binary ops before the MatMul (float_bmb), evaluated over A's whole
+ * space with its dims merged where the operands allow:
+ * A = (X * P) + Q, Q broadcast as `qd` says, then · W [K, N] + R [1, N]. --- */
+
+static void prechain_matmul(int64_t b1, int64_t b2, int64_t M, int64_t K, int64_t N, const int64_t *qd) {
+    char name[160];
+    snprintf(name, sizeof name, "pre-chain b=%lldx%lld M=%lld K=%lld N=%lld Q=[%lld,%lld,%lld,%lld]",
+             (long long)b1, (long long)b2, (long long)M, (long long)K, (long long)N, (long long)qd[0],
+             (long long)qd[1], (long long)qd[2], (long long)qd[3]);
+    tensor t[6];
+    const int64_t ad[4] = {b1, b2, M, K}, wd[2] = {K, N}, rd[2] = {1, N}, od[4] = {b1, b2, M, N};
+    make_lt(&t[0], 1, dnnl_f32, 4, ad, false); /* X */
+    make_lt(&t[1], 2, dnnl_f32, 4, ad, false); /* P */
+    make_lt(&t[2], 3, dnnl_f32, 4, qd, false); /* Q */
+    make_lt(&t[3], 4, dnnl_f32, 2, wd, false); /* W */
+    make_lt(&t[4], 5, dnnl_f32, 2, rd, false); /* R */
+    make_lt(&t[5], 6, dnnl_f32, 4, od, false);
+    for (int i = 0; i < 5; ++i) {
+        int64_t n = 1;
+        for (int d = 0; d < t[i].lt.ndims; ++d) n *= t[i].lt.dims[d];
+        for (int64_t e = 0; e < n; ++e) set(&t[i], e, rnd());
+    }
+    dnnl_graph_logical_tensor_t xp = t[0].lt, a = t[0].lt, mmo = t[5].lt;
+    xp.id = 7, a.id = 8, mmo.id = 9;
+    dnnl_graph_op_t ops[4];
+    OK(dnnl_graph_op_create(&ops[0], 1, dnnl_graph_op_multiply, "mul"));
+    OK(dnnl_graph_op_add_input(ops[0], &t[0].lt));
+    OK(dnnl_graph_op_add_input(ops[0], &t[1].lt));
+    OK(dnnl_graph_op_add_output(ops[0], &xp));
+    OK(dnnl_graph_op_create(&ops[1], 2, dnnl_graph_op_add, "add_q"));
+    OK(dnnl_graph_op_add_input(ops[1], &xp));
+    OK(dnnl_graph_op_add_input(ops[1], &t[2].lt));
+    OK(dnnl_graph_op_add_output(ops[1], &a));
+    OK(dnnl_graph_op_create(&ops[2], 3, dnnl_graph_op_matmul, "mm"));
+    OK(dnnl_graph_op_add_input(ops[2], &a));
+    OK(dnnl_graph_op_add_input(ops[2], &t[3].lt));
+    OK(dnnl_graph_op_add_output(ops[2], &mmo));
+    OK(dnnl_graph_op_create(&ops[3], 4, dnnl_graph_op_add, "add_r"));
+    OK(dnnl_graph_op_add_input(ops[3], &mmo));
+    OK(dnnl_graph_op_add_input(ops[3], &t[4].lt));
+    OK(dnnl_graph_op_add_output(ops[3], &t[5].lt));
+    run_graph(ops, 4, t, 5, dnnl_fpmath_mode_strict, 2, name);
+
+    const int64_t n = b1 * b2 * M * N;
+    double *want = malloc((size_t)n * sizeof(double)), *scale = malloc((size_t)n * sizeof(double));
+    for (int64_t i1 = 0; i1 < b1; ++i1)
+        for (int64_t i2 = 0; i2 < b2; ++i2)
+            for (int64_t m = 0; m < M; ++m)
+                for (int64_t j = 0; j < N; ++j) {
+                    double acc = 0, sc = 0;
+                    for (int64_t k = 0; k < K; ++k) {
+                        const int64_t e = ((i1 * b2 + i2) * M + m) * K + k;
+                        const int64_t q = (((qd[0] > 1 ? i1 : 0) * qd[1] + (qd[1] > 1 ? i2 : 0)) * qd[2] +
+                                           (qd[2] > 1 ? m : 0)) * qd[3] + (qd[3] > 1 ? k : 0);
+                        const double av = (double)(float)(get(&t[0], e) * get(&t[1], e)) + get(&t[2], q);
+                        const double w = get(&t[3], k * N + j);
+                        acc += (double)(float)av * w, sc += fabs(av * w);
+                    }
+                    const int64_t e = ((i1 * b2 + i2) * M + m) * N + j;
+                    want[e] = acc + get(&t[4], j), scale[e] = sc + fabs(get(&t[4], j));
+                }
+    compare(&t[5], want, scale, n, 4e-6 * (1.0 + (double)K / 64), name);
+    free(want), free(scale);
+    free_tensors(t, 6);
+}
+
 /* ---- int8 x int8: Dequantize(u8/s8 src) x Dequantize(s8 w, per channel) -- */
 
 static void int8_matmul(int64_t M, int64_t N, int64_t K, dnnl_data_type_t sdt, bool const_w) {
@@ -456,6 +522,15 @@ int main(void) {
     for (int i = 0; i < 3; ++i) {
         float_case c = {.b1 = 1, .b2a = 1, .b2b = 1, .M = 23, .N = 41, .K = 77, .dt = dnnl_f32, .mode = modes[i]};
         float_matmul(&c);
+    }
+    /* Pre-chains: Q of A's shape (every dim merges), broadcast over the
+     * batch (the rows and k merge), per row (nothing merges with k), a
+     * scalar; rows of one element, odd sizes. */
+    const int64_t pre[][5] = {{2, 3, 32, 32, 32}, {3, 5, 7, 33, 9}, {1, 4, 1, 17, 5}, {2, 2, 300, 3, 20}};
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; ++i) {
+        const int64_t b1 = pre[i][0], b2 = pre[i][1], M = pre[i][2], K = pre[i][3], N = pre[i][4];
+        const int64_t qs[][4] = {{b1, b2, M, K}, {1, 1, M, K}, {b1, b2, M, 1}, {1, b2, 1, K}, {1, 1, 1, 1}};
+        for (size_t q = 0; q < sizeof qs / sizeof qs[0]; ++q) prechain_matmul(b1, b2, M, K, N, qs[q]);
     }
     int8_matmul(1, 1, 1, dnnl_u8, false);
     int8_matmul(7, 33, 61, dnnl_u8, false);

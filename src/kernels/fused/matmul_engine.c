@@ -35,6 +35,9 @@ struct pt_mme {
     size_t b_layout; /* B's port holds it packed, in this opaque layout (0: plain) */
     size_t b_bytes, b_scale_bytes; /* spans of the weight and its scales (fingerprints) */
     int nthr;     /* threads the scratch is planned for */
+    /* Dense operand programs with their dims merged (pt_postops_flatten;
+     * NULL: the operand's own program runs as it is). */
+    pt_postops *a_flat, *w_flat;
     /* scratch layout */
     size_t off_bound_a, off_bound_w, off_bound_e, off_bscale, off_packed_b, off_gemm;
     size_t off_threads, thread_bytes, tmp_floats;
@@ -223,6 +226,8 @@ static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 void pt_mme_free(pt_cp_state *s) {
     if (!s || !s->mme) return;
     pt_const_cache_forget_owner(s->mme);
+    pt_postops_destroy_flat(s->mme->a_flat);
+    pt_postops_destroy_flat(s->mme->w_flat);
     free(s->mme->a.zp_const);
     free(s->mme->b.zp_const);
     free(s->mme);
@@ -333,6 +338,8 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, const size_t
     /* Scratch: bound programs, dense copies, per-column scales, B packed for
      * this execution when the cache does not hold it, per-thread epilogue
      * buffers, the engine's own. */
+    if (e->a.src == SRC_DENSE) e->a_flat = pt_postops_flatten(s->a.prog);
+    if (e->b.src == SRC_DENSE) e->w_flat = pt_postops_flatten(s->w.prog);
     size_t at = 0;
     e->off_bound_a = at, at = align64(at + pt_postops_bound_bytes(s->a.prog));
     e->off_bound_w = at, at = align64(at + pt_postops_bound_bytes(s->w.prog));
@@ -368,31 +375,32 @@ const char *pt_mme_kernel_name(const pt_cp_state *s) {
 /* ---- execute ------------------------------------------------------------------- */
 
 /* Evaluates an operand program over its whole iteration space into a
- * row-major f32 buffer. */
-static void eval_dense(const pt_cp_operand *op, const void *bound, float *dst, char *threads, size_t thread_bytes,
+ * row-major f32 buffer, in runs of up to MME_RUN elements along its last dim
+ * (the flattened program's: one run per call instead of one row of, say,
+ * 32 elements, whose per-call cost dominated a chain of ten binary ops). */
+static void eval_dense(const pt_postops *prog, const void *bound, float *dst, char *threads, size_t thread_bytes,
                        int nt) {
-    const int r = op->ndims;
+    const int r = prog->ndims;
     if (r == 0) {
         int64_t none[1] = {0};
         pt_postops_apply(bound, dst, 1, none, (float *)(threads + MME_RUN * sizeof(float)));
         return;
     }
-    const int64_t last = op->dims[r - 1];
+    const int64_t last = prog->dims[r - 1], runs = (last + MME_RUN - 1) / MME_RUN;
     int64_t outer = 1;
-    for (int d = 0; d < r - 1; ++d) outer *= op->dims[d];
+    for (int d = 0; d < r - 1; ++d) outer *= prog->dims[d];
     /* A parallel region costs a scheduler tick when another process holds
      * a core: small operands are evaluated by the calling thread. */
     if (outer * last < MME_PARALLEL_MIN_ELEMS) nt = 1;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && outer > 1)
-    for (int64_t o = 0; o < outer; ++o) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && outer * runs > 1)
+    for (int64_t item = 0; item < outer * runs; ++item) {
         float *tmp = (float *)(threads + (size_t)pt_thread_id() * thread_bytes + MME_RUN * sizeof(float));
+        const int64_t o = item / runs, c0 = item % runs * MME_RUN;
         int64_t idx[PT_CP_MAXD], rem = o;
-        for (int d = r - 2; d >= 0; --d) idx[d] = rem % op->dims[d], rem /= op->dims[d];
-        for (int64_t c0 = 0; c0 < last; c0 += MME_RUN) {
-            idx[r - 1] = c0;
-            int64_t n = last - c0 < MME_RUN ? last - c0 : MME_RUN;
-            pt_postops_apply(bound, dst + o * last + c0, n, idx, tmp);
-        }
+        for (int d = r - 2; d >= 0; --d) idx[d] = rem % prog->dims[d], rem /= prog->dims[d];
+        idx[r - 1] = c0;
+        const int64_t n = last - c0 < MME_RUN ? last - c0 : MME_RUN;
+        pt_postops_apply(bound, dst + o * last + c0, n, idx, tmp);
     }
 }
 
@@ -472,8 +480,9 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > e->nthr) nt = e->nthr;
     const void *ba = base + e->off_bound_a, *bw = base + e->off_bound_w, *be = base + e->off_bound_e;
-    PT_CHECK(pt_postops_bind(s->a.prog, in, nin, base + e->off_bound_a));
-    PT_CHECK(pt_postops_bind(s->w.prog, in, nin, base + e->off_bound_w));
+    const pt_postops *aprog = e->a_flat ? e->a_flat : s->a.prog, *wprog = e->w_flat ? e->w_flat : s->w.prog;
+    PT_CHECK(pt_postops_bind(aprog, in, nin, base + e->off_bound_a));
+    PT_CHECK(pt_postops_bind(wprog, in, nin, base + e->off_bound_w));
     PT_CHECK(pt_postops_bind(s->epi, in, nin, base + e->off_bound_e));
     char *threads = base + e->off_threads;
 
@@ -481,13 +490,13 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
     memset(&args, 0, sizeof args);
     const void *a_data, *b_data;
     if (e->a.src == SRC_DENSE) {
-        eval_dense(&s->a, ba, (float *)(base + e->a.dense_off), threads, e->thread_bytes, nt);
+        eval_dense(aprog, ba, (float *)(base + e->a.dense_off), threads, e->thread_bytes, nt);
         a_data = base + e->a.dense_off;
     } else {
         a_data = port_data(in, nin, e->a.port);
     }
     if (e->b.src == SRC_DENSE) {
-        eval_dense(&s->w, bw, (float *)(base + e->b.dense_off), threads, e->thread_bytes, nt);
+        eval_dense(wprog, bw, (float *)(base + e->b.dense_off), threads, e->thread_bytes, nt);
         b_data = base + e->b.dense_off;
     } else {
         b_data = port_data(in, nin, e->b.port);

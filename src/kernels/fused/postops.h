@@ -133,6 +133,16 @@ size_t pt_postops_tmp_floats(const pt_postops *p, int64_t max_run);
  * apply() runs. */
 pt_status pt_postops_bind(const pt_postops *p, const pt_tview *in, size_t nin, void *mem);
 
+/* A copy of p over fewer iteration dims: adjacent dims merged wherever every
+ * memory operand steps through the pair as through one dim (no broadcast
+ * inside it, nested strides, or broadcast over both), so that runs can be
+ * longer than the last dim.  NULL when no dims merge, when a BatchNorm
+ * instruction indexes a dim, or out of memory: then keep using p.  Shares
+ * p's constants (p must outlive it); free with pt_postops_destroy_flat.
+ * Meant for programs evaluated over their whole dense space. */
+pt_postops *pt_postops_flatten(const pt_postops *p);
+void pt_postops_destroy_flat(pt_postops *f);
+
 /* Runs the chain on n (>= 1) consecutive elements along the last iteration
  * dim starting at logical index idx0[0..ndims) (the run must stay inside
  * that dim).  x holds the src values on entry (when the chain has a src) and
