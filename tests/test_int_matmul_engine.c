@@ -213,20 +213,23 @@ static void float_matmul(const float_case *c) {
 
 /* ---- binary ops before the MatMul (float_bmb), evaluated over A's whole
  * space with its dims merged where the operands allow:
- * A = (X * P) + Q, Q broadcast as `qd` says, then · W [K, N] + R [1, N]. --- */
+ * A = (X * P) + Q, Q broadcast as `qd` says, then · W [K, N] + R, R [1, N]
+ * or (r_full) of the output's shape, whose rows the epilogue may finish
+ * several at a time. ---------------------------------------------------- */
 
-static void prechain_matmul(int64_t b1, int64_t b2, int64_t M, int64_t K, int64_t N, const int64_t *qd) {
+static void prechain_matmul(int64_t b1, int64_t b2, int64_t M, int64_t K, int64_t N, const int64_t *qd, bool r_full) {
     char name[160];
-    snprintf(name, sizeof name, "pre-chain b=%lldx%lld M=%lld K=%lld N=%lld Q=[%lld,%lld,%lld,%lld]",
+    snprintf(name, sizeof name, "pre-chain b=%lldx%lld M=%lld K=%lld N=%lld Q=[%lld,%lld,%lld,%lld] R full %d",
              (long long)b1, (long long)b2, (long long)M, (long long)K, (long long)N, (long long)qd[0],
-             (long long)qd[1], (long long)qd[2], (long long)qd[3]);
+             (long long)qd[1], (long long)qd[2], (long long)qd[3], r_full);
     tensor t[6];
     const int64_t ad[4] = {b1, b2, M, K}, wd[2] = {K, N}, rd[2] = {1, N}, od[4] = {b1, b2, M, N};
     make_lt(&t[0], 1, dnnl_f32, 4, ad, false); /* X */
     make_lt(&t[1], 2, dnnl_f32, 4, ad, false); /* P */
     make_lt(&t[2], 3, dnnl_f32, 4, qd, false); /* Q */
     make_lt(&t[3], 4, dnnl_f32, 2, wd, false); /* W */
-    make_lt(&t[4], 5, dnnl_f32, 2, rd, false); /* R */
+    if (r_full) make_lt(&t[4], 5, dnnl_f32, 4, od, false); /* R */
+    else make_lt(&t[4], 5, dnnl_f32, 2, rd, false);
     make_lt(&t[5], 6, dnnl_f32, 4, od, false);
     for (int i = 0; i < 5; ++i) {
         int64_t n = 1;
@@ -270,7 +273,8 @@ static void prechain_matmul(int64_t b1, int64_t b2, int64_t M, int64_t K, int64_
                         acc += (double)(float)av * w, sc += fabs(av * w);
                     }
                     const int64_t e = ((i1 * b2 + i2) * M + m) * N + j;
-                    want[e] = acc + get(&t[4], j), scale[e] = sc + fabs(get(&t[4], j));
+                    const double rv = get(&t[4], r_full ? e : j);
+                    want[e] = acc + rv, scale[e] = sc + fabs(rv);
                 }
     compare(&t[5], want, scale, n, 4e-6 * (1.0 + (double)K / 64), name);
     free(want), free(scale);
@@ -526,11 +530,11 @@ int main(void) {
     /* Pre-chains: Q of A's shape (every dim merges), broadcast over the
      * batch (the rows and k merge), per row (nothing merges with k), a
      * scalar; rows of one element, odd sizes. */
-    const int64_t pre[][5] = {{2, 3, 32, 32, 32}, {3, 5, 7, 33, 9}, {1, 4, 1, 17, 5}, {2, 2, 300, 3, 20}};
+    const int64_t pre[][5] = {{2, 3, 32, 32, 32}, {3, 5, 7, 33, 9}, {1, 4, 1, 17, 5}, {2, 2, 300, 3, 20}, {1, 1, 50, 8, 128}};
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; ++i) {
         const int64_t b1 = pre[i][0], b2 = pre[i][1], M = pre[i][2], K = pre[i][3], N = pre[i][4];
         const int64_t qs[][4] = {{b1, b2, M, K}, {1, 1, M, K}, {b1, b2, M, 1}, {1, b2, 1, K}, {1, 1, 1, 1}};
-        for (size_t q = 0; q < sizeof qs / sizeof qs[0]; ++q) prechain_matmul(b1, b2, M, K, N, qs[q]);
+        for (size_t q = 0; q < sizeof qs / sizeof qs[0]; ++q) prechain_matmul(b1, b2, M, K, N, qs[q], q % 2 == 0);
     }
     int8_matmul(1, 1, 1, dnnl_u8, false);
     int8_matmul(7, 33, 61, dnnl_u8, false);

@@ -640,6 +640,27 @@ void pt_cp_finish_run(const cp_state *s, const void *bound_epi, void *out_data, 
     pt_run_store(out_data, s->out_dt, off, stride, x, n);
 }
 
+bool pt_cp_rows_mergeable(const cp_state *s, const pt_postops *rows_prog) {
+    const int r = s->out_ndims;
+    return rows_prog && r >= 2 && rows_prog->ndims == r - 1 && s->epi->ndims == r &&
+           s->out_strides[r - 2] == s->out_strides[r - 1] * s->out_dims[r - 1];
+}
+
+void pt_cp_finish_rows(const cp_state *s, const void *bound_rows, void *out_data, float *x, int64_t rows,
+                       const int64_t *aidx, float *tmp) {
+    const int r = s->out_ndims;
+    const int64_t n = rows * s->out_dims[r - 1];
+    int64_t idx[CP_MAXD], off = 0;
+    for (int d = 0; d < r - 1; ++d) {
+        idx[d] = d < s->out_lead ? 0 : aidx[d - s->out_lead];
+        off += idx[d] * s->out_strides[d];
+    }
+    idx[r - 2] *= s->out_dims[r - 1]; /* the merged dim's index */
+    if (s->round_floats) pt_run_round(s->anchor_dt, x, n);
+    pt_postops_apply(bound_rows, x, n, idx, tmp);
+    pt_run_store(out_data, s->out_dt, off, s->out_strides[r - 1], x, n);
+}
+
 static void finish_run(const cp_args *A, float *x, int64_t n, const int64_t *aidx, const cp_bufs *t) {
     pt_cp_finish_run(A->s, A->be, A->out[0].data, x, n, aidx, t->tmp);
 }

@@ -157,6 +157,17 @@ void pt_cp_state_free(pt_cp_state *s);
 void pt_cp_finish_run(const pt_cp_state *s, const void *bound_epi, void *out_data, float *x, int64_t n,
                       const int64_t *aidx, float *tmp);
 
+/* pt_cp_finish_run over `rows` whole consecutive output rows held in x
+ * back to back (rows * the last dim's size elements): `bound_rows` binds
+ * the epilogue program with its last two dims merged
+ * (pt_postops_flatten_from), `aidx` is the first row's anchor index (0
+ * along the last dim).  Only where pt_cp_rows_mergeable holds. */
+void pt_cp_finish_rows(const pt_cp_state *s, const void *bound_rows, void *out_data, float *x, int64_t rows,
+                       const int64_t *aidx, float *tmp);
+/* Whether the output's last two dims are laid out as one (rows back to
+ * back) and `rows_prog` is the epilogue with exactly those dims merged. */
+bool pt_cp_rows_mergeable(const pt_cp_state *s, const pt_postops *rows_prog);
+
 /* In-place pair (docs/api.md, get_inplace_ports): true when `f` was made by
  * the compute lowering and the partition output may share its buffer with
  * one input: an epilogue operand (typically the post-sum / final Add

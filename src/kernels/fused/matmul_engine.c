@@ -38,8 +38,11 @@ struct pt_mme {
     /* Dense operand programs with their dims merged (pt_postops_flatten;
      * NULL: the operand's own program runs as it is). */
     pt_postops *a_flat, *w_flat;
+    /* The epilogue with the output's rows merged, for tiles of whole rows
+     * shorter than half a run (NULL: row by row). */
+    pt_postops *epi_rows;
     /* scratch layout */
-    size_t off_bound_a, off_bound_w, off_bound_e, off_bscale, off_packed_b, off_gemm;
+    size_t off_bound_rows, off_bound_a, off_bound_w, off_bound_e, off_bscale, off_packed_b, off_gemm;
     size_t off_threads, thread_bytes, tmp_floats;
     size_t bytes;
 };
@@ -228,6 +231,7 @@ void pt_mme_free(pt_cp_state *s) {
     pt_const_cache_forget_owner(s->mme);
     pt_postops_destroy_flat(s->mme->a_flat);
     pt_postops_destroy_flat(s->mme->w_flat);
+    pt_postops_destroy_flat(s->mme->epi_rows);
     free(s->mme->a.zp_const);
     free(s->mme->b.zp_const);
     free(s->mme);
@@ -340,7 +344,15 @@ pt_status pt_mme_prepare(pt_cp_state *s, const bool *port_constant, const size_t
      * buffers, the engine's own. */
     if (e->a.src == SRC_DENSE) e->a_flat = pt_postops_flatten(s->a.prog);
     if (e->b.src == SRC_DENSE) e->w_flat = pt_postops_flatten(s->w.prog);
+    /* Post-op chains on short rows (binary-matmul-binary: N = 32) cost per
+     * call more than per element: tiles of whole rows run several at once. */
+    if (s->ra >= 2 && s->rb >= 2 && s->out_ndims >= 2 && s->out_dims[s->out_ndims - 1] <= MME_RUN / 2) {
+        e->epi_rows = pt_postops_flatten_from(s->epi, s->epi->ndims - 2);
+        if (!pt_cp_rows_mergeable(s, e->epi_rows)) pt_postops_destroy_flat(e->epi_rows), e->epi_rows = NULL;
+    }
     size_t at = 0;
+    e->off_bound_rows = at;
+    if (e->epi_rows) at = align64(at + pt_postops_bound_bytes(e->epi_rows));
     e->off_bound_a = at, at = align64(at + pt_postops_bound_bytes(s->a.prog));
     e->off_bound_w = at, at = align64(at + pt_postops_bound_bytes(s->w.prog));
     e->off_bound_e = at, at = align64(at + pt_postops_bound_bytes(s->epi));
@@ -407,6 +419,7 @@ static void eval_dense(const pt_postops *prog, const void *bound, float *dst, ch
 typedef struct {
     const pt_cp_state *s;
     const void *be;
+    const void *be_rows; /* NULL: no merged-rows epilogue */
     void *out;
     const pt_tview *bias;
     char *threads;
@@ -425,6 +438,26 @@ static void epilogue(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen
         bbase += idx[i] * s->bias_bs[i];
     }
     const int last = s->out_ndims - s->out_lead - 1; /* anchor dim of the runs */
+    if (E->be_rows && n0 == 0 && nlen == s->out_dims[s->out_ndims - 1]) {
+        /* Whole rows, copied back to back (bias added) and finished together. */
+        const int64_t per = MME_RUN / nlen;
+        for (int64_t i0 = 0; i0 < mlen; i0 += per) {
+            const int64_t rows = mlen - i0 < per ? mlen - i0 : per;
+            for (int64_t i = 0; i < rows; ++i) {
+                const float *row = c + (i0 + i) * ldc;
+                float *dst = x + i * nlen;
+                if (E->bias) {
+                    pt_run_load(E->bias->data, s->bias_dt, bbase + (m0 + i0 + i) * s->bias_sm, s->bias_sn, dst, nlen);
+                    for (int64_t j = 0; j < nlen; ++j) dst[j] += row[j];
+                } else {
+                    memcpy(dst, row, (size_t)nlen * sizeof(float));
+                }
+            }
+            idx[s->nbd] = m0 + i0, idx[last] = 0;
+            pt_cp_finish_rows(s, E->be_rows, E->out, x, rows, idx, tmp);
+        }
+        return;
+    }
     if (s->rb >= 2) {
         for (int64_t i = 0; i < mlen; ++i) {
             int64_t m = m0 + i;
@@ -484,6 +517,7 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
     PT_CHECK(pt_postops_bind(aprog, in, nin, base + e->off_bound_a));
     PT_CHECK(pt_postops_bind(wprog, in, nin, base + e->off_bound_w));
     PT_CHECK(pt_postops_bind(s->epi, in, nin, base + e->off_bound_e));
+    if (e->epi_rows) PT_CHECK(pt_postops_bind(e->epi_rows, in, nin, base + e->off_bound_rows));
     char *threads = base + e->off_threads;
 
     pt_gemm_args args;
@@ -530,7 +564,7 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
         }
         args.b_packed = packed;
     }
-    epi_ctx E = {s, be, out[0].data, s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes};
+    epi_ctx E = {s, be, e->epi_rows ? base + e->off_bound_rows : NULL, out[0].data, s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes};
     args.epilogue = epilogue;
     args.epilogue_ctx = &E;
     pt_status st = pt_gemm_run(&e->plan, &args, base + e->off_gemm, nt);

@@ -34,8 +34,10 @@ static bool opd_merges(const po_opd *o, const int64_t *dims, int d) {
     return o->div[d] == 1 && o->div[d + 1] == 1 && o->es[d] == o->es[d + 1] * dims[d + 1];
 }
 
-pt_postops *pt_postops_flatten(const pt_postops *p) {
-    if (!p || p->ndims < 2) return NULL;
+pt_postops *pt_postops_flatten(const pt_postops *p) { return pt_postops_flatten_from(p, 0); }
+
+pt_postops *pt_postops_flatten_from(const pt_postops *p, int first_dim) {
+    if (!p || p->ndims < 2 || first_dim < 0 || first_dim > p->ndims - 2) return NULL;
     for (int i = 0; i < p->nins; ++i)
         if (p->ins[i].ik == I_BN) return NULL;
     pt_postops *f = malloc(sizeof *f);
@@ -48,7 +50,7 @@ pt_postops *pt_postops_flatten(const pt_postops *p) {
     memcpy(ins, p->ins, (size_t)p->nins * sizeof *ins);
     f->ins = ins;
     bool merged = false;
-    for (int d = f->ndims - 2; d >= 0; --d) {
+    for (int d = f->ndims - 2; d >= first_dim; --d) {
         bool ok = true;
         for (int i = 0; i < f->nins && ok; ++i)
             for (int j = 0; j < f->ins[i].na && ok; ++j) ok = opd_merges(&f->ins[i].a[j], f->dims, d);

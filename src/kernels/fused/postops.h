@@ -141,6 +141,9 @@ pt_status pt_postops_bind(const pt_postops *p, const pt_tview *in, size_t nin, v
  * p's constants (p must outlive it); free with pt_postops_destroy_flat.
  * Meant for programs evaluated over their whole dense space. */
 pt_postops *pt_postops_flatten(const pt_postops *p);
+/* The same, merging only pairs of dims from `first_dim` on (dims before it
+ * keep their indices). */
+pt_postops *pt_postops_flatten_from(const pt_postops *p, int first_dim);
 void pt_postops_destroy_flat(pt_postops *f);
 
 /* Runs the chain on n (>= 1) consecutive elements along the last iteration
