@@ -11,6 +11,10 @@
 #include <cpuid.h>
 #define PT_CPU_X86 1
 #endif
+#if defined(PT_CPU_X86) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #ifdef PT_CPU_X86
 static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) { __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]); }
@@ -19,6 +23,18 @@ static unsigned long long xgetbv0(void) {
     unsigned lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((unsigned long long)hi << 32) | lo;
+}
+
+/* Linux hands a process the AMX tile data state only on request (the
+ * tiles are 8 KiB of extra context per thread); without it the first tile
+ * instruction raises SIGILL.  Asked once, at the probe. */
+static bool amx_state_granted(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+    return false;
+#endif
 }
 
 /* Cache sizes from the deterministic cache leaf (Intel 4, AMD 0x8000001D). */
@@ -66,6 +82,13 @@ static void probe(pt_cpu_info *c) {
         if ((a71 >> 5) & 1) c->features |= PT_CPU_AVX512_BF16;
         if ((c7 >> 11) & 1) c->features |= PT_CPU_AVX512_VNNI;
         if ((d7 >> 23) & 1) c->features |= PT_CPU_AVX512_FP16;
+        /* AMX-TILE (d7 bit 24) with AMX-BF16 (22) / AMX-INT8 (25), the tile
+         * state enabled in XCR0 (bits 17, 18) and granted to the process. */
+        const bool tiles = ((d7 >> 24) & 1) && (xcr0 & 0x60000) == 0x60000;
+        if (tiles && (((d7 >> 22) & 1) || ((d7 >> 25) & 1)) && amx_state_granted()) {
+            if ((d7 >> 22) & 1) c->features |= PT_CPU_AMX_BF16;
+            if ((d7 >> 25) & 1) c->features |= PT_CPU_AMX_INT8;
+        }
     }
     if (strcmp(c->vendor, "AuthenticAMD") == 0) {
         cpuid(0x80000000u, 0, r);

@@ -25,6 +25,8 @@ enum {
     PT_CPU_AVX512_VNNI = 1u << 1, /* vpdpbusd on zmm */
     PT_CPU_AVX_VNNI = 1u << 2,    /* vpdpbusd on ymm (VEX) */
     PT_CPU_AVX512_FP16 = 1u << 3, /* native f16 arithmetic */
+    PT_CPU_AMX_BF16 = 1u << 4,    /* AMX tiles with tdpbf16ps, state granted by the OS */
+    PT_CPU_AMX_INT8 = 1u << 5,    /* AMX tiles with tdpbusd, state granted by the OS */
 };
 
 typedef struct {

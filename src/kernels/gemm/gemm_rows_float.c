@@ -3,6 +3,7 @@
  * compiler builds src/kernels/x86/. */
 #include "kernels/gemm/gemm_rows.h"
 #include "kernels/gemm/gemm_ukr_generic.h"
+#include "kernels/x86/gemm_ukr_amx_x86.h"
 #include "kernels/x86/gemm_ukr_float_x86.h"
 
 #define GEN_MR PT_GEMM_GENERIC_MR
@@ -21,6 +22,9 @@ const pt_gemm_ukernel pt_gemm_rows_bf16[] = {
     {"generic_bf16_4x16", PT_GEMM_BF16, PT_ISA_GENERIC, 0, GEN_MR, GEN_NR, 2, pt_gemm_ukr_generic_bf16, NULL, NULL},
     {"avx2_bf16_6x16", PT_GEMM_BF16, PT_ISA_AVX2, 0, PT_GEMM_AVX2_BF16_MR, PT_GEMM_AVX2_BF16_NR, 2,
      pt_gemm_ukr_avx2_bf16, NULL, NULL},
+    /* Of one level the first usable row wins: AMX before vdpbf16ps. */
+    {"amx_bf16_32x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16 | PT_CPU_AMX_BF16, PT_GEMM_AMX_MR,
+     PT_GEMM_AMX_NR, 2, pt_gemm_ukr_amx_bf16, NULL, NULL},
     {"avx512bf16_bf16_12x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16, PT_GEMM_AVX512BF16_MR,
      PT_GEMM_AVX512BF16_NR, 2, pt_gemm_ukr_avx512bf16_bf16, pt_gemm_ukr_avx512bf16_bf16_pf, NULL},
 };

@@ -1,10 +1,14 @@
 /* U8S8 microkernel rows (u8 x s8 -> s32 in groups of four k).  Rows of one
- * level are tried in table order, so AVX-VNNI comes before plain AVX2. */
+ * level are tried in table order, so AMX comes before AVX512-VNNI and
+ * AVX-VNNI before plain AVX2. */
 #include "kernels/gemm/gemm_rows.h"
 #include "kernels/gemm/gemm_ukr_generic.h"
 #include "kernels/x86/gemm_u8s8_x86.h"
+#include "kernels/x86/gemm_ukr_amx_x86.h"
 
 const pt_gemm_ukernel pt_gemm_rows_u8s8[] = {
+    {"amx_u8s8_32x32", PT_GEMM_U8S8, PT_ISA_AVX512, PT_CPU_AMX_INT8, PT_GEMM_AMX_MR, PT_GEMM_AMX_NR, 4,
+     pt_gemm_ukr_amx_u8s8, NULL, NULL},
     {"avx512vnni_u8s8_12x32", PT_GEMM_U8S8, PT_ISA_AVX512, PT_CPU_AVX512_VNNI, PT_GEMM_U8S8_AVX512_MR,
      PT_GEMM_U8S8_AVX512_NR, 4, pt_gemm_ukr_avx512vnni_u8s8, pt_gemm_ukr_avx512vnni_u8s8_pf, NULL},
     {"avxvnni_u8s8_6x16", PT_GEMM_U8S8, PT_ISA_AVX2, PT_CPU_AVX_VNNI, PT_GEMM_U8S8_AVXVNNI_MR,

@@ -1,0 +1,146 @@
+/* AMX microkernels of the BF16 and U8S8 kinds (contract: pt_gemm_ukr_fn in
+ * kernels/gemm/gemm.h): 32 x 32 tiles of C as four 16 x 16 accumulator
+ * tiles, k in steps of 16 k groups (32 bf16 or 64 u8 / s8 values).
+ *
+ * They take the engine's usual panels ([kc/kg][R][kg]), so every user of a
+ * kind's default row (the driver, SDPA, the gated MLP, convolution) runs on
+ * them unchanged.  A B panel is already the tile layout AMX wants for its
+ * second operand (k groups by rows, columns' groups side by side), read with
+ * a row stride of 32 groups.  An A tile needs each row's k groups side by
+ * side instead, so each step transposes two 16 x 16 blocks of 32-bit groups
+ * of the A panel into a buffer on the stack.  The tile configuration is
+ * loaded on every call: other code on the thread (another library's AMX
+ * kernels) may have loaded its own in between.
+ *
+ * The OS grants AMX state per process (runtime/cpu.c asks for it); rows
+ * requiring PT_CPU_AMX_* run only where that was granted. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/x86/avx512_transpose.h"
+#include "kernels/x86/gemm_ukr_amx_x86.h"
+
+#define TILE_ROWS 16 /* k groups per step; rows of every tile */
+#define TILE_GROUPS 16 /* 32-bit groups per tile row (64 bytes) */
+#define PANEL_GROUPS 32 /* MR = NR = 32: groups per panel row */
+
+/* Palette 1, tiles 0-3 C (h, g), 4-5 A halves, 6-7 B halves; all 16 rows
+ * of 64 bytes. */
+typedef struct {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} __attribute__((aligned(64))) amx_config;
+
+/* A constant in memory: built on the stack, the compiler took the field
+ * stores as dead (ldtilecfg's read of them is not visible to it) and the
+ * first tile instruction faulted. */
+static const amx_config g_config = {
+    .palette = 1,
+    .colsb = {64, 64, 64, 64, 64, 64, 64, 64},
+    .rows = {TILE_ROWS, TILE_ROWS, TILE_ROWS, TILE_ROWS, TILE_ROWS, TILE_ROWS, TILE_ROWS, TILE_ROWS},
+};
+
+/* ldtilecfg (which also zeroes every tile) took a seventh of a call at
+ * 1024^3: it is skipped when the thread's configuration is already ours,
+ * which reading it back tells cheaply; another library's AMX code on the
+ * thread in between makes it load again. */
+static inline __attribute__((always_inline)) void load_config(void) {
+    amx_config now;
+    _tile_storeconfig(&now);
+    __asm__ volatile("" : : "r"(&now) : "memory"); /* the compiler does not see the instruction write `now` */
+    if (memcmp(&now, &g_config, sizeof now) != 0) _tile_loadconfig(&g_config);
+}
+
+/* Groups [s0, s0 + np) of rows h*16 .. h*16 + 15 of the A panel, as a tile:
+ * row m holds its np groups, then zeros. */
+static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int64_t s0, int np, int h,
+                                                         uint32_t *dst) {
+    __m512i r[16];
+    for (int p = 0; p < 16; ++p)
+        r[p] = p < np ? _mm512_loadu_si512(a + (s0 + p) * PANEL_GROUPS + h * 16) : _mm512_setzero_si512();
+    pt_avx512_transpose16(r);
+    for (int m = 0; m < 16; ++m) _mm512_store_si512(dst + m * TILE_GROUPS, r[m]);
+}
+
+/* The shared body, DP the tile product instruction.  The A tiles of step
+ * s + 1 are transposed while the products of step s run, into the other of
+ * two buffers: a tile load cannot take data from stores still in flight, so
+ * loading a buffer just written stalled (an eighth of the time at 1024^3). */
+#define AMX_BODY(DP)                                                                                          \
+    do {                                                                                                      \
+        const uint32_t *ap = a, *bp = b;                                                                      \
+        const int64_t groups = kc / kg;                                                                       \
+        uint32_t at[2][2][16 * TILE_GROUPS] __attribute__((aligned(64)));                                     \
+        uint32_t bt[16 * PANEL_GROUPS] __attribute__((aligned(64)));                                          \
+        load_config();                                                                                        \
+        _tile_zero(0);                                                                                        \
+        _tile_zero(1);                                                                                        \
+        _tile_zero(2);                                                                                        \
+        _tile_zero(3);                                                                                        \
+        int np = groups < TILE_ROWS ? (int)groups : TILE_ROWS;                                                \
+        a_tile(ap, 0, np, 0, at[0][0]);                                                                       \
+        a_tile(ap, 0, np, 1, at[0][1]);                                                                       \
+        for (int64_t s0 = 0, buf = 0; s0 < groups; s0 += TILE_ROWS, buf ^= 1) {                              \
+            np = groups - s0 < TILE_ROWS ? (int)(groups - s0) : TILE_ROWS;                                    \
+            const uint32_t *brow = bp + s0 * PANEL_GROUPS;                                                    \
+            if (np < TILE_ROWS) { /* the last step: B rows past the panel are zeros */                        \
+                memset(bt, 0, sizeof bt);                                                                     \
+                memcpy(bt, brow, (size_t)np * PANEL_GROUPS * sizeof(uint32_t));                               \
+                brow = bt;                                                                                    \
+            }                                                                                                 \
+            _tile_loadd(4, at[buf][0], TILE_GROUPS * 4);                                                      \
+            _tile_loadd(5, at[buf][1], TILE_GROUPS * 4);                                                      \
+            _tile_loadd(6, brow, PANEL_GROUPS * 4);                                                           \
+            _tile_loadd(7, brow + 16, PANEL_GROUPS * 4);                                                      \
+            DP(0, 4, 6);                                                                                      \
+            DP(1, 4, 7);                                                                                      \
+            DP(2, 5, 6);                                                                                      \
+            DP(3, 5, 7);                                                                                      \
+            const int64_t s1 = s0 + TILE_ROWS;                                                                \
+            if (s1 < groups) {                                                                                \
+                const int n1 = groups - s1 < TILE_ROWS ? (int)(groups - s1) : TILE_ROWS;                      \
+                a_tile(ap, s1, n1, 0, at[buf ^ 1][0]);                                                        \
+                a_tile(ap, s1, n1, 1, at[buf ^ 1][1]);                                                        \
+            }                                                                                                 \
+        }                                                                                                     \
+        _tile_stored(0, cb, PANEL_GROUPS * 4);                                                                \
+        _tile_stored(1, cb + 16, PANEL_GROUPS * 4);                                                           \
+        _tile_stored(2, cb + 16 * PANEL_GROUPS, PANEL_GROUPS * 4);                                            \
+        _tile_stored(3, cb + 16 * PANEL_GROUPS + 16, PANEL_GROUPS * 4);                                       \
+    } while (0)
+
+/* C's mr x nr corner from the 32 x 32 tile buffer (f32 or s32 lanes). */
+#define STORE_CORNER(T, LOAD, STORE, ADD)                                                                     \
+    do {                                                                                                      \
+        T *cc = c;                                                                                            \
+        for (int i = 0; i < mr; ++i)                                                                          \
+            for (int j = 0; j < nr; j += 16) {                                                                \
+                const __mmask16 k = nr - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nr - j)) - 1);    \
+                __typeof__(LOAD(k, cb)) v = LOAD(k, cb + i * PANEL_GROUPS + j);                               \
+                if (accumulate) v = ADD(v, LOAD(k, cc + i * ldc + j));                                        \
+                STORE(cc + i * ldc + j, k, v);                                                                \
+            }                                                                                                 \
+    } while (0)
+
+static inline __m512 load_ps(__mmask16 k, const void *p) { return _mm512_maskz_loadu_ps(k, p); }
+static inline __m512i load_epi32(__mmask16 k, const void *p) { return _mm512_maskz_loadu_epi32(k, p); }
+
+void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                          int accumulate) {
+    const int64_t kg = 2;
+    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+#define DP_BF16(C, A, B) _tile_dpbf16ps(C, A, B)
+    AMX_BODY(DP_BF16);
+    STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
+}
+
+void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                          int accumulate) {
+    const int64_t kg = 4;
+    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+#define DP_U8S8(C, A, B) _tile_dpbusd(C, A, B)
+    AMX_BODY(DP_U8S8);
+    STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
+}

@@ -1,0 +1,18 @@
+/* AMX microkernels of the BF16 and U8S8 kinds (contract: pt_gemm_ukr_fn in
+ * kernels/gemm/gemm.h; gemm_amx.c says how they use the usual panels).
+ * Only the row tables take their addresses, and the registry calls them only
+ * where runtime/cpu.c found AMX and the OS granted its state. */
+#ifndef PARTITA_KERNELS_X86_GEMM_UKR_AMX_X86_H
+#define PARTITA_KERNELS_X86_GEMM_UKR_AMX_X86_H
+
+#include <stdint.h>
+
+/* 32 rows x 32 columns: four 16 x 16 accumulator tiles. */
+#define PT_GEMM_AMX_MR 32
+#define PT_GEMM_AMX_NR 32
+void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                          int accumulate);
+void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                          int accumulate);
+
+#endif
