@@ -82,6 +82,15 @@ static void check_ukernel_case(const pt_gemm_ukernel *uk, int64_t kc, int mr, in
     }
     for (int64_t i = 0; i < MR * ldc; ++i) c[i] = c0[i] = rnd_unit();
     uk->run(kc, a, b, c, ldc, mr, nr, accumulate);
+    if (uk->a_prep) { /* A transformed once by the driver: the same bits */
+        void *ap = alloc64((size_t)(kc * MR) * eb);
+        float *cq = malloc(sizeof(float) * (size_t)(MR * ldc));
+        memcpy(ap, a, (size_t)(kc * MR) * eb), memcpy(cq, c0, sizeof(float) * (size_t)(MR * ldc));
+        uk->a_prep(ap, kc);
+        uk->run_prepped(kc, ap, b, cq, ldc, mr, nr, accumulate);
+        CHECK(memcmp(cq, c, sizeof(float) * (size_t)(MR * ldc)) == 0);
+        free(ap), free(cq);
+    }
     check_prefetch_form(uk, kc, a, b, c0, c, sizeof(float) * (size_t)(MR * ldc), ldc, mr, nr, accumulate, b);
     if (uk->run_packing) check_packing_form(uk, kc, a, b, c0, ldc, mr, nr, accumulate);
     int bad = 0;

@@ -157,6 +157,15 @@ static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
                         int32_t *init = malloc(cb);
                         for (int64_t i = 0; i < MR * ldc; ++i) init[i] = (int32_t)(i * 7 - 1000);
                         check_prefetch_form(uk, kc, a, b, init, c, cb, ldc, mr, nr, accumulate, b);
+                        if (uk->a_prep) { /* A transformed once by the driver: the same sums */
+                            uint8_t *ap = aligned_zalloc((size_t)(kc * MR));
+                            memcpy(ap, a, (size_t)(kc * MR));
+                            uk->a_prep(ap, kc);
+                            uk->run_prepped(kc, ap, b, init, ldc, mr, nr, accumulate);
+                            pt_test_count(memcmp(init, c, cb) == 0, __FILE__, __LINE__, "%s prepped kc=%lld",
+                                          uk->name, (long long)kc);
+                            free(ap);
+                        }
                         free(init);
                     }
                     for (int i = 0; i < MR; ++i)
@@ -323,7 +332,7 @@ static void test_pack_dequant_widths(void) {
             for (int di = 0; di < 4; ++di)
                 for (int form = -1; form < 4; ++form, ++combo) {
                     pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
-                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL};
+                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL};
                     int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
                     int64_t k0 = (int64_t[]){0, 32, 64, 7}[combo % 4], r0 = rnd_in(0, 5);
                     int64_t RT = r0 + rows, KT = k0 + K, group = (int64_t[]){32, 64, 128, 48}[combo % 4];

@@ -83,6 +83,12 @@ typedef struct pt_gemm_ukernel {
     pt_gemm_ukr_fn run;
     pt_gemm_ukr_pf_fn run_pf; /* NULL: the row has no prefetching form */
     pt_gemm_ukr_packing_fn run_packing; /* NULL: no packing form */
+    /* NULL, or an in-place transform of one packed A panel of kcp k that
+     * the driver applies once after packing an A block, then calling
+     * run_prepped (same contract, A so transformed) instead of run: the AMX
+     * rows lay A out as tiles once rather than on every call. */
+    void (*a_prep)(void *panel, int64_t kcp);
+    pt_gemm_ukr_fn run_prepped;
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

@@ -510,19 +510,28 @@ void pt_gemm_u8s8_dequantize(const pt_gemm_desc *d, float a_scale, const float *
     }
 }
 
-/* The microkernel over an mlen x nlen block for one chunk: B strips
- * (b_strip bytes apart) outer, so each stays in L1 for all A strips.  With
- * `pf`, the prefetching form fetches its lines on the way. */
+/* A block's panels just packed, transformed for rows that prefer their own
+ * A layout (a_prep); sweep then calls run_prepped. */
+static void prep_a(const pt_gemm_ukernel *uk, char *abuf, int64_t a_strip, int64_t mlen, int64_t kcp) {
+    if (!uk->a_prep) return;
+    for (int64_t i = 0; i * uk->mr < mlen; ++i) uk->a_prep(abuf + i * a_strip, kcp);
+}
+
+/* The microkernel over an mlen x nlen block for one chunk (A packed, then
+ * prep_a): B strips (b_strip bytes apart) outer, so each stays in L1 for
+ * all A strips.  With `pf`, the prefetching form fetches its lines on the
+ * way. */
 static void sweep(const pt_gemm_ukernel *uk, int64_t kcp, const char *abuf, int64_t a_strip, const char *bp,
                   int64_t b_strip, char *cblk, int64_t ldc, int64_t mlen, int64_t nlen, int accumulate,
                   pt_gemm_prefetch *pf) {
+    const pt_gemm_ukr_fn run = uk->a_prep ? uk->run_prepped : uk->run;
     for (int64_t j = 0; j * uk->nr < nlen; ++j) {
         const int nr = (int)min64(uk->nr, nlen - j * uk->nr);
         for (int64_t i = 0; i * uk->mr < mlen; ++i) {
             const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
             char *cp = cblk + (size_t)((i * uk->mr * ldc + j * uk->nr) * 4);
             if (pf) uk->run_pf(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate, pf);
-            else uk->run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
+            else run(kcp, abuf + i * a_strip, bp + j * b_strip, cp, ldc, mr, nr, accumulate);
         }
     }
 }
@@ -604,6 +613,7 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
             pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+            prep_a(uk, abuf, uk->mr * kcp * eb, mlen, kcp);
             if (rowsum)
                 for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
             for (int o = 0; o < nb_ops; ++o) {
@@ -727,6 +737,7 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
     for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
         const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc);
         pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
+        prep_a(uk, abuf, uk->mr * kcp * eb, mlen, kcp);
         if (rowsum)
             for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
         sweep(uk, kcp, abuf, uk->mr * kcp * eb, bv->base + bv->strip0 * b_strip_bytes + k0 * uk->nr * eb,

@@ -64,11 +64,13 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
     for (int m = 0; m < 16; ++m) _mm512_store_si512(dst + m * TILE_GROUPS, r[m]);
 }
 
-/* The shared body, DP the tile product instruction.  The A tiles of step
- * s + 1 are transposed while the products of step s run, into the other of
- * two buffers: a tile load cannot take data from stores still in flight, so
- * loading a buffer just written stalled (an eighth of the time at 1024^3). */
-#define AMX_BODY(DP)                                                                                          \
+/* The shared body, DP the tile product instruction.  A's tiles of a full
+ * step come from the panel itself when it was prepared (a_prep: PREPPED),
+ * else, and for a last step of fewer than 16 k groups, from transposes on
+ * the stack; the transposes of step s + 1 run while the products of step s
+ * do, into the other of two buffers: a tile load cannot take data from
+ * stores still in flight, so loading a buffer just written stalled. */
+#define AMX_BODY(DP, PREPPED)                                                                                 \
     do {                                                                                                      \
         const uint32_t *ap = a, *bp = b;                                                                      \
         const int64_t groups = kc / kg;                                                                       \
@@ -80,8 +82,10 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
         _tile_zero(2);                                                                                        \
         _tile_zero(3);                                                                                        \
         int np = groups < TILE_ROWS ? (int)groups : TILE_ROWS;                                                \
-        a_tile(ap, 0, np, 0, at[0][0]);                                                                       \
-        a_tile(ap, 0, np, 1, at[0][1]);                                                                       \
+        if (!(PREPPED) || np < TILE_ROWS) {                                                                   \
+            a_tile(ap, 0, np, 0, at[0][0]);                                                                   \
+            a_tile(ap, 0, np, 1, at[0][1]);                                                                   \
+        }                                                                                                     \
         for (int64_t s0 = 0, buf = 0; s0 < groups; s0 += TILE_ROWS, buf ^= 1) {                              \
             np = groups - s0 < TILE_ROWS ? (int)(groups - s0) : TILE_ROWS;                                    \
             const uint32_t *brow = bp + s0 * PANEL_GROUPS;                                                    \
@@ -90,8 +94,13 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
                 memcpy(bt, brow, (size_t)np * PANEL_GROUPS * sizeof(uint32_t));                               \
                 brow = bt;                                                                                    \
             }                                                                                                 \
-            _tile_loadd(4, at[buf][0], TILE_GROUPS * 4);                                                      \
-            _tile_loadd(5, at[buf][1], TILE_GROUPS * 4);                                                      \
+            if ((PREPPED) && np == TILE_ROWS) {                                                               \
+                _tile_loadd(4, ap + s0 * PANEL_GROUPS, TILE_GROUPS * 4);                                      \
+                _tile_loadd(5, ap + s0 * PANEL_GROUPS + 16 * TILE_GROUPS, TILE_GROUPS * 4);                   \
+            } else {                                                                                          \
+                _tile_loadd(4, at[buf][0], TILE_GROUPS * 4);                                                  \
+                _tile_loadd(5, at[buf][1], TILE_GROUPS * 4);                                                  \
+            }                                                                                                 \
             _tile_loadd(6, brow, PANEL_GROUPS * 4);                                                           \
             _tile_loadd(7, brow + 16, PANEL_GROUPS * 4);                                                      \
             DP(0, 4, 6);                                                                                      \
@@ -101,8 +110,10 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
             const int64_t s1 = s0 + TILE_ROWS;                                                                \
             if (s1 < groups) {                                                                                \
                 const int n1 = groups - s1 < TILE_ROWS ? (int)(groups - s1) : TILE_ROWS;                      \
-                a_tile(ap, s1, n1, 0, at[buf ^ 1][0]);                                                        \
-                a_tile(ap, s1, n1, 1, at[buf ^ 1][1]);                                                        \
+                if (!(PREPPED) || n1 < TILE_ROWS) {                                                           \
+                    a_tile(ap, s1, n1, 0, at[buf ^ 1][0]);                                                    \
+                    a_tile(ap, s1, n1, 1, at[buf ^ 1][1]);                                                    \
+                }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
         _tile_stored(0, cb, PANEL_GROUPS * 4);                                                                \
@@ -127,12 +138,46 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
 static inline __m512 load_ps(__mmask16 k, const void *p) { return _mm512_maskz_loadu_ps(k, p); }
 static inline __m512i load_epi32(__mmask16 k, const void *p) { return _mm512_maskz_loadu_epi32(k, p); }
 
+/* The panel's full steps of 16 k groups as two A tiles each (rows 0-15,
+ * then 16-31, each row its 16 groups), in place; a last, shorter step stays
+ * as packed (the kernels transpose it per call). */
+static void a_prep(void *panel, int64_t groups) {
+    uint32_t *p = panel;
+    for (int64_t s0 = 0; s0 + TILE_ROWS <= groups; s0 += TILE_ROWS) {
+        uint32_t *blk = p + s0 * PANEL_GROUPS;
+        __m512i lo[16], hi[16];
+        for (int g = 0; g < 16; ++g) {
+            lo[g] = _mm512_loadu_si512(blk + g * PANEL_GROUPS);
+            hi[g] = _mm512_loadu_si512(blk + g * PANEL_GROUPS + 16);
+        }
+        pt_avx512_transpose16(lo);
+        pt_avx512_transpose16(hi);
+        for (int m = 0; m < 16; ++m) {
+            _mm512_storeu_si512(blk + m * TILE_GROUPS, lo[m]);
+            _mm512_storeu_si512(blk + 16 * TILE_GROUPS + m * TILE_GROUPS, hi[m]);
+        }
+    }
+}
+
+void pt_gemm_amx_prep_a_bf16(void *panel, int64_t kcp) { a_prep(panel, kcp / 2); }
+void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp) { a_prep(panel, kcp / 4); }
+
+#define DP_BF16(C, A, B) _tile_dpbf16ps(C, A, B)
+#define DP_U8S8(C, A, B) _tile_dpbusd(C, A, B)
+
 void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate) {
     const int64_t kg = 2;
     float cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
-#define DP_BF16(C, A, B) _tile_dpbf16ps(C, A, B)
-    AMX_BODY(DP_BF16);
+    AMX_BODY(DP_BF16, 0);
+    STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
+}
+
+void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                  int accumulate) {
+    const int64_t kg = 2;
+    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    AMX_BODY(DP_BF16, 1);
     STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
 }
 
@@ -140,7 +185,14 @@ void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int
                           int accumulate) {
     const int64_t kg = 4;
     int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
-#define DP_U8S8(C, A, B) _tile_dpbusd(C, A, B)
-    AMX_BODY(DP_U8S8);
+    AMX_BODY(DP_U8S8, 0);
+    STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
+}
+
+void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                  int accumulate) {
+    const int64_t kg = 4;
+    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    AMX_BODY(DP_U8S8, 1);
     STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
 }

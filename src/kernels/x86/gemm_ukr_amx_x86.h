@@ -14,5 +14,13 @@ void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int
                           int accumulate);
 void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate);
+/* The driver's A layout for them (pt_gemm_ukernel.a_prep): full steps of 16
+ * k groups laid out as tiles in place, and the kernels that take it. */
+void pt_gemm_amx_prep_a_bf16(void *panel, int64_t kcp);
+void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp);
+void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                  int accumulate);
+void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                  int accumulate);
 
 #endif
