@@ -386,7 +386,8 @@ int main(int argc, char **argv) {
            "installs libopenblas-dev)\n");
 #endif
     printf("%% peak: of the f32 FMA peak for f32 and int4 (f32 compute), of "
-           "vdpbf16ps for bf16, of vpdpbusd for int8; M = 1 rows: GB/s of the "
+           "the best bf16 / int8 instruction bench_peak found for bf16 / int8 (AMX "
+           "tiles where granted, else vdpbf16ps / vpdpbusd); M = 1 rows: GB/s of the "
            "weights' bytes and %% of stream bandwidth\n\n");
     printf("%-5s %-16s %6s %11s %9s %9s %11s %9s %8s\n", "type", "MxKxN", "parts",
             "Partita ms", "GFLOP/s", "% peak", "OpenBLAS ms", "GFLOP/s", "ratio");
