@@ -15,6 +15,7 @@
  * The OS grants AMX state per process (runtime/cpu.c asks for it); rows
  * requiring PT_CPU_AMX_* run only where that was granted. */
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -77,10 +78,17 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
         uint32_t at[2][2][16 * TILE_GROUPS] __attribute__((aligned(64)));                                     \
         uint32_t bt[16 * PANEL_GROUPS] __attribute__((aligned(64)));                                          \
         load_config();                                                                                        \
-        _tile_zero(0);                                                                                        \
-        _tile_zero(1);                                                                                        \
-        _tile_zero(2);                                                                                        \
-        _tile_zero(3);                                                                                        \
+        if (whole && accumulate) { /* C's own tile: summed into directly */                                  \
+            _tile_loadd(0, cw, ldc * 4);                                                                      \
+            _tile_loadd(1, cw + 16, ldc * 4);                                                                 \
+            _tile_loadd(2, cw + 16 * ldc, ldc * 4);                                                           \
+            _tile_loadd(3, cw + 16 * ldc + 16, ldc * 4);                                                      \
+        } else {                                                                                              \
+            _tile_zero(0);                                                                                    \
+            _tile_zero(1);                                                                                    \
+            _tile_zero(2);                                                                                    \
+            _tile_zero(3);                                                                                    \
+        }                                                                                                     \
         int np = groups < TILE_ROWS ? (int)groups : TILE_ROWS;                                                \
         if (!(PREPPED) || np < TILE_ROWS) {                                                                   \
             a_tile(ap, 0, np, 0, at[0][0]);                                                                   \
@@ -116,15 +124,24 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
-        _tile_stored(0, cb, PANEL_GROUPS * 4);                                                                \
-        _tile_stored(1, cb + 16, PANEL_GROUPS * 4);                                                           \
-        _tile_stored(2, cb + 16 * PANEL_GROUPS, PANEL_GROUPS * 4);                                            \
-        _tile_stored(3, cb + 16 * PANEL_GROUPS + 16, PANEL_GROUPS * 4);                                       \
+        if (whole) {                                                                                          \
+            _tile_stored(0, cw, ldc * 4);                                                                     \
+            _tile_stored(1, cw + 16, ldc * 4);                                                                \
+            _tile_stored(2, cw + 16 * ldc, ldc * 4);                                                          \
+            _tile_stored(3, cw + 16 * ldc + 16, ldc * 4);                                                     \
+        } else {                                                                                              \
+            _tile_stored(0, cb, PANEL_GROUPS * 4);                                                            \
+            _tile_stored(1, cb + 16, PANEL_GROUPS * 4);                                                       \
+            _tile_stored(2, cb + 16 * PANEL_GROUPS, PANEL_GROUPS * 4);                                        \
+            _tile_stored(3, cb + 16 * PANEL_GROUPS + 16, PANEL_GROUPS * 4);                                   \
+        }                                                                                                     \
     } while (0)
 
-/* C's mr x nr corner from the 32 x 32 tile buffer (f32 or s32 lanes). */
+/* C's mr x nr corner from the 32 x 32 tile buffer (f32 or s32 lanes); a
+ * whole tile went to C directly. */
 #define STORE_CORNER(T, LOAD, STORE, ADD)                                                                     \
     do {                                                                                                      \
+        if (whole) break;                                                                                     \
         T *cc = c;                                                                                            \
         for (int i = 0; i < mr; ++i)                                                                          \
             for (int j = 0; j < nr; j += 16) {                                                                \
@@ -168,7 +185,8 @@ void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp) { a_prep(panel, kcp / 4);
 void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate) {
     const int64_t kg = 2;
-    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    const bool whole = mr == 32 && nr == 32;
+    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
     AMX_BODY(DP_BF16, 0);
     STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
 }
@@ -176,7 +194,8 @@ void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int
 void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate) {
     const int64_t kg = 2;
-    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    const bool whole = mr == 32 && nr == 32;
+    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
     AMX_BODY(DP_BF16, 1);
     STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
 }
@@ -184,7 +203,8 @@ void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void
 void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate) {
     const int64_t kg = 4;
-    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    const bool whole = mr == 32 && nr == 32;
+    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
     AMX_BODY(DP_U8S8, 0);
     STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
 }
@@ -192,7 +212,8 @@ void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int
 void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate) {
     const int64_t kg = 4;
-    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64)));
+    const bool whole = mr == 32 && nr == 32;
+    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
     AMX_BODY(DP_U8S8, 1);
     STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
 }
