@@ -111,6 +111,11 @@ static void init_once(void) {
 #ifdef PT_CPU_X86
     probe(&c);
 #endif
+    /* PARTITA_AMX=0 leaves the AMX rows out (the tests run the fused
+     * kernels once so, to keep the vdpbf16ps / VNNI rows covered on AMX
+     * machines; benchmarks compare both). */
+    const char *amx = getenv("PARTITA_AMX");
+    if (amx && strcmp(amx, "0") == 0) c.features &= ~(unsigned)(PT_CPU_AMX_BF16 | PT_CPU_AMX_INT8);
     if (!c.l1d_bytes) c.l1d_bytes = 32 << 10;
     if (!c.l2_bytes) c.l2_bytes = 512 << 10;
     pt_isa_level cap = PT_ISA_AVX512;
