@@ -122,45 +122,32 @@ static const amx_config amx_cfg = {.palette = 1,
                                    .colsb = {64, 64, 64, 64, 64, 64, 64, 64},
                                    .rows = {16, 16, 16, 16, 16, 16, 16, 16}};
 
-__attribute__((target("amx-tile,amx-bf16"))) static double amx_bf16_blocks(long blocks) {
-    _tile_loadconfig(&amx_cfg);
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-    _tile_zero(4);
-    _tile_zero(5);
-    _tile_zero(6);
-    _tile_zero(7);
-    for (long i = 0; i < blocks * BLOCK_REPEATS; ++i) {
-        _tile_dpbf16ps(0, 4, 6);
-        _tile_dpbf16ps(1, 4, 7);
-        _tile_dpbf16ps(2, 5, 6);
-        _tile_dpbf16ps(3, 5, 7);
+/* NAME: four tile products DP per step, OPS operations each. */
+#define AMX_LOOP(NAME, TARGET, DP, OPS)                                                                       \
+    __attribute__((target(TARGET))) static double NAME(long blocks) {                                         \
+        _tile_loadconfig(&amx_cfg);                                                                           \
+        _tile_zero(0);                                                                                        \
+        _tile_zero(1);                                                                                        \
+        _tile_zero(2);                                                                                        \
+        _tile_zero(3);                                                                                        \
+        _tile_zero(4);                                                                                        \
+        _tile_zero(5);                                                                                        \
+        _tile_zero(6);                                                                                        \
+        _tile_zero(7);                                                                                        \
+        for (long i = 0; i < blocks * BLOCK_REPEATS; ++i) {                                                   \
+            DP(0, 4, 6);                                                                                      \
+            DP(1, 4, 7);                                                                                      \
+            DP(2, 5, 6);                                                                                      \
+            DP(3, 5, 7);                                                                                      \
+        }                                                                                                     \
+        _tile_release();                                                                                      \
+        return (double)blocks * BLOCK_REPEATS * 4 * (OPS);                                                    \
     }
-    _tile_release();
-    return (double)blocks * BLOCK_REPEATS * 4 * 16 * 16 * 32 * 2;
-}
 
-__attribute__((target("amx-tile,amx-int8"))) static double amx_int8_blocks(long blocks) {
-    _tile_loadconfig(&amx_cfg);
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-    _tile_zero(4);
-    _tile_zero(5);
-    _tile_zero(6);
-    _tile_zero(7);
-    for (long i = 0; i < blocks * BLOCK_REPEATS; ++i) {
-        _tile_dpbusd(0, 4, 6);
-        _tile_dpbusd(1, 4, 7);
-        _tile_dpbusd(2, 5, 6);
-        _tile_dpbusd(3, 5, 7);
-    }
-    _tile_release();
-    return (double)blocks * BLOCK_REPEATS * 4 * 16 * 16 * 64 * 2;
-}
+#define DP_BF16(C, A, B) _tile_dpbf16ps(C, A, B)
+#define DP_INT8(C, A, B) _tile_dpbusd(C, A, B)
+AMX_LOOP(amx_bf16_blocks, "amx-tile,amx-bf16", DP_BF16, 16 * 16 * 32 * 2)
+AMX_LOOP(amx_int8_blocks, "amx-tile,amx-int8", DP_INT8, 16 * 16 * 64 * 2)
 
 /* AMX-TILE with AMX-BF16 / AMX-INT8 (CPUID 7.0 EDX bits 24, 22, 25), the
  * tile state on in XCR0 and granted to the process by Linux. */

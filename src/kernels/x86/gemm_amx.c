@@ -182,38 +182,19 @@ void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp) { a_prep(panel, kcp / 4);
 #define DP_BF16(C, A, B) _tile_dpbf16ps(C, A, B)
 #define DP_U8S8(C, A, B) _tile_dpbusd(C, A, B)
 
-void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
-                          int accumulate) {
-    const int64_t kg = 2;
-    const bool whole = mr == 32 && nr == 32;
-    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
-    AMX_BODY(DP_BF16, 0);
-    STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
-}
+/* One kernel: NAME over k groups of KG values into C of lane type T, A as
+ * packed or (PREPPED) as a_prep left it. */
+#define AMX_KERNEL(NAME, T, KG, DP, PREPPED, LOAD, STORE, ADD)                                                \
+    void NAME(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate) { \
+        const int64_t kg = KG;                                                                                \
+        const bool whole = mr == 32 && nr == 32;                                                              \
+        T cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;                                        \
+        AMX_BODY(DP, PREPPED);                                                                                \
+        STORE_CORNER(T, LOAD, STORE, ADD);                                                                    \
+    }
 
-void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
-                                  int accumulate) {
-    const int64_t kg = 2;
-    const bool whole = mr == 32 && nr == 32;
-    float cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
-    AMX_BODY(DP_BF16, 1);
-    STORE_CORNER(float, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps);
-}
-
-void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
-                          int accumulate) {
-    const int64_t kg = 4;
-    const bool whole = mr == 32 && nr == 32;
-    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
-    AMX_BODY(DP_U8S8, 0);
-    STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
-}
-
-void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
-                                  int accumulate) {
-    const int64_t kg = 4;
-    const bool whole = mr == 32 && nr == 32;
-    int32_t cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;
-    AMX_BODY(DP_U8S8, 1);
-    STORE_CORNER(int32_t, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32);
-}
+AMX_KERNEL(pt_gemm_ukr_amx_bf16, float, 2, DP_BF16, 0, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
+AMX_KERNEL(pt_gemm_ukr_amx_bf16_prepped, float, 2, DP_BF16, 1, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
+AMX_KERNEL(pt_gemm_ukr_amx_u8s8, int32_t, 4, DP_U8S8, 0, load_epi32, _mm512_mask_storeu_epi32, _mm512_add_epi32)
+AMX_KERNEL(pt_gemm_ukr_amx_u8s8_prepped, int32_t, 4, DP_U8S8, 1, load_epi32, _mm512_mask_storeu_epi32,
+           _mm512_add_epi32)
