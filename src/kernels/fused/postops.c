@@ -47,7 +47,7 @@ pt_postops *pt_postops_flatten_from(const pt_postops *p, int first_dim) {
         return NULL;
     }
     *f = *p;
-    memcpy(ins, p->ins, (size_t)p->nins * sizeof *ins);
+    if (p->nins) memcpy(ins, p->ins, (size_t)p->nins * sizeof *ins);
     f->ins = ins;
     bool merged = false;
     for (int d = f->ndims - 2; d >= first_dim; --d) {
