@@ -71,10 +71,11 @@ test-asan: deps
 # report fails its test.  Left out: the install tests (they build consumers
 # without the sanitizer), the tests that force OpenMP teams of several
 # threads whatever OMP_NUM_THREADS says (test_int_gemm*, test_int_ref_kernels2,
-# test_int_mem_kernels*: false reports at libgomp's barriers), and the CLI's batch runs over the
-# shared harness files and tests/graphs (single-threaded, 4-10x slower here).
+# test_int_mem_kernels*: false reports at libgomp's barriers), the CLI's batch runs over the
+# shared harness files and tests/graphs (single-threaded, 4-10x slower here), and the
+# PARTITA_AMX=0 reruns (the same threading with other microkernels; CI took 26.5 min with them).
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
-TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_gemm_small_blocks(_generic|_avx2)?$$|^test_int_ref_kernels2$$|^test_int_mem_kernels(_generic|_avx2)?$$
+TSAN_EXCLUDE ?= ^install_|^partita_batch_|^partita_graphs_ci$$|^test_int_gemm$$|^test_int_gemm_(generic|avx2)$$|^test_int_gemm_small_blocks(_generic|_avx2)?$$|^test_int_ref_kernels2$$|^test_int_mem_kernels(_generic|_avx2)?$$|_noamx$$
 test-tsan: deps
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$(TSAN_FLAGS)" \
 	  -DCMAKE_CXX_FLAGS="$(TSAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
