@@ -564,7 +564,8 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
         }
         args.b_packed = packed;
     }
-    epi_ctx E = {s, be, e->epi_rows ? base + e->off_bound_rows : NULL, out[0].data, s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes};
+    epi_ctx E = {s, be, e->epi_rows ? base + e->off_bound_rows : NULL, out[0].data,
+                 s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes};
     args.epilogue = epilogue;
     args.epilogue_ctx = &E;
     pt_status st = pt_gemm_run(&e->plan, &args, base + e->off_gemm, nt);

@@ -149,10 +149,7 @@ static const float *opd_values(const po_bound *b, const po_opd *o, float *const 
     const void *base = o->kind == OPD_PORT ? b->ports[o->port] : (const void *)p->consts[o->cidx];
     const int r = p->ndims;
     int64_t off = 0;
-    /* Most operands are not broadcast inside a dim (div 1): a 64-bit
-     * division per dim and operand on every run took a fifth of a chain
-     * of ten binary ops on rows of 32. */
-    for (int d = 0; d < r - 1; ++d) off += (o->div[d] == 1 ? idx0[d] : idx0[d] / o->div[d]) * o->es[d];
+    for (int d = 0; d < r - 1; ++d) off += idx0[d] / o->div[d] * o->es[d];
     int64_t es = r ? o->es[r - 1] : 0, dv = r ? o->div[r - 1] : 1, i0 = r ? idx0[r - 1] : 0;
     if (es == 0 || n == 1) {
         *is_scalar = true;

@@ -86,7 +86,8 @@ typedef struct pt_gemm_ukernel {
     /* NULL, or an in-place transform of one packed A panel of kcp k that
      * the driver applies once after packing an A block, then calling
      * run_prepped (same contract, A so transformed) instead of run: the AMX
-     * rows lay A out as tiles once rather than on every call. */
+     * rows lay A out as tiles once rather than on every call).  Such a row
+     * has no prefetching or packing form (they would take A as packed). */
     void (*a_prep)(void *panel, int64_t kcp);
     pt_gemm_ukr_fn run_prepped;
 } pt_gemm_ukernel;

@@ -7,9 +7,11 @@
  * them unchanged.  A B panel is already the tile layout AMX wants for its
  * second operand (k groups by rows, columns' groups side by side), read with
  * a row stride of 32 groups.  An A tile needs each row's k groups side by
- * side instead, so each step transposes two 16 x 16 blocks of 32-bit groups
- * of the A panel into a buffer on the stack.  The tile configuration is
- * loaded on every call: other code on the thread (another library's AMX
+ * side instead: 16 x 16 transposes of the A panel's 32-bit groups, done
+ * once per packed A block by the driver (a_prep, then the _prepped
+ * kernels), or per call on the stack for callers that pack A themselves.
+ * The tile configuration is checked on every call and loaded when the
+ * thread's is not ours: other code on the thread (another library's AMX
  * kernels) may have loaded its own in between.
  *
  * The OS grants AMX state per process (runtime/cpu.c asks for it); rows
