@@ -689,24 +689,58 @@ PT_MEM_INLINE __m512 pt_mem_make_sigmoid(const void *ctx, int64_t i, __mmask16 k
     return pt_mem_sigmoid(pt_mem_load16_dt(c->src, c->dt, i, k));
 }
 
+/* Software prefetch for the one-source passes below (unary ops and
+ * conversions over a thread's whole share): each block of PT_MEM_AHEAD_BLOCK
+ * elements first touches its source PT_MEM_AHEAD_BYTES further on.  On the
+ * Xeon of sessions 12-13 the hardware prefetcher left the loads of the bf16
+ * GELU waiting on memory: 64 MiB took 16.2 ms (26 % of the alternating copy)
+ * and 6.2 ms (66 %) with this; blocks of 1024-2048 and distances of 2-8 KiB
+ * measured alike, 256 elements 2 KiB ahead slower. */
+#define PT_MEM_AHEAD_BLOCK 2048
+#define PT_MEM_AHEAD_BYTES 4096
+
+PT_MEM_INLINE int64_t pt_mem_esz(dnnl_data_type_t dt) { return dt == dnnl_f32 ? 4 : 2; }
+
+PT_MEM_INLINE void pt_mem_fetch_block(const void *src, dnnl_data_type_t sdt, int64_t at, int64_t len) {
+    const char *q = (const char *)src + at * pt_mem_esz(sdt) + PT_MEM_AHEAD_BYTES;
+    for (int64_t b = 0; b < len * pt_mem_esz(sdt); b += 64) _mm_prefetch(q + b, _MM_HINT_T0);
+}
+
 static void pt_mem_row_convert(void *dst, dnnl_data_type_t ddt, const void *src, dnnl_data_type_t sdt, int64_t n,
                                bool stream) {
+    for (int64_t i = 0; i < n; i += PT_MEM_AHEAD_BLOCK) {
+        const int64_t len = n - i < PT_MEM_AHEAD_BLOCK ? n - i : PT_MEM_AHEAD_BLOCK;
+        const pt_mem_src c = {(const char *)src + i * pt_mem_esz(sdt), sdt};
+        pt_mem_fetch_block(src, sdt, i, len);
+        pt_mem_emit((char *)dst + i * pt_mem_esz(ddt), ddt, stream, len, &c, pt_mem_make_convert);
+    }
+}
+
+/* One block of a unary op (the caller checked the kind). */
+static void pt_mem_unary_block(const pt_eltwise_params *p, void *dst, dnnl_data_type_t ddt, const void *src,
+                               dnnl_data_type_t sdt, int64_t n, bool stream) {
     const pt_mem_src c = {src, sdt};
-    pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_convert);
+    switch (p->kind) {
+        case dnnl_graph_op_relu: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_relu); break;
+        case dnnl_graph_op_sigmoid: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_sigmoid); break;
+        case dnnl_graph_op_gelu: /* each emit with a constant maker, so that it inlines */
+            if (p->gelu_tanh) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_tanh);
+            else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf);
+            break;
+        default: break;
+    }
 }
 
 static bool pt_mem_row_unary(const pt_eltwise_params *p, void *dst, dnnl_data_type_t ddt, const void *src,
                              dnnl_data_type_t sdt, int64_t n, bool stream) {
-    const pt_mem_src c = {src, sdt};
-    switch (p->kind) {
-        case dnnl_graph_op_relu: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_relu); return true;
-        case dnnl_graph_op_sigmoid: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_sigmoid); return true;
-        case dnnl_graph_op_gelu: /* each emit with a constant maker, so that it inlines */
-            if (p->gelu_tanh) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_tanh);
-            else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf);
-            return true;
-        default: return false;
+    if (p->kind != dnnl_graph_op_relu && p->kind != dnnl_graph_op_sigmoid && p->kind != dnnl_graph_op_gelu) return false;
+    for (int64_t i = 0; i < n; i += PT_MEM_AHEAD_BLOCK) {
+        const int64_t len = n - i < PT_MEM_AHEAD_BLOCK ? n - i : PT_MEM_AHEAD_BLOCK;
+        pt_mem_fetch_block(src, sdt, i, len);
+        pt_mem_unary_block(p, (char *)dst + i * pt_mem_esz(ddt), ddt, (const char *)src + i * pt_mem_esz(sdt), sdt,
+                           len, stream);
     }
+    return true;
 }
 
 typedef struct {
