@@ -785,8 +785,34 @@ static void test_declined(void) {
     CHECK_EQ_INT(pt_gemm_plan_init(&p, &d, 1), dnnl_unimplemented);
 }
 
+/* pt_gemm_ukernel_for_shape: the default row, except that an AMX default
+ * gives way to the best row without a_prep for one tile step of K or at
+ * most 16 rows (and never to a row the CPU cannot run). */
+static void test_for_shape(void) {
+    const pt_gemm_kind kinds[3] = {PT_GEMM_F32, PT_GEMM_BF16, PT_GEMM_U8S8};
+    for (int v = 0; v < 3; ++v) {
+        const pt_gemm_ukernel *d = pt_gemm_ukernel_default(kinds[v]);
+        const int64_t step = 16 * (int64_t)d->kg;
+        CHECK(pt_gemm_ukernel_for_shape(kinds[v], 1024, 1024) == d);
+        const pt_gemm_ukernel *shapes[3] = {pt_gemm_ukernel_for_shape(kinds[v], 1024, step),
+                                            pt_gemm_ukernel_for_shape(kinds[v], d->mr / 2, 1024),
+                                            pt_gemm_ukernel_for_shape(kinds[v], 1, 1)};
+        for (int s = 0; s < 3; ++s) {
+            CHECK(shapes[s] != NULL && shapes[s]->kind == kinds[v]);
+            if (!d->a_prep) {
+                CHECK(shapes[s] == d);
+                continue;
+            }
+            CHECK(shapes[s]->a_prep == NULL);
+            CHECK(pt_cpu_row_usable(shapes[s]->level, shapes[s]->features, pt_isa()));
+        }
+        if (d->a_prep) CHECK(pt_gemm_ukernel_for_shape(kinds[v], d->mr / 2 + 1, step + 1) == d);
+    }
+}
+
 int main(void) {
     printf("ISA %s\n", pt_isa_name(pt_isa()));
+    test_for_shape();
     test_ukernels(PT_GEMM_F32);
     test_ukernels(PT_GEMM_BF16);
     test_pack_special();

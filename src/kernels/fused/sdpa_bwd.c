@@ -84,15 +84,17 @@ typedef struct {
 
 static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/* The kernel of a product with operands of declared types a and b: bf16
- * when both reach it as bf16 (bf16 data, or f32 the math mode rounds to
- * bf16), f32 otherwise (bf16 / f16 data converted exactly, f32 data rounded
- * by the packer as the mode says). */
-static sb_mm mm_for(dnnl_fpmath_mode_t mode, dnnl_data_type_t a, dnnl_data_type_t b) {
+/* The kernel of a product with operands of declared types a and b, at
+ * most M rows of A and contraction length at most K: bf16 when both reach
+ * it as bf16 (bf16 data, or f32 the math mode rounds to bf16), f32
+ * otherwise (bf16 / f16 data converted exactly, f32 data rounded by the
+ * packer as the mode says); the row for that shape (a decode step has one
+ * query row: S, dP and dQ have one row, dK and dV contract over it). */
+static sb_mm mm_for(dnnl_fpmath_mode_t mode, dnnl_data_type_t a, dnnl_data_type_t b, int64_t M, int64_t K) {
     const bool to_bf16 = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
     const bool a16 = a == dnnl_bf16 || (a == dnnl_f32 && to_bf16);
     const bool b16 = b == dnnl_bf16 || (b == dnnl_f32 && to_bf16);
-    sb_mm m = {pt_gemm_ukernel_default(a16 && b16 ? PT_GEMM_BF16 : PT_GEMM_F32),
+    sb_mm m = {pt_gemm_ukernel_for_shape(a16 && b16 ? PT_GEMM_BF16 : PT_GEMM_F32, M, K),
                a == dnnl_f32 ? mode : dnnl_fpmath_mode_strict, b == dnnl_f32 ? mode : dnnl_fpmath_mode_strict};
     return m;
 }
@@ -625,11 +627,11 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
                   A.dp_p.k.threshold == A.dp_dp.k.threshold && A.dp_p.k.inv_q == A.dp_dp.k.inv_q;
     if (p->nbatch == 0) return dnnl_success;
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa backward: no scratchpad");
-    A.mm[MM_S] = mm_for(mode, p->q_dt, p->k_dt);
-    A.mm[MM_DP] = mm_for(mode, p->do_dt, p->v_dt);
-    A.mm[MM_DV] = mm_for(mode, p->pc_dt, p->do_dt);
-    A.mm[MM_DK] = mm_for(mode, p->dsc_dt, p->q_dt);
-    A.mm[MM_DQ] = mm_for(mode, p->dsc_dt, p->k_dt);
+    A.mm[MM_S] = mm_for(mode, p->q_dt, p->k_dt, p->bq, p->dqk);
+    A.mm[MM_DP] = mm_for(mode, p->do_dt, p->v_dt, p->bq, p->dv);
+    A.mm[MM_DV] = mm_for(mode, p->pc_dt, p->do_dt, p->bk, p->bq);
+    A.mm[MM_DK] = mm_for(mode, p->dsc_dt, p->q_dt, p->bk, p->bq);
+    A.mm[MM_DQ] = mm_for(mode, p->dsc_dt, p->k_dt, p->bq, p->bk);
     A.pc_packed_bf16 = p->pc_dt == dnnl_bf16 && A.mm[MM_DV].uk->kind == PT_GEMM_BF16;
     A.dsc_packed_bf16 =
         p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;

@@ -97,6 +97,14 @@ typedef struct pt_gemm_ukernel {
 const pt_gemm_ukernel *pt_gemm_ukernel_select(pt_gemm_kind kind, pt_isa_level cap);
 /* The row chosen once for the process (cap = pt_isa()). */
 const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind);
+/* The default row for products of at most M rows and contraction length
+ * K, except that where the default lays A out itself (a_prep: the AMX
+ * rows) and K fills at most one of its 16-group tile steps or M at most
+ * half its 32 rows, the best usable row without a_prep: a tile
+ * configuration check, four C tiles to memory and back and A's transposes
+ * outweigh so few products.  Panels packed for one row are read only by
+ * that row, so a caller packs with what this returns. */
+const pt_gemm_ukernel *pt_gemm_ukernel_for_shape(pt_gemm_kind kind, int64_t M, int64_t K);
 
 /* The float kind a product runs on (docs/numerics.md; seed 002): bf16 x
  * bf16 operands, or f32 ones under the bf16 / any math modes, take the BF16

@@ -51,6 +51,18 @@ const pt_gemm_ukernel *pt_gemm_ukernel_default(pt_gemm_kind kind) {
     return g_default[kind];
 }
 
+const pt_gemm_ukernel *pt_gemm_ukernel_for_shape(pt_gemm_kind kind, int64_t M, int64_t K) {
+    const pt_gemm_ukernel *d = pt_gemm_ukernel_default(kind);
+    if (!d || !d->a_prep || (K > 16 * (int64_t)d->kg && M > d->mr / 2)) return d;
+    size_t n;
+    const pt_gemm_ukernel *r = rows_of(kind, &n), *best = NULL;
+    for (size_t i = 0; i < n; ++i)
+        if (!r[i].a_prep && pt_cpu_row_usable(r[i].level, r[i].features, pt_isa()) &&
+            (!best || r[i].level > best->level))
+            best = &r[i];
+    return best ? best : d;
+}
+
 pt_gemm_kind pt_gemm_float_kind(dnnl_data_type_t a_dt, dnnl_data_type_t b_dt, bool b_int, dnnl_fpmath_mode_t mode,
                                 bool apply_to_int) {
     const bool narrow = mode == dnnl_fpmath_mode_bf16 || mode == dnnl_fpmath_mode_any;
