@@ -36,30 +36,43 @@ static float panel_value(const pt_gemm_ukernel *uk, const void *p, size_t i) {
     return uk->kind == PT_GEMM_BF16 ? pt_bf16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 
-/* The packing form (F32 rows): B read from source rows (ld apart, NaN past
- * the nr valid columns, which it must not read) gives the tile run gives on
- * the panel with those columns zeroed, bit for bit, and writes that panel. */
-static void check_packing_form(const pt_gemm_ukernel *uk, int64_t kc, const float *a, const float *b,
+/* The packing form (F32 rows, the AMX BF16 row): B read from source rows
+ * (ld apart, NaN past the nr valid columns, which it must not read) gives
+ * the tile run gives on the panel with those columns zeroed, bit for bit,
+ * and writes that panel.  A row with a_prep takes A as prepared. */
+static void check_packing_form(const pt_gemm_ukernel *uk, int64_t kc, const void *a, const void *b,
                                const float *c0, int64_t ldc, int mr, int nr, int accumulate) {
-    const int MR = uk->mr, NR = uk->nr;
+    const int MR = uk->mr, NR = uk->nr, kg = uk->kg;
+    const bool h = uk->kind == PT_GEMM_BF16;
+    const size_t eb = h ? 2 : 4;
     const int64_t ld = NR + 5;
-    float *src = malloc(sizeof(float) * (size_t)(kc * ld)), *want = alloc64(sizeof(float) * (size_t)(kc * NR));
-    float *got = alloc64(sizeof(float) * (size_t)(kc * NR));
+    char *src = malloc(eb * (size_t)(kc * ld)), *want = alloc64(eb * (size_t)(kc * NR));
+    char *got = alloc64(eb * (size_t)(kc * NR)), *ap = alloc64(eb * (size_t)(kc * MR));
     float *c_want = malloc(sizeof(float) * (size_t)(MR * ldc)), *c_got = malloc(sizeof(float) * (size_t)(MR * ldc));
     for (int64_t k = 0; k < kc; ++k)
         for (int64_t j = 0; j < ld; ++j) {
-            src[k * ld + j] = j < nr ? b[k * NR + j] : NAN;
-            if (j < NR) want[k * NR + j] = j < nr ? b[k * NR + j] : 0.0f, got[k * NR + j] = -1.0f;
+            const size_t at = (size_t)((k / kg) * NR * kg + (j < NR ? j : 0) * kg + k % kg); /* panel index */
+            if (h) {
+                const uint16_t v = ((const uint16_t *)b)[at];
+                ((uint16_t *)src)[k * ld + j] = j < nr ? v : (uint16_t)0x7fc0;
+                if (j < NR) ((uint16_t *)want)[at] = j < nr ? v : 0, ((uint16_t *)got)[at] = 0xbf80;
+            } else {
+                const float v = ((const float *)b)[at];
+                ((float *)src)[k * ld + j] = j < nr ? v : NAN;
+                if (j < NR) ((float *)want)[at] = j < nr ? v : 0.0f, ((float *)got)[at] = -1.0f;
+            }
         }
+    memcpy(ap, a, eb * (size_t)(kc * MR));
+    if (uk->a_prep) uk->a_prep(ap, kc);
     memcpy(c_want, c0, sizeof(float) * (size_t)(MR * ldc));
     memcpy(c_got, c0, sizeof(float) * (size_t)(MR * ldc));
     uk->run(kc, a, want, c_want, ldc, mr, nr, accumulate);
-    uk->run_packing(kc, a, src, ld, nr, got, c_got, ldc, mr, nr, accumulate, NULL);
+    uk->run_packing(kc, ap, src, ld, nr, got, c_got, ldc, mr, nr, accumulate, NULL);
     pt_test_count(memcmp(c_got, c_want, sizeof(float) * (size_t)(MR * ldc)) == 0, __FILE__, __LINE__,
                   "%s run_packing kc=%lld mr=%d nr=%d: tile differs from run", uk->name, (long long)kc, mr, nr);
-    pt_test_count(memcmp(got, want, sizeof(float) * (size_t)(kc * NR)) == 0, __FILE__, __LINE__,
+    pt_test_count(memcmp(got, want, eb * (size_t)(kc * NR)) == 0, __FILE__, __LINE__,
                   "%s run_packing kc=%lld nr=%d: panel differs from packing", uk->name, (long long)kc, nr);
-    free(src), free(want), free(got), free(c_want), free(c_got);
+    free(src), free(want), free(got), free(ap), free(c_want), free(c_got);
 }
 
 /* One microkernel call on random panels; the mr x nr corner must match the
@@ -400,17 +413,19 @@ static void test_driver_float(pt_gemm_kind kind) {
                 fc.nthr = 2, fc.prepack = prepack, fc.b_trans = prepack, fc.a_trans = (int)i & 1;
                 run_float_case(uk, &fc);
             }
-        /* One M block with plain B: B packed per chunk, or (F32 rows with a
-         * packing form) strip by strip by the microkernel; several chunks,
-         * items per thread (the next item's first strip fetched ahead),
-         * column tails. */
+        /* One M block with plain B: B packed per chunk, or (rows with a
+         * packing form, B of the kind's type: f32, bf16) strip by strip by
+         * the microkernel; several chunks, odd K, items per thread (the next
+         * item's first strip fetched ahead), column tails. */
         const int64_t single[][4] = {{MC - 3, 2037, 2 * KC + 7, 2}, {37, 4 * NR + 9, 3 * KC + 1, 1},
                                      {MR + 1, 5000, KC - 3, 2}};
-        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i) {
-            float_case fc = plain(single[i][0], single[i][1], single[i][2]);
-            fc.nthr = (int)single[i][3];
-            run_float_case(uk, &fc);
-        }
+        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i)
+            for (int own = 0; own < (kind == PT_GEMM_BF16 ? 2 : 1); ++own) {
+                float_case fc = plain(single[i][0], single[i][1], single[i][2]);
+                fc.nthr = (int)single[i][3];
+                if (own) fc.adt = fc.bdt = dnnl_bf16;
+                run_float_case(uk, &fc);
+            }
         /* M large enough for the team path (B blocks packed together, M
          * blocks claimed by the threads): several KC chunks, NC blocks
          * (several also in test_int_gemm_small_blocks, built with small

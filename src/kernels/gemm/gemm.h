@@ -65,11 +65,13 @@ typedef struct pt_gemm_prefetch {
 typedef void (*pt_gemm_ukr_pf_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate, pt_gemm_prefetch *pf);
 
-/* F32 rows only: the same tile with B read from its source instead of a
- * panel, B[k][j] = b_src[k·b_ld + j] for j < b_cols (f32, columns
- * contiguous), 0 for b_cols <= j < NR, and written as the panel it would
- * have been packed into (b_dst, kc x NR) on the way: the first A strip
- * against a B strip packs it while computing (pf may be NULL). */
+/* F32 rows and the AMX BF16 row: the same tile with B read from its source
+ * instead of a panel, B[k][j] = b_src[k·b_ld + j] for j < b_cols (f32, or
+ * bf16 for the BF16 kind; columns contiguous), 0 for b_cols <= j < NR, and
+ * written as the panel it would have been packed into (b_dst, kc x NR, kc
+ * padded to the k group) on the way: the first A strip against a B strip
+ * packs it while computing (pf may be NULL).  kc is the k count itself, not
+ * padded; a row with a_prep takes A as prepared. */
 typedef void (*pt_gemm_ukr_packing_fn)(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
                                        void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                        pt_gemm_prefetch *pf);
@@ -87,7 +89,7 @@ typedef struct pt_gemm_ukernel {
      * the driver applies once after packing an A block, then calling
      * run_prepped (same contract, A so transformed) instead of run: the AMX
      * rows lay A out as tiles once rather than on every call).  Such a row
-     * has no prefetching or packing form (they would take A as packed). */
+     * has no prefetching form; its packing form takes A so prepared. */
     void (*a_prep)(void *panel, int64_t kcp);
     pt_gemm_ukr_fn run_prepped;
 } pt_gemm_ukernel;

@@ -26,7 +26,8 @@ const pt_gemm_ukernel pt_gemm_rows_bf16[] = {
      pt_gemm_ukr_avx2_bf16, NULL, NULL, NULL, NULL},
     /* Of one level the first usable row wins: AMX before vdpbf16ps. */
     {"amx_bf16_32x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16 | PT_CPU_AMX_BF16, PT_GEMM_AMX_MR,
-     PT_GEMM_AMX_NR, 2, pt_gemm_ukr_amx_bf16, NULL, NULL, pt_gemm_amx_prep_a_bf16,
+     PT_GEMM_AMX_NR, 2, pt_gemm_ukr_amx_bf16, NULL, pt_gemm_ukr_amx_bf16_packing,
+     pt_gemm_amx_prep_a_bf16,
      pt_gemm_ukr_amx_bf16_prepped},
     {"avx512bf16_bf16_12x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16, PT_GEMM_AVX512BF16_MR,
      PT_GEMM_AVX512BF16_NR, 2, pt_gemm_ukr_avx512bf16_bf16, pt_gemm_ukr_avx512bf16_bf16_pf, NULL, NULL,

@@ -41,4 +41,17 @@ static inline __attribute__((always_inline)) void pt_avx512_transpose16_ps(__m51
     for (int i = 0; i < 16; ++i) r[i] = _mm512_castsi512_ps(v[i]);
 }
 
+/* Two rows of 32 16-bit values as 32 pairs (row `even`'s value in the low
+ * half): the pairs of columns 0-15 in *lo, 16-31 in *hi, the layout of a
+ * bf16 B panel's k-pair row.  vpunpck{l,h}wd pair within 128-bit lanes, one
+ * qword permute each puts the lanes in column order. */
+static inline __attribute__((always_inline)) void pt_avx512_pair_rows16(__m512i even, __m512i odd, __m512i *lo,
+                                                                         __m512i *hi) {
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    const __m512i l = _mm512_unpacklo_epi16(even, odd), h = _mm512_unpackhi_epi16(even, odd);
+    *lo = _mm512_permutex2var_epi64(l, first, h);
+    *hi = _mm512_permutex2var_epi64(l, second, h);
+}
+
 #endif

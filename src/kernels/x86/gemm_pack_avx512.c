@@ -99,11 +99,8 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
                                       uint16_t *dst) {
     const __m512i hi_half = _mm512_set1_epi32((int32_t)0xffff0000u);
     if (src_bf16 && R % 32 == 0) {
-        /* 32 columns a step: vpunpck{l,h}wd pair the two k rows within
-         * 128-bit lanes and one qword permute each puts the lanes in
-         * column order; rows a page apart are prefetched a few pairs on. */
-        const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
-        const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+        /* 32 columns a step (pt_avx512_pair_rows16); rows a page apart
+         * are prefetched a few pairs on. */
         const int strips = rows_in > R ? (rows_in + R - 1) / R : 1;
         const int64_t strip_words = R * ((kc + 1) & ~(int64_t)1);
         for (int64_t k = 0; k < kc; k += 2) {
@@ -121,9 +118,10 @@ void pt_gemm_pack_bf16_rcontig_avx512(const void *src, bool src_bf16, int64_t s_
                     const __mmask32 load = mask32(rows_in - t * R - g), odd_load = has_odd ? load : 0;
                     const __m512i even = _mm512_maskz_loadu_epi16(load, pt + g);
                     const __m512i odd = _mm512_maskz_loadu_epi16(odd_load, pt + s_k + g);
-                    const __m512i lo = _mm512_unpacklo_epi16(even, odd), hi = _mm512_unpackhi_epi16(even, odd);
-                    _mm512_storeu_si512(d + g, _mm512_permutex2var_epi64(lo, first, hi));
-                    _mm512_storeu_si512(d + g + 16, _mm512_permutex2var_epi64(lo, second, hi));
+                    __m512i lo, hi;
+                    pt_avx512_pair_rows16(even, odd, &lo, &hi);
+                    _mm512_storeu_si512(d + g, lo);
+                    _mm512_storeu_si512(d + g + 16, hi);
                 }
             }
         }

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+struct pt_gemm_prefetch;
+
 /* 32 rows x 32 columns: four 16 x 16 accumulator tiles. */
 #define PT_GEMM_AMX_MR 32
 #define PT_GEMM_AMX_NR 32
@@ -22,5 +24,9 @@ void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void
                                   int accumulate);
 void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate);
+/* The bf16 prepped kernel's packing form (pt_gemm_ukernel.run_packing: bf16
+ * B from its source). */
+void pt_gemm_ukr_amx_bf16_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols, void *b_dst,
+                                  void *c, int64_t ldc, int mr, int nr, int accumulate, struct pt_gemm_prefetch *pf);
 
 #endif
