@@ -166,7 +166,18 @@ static inline float sd_f16_bits_to_f32(uint16_t h) {
  * header: f16 widening by vcvtph2ps (exact, as the bit manipulation) and
  * f16 rounding by a vcvtps2ph / vcvtph2ps round trip (nearest even,
  * subnormals and overflow to infinity as pt_round_f16; NaN kept as it is). */
-#ifdef SD_ROWS_F16C
+#if defined(SD_ROWS_F16C) && defined(__AVX512F__)
+#include <immintrin.h>
+/* 16 lanes a step, the tail masked (the AVX-512 row). */
+static inline void sd_rows_round_f16(float *x, int64_t n) {
+    for (int64_t c = 0; c < n; c += 16) {
+        const __mmask16 k = n - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - c)) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(k, x + c);
+        const __m512 r = _mm512_cvtph_ps(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm512_mask_storeu_ps(x + c, k, _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v));
+    }
+}
+#elif defined(SD_ROWS_F16C)
 #include <immintrin.h>
 static inline void sd_rows_round_f16(float *x, int64_t n) {
     int64_t c = 0;
