@@ -53,7 +53,8 @@ typedef void (*pt_gemm_ukr_fn)(int64_t kc, const void *a, const void *b, void *c
  * from cache instead of waiting on memory): `rows` rows `stride` bytes
  * apart, `lines` 64-byte lines each, from `base`.  The microkernel issues
  * one line every PT_GEMM_PREFETCH_STEPS steps of its k loop (a step is kg
- * k values) and advances the cursor (row, line); it stops at the end. */
+ * k values; rows may set their own, pf_groups_per_line) and advances the
+ * cursor (row, line); it stops at the end. */
 typedef struct pt_gemm_prefetch {
     uintptr_t base; /* an address as an integer: the first line may start before the data */
     int64_t rows, stride, lines;
@@ -92,6 +93,8 @@ typedef struct pt_gemm_ukernel {
      * has no prefetching form; its packing form takes A so prepared. */
     void (*a_prep)(void *panel, int64_t kcp);
     pt_gemm_ukr_fn run_prepped;
+    /* k groups per line run_pf fetches (0: PT_GEMM_PREFETCH_STEPS). */
+    int pf_groups_per_line;
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

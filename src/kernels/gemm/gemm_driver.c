@@ -637,7 +637,9 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
                 if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
                 pt_gemm_prefetch pf;
                 bool fetch = false;
-                if (uk->run_pf) {
+                /* Not for the AMX row: with the stream, bf16 128x4096x4096
+                 * packed per chunk ran 3.6 -> 3.7 ms (B in cache). */
+                if (uk->run_pf && !uk->a_prep) {
                     if (o + 1 < nb_ops)
                         fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0, jl, k0, kc, &pf);
                     else if (nj0 < nlen)
@@ -663,7 +665,7 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
  * first A strip (run_packing) and read by the others.  While a strip
  * computes, a row with a prefetching form fetches the source of the next
  * one (of this chunk, else the next chunk's, run's or item's first): a
- * strip is 2 lines of KC rows a page or more apart, so without it the F32
+ * strip is 2 lines of KC rows a page or more apart, so without it the
  * packing call waits on memory.  Rows with a_prep get A so prepared.  Sums
  * run over the same chunks in the same order as with B packed ahead, so
  * results do not change. */
@@ -699,7 +701,7 @@ static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, i
                     if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
                     pt_gemm_prefetch pf;
                     bool fetch = false;
-                    if (uk->run_pf) { /* the AMX row has none: it measured no faster with the stream */
+                    if (uk->run_pf) {
                         if (o + 1 < nb_ops)
                             fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0 + c0, nr, k0, kc, &pf);
                         else if (nj0 < nlen)

@@ -22,11 +22,20 @@
 #include <string.h>
 
 #include "kernels/x86/avx512_transpose.h"
+#include "kernels/x86/gemm_prefetch_x86.h"
 #include "kernels/x86/gemm_ukr_amx_x86.h"
 
 #define TILE_ROWS 16 /* k groups per step; rows of every tile */
 #define TILE_GROUPS 16 /* 32-bit groups per tile row (64 bytes) */
 #define PANEL_GROUPS 32 /* MR = NR = 32: groups per panel row */
+/* B from memory (bf16 128x4096x4096 between oneDNN's runs in
+ * bench_vs_onednn): the packing form fetches its source rows SOURCE_AHEAD k
+ * rows on, and every form with the driver's stream fetches a line of the
+ * next strip's source every PT_GEMM_AMX_PF_GROUPS k groups, 8 per tile step
+ * (about 1024 / M lines a step are needed).  Without both that case took 6.0 ms,
+ * with 16 / 8 3.7-4.1 (8 / 8: 5.1, 24 / 8: 4.0, 16 / 4: 5.5, 16 / 16: 4.8);
+ * with B in cache the fetches cost little (2.8-3.0 ms either way). */
+#define SOURCE_AHEAD 16
 
 /* Palette 1, tiles 0-3 C (h, g), 4-5 A halves, 6-7 B halves; all 16 rows
  * of 64 bytes. */
@@ -69,13 +78,15 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
 
 /* Groups [g0, g0 + np) of a bf16 B panel from its source (k rows ld apart,
  * the columns in `cols`; a k row at or past kc reads as zeros), stored as
- * the panel's k-pair rows.  No software prefetch: fetching 2 to 32 rows
- * ahead measured no faster than none at 128x4096x4096 (32: 15 % slower). */
+ * the panel's k-pair rows. */
 static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *src, int64_t ld, int64_t kc,
                                                                 __mmask32 cols, int64_t g0, int np, uint32_t *dst) {
     for (int g = 0; g < np; ++g) {
         const int64_t k = 2 * (g0 + g);
         const uint16_t *row = src + k * ld;
+        const uintptr_t ahead = (uintptr_t)row + (uintptr_t)(SOURCE_AHEAD * ld * 2); /* may lie past the source */
+        _mm_prefetch((const char *)ahead, _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2)), _MM_HINT_T0);
         const __m512i even = _mm512_maskz_loadu_epi16(cols, row);
         const __m512i odd = _mm512_maskz_loadu_epi16(k + 1 < kc ? cols : 0, k + 1 < kc ? row + ld : row);
         __m512i lo, hi;
@@ -91,9 +102,10 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
  * the stack; the transposes of step s + 1 run while the products of step s
  * do, into the other of two buffers: a tile load cannot take data from
  * stores still in flight, so loading a buffer just written stalled. */
-#define AMX_BODY(DP, PREPPED, PACK)                                                                           \
+#define AMX_BODY(DP, PREPPED, PACK, PF)                                                                       \
     do {                                                                                                      \
         const uint32_t *ap = a, *bp = b;                                                                      \
+        pt_pf_cursor pfc = pt_pf_open(PF);                                                                    \
         const int64_t groups = kc / kg;                                                                       \
         uint32_t at[2][2][16 * TILE_GROUPS] __attribute__((aligned(64)));                                     \
         uint32_t bt[16 * PANEL_GROUPS] __attribute__((aligned(64)));                                          \
@@ -136,6 +148,9 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
             DP(1, 4, 7);                                                                                      \
             DP(2, 5, 6);                                                                                      \
             DP(3, 5, 7);                                                                                      \
+            if (PF)                                                                                           \
+                for (int q = 0; q < (np + PT_GEMM_AMX_PF_GROUPS - 1) / PT_GEMM_AMX_PF_GROUPS; ++q)            \
+                    pt_pf_step(&pfc);                                                                         \
             const int64_t s1 = s0 + TILE_ROWS;                                                                \
             if (s1 < groups) {                                                                                \
                 const int n1 = groups - s1 < TILE_ROWS ? (int)(groups - s1) : TILE_ROWS;                      \
@@ -157,6 +172,7 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
             _tile_stored(2, cb + 16 * PANEL_GROUPS, PANEL_GROUPS * 4);                                        \
             _tile_stored(3, cb + 16 * PANEL_GROUPS + 16, PANEL_GROUPS * 4);                                   \
         }                                                                                                     \
+        pt_pf_close(&pfc, PF);                                                                                \
     } while (0)
 
 /* C's mr x nr corner from the 32 x 32 tile buffer (f32 or s32 lanes); a
@@ -205,21 +221,32 @@ void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp) { a_prep(panel, kcp / 4);
 #define DP_U8S8(C, A, B) _tile_dpbusd(C, A, B)
 
 /* One kernel: NAME over k groups of KG values into C of lane type T, A as
- * packed or (PREPPED) as a_prep left it, and (PACK) B packed from its
- * source into the panel b on the way. */
-#define AMX_KERNEL_BODY(T, KG, DP, PREPPED, PACK, LOAD, STORE, ADD)                                           \
+ * packed or (PREPPED) as a_prep left it, (PACK) B packed from its source
+ * into the panel b on the way, fetching PF's stream (a pt_gemm_prefetch
+ * pointer or NULL). */
+#define AMX_KERNEL_BODY(T, KG, DP, PREPPED, PACK, PF, LOAD, STORE, ADD)                                       \
     const int64_t kg = KG;                                                                                    \
     const bool whole = mr == 32 && nr == 32;                                                                  \
     T cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;                                            \
-    AMX_BODY(DP, PREPPED, PACK);                                                                              \
+    AMX_BODY(DP, PREPPED, PACK, PF);                                                                          \
     STORE_CORNER(T, LOAD, STORE, ADD);
 #define AMX_KERNEL(NAME, T, KG, DP, PREPPED, LOAD, STORE, ADD)                                                \
     void NAME(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate) { \
         const uint16_t *b_src = NULL;                                                                         \
         const int64_t b_ld = 0, kc_real = 0;                                                                  \
         const __mmask32 b_cols = 0;                                                                           \
-        AMX_KERNEL_BODY(T, KG, DP, PREPPED, 0, LOAD, STORE, ADD)                                              \
+        AMX_KERNEL_BODY(T, KG, DP, PREPPED, 0, (pt_gemm_prefetch *)NULL, LOAD, STORE, ADD)                    \
     }
+/* The prepped kernel with the driver's prefetch stream (run_pf). */
+#define AMX_KERNEL_PF(NAME, T, KG, DP, LOAD, STORE, ADD)                                                      \
+    void NAME(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate,  \
+              pt_gemm_prefetch *pf) {                                                                         \
+        const uint16_t *b_src = NULL;                                                                         \
+        const int64_t b_ld = 0, kc_real = 0;                                                                  \
+        const __mmask32 b_cols = 0;                                                                           \
+        AMX_KERNEL_BODY(T, KG, DP, 1, 0, pf, LOAD, STORE, ADD)                                                \
+    }
+AMX_KERNEL_PF(pt_gemm_ukr_amx_bf16_prepped_pf, float, 2, DP_BF16, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
 
 AMX_KERNEL(pt_gemm_ukr_amx_bf16, float, 2, DP_BF16, 0, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
 AMX_KERNEL(pt_gemm_ukr_amx_bf16_prepped, float, 2, DP_BF16, 1, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
@@ -228,7 +255,7 @@ AMX_KERNEL(pt_gemm_ukr_amx_u8s8_prepped, int32_t, 4, DP_U8S8, 1, load_epi32, _mm
            _mm512_add_epi32)
 
 /* The packing form of the bf16 kernel (pt_gemm_ukr_packing_fn; A as a_prep
- * left it, pf unused): kc k rows of bf16 B (odd kc: the last pair's second
+ * left it): kc k rows of bf16 B (odd kc: the last pair's second
  * row zero) packed into the panel step by step, each step's packing while
  * the previous step's products run.  At 128x4096x4096 this took the
  * product from 3.67 to 2.8 ms: B no longer goes to a chunk buffer in L2 and
@@ -236,9 +263,8 @@ AMX_KERNEL(pt_gemm_ukr_amx_u8s8_prepped, int32_t, 4, DP_U8S8, 1, load_epi32, _mm
 void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_src_v, int64_t b_ld, int b_cols_n,
                                   void *b, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf) {
-    (void)pf;
     const uint16_t *b_src = b_src_v;
     const __mmask32 b_cols = b_cols_n >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << b_cols_n) - 1u);
     const int64_t kc = (kc_real + 1) & ~(int64_t)1;
-    AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
+    AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, pf, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
 }

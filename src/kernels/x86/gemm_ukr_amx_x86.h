@@ -12,6 +12,8 @@ struct pt_gemm_prefetch;
 /* 32 rows x 32 columns: four 16 x 16 accumulator tiles. */
 #define PT_GEMM_AMX_MR 32
 #define PT_GEMM_AMX_NR 32
+/* k groups per line of the prefetch stream (pt_gemm_ukernel.pf_groups_per_line). */
+#define PT_GEMM_AMX_PF_GROUPS 2
 void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate);
 void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
@@ -24,8 +26,10 @@ void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void
                                   int accumulate);
 void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate);
-/* The bf16 prepped kernel's packing form (pt_gemm_ukernel.run_packing: bf16
- * B from its source). */
+/* The bf16 prepped kernel with the prefetch stream (pt_gemm_ukernel.run_pf)
+ * and its packing form (run_packing: bf16 B from its source). */
+void pt_gemm_ukr_amx_bf16_prepped_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                     int accumulate, struct pt_gemm_prefetch *pf);
 void pt_gemm_ukr_amx_bf16_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols, void *b_dst,
                                   void *c, int64_t ldc, int mr, int nr, int accumulate, struct pt_gemm_prefetch *pf);
 
