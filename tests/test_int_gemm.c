@@ -419,13 +419,21 @@ static void test_driver_float(pt_gemm_kind kind) {
          * item's first strip fetched ahead), column tails. */
         const int64_t single[][4] = {{MC - 3, 2037, 2 * KC + 7, 2}, {37, 4 * NR + 9, 3 * KC + 1, 1},
                                      {MR + 1, 5000, KC - 3, 2}};
-        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i)
-            for (int own = 0; own < (kind == PT_GEMM_BF16 ? 2 : 1); ++own) {
-                float_case fc = plain(single[i][0], single[i][1], single[i][2]);
-                fc.nthr = (int)single[i][3];
-                if (own) fc.adt = fc.bdt = dnnl_bf16;
-                run_float_case(uk, &fc);
-            }
+        for (size_t i = 0; i < sizeof single / sizeof single[0]; ++i) {
+            float_case fc = plain(single[i][0], single[i][1], single[i][2]);
+            fc.nthr = (int)single[i][3];
+            run_float_case(uk, &fc);
+        }
+        /* The same with bf16 A and B on the BF16 kind (the AMX row's
+         * packing form takes B from two A strips on): row and column tails,
+         * odd K over several chunks, two threads.  Small shapes: the
+         * row's own MC and KC make the cases above large under ASan. */
+        const int64_t own[][4] = {{2 * MR + 5, 3 * NR + 7, 2 * KC + 3, 1}, {2 * MR + 6, 1000, 3 * KC + 1, 2}};
+        for (size_t i = 0; kind == PT_GEMM_BF16 && i < sizeof own / sizeof own[0]; ++i) {
+            float_case fc = plain(own[i][0], own[i][1], own[i][2]);
+            fc.nthr = (int)own[i][3], fc.adt = fc.bdt = dnnl_bf16;
+            run_float_case(uk, &fc);
+        }
         /* M large enough for the team path (B blocks packed together, M
          * blocks claimed by the threads): several KC chunks, NC blocks
          * (several also in test_int_gemm_small_blocks, built with small
