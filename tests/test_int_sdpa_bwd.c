@@ -477,6 +477,17 @@ static void test_key_split(void) {
     c.n = 4, c.hkv = 16, c.sq = 1, c.skv = 577, c.d = c.dv = 48;
     c.dt = dnnl_bf16;
     check_cfg("one query row, 64 heads", &c, dnnl_fpmath_mode_strict);
+    /* One query block whose top-left causal mask skips key tiles: their dK /
+     * dV rows are zeros stored tile by tile (with and without the GQA
+     * reduction and a key split). */
+    for (int v = 0; v < 3; ++v) {
+        bwd_cfg t = base_cfg();
+        t.n = 1, t.hkv = v == 2 ? 4 : 1, t.sq = 7, t.skv = 300, t.d = 33, t.dv = 17;
+        t.dt = v == 1 ? dnnl_bf16 : dnnl_f32;
+        t.mask = MK_CAUSAL_TL;
+        if (v == 1) t.rep = 2, t.reduce = true;
+        check_cfg("one block, skipped key tiles", &t, dnnl_fpmath_mode_strict);
+    }
 }
 
 /* GQA groups of 1, 2 and 8 query heads per K / V head, bf16 and f32. */

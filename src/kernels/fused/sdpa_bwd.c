@@ -205,17 +205,11 @@ static sb_layout sb_scratch_layout(const sb_plan *p) {
 
 /* ---- element-wise part of a tile -------------------------------------------- */
 
-/* pt_run_store with the outputs' common case inline: contiguous bf16 (the
- * conversion vectorises) or f32. */
+/* pt_run_store: dense bf16 and f16 runs go through the vector row of the
+ * CPU's level (an inline loop compiled for the baseline ISA took 36 % of a
+ * decode-shaped backward, storing dK and dV). */
 static void store_row(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, const float *x, int64_t n) {
-    if (stride == 1 && dt == dnnl_bf16) {
-        uint16_t *d = (uint16_t *)base + off;
-        for (int64_t k = 0; k < n; ++k) d[k] = pt_bf16_bits_rne(x[k]);
-    } else if (stride == 1 && dt == dnnl_f32) {
-        memcpy((float *)base + off, x, (size_t)n * sizeof(float));
-    } else {
-        pt_run_store(base, dt, off, stride, x, n);
-    }
+    pt_run_store(base, dt, off, stride, x, n);
 }
 
 
@@ -480,9 +474,17 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
             const int64_t nk = nc - j0 < bk ? nc - j0 : bk;
             pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, c0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
         }
-        memset(dk, 0, (size_t)(nc * D) * sizeof(float));
-        memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
-
+        /* The first query block writes the dK / dV accumulators (a skipped
+         * tile zeroes its rows).  With one block they are final after each
+         * tile: stored there, between the products, rather than in one
+         * burst at the end of the pass (a burst of 2 x 55 KB of bf16 per
+         * head left the stores waiting on the memory system: 1 of 2.5 ms of
+         * a decode-shaped backward). */
+        const bool one_block = SQ > 0 && SQ <= bq;
+        if (SQ <= 0) {
+            memset(dk, 0, (size_t)(nc * D) * sizeof(float));
+            memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
+        }
         for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
             const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
             block_rows(A, boff, i0, mq, dc, stats, rows, rows + DV);
@@ -498,6 +500,14 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
             for (int64_t j0 = 0; j0 < nc; j0 += bk) {
                 const int nk = (int)(nc - j0 < bk ? nc - j0 : bk);
                 if (may_skip && tile_masked(A, A->skip_step, i0, mq, c0 + j0, nk)) {
+                    if (i0 == 0) {
+                        memset(dk + j0 * D, 0, (size_t)(nk * D) * sizeof(float));
+                        memset(dv + j0 * DV, 0, (size_t)(nk * DV) * sizeof(float));
+                    }
+                    if (one_block) {
+                        store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
+                        store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
+                    }
                     if (p->vdm >= 0) { /* dM = P ⊙ (…) = 0 */
                         const sb_view *vdm = &p->views[p->vdm];
                         memset(st, 0, (size_t)nk * sizeof(float));
@@ -512,9 +522,13 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                 tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
                 /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
                 pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
-                mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, true);
+                mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, i0 > 0);
                 pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
-                mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, true);
+                mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, i0 > 0);
+                if (one_block) {
+                    store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
+                    store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
+                }
                 pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
                 mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
                 dq_started = true;
@@ -525,8 +539,10 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                     store_row((void *)A->base[p->vdq], vdq->dt, boff[p->vdq] + (i0 + r) * vdq->rs, vdq->cs,
                               dq + (size_t)r * (size_t)D, D);
         }
-        store_grad(A, &p->gk, boff, b, dk, c0, nc, D, A->gk);
-        store_grad(A, &p->gv, boff, b, dv, c0, nc, DV, A->gv);
+        if (!one_block) {
+            store_grad(A, &p->gk, boff, b, dk, c0, nc, D, A->gk);
+            store_grad(A, &p->gv, boff, b, dv, c0, nc, DV, A->gv);
+        }
     }
     if (all_rows && p->nsplit == 1)
         for (int64_t i = 0; i < SQ; ++i)
@@ -648,7 +664,14 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     }
     const sb_work W = {.A = &A, .L = sb_scratch_layout(p)};
     const int64_t nwork = p->nbatch * p->nsplit;
-    sd_parallel(sd_threads(p->nthr, ctx, nwork), nwork, scratch, W.L.total, sb_work_item, &W);
+    /* Neighbouring heads to one thread, a run of them at a time: with
+     * [batch, keys, heads, D] layouts two heads share the cache lines of
+     * each dK / dV row (48 bf16 = 96 bytes), and handing heads out one by
+     * one had the two threads write the same lines at once (timm's decode
+     * backward, 2 threads: 2.5 -> 1.x ms). */
+    const int wthr = sd_threads(p->nthr, ctx, nwork);
+    const int64_t chunk = nwork / (4 * (int64_t)wthr) > 1 ? nwork / (4 * (int64_t)wthr) : 1;
+    sd_parallel_chunks(wthr, nwork, chunk, scratch, W.L.total, sb_work_item, &W);
     const int nthr = sd_threads(p->nthr, ctx, INT64_MAX);
     if (p->nsplit > 1) {
         /* Row buffers of the threads' slices are free again. */

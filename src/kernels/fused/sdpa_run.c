@@ -1400,7 +1400,9 @@ static void finish_item(const sd_item *B, bool written) {
             for (int64_t d = 0; d < DV; ++d) out[d * cs] = orow[d];
         } else if (plain) {
             uint16_t *out = (uint16_t *)A->base[p->vo] + ro;
-            if (o->dt == dnnl_bf16)
+            if (o->dt == dnnl_bf16 && cs == 1)
+                vec->f32_to_bf16(out, orow, DV);
+            else if (o->dt == dnnl_bf16)
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = pt_bf16_bits_rne(orow[d]);
             else if (cs == 1)
                 vec->f32_to_f16(out, orow, DV); /* the same rounding on the vector row */
