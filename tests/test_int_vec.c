@@ -214,11 +214,14 @@ static void check_norm(const pt_vec_ops *v) {
         CHECK(memcmp(y, yg, sizeof y) == 0);
         double mu[72], sc[72], sh[72];
         for (int i = 0; i < 72; ++i) acc[i] = accg[i] = 0.5 * i, mu[i] = 0.1 * i, sc[i] = 1.0 + 0.01 * i, sh[i] = -0.02 * i;
-        v->acc_sq_dev_f64(acc, x, mu, n);
+        double acc1[72];
+        for (int i = 0; i < 72; ++i) acc1[i] = -0.25 * i;
+        v->acc_shift_f64(acc1, acc, x, mu, n);
         int bad_sq = 0; /* f64 lanes may fuse the multiply-add: within 1e-15 relative */
         for (int i = 0; i < 72; ++i) {
             const double d = i < n ? x[i] - mu[i] : 0.0, want = 0.5 * i + d * d;
             bad_sq += fabs(acc[i] - want) > 1e-15 * (want + 1);
+            bad_sq += acc1[i] != -0.25 * i + d; /* one addition: exact as the generic row */
         }
         CHECK(bad_sq == 0);
         for (int i = 0; i < 72; ++i) y[i] = yg[i] = 9.f;

@@ -48,9 +48,10 @@ typedef struct pt_vec_ops {
      * channel's gamma folded into scale). */
     void (*normalize1)(float *y, const float *x, int64_t n, double mean, double scale, double shift);
     /* Per-element statistics and normalisation (GroupNorm over channels-last
-     * rows): acc[i] += (x[i] - mean[i])² in f64; y[i] = (float)((x[i] -
-     * mean[i]) · scale[i] + shift[i]) in f64. */
-    void (*acc_sq_dev_f64)(double *acc, const float *x, const double *mean, int64_t n);
+     * rows): with d = x[i] - k[i] in f64, s1[i] += d and s2[i] += d² (the
+     * shifted sums of one pass); y[i] = (float)((x[i] - mean[i]) · scale[i]
+     * + shift[i]) in f64. */
+    void (*acc_shift_f64)(double *s1, double *s2, const float *x, const double *k, int64_t n);
     void (*normalize_each)(float *y, const float *x, int64_t n, const double *mean, const double *scale,
                            const double *shift);
     /* acc[i] += x[i] in f64; y[i] = (float)(acc[i] / d) (AvgPool, as the

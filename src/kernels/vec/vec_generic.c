@@ -70,10 +70,11 @@ static void generic_normalize1(float *y, const float *x, int64_t n, double mean,
     for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
-static void generic_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+static void generic_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
-        const double d = x[i] - mean[i];
-        acc[i] += d * d;
+        const double d = x[i] - k[i];
+        s1[i] += d;
+        s2[i] += d * d;
     }
 }
 
@@ -148,7 +149,7 @@ const pt_vec_ops pt_vec_row_generic = {.name = "generic",
                                        .sum_sq_dev_f64 = generic_sum_sq_dev_f64,
                                        .normalize = generic_normalize,
                                        .normalize1 = generic_normalize1,
-                                       .acc_sq_dev_f64 = generic_acc_sq_dev_f64,
+                                       .acc_shift_f64 = generic_acc_shift_f64,
                                        .normalize_each = generic_normalize_each,
                                        .acc_f64 = generic_acc_f64,
                                        .div_f64 = generic_div_f64,

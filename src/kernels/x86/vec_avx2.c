@@ -198,15 +198,17 @@ static void avx2_normalize1(float *y, const float *x, int64_t n, double mean, do
     for (; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
-static void avx2_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+static void avx2_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(mean + i));
-        _mm256_storeu_pd(acc + i, _mm256_fmadd_pd(d, d, _mm256_loadu_pd(acc + i)));
+        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(k + i));
+        _mm256_storeu_pd(s1 + i, _mm256_add_pd(_mm256_loadu_pd(s1 + i), d));
+        _mm256_storeu_pd(s2 + i, _mm256_fmadd_pd(d, d, _mm256_loadu_pd(s2 + i)));
     }
     for (; i < n; ++i) {
-        const double d = x[i] - mean[i];
-        acc[i] += d * d;
+        const double d = x[i] - k[i];
+        s1[i] += d;
+        s2[i] += d * d;
     }
 }
 
@@ -438,7 +440,7 @@ const pt_vec_ops pt_vec_row_avx2 = {.name = "avx2",
                                     .sum_sq_dev_f64 = avx2_sum_sq_dev_f64,
                                     .normalize = avx2_normalize,
                                     .normalize1 = avx2_normalize1,
-                                    .acc_sq_dev_f64 = avx2_acc_sq_dev_f64,
+                                    .acc_shift_f64 = avx2_acc_shift_f64,
                                     .normalize_each = avx2_normalize_each,
                                     .acc_f64 = avx2_acc_f64,
                                     .div_f64 = avx2_div_f64,

@@ -187,15 +187,17 @@ static void avx512_normalize1(float *y, const float *x, int64_t n, double mean, 
     }
 }
 
-static void avx512_acc_sq_dev_f64(double *acc, const float *x, const double *mean, int64_t n) {
+static void avx512_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(mean + i));
-        _mm512_storeu_pd(acc + i, _mm512_fmadd_pd(d, d, _mm512_loadu_pd(acc + i)));
+        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(k + i));
+        _mm512_storeu_pd(s1 + i, _mm512_add_pd(_mm512_loadu_pd(s1 + i), d));
+        _mm512_storeu_pd(s2 + i, _mm512_fmadd_pd(d, d, _mm512_loadu_pd(s2 + i)));
     }
     for (; i < n; ++i) {
-        const double d = x[i] - mean[i];
-        acc[i] += d * d;
+        const double d = x[i] - k[i];
+        s1[i] += d;
+        s2[i] += d * d;
     }
 }
 
@@ -395,7 +397,7 @@ const pt_vec_ops pt_vec_row_avx512 = {.name = "avx512",
                                       .sum_sq_dev_f64 = avx512_sum_sq_dev_f64,
                                       .normalize = avx512_normalize,
                                       .normalize1 = avx512_normalize1,
-                                      .acc_sq_dev_f64 = avx512_acc_sq_dev_f64,
+                                      .acc_shift_f64 = avx512_acc_shift_f64,
                                       .normalize_each = avx512_normalize_each,
                                       .acc_f64 = avx512_acc_f64,
                                       .div_f64 = avx512_div_f64,
