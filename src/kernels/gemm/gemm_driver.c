@@ -41,12 +41,17 @@
 
 /* Blocking targets (fractions of the cache the block may fill), measured on
  * Zen (48 KiB L1d, 1 MiB L2) at 1024^3 to 2048^3 and skinny shapes: the B
- * micro-panel (KC x NR) may fill L1, since the A micro-panels only stream
- * through it (5-8 % faster than half of L1); the A block (MC x KC) takes a
- * quarter of L2, leaving the rest to the C block and B (a half was 2-4 %
- * slower, an eighth no better). */
-#ifndef PT_GEMM_KC_L1_DIVISOR
-#define PT_GEMM_KC_L1_DIVISOR 1
+ * micro-panel (KC x NR) may take most of L1, since the A micro-panels only
+ * stream through it (on Zen all of L1 was 5-8 % faster than half); the A
+ * block (MC x KC) takes a quarter of L2, leaving the rest to the C block and
+ * B (a half was 2-4 % slower, an eighth no better).  Three quarters of L1
+ * rather than all of it, measured on the Xeon of sessions 12-14 (48 KiB
+ * L1d, 2 MiB L2; alternating builds, 2 threads): f32 128x4096x4096 17.5-18.2
+ * -> 16.7 ms, 1024^3 7.3-7.4 -> 7.2, 2048^3 62-64 -> 62; bf16 (AMX) 2048^3
+ * 14.0-14.2 -> 11.2-11.4 (KC 512 instead of 683); others within noise
+ * (half of L1: 1024^3 8 % slower, 2048^3 3 % faster). */
+#ifndef PT_GEMM_KC_L1_PERCENT
+#define PT_GEMM_KC_L1_PERCENT 75
 #endif
 #ifndef PT_GEMM_MC_L2_DIVISOR
 #define PT_GEMM_MC_L2_DIVISOR 4
@@ -241,7 +246,7 @@ static void choose_blocks(pt_gemm_plan *p) {
     const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind), kg = uk->kg;
     const int64_t Kp = pt_gemm_kc_padded(uk, d->K);
 
-    int64_t kc_max = (int64_t)cpu->l1d_bytes / PT_GEMM_KC_L1_DIVISOR / (uk->nr * eb);
+    int64_t kc_max = (int64_t)cpu->l1d_bytes * PT_GEMM_KC_L1_PERCENT / 100 / (uk->nr * eb);
     kc_max = max64(kg * 16, min64(KC_MAX, kc_max / kg * kg));
     p->KC = even_block(Kp, kc_max, kg);
 
