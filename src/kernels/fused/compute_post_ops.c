@@ -50,6 +50,7 @@
 #define CP_THREAD_CAP ((size_t)256 << 20) /* per-thread scratch limit */
 #define CP_WPACK_CAP ((size_t)64 << 20) /* weights packed per execution at most */
 #define CP_INT8_KC 1024 /* k per pass of the U8S8 tile: a 32-column B strip of it fits L1 */
+#define CP_ROWS_MAX_MR 32 /* conv_pack_a_rows: microkernel rows it takes */
 
 static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
@@ -519,6 +520,59 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
         p += len;
     }
     for (int64_t st = 0; st < strips && !dense; ++st) t->oob[st] = present[st] != K * CP_MR;
+}
+
+/* Whether conv_pack_a_rows can pack this run's A: a convolution over a plain
+ * f32 input with contiguous channels, on an F32 microkernel. */
+static bool conv_rows_packable(const cp_args *A) {
+    const cp_state *s = A->s;
+    return s->kind == CP_CONV && s->a_direct && s->a_es[1] == 1 && A->fuk && A->fuk->kind == PT_GEMM_F32 &&
+           A->fuk->kg == 1 && A->fuk->mr <= CP_ROWS_MAX_MR;
+}
+
+/* Packs output positions [p0, p0 + mb) of group g into the engine's A
+ * panels straight from the input (implicit GEMM, no im2col rows): per strip
+ * of MR positions and tap, each position's channel run of that tap (NULL in
+ * the padding) goes into the strip's k rows tap·cg .. tap·cg + cg - 1.  The
+ * im2col copy and its repacking took a quarter of a 3x3 f32 convolution. */
+static void conv_pack_a_rows(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const int R = A->fuk->mr;
+    const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
+    const int64_t *es = s->a_es;
+    const float *x = (const float *)A->in[s->a_port].data + g * cg * es[1];
+    int64_t pos[4];
+    conv_decode(s, p0, pos);
+    for (int64_t i0 = 0; i0 < mb; i0 += R) {
+        const int rows = (int)(mb - i0 < R ? mb - i0 : R);
+        /* The strip's output positions: image and input origin (sd, sh, sw at tap 0). */
+        const float *img[CP_ROWS_MAX_MR];
+        int64_t od[CP_ROWS_MAX_MR], oh[CP_ROWS_MAX_MR], ow[CP_ROWS_MAX_MR];
+        for (int r = 0; r < rows; ++r) {
+            img[r] = x + pos[0] * es[0];
+            od[r] = pos[1] * s->S[0] - s->Pb[0], oh[r] = pos[2] * s->S[1] - s->Pb[1], ow[r] = pos[3] * s->S[2] - s->Pb[2];
+            if (++pos[3] == s->yd[4]) {
+                pos[3] = 0;
+                if (++pos[2] == s->yd[3]) {
+                    pos[2] = 0;
+                    if (++pos[1] == s->yd[2]) pos[1] = 0, ++pos[0];
+                }
+            }
+        }
+        float *strip = (float *)t->fap + i0 * K;
+        const float *rowp[CP_ROWS_MAX_MR];
+        for (int64_t kd = 0; kd < KD; ++kd)
+            for (int64_t kh = 0; kh < KH; ++kh)
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                    for (int r = 0; r < rows; ++r) {
+                        const int64_t sd = od[r] + kd * s->Dl[0], sh = oh[r] + kh * s->Dl[1], sw = ow[r] + kw * s->Dl[2];
+                        const bool in = sd >= 0 && sd < s->xd[2] && sh >= 0 && sh < s->xd[3] && sw >= 0 && sw < s->xd[4];
+                        rowp[r] = in ? img[r] + sd * es[2] + sh * es[3] + sw * es[4] : NULL;
+                    }
+                    const int64_t tap = (kd * KH + kh) * KW + kw;
+                    pt_gemm_pack_f32_rows(rowp, rows, R, cg, A->fround, strip + tap * cg * R);
+                }
+    }
 }
 
 /* Packs output channels [q0, q0 + nb) of group g as B: the exact path's
@@ -1121,6 +1175,11 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
         int64_t rs = 0;
         bool across = false;
         const bool in_place = s->a_direct && rows_in_place(s, s->a_es, &rs, &across);
+        const bool rows_direct = conv_rows_packable(A);
+        /* The sums start from the bias: one f32 row of it, copied per tile row
+         * (converting the f64 bias per element took 8 % of a 3x3 f32 conv). */
+        float brow[CP_NB_ENGINE];
+        for (int64_t j = 0; j < nb; ++j) brow[j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
         const pt_gemm_operand direct = {.dt = dnnl_f32, .s_row = rs, .s_k = s->a_es[1], .round = A->fround};
         for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
             int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
@@ -1130,13 +1189,14 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
                 const float *x = (const float *)A->in[s->a_port].data + (m0 / img) * s->a_es[0] +
                                  b * s->Cin_g * s->a_es[1];
                 pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
+            } else if (rows_direct) {
+                conv_pack_a_rows(A, b, m0, mb, t);
             } else {
                 conv_pack_a(A, b, m0, mb, t, t->fa);
                 pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
                 pt_gemm_pack_panels(A->fuk, false, &o, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, NULL);
             }
-            for (int64_t i = 0; i < mb; ++i)
-                for (int64_t j = 0; j < nb; ++j) t->fc[i * s->NB + j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
+            for (int64_t i = 0; i < mb; ++i) memcpy(t->fc + i * s->NB, brow, (size_t)nb * sizeof(float));
             compute_tile_fast(A, mb, nb, bpanels, t);
             conv_epilogue(A, b, m0, mb, q0, nb, t);
         }

@@ -178,6 +178,15 @@ void pt_gemm_pack_panels(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_ope
                          const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0, int64_t kc,
                          void *dst, int32_t *sums);
 
+/* One F32 strip's k run [kc][R] (k group 1) from a pointer per row: row r's
+ * k values at rows[r][0, kc) for r < rows_in, zeros for NULL rows and rows
+ * past rows_in; f32 values rounded as `round` (the math mode).  For
+ * implicit-GEMM convolutions, whose rows are a tap's channels wherever they
+ * lie in the input: a strip's taps go into its k runs one after another.
+ * Pure function. */
+void pt_gemm_pack_f32_rows(const float *const *rows, int rows_in, int R, int64_t kc, dnnl_fpmath_mode_t round,
+                           float *dst);
+
 /* ---- 3. the driver ------------------------------------------------------------ */
 
 #define PT_GEMM_MAX_BATCH 10

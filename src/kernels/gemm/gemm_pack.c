@@ -158,6 +158,20 @@ static void pack_bf16_panels(const pt_gemm_operand *o, const void *data, int R, 
     }
 }
 
+void pt_gemm_pack_f32_rows(const float *const *rows, int rows_in, int R, int64_t kc, dnnl_fpmath_mode_t round,
+                           float *dst) {
+    if (fast_pack()) {
+        pt_gemm_pack_f32_rows_avx512(rows, rows_in, R, kc, dst);
+    } else {
+        for (int64_t k = 0; k < kc; ++k) {
+            float *d = dst + k * R;
+            for (int r = 0; r < R; ++r) d[r] = r < rows_in && rows[r] ? rows[r][k] : 0.f;
+        }
+    }
+    if (round != dnnl_fpmath_mode_strict)
+        for (int64_t i = 0; i < R * kc; ++i) dst[i] = pt_round_fpmath(round, dst[i]);
+}
+
 void pt_gemm_pack_panels(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_operand *o, const void *data,
                          const void *scales, const void *zps, int64_t r0, int64_t rows, int64_t k0, int64_t kc,
                          void *dst, int32_t *sums) {

@@ -44,6 +44,22 @@ void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_i
     }
 }
 
+void pt_gemm_pack_f32_rows_avx512(const float *const *rows, int rows_in, int R, int64_t kc, float *dst) {
+    for (int g = 0; g < R; g += 16) {
+        const int n = rows_in - g < 16 ? rows_in - g : 16;
+        const __mmask16 store = mask16(R - g);
+        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+            const __mmask16 kmask = mask16(kc - k0);
+            __m512i r[16];
+            for (int i = 0; i < 16; ++i)
+                r[i] = i < n && rows[g + i] ? _mm512_maskz_loadu_epi32(kmask, rows[g + i] + k0) : _mm512_setzero_si512();
+            pt_avx512_transpose16(r);
+            const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
+            for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
+        }
+    }
+}
+
 /* The same from f16 rows, widened exactly by vcvtph2ps on load. */
 void pt_gemm_pack_f16_kcontig_avx512(const uint16_t *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst) {
     for (int g = 0; g < R; g += 16) {

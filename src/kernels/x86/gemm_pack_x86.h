@@ -10,6 +10,9 @@
 
 /* f32 rows with contiguous k (s_k == 1) into an F32 strip [kc][R]. */
 void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst);
+/* The same from one pointer per row (k contiguous; a NULL row is zeros):
+ * an implicit-GEMM convolution's rows, each a tap's channels in the input. */
+void pt_gemm_pack_f32_rows_avx512(const float *const *rows, int rows_in, int R, int64_t kc, float *dst);
 /* The same two layouts from f16 sources, widened exactly on load. */
 void pt_gemm_pack_f16_kcontig_avx512(const uint16_t *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst);
 void pt_gemm_pack_f16_rcontig_avx512(const uint16_t *src, int64_t s_k, int rows_in, int R, int64_t kc, float *dst);
