@@ -51,6 +51,8 @@
 #define CP_WPACK_CAP ((size_t)64 << 20) /* weights packed per execution at most */
 #define CP_INT8_KC 1024 /* k per pass of the U8S8 tile: a 32-column B strip of it fits L1 */
 #define CP_ROWS_MAX_MR 32 /* conv_pack_a_rows: microkernel rows it takes */
+#define CP_PAD_ROW 4096   /* conv_pack_a_rows, int8: longest channel run of a tap */
+#define CP_MAX_TAPS 49    /* conv_pack_a_rows: taps of a strip (up to 7x7) */
 
 static size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
@@ -535,43 +537,77 @@ static bool conv_rows_packable(const cp_args *A) {
  * of MR positions and tap, each position's channel run of that tap (NULL in
  * the padding) goes into the strip's k rows tap·cg .. tap·cg + cg - 1.  The
  * im2col copy and its repacking took a quarter of a 3x3 f32 convolution. */
-static void conv_pack_a_rows(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t) {
+/* The output positions of a strip, from pos on (advanced past them): each
+ * one's image and its input origin (d, h, w of tap 0, padding taken off). */
+typedef struct {
+    int64_t n[CP_ROWS_MAX_MR], d[CP_ROWS_MAX_MR], h[CP_ROWS_MAX_MR], w[CP_ROWS_MAX_MR];
+} conv_strip;
+
+static void conv_strip_origins(const cp_state *s, int64_t *pos, int rows, conv_strip *o) {
+    for (int r = 0; r < rows; ++r) {
+        o->n[r] = pos[0];
+        o->d[r] = pos[1] * s->S[0] - s->Pb[0], o->h[r] = pos[2] * s->S[1] - s->Pb[1], o->w[r] = pos[3] * s->S[2] - s->Pb[2];
+        if (++pos[3] == s->yd[4]) {
+            pos[3] = 0;
+            if (++pos[2] == s->yd[3]) {
+                pos[2] = 0;
+                if (++pos[1] == s->yd[2]) pos[1] = 0, ++pos[0];
+            }
+        }
+    }
+}
+
+/* Element offset (strides es over canonical [N, C, D, H, W]) of row r's
+ * channels at tap (kd, kh, kw), or -1 where the tap falls in the padding. */
+static inline int64_t conv_tap_offset(const cp_state *s, const conv_strip *o, int r, const int64_t *es, int64_t kd,
+                                      int64_t kh, int64_t kw) {
+    const int64_t sd = o->d[r] + kd * s->Dl[0], sh = o->h[r] + kh * s->Dl[1], sw = o->w[r] + kw * s->Dl[2];
+    if (sd < 0 || sd >= s->xd[2] || sh < 0 || sh >= s->xd[3] || sw < 0 || sw >= s->xd[4]) return -1;
+    return o->n[r] * es[0] + sd * es[2] + sh * es[3] + sw * es[4];
+}
+
+/* Packs output positions [p0, p0 + mb) of group g into the engine's A
+ * panels straight from the input (implicit GEMM, no im2col rows): per strip
+ * of MR positions and tap, each position's channel run of that tap goes
+ * into the strip's k rows tap·cg .. tap·cg + cg - 1.  rowsum NULL: the f32
+ * input of an F32 run (conv_rows_packable), taps in the padding zero; else
+ * the int8 src of a U8S8 run (conv_rows_packable_int8), taps in the padding
+ * a row of the src zero point (as conv_im2col_int8 writes them), the
+ * strip's row sums over all taps into rowsum.  The im2col copy and its
+ * repacking took a quarter of a 3x3 f32 convolution. */
+static void conv_pack_a_rows(const cp_args *A, int64_t g, int64_t p0, int64_t mb, const cp_bufs *t, int32_t *rowsum) {
     const cp_state *s = A->s;
+    const bool q8 = rowsum != NULL;
     const int R = A->fuk->mr;
     const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4];
-    const int64_t *es = s->a_es;
-    const float *x = (const float *)A->in[s->a_port].data + g * cg * es[1];
+    const int64_t *es = q8 ? s->q_a_es : s->a_es;
+    const float *xf = q8 ? NULL : (const float *)A->in[s->a_port].data + g * cg * es[1];
+    const uint8_t *xq = q8 ? (const uint8_t *)A->in[s->q_a_port].data + g * cg * es[1] : NULL;
+    uint8_t pad[CP_PAD_ROW];
+    if (q8) memset(pad, (uint8_t)s->q_a_zp, (size_t)cg);
+    const float *fp[CP_ROWS_MAX_MR];
+    const uint8_t *qp[CP_ROWS_MAX_MR * CP_MAX_TAPS];
     int64_t pos[4];
     conv_decode(s, p0, pos);
     for (int64_t i0 = 0; i0 < mb; i0 += R) {
         const int rows = (int)(mb - i0 < R ? mb - i0 : R);
-        /* The strip's output positions: image and input origin (sd, sh, sw at tap 0). */
-        const float *img[CP_ROWS_MAX_MR];
-        int64_t od[CP_ROWS_MAX_MR], oh[CP_ROWS_MAX_MR], ow[CP_ROWS_MAX_MR];
-        for (int r = 0; r < rows; ++r) {
-            img[r] = x + pos[0] * es[0];
-            od[r] = pos[1] * s->S[0] - s->Pb[0], oh[r] = pos[2] * s->S[1] - s->Pb[1], ow[r] = pos[3] * s->S[2] - s->Pb[2];
-            if (++pos[3] == s->yd[4]) {
-                pos[3] = 0;
-                if (++pos[2] == s->yd[3]) {
-                    pos[2] = 0;
-                    if (++pos[1] == s->yd[2]) pos[1] = 0, ++pos[0];
-                }
-            }
-        }
-        float *strip = (float *)t->fap + i0 * K;
-        const float *rowp[CP_ROWS_MAX_MR];
+        conv_strip o;
+        conv_strip_origins(s, pos, rows, &o);
         for (int64_t kd = 0; kd < KD; ++kd)
             for (int64_t kh = 0; kh < KH; ++kh)
                 for (int64_t kw = 0; kw < KW; ++kw) {
-                    for (int r = 0; r < rows; ++r) {
-                        const int64_t sd = od[r] + kd * s->Dl[0], sh = oh[r] + kh * s->Dl[1], sw = ow[r] + kw * s->Dl[2];
-                        const bool in = sd >= 0 && sd < s->xd[2] && sh >= 0 && sh < s->xd[3] && sw >= 0 && sw < s->xd[4];
-                        rowp[r] = in ? img[r] + sd * es[2] + sh * es[3] + sw * es[4] : NULL;
-                    }
                     const int64_t tap = (kd * KH + kh) * KW + kw;
-                    pt_gemm_pack_f32_rows(rowp, rows, R, cg, A->fround, strip + tap * cg * R);
+                    for (int r = 0; r < rows; ++r) {
+                        const int64_t at = conv_tap_offset(s, &o, r, es, kd, kh, kw);
+                        if (q8) qp[tap * R + r] = at >= 0 ? xq + at : pad;
+                        else fp[r] = at >= 0 ? xf + at : NULL;
+                    }
+                    if (!q8) pt_gemm_pack_f32_rows(fp, rows, R, cg, A->fround, (float *)t->fap + i0 * K + tap * cg * R);
                 }
+        /* s8 becomes u8 by a flip of bit 7, as pt_gemm_pack_panels does. */
+        if (q8)
+            pt_gemm_pack_u8s8_rows(R, qp, rows, (int)s->T, cg, s->q_a_dt == dnnl_s8 ? 0x80 : 0,
+                                   (uint8_t *)t->fap + i0 * K, rowsum + i0);
     }
 }
 
@@ -892,6 +928,14 @@ static void conv_im2col_int8(const cp_args *A, int64_t g, int64_t p0, int64_t mb
     }
 }
 
+/* Whether conv_pack_a_rows can pack this U8S8 run's A: channels contiguous
+ * in the int8 src, whole k groups per tap. */
+static bool conv_rows_packable_int8(const cp_args *A) {
+    const cp_state *s = A->s;
+    return s->kind == CP_CONV && s->q_a_es[1] == 1 && s->Cin_g % A->fuk->kg == 0 && s->Cin_g <= CP_PAD_ROW &&
+           A->fuk->mr <= CP_ROWS_MAX_MR && A->fuk->kg == 4 && s->T <= CP_MAX_TAPS;
+}
+
 /* A 1x1 convolution with stride 1 and no padding whose input positions of
  * one image lie at one stride (es: src strides over the canonical dims): its
  * im2col rows are the input's own rows, packed where they are.  Gives that
@@ -1116,11 +1160,14 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     const bool in_place = rows_in_place(s, es, &rs, &across);
     const pt_gemm_operand direct = {.dt = s->q_a_dt, .s_row = rs, .s_k = es[1]};
     const int64_t img = s->P / s->yd[0]; /* positions per image */
+    const bool rows_direct = conv_rows_packable_int8(A);
     for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
         const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
         if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
             const uint8_t *x = (const uint8_t *)A->in[s->q_a_port].data + (m0 / img) * es[0] + g * s->Cin_g * es[1];
             pt_gemm_pack_panels(uk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, rowsum);
+        } else if (rows_direct) {
+            conv_pack_a_rows(A, g, m0, mb, t, rowsum);
         } else {
             conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
             pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
@@ -1190,7 +1237,7 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
                                  b * s->Cin_g * s->a_es[1];
                 pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
             } else if (rows_direct) {
-                conv_pack_a_rows(A, b, m0, mb, t);
+                conv_pack_a_rows(A, b, m0, mb, t, NULL);
             } else {
                 conv_pack_a(A, b, m0, mb, t, t->fa);
                 pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};

@@ -187,6 +187,16 @@ void pt_gemm_pack_panels(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_ope
 void pt_gemm_pack_f32_rows(const float *const *rows, int rows_in, int R, int64_t kc, dnnl_fpmath_mode_t round,
                            float *dst);
 
+/* One U8S8 A strip [kc/4][R][4] of kc = nseg·seglen (seglen a multiple of
+ * 4) from a pointer per segment and row: rows[seg·R + r] holds row r's k
+ * values seg·seglen .. seg·seglen + seglen - 1 (u8 / s8 bytes, each xor
+ * `flip`: 0x80 makes s8 u8); rows past rows_in zero; sums[r] = Σ_k of row
+ * r's stored bytes for r < rows_in.  The same bytes and sums as
+ * pt_gemm_pack_panels on the rows laid end to end (an implicit-GEMM
+ * convolution: a segment per tap).  Pure function. */
+void pt_gemm_pack_u8s8_rows(int R, const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
+                            uint8_t *dst, int32_t *sums);
+
 /* ---- 3. the driver ------------------------------------------------------------ */
 
 #define PT_GEMM_MAX_BATCH 10

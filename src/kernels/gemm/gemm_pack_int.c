@@ -66,6 +66,24 @@ static void decode_ints(const void *p, dnnl_data_type_t dt, int64_t e0, int64_t 
 
 /* ---- U8S8 panels ------------------------------------------------------------ */
 
+void pt_gemm_pack_u8s8_rows(int R, const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
+                            uint8_t *dst, int32_t *sums) {
+    const int64_t kc = (int64_t)nseg * seglen;
+    if (pt_isa() >= PT_ISA_AVX512 && R % 4 == 0 && R <= PT_GEMM_U8S8_STRIP_MAX_R) {
+        pt_gemm_pack_u8s8_strip_avx512(R, rows, rows_in, nseg, seglen, kc, flip, false, dst, sums);
+        return;
+    }
+    for (int r = 0; r < R; ++r) {
+        int32_t sum = 0;
+        for (int64_t k = 0; k < kc; ++k) {
+            const uint8_t v = r < rows_in ? (uint8_t)(rows[(k / seglen) * R + r][k % seglen] ^ flip) : 0;
+            dst[(k / 4) * R * 4 + r * 4 + k % 4] = v;
+            sum += v;
+        }
+        if (r < rows_in) sums[r] = sum;
+    }
+}
+
 static void pack_u8s8(const pt_gemm_ukernel *uk, bool is_b, const pt_gemm_operand *o, const void *data, int64_t r0,
                       int64_t rows, int64_t k0, int64_t kc, uint8_t *dst, int32_t *sums) {
     const int R = is_b ? uk->nr : uk->mr;

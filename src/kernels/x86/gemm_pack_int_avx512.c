@@ -263,20 +263,21 @@ bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, c
     return true;
 }
 
-bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
-                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
-                                           bool signed_vals, uint8_t *dst, int32_t *sums) {
-    if (R % 4 != 0 || o->s_k != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8)) return false;
-    const uint8_t *src = data;
+void pt_gemm_pack_u8s8_strip_avx512(int R, const uint8_t *const *rows, int rs, int nseg, int64_t seglen, int64_t kcp,
+                                    uint8_t flip, bool signed_vals, uint8_t *panel, int32_t *sums) {
     const __m128i fl = _mm_set1_epi8((char)flip);
     /* Sums by vpsadbw on unsigned bytes; s8 values are summed as u8 after a
      * flip of bit 7 and the 128 per k taken off at the end. */
     const __m128i sum_flip = _mm_set1_epi8(signed_vals ? (char)0x80 : 0);
-    for (int64_t s = 0; s * R < rows; ++s) {
-        const int64_t rs = rows - s * R < R ? rows - s * R : R;
-        uint8_t *panel = dst + s * R * kcp;
-        for (int64_t g = 0; g < R; g += 4) {
-            __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+    const int64_t kc = (int64_t)nseg * seglen;
+    for (int g = 0; g < R; g += 4) {
+        __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+        __m512i acc512[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                             _mm512_setzero_si512()};
+        for (int seg = 0; seg < nseg; ++seg) {
+            const uint8_t *const *sr = rows + (size_t)seg * (size_t)R;
+            uint8_t *sp = panel + seg * seglen * R; /* seglen is a multiple of 4 where nseg > 1 */
+            const int64_t end = seg + 1 < nseg ? seglen : kcp - seg * seglen; /* padded k of the segment */
             int64_t k = 0;
             if (g + 4 <= rs) {
                 /* Four full rows, 64 k a step: the 4 x 4 dword transposes run
@@ -284,13 +285,10 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                  * 4l..4l+3 and is stored on its own. */
                 const __m512i fl512 = _mm512_set1_epi8((char)flip);
                 const __m512i sf512 = _mm512_set1_epi8((char)(signed_vals ? 0x80 : 0));
-                __m512i acc512[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                                     _mm512_setzero_si512()};
-                const uint8_t *in0 = src + (r0 + s * R + g) * o->s_row + k0;
-                for (; k + 64 <= kc; k += 64) {
+                for (; k + 64 <= seglen; k += 64) {
                     __m512i r[4];
                     for (int j = 0; j < 4; ++j) {
-                        r[j] = _mm512_xor_si512(_mm512_loadu_si512(in0 + j * o->s_row + k), fl512);
+                        r[j] = _mm512_xor_si512(_mm512_loadu_si512(sr[g + j] + k), fl512);
                         acc512[j] = _mm512_add_epi64(
                             acc512[j], _mm512_sad_epu8(_mm512_xor_si512(r[j], sf512), _mm512_setzero_si512()));
                     }
@@ -298,7 +296,7 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                     const __m512i t2 = _mm512_unpacklo_epi32(r[2], r[3]), t3 = _mm512_unpackhi_epi32(r[2], r[3]);
                     const __m512i line[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2),
                                              _mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3)};
-                    uint8_t *out = panel + k * R + g * 4;
+                    uint8_t *out = sp + k * R + g * 4;
                     for (int q = 0; q < 4; ++q) {
                         _mm_storeu_si128((__m128i *)(out + (4 * 0 + q) * 4 * R), _mm512_castsi512_si128(line[q]));
                         _mm_storeu_si128((__m128i *)(out + (4 * 1 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 1));
@@ -306,23 +304,16 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                         _mm_storeu_si128((__m128i *)(out + (4 * 3 + q) * 4 * R), _mm512_extracti32x4_epi32(line[q], 3));
                     }
                 }
-                for (int j = 0; j < 4; ++j)
-                    acc[j] = _mm_add_epi64(
-                        acc[j], _mm_add_epi64(_mm_add_epi64(_mm512_castsi512_si128(acc512[j]),
-                                                            _mm512_extracti32x4_epi32(acc512[j], 1)),
-                                              _mm_add_epi64(_mm512_extracti32x4_epi32(acc512[j], 2),
-                                                            _mm512_extracti32x4_epi32(acc512[j], 3))));
             }
-            for (; k < kc; k += 16) {
-                const __mmask16 m = lanes16(kc - k);
+            for (; k < seglen; k += 16) {
+                const __mmask16 m = lanes16(seglen - k);
                 __m128i r[4];
                 for (int j = 0; j < 4; ++j) {
                     if (g + j >= rs) {
                         r[j] = _mm_setzero_si128();
                         continue;
                     }
-                    const uint8_t *in = src + (r0 + s * R + g + j) * o->s_row + k0 + k;
-                    r[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, in), fl));
+                    r[j] = _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, sr[g + j] + k), fl));
                     const __m128i u = _mm_maskz_mov_epi8(m, _mm_xor_si128(r[j], sum_flip));
                     acc[j] = _mm_add_epi64(acc[j], _mm_sad_epu8(u, _mm_setzero_si128()));
                 }
@@ -331,16 +322,35 @@ bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, cons
                 const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
                 const __m128i line[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
                                          _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
-                const int64_t quads = (kcp - k) / 4 < 4 ? (kcp - k) / 4 : 4;
-                for (int64_t q = 0; q < quads; ++q)
-                    _mm_storeu_si128((__m128i *)(panel + (k + 4 * q) * R + g * 4), line[q]);
+                const int64_t quads = (end - k) / 4 < 4 ? (end - k) / 4 : 4;
+                for (int64_t q = 0; q < quads; ++q) _mm_storeu_si128((__m128i *)(sp + (k + 4 * q) * R + g * 4), line[q]);
             }
-            if (sums)
-                for (int j = 0; j < 4 && g + j < rs; ++j) {
-                    int64_t t = _mm_cvtsi128_si64(acc[j]) + _mm_extract_epi64(acc[j], 1);
-                    sums[s * R + g + j] = (int32_t)(signed_vals ? t - 128 * kc : t);
-                }
         }
+        for (int j = 0; j < 4; ++j)
+            acc[j] = _mm_add_epi64(acc[j], _mm_add_epi64(_mm_add_epi64(_mm512_castsi512_si128(acc512[j]),
+                                                                       _mm512_extracti32x4_epi32(acc512[j], 1)),
+                                                         _mm_add_epi64(_mm512_extracti32x4_epi32(acc512[j], 2),
+                                                                       _mm512_extracti32x4_epi32(acc512[j], 3))));
+        if (sums)
+            for (int j = 0; j < 4 && g + j < rs; ++j) {
+                int64_t t = _mm_cvtsi128_si64(acc[j]) + _mm_extract_epi64(acc[j], 1);
+                sums[g + j] = (int32_t)(signed_vals ? t - 128 * kc : t);
+            }
+    }
+}
+
+bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
+                                           int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
+                                           bool signed_vals, uint8_t *dst, int32_t *sums) {
+    if (R % 4 != 0 || R > PT_GEMM_U8S8_STRIP_MAX_R || o->s_k != 1 || (o->dt != dnnl_s8 && o->dt != dnnl_u8))
+        return false;
+    const uint8_t *src = data;
+    const uint8_t *rowp[PT_GEMM_U8S8_STRIP_MAX_R];
+    for (int64_t s = 0; s * R < rows; ++s) {
+        const int rs = rows - s * R < R ? (int)(rows - s * R) : R;
+        for (int j = 0; j < rs; ++j) rowp[j] = src + (r0 + s * R + j) * o->s_row + k0;
+        pt_gemm_pack_u8s8_strip_avx512(R, rowp, rs, 1, kc, kcp, flip, signed_vals, dst + s * R * kcp,
+                                       sums ? sums + s * R : NULL);
     }
     return true;
 }

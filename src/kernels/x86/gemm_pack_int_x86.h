@@ -21,7 +21,18 @@ bool pt_gemm_pack_u8s8_rows_contiguous_avx512(int R, const pt_gemm_operand *o, c
                                               int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
                                               bool signed_vals, uint8_t *dst, int32_t *sums);
 
-/* The same for k contiguous (s_k = 1, any row stride), R a multiple of 4. */
+/* One strip of such panels from nseg segments of seglen k each (a multiple
+ * of 4 where nseg > 1), a pointer per segment and row: rows[seg·R + j] holds
+ * row j's k values seg·seglen .. seg·seglen + seglen - 1 (k contiguous).
+ * Rows past rs and k past nseg·seglen up to kcp are written as zero; sums[j]
+ * for j < rs when sums is not NULL.  R a multiple of 4 up to
+ * PT_GEMM_U8S8_STRIP_MAX_R. */
+#define PT_GEMM_U8S8_STRIP_MAX_R 64
+void pt_gemm_pack_u8s8_strip_avx512(int R, const uint8_t *const *rows, int rs, int nseg, int64_t seglen, int64_t kcp,
+                                    uint8_t flip, bool signed_vals, uint8_t *panel, int32_t *sums);
+
+/* The same for k contiguous (s_k = 1, any row stride), R a multiple of 4 up
+ * to PT_GEMM_U8S8_STRIP_MAX_R. */
 bool pt_gemm_pack_u8s8_k_contiguous_avx512(int R, const pt_gemm_operand *o, const void *data, int64_t r0,
                                            int64_t rows, int64_t k0, int64_t kc, int64_t kcp, uint8_t flip,
                                            bool signed_vals, uint8_t *dst, int32_t *sums);
