@@ -304,10 +304,14 @@ static void test_group_norm(void) {
         g.result[g.nres++] = y;
         if (stats) g.result[g.nres++] = mean, g.result[g.nres++] = var;
         g_scale = c % 4 == 1 ? 50.f : 2.f;
+        /* Groups far from zero: the one-pass NXC sums and the split mean of
+         * the bf16 normalisation must not cancel. */
+        g_offset = c % 5 == 2 ? 300.f : 0.f;
         char name[96];
-        snprintf(name, sizeof name, "GroupNorm %s %s rank %d C %lld G %lld%s", nxc ? "NXC" : "NCX", pt_dt_name(dt), r,
-                 (long long)C, (long long)G, affine ? " affine" : "");
+        snprintf(name, sizeof name, "GroupNorm %s %s rank %d C %lld G %lld%s%s", nxc ? "NXC" : "NCX", pt_dt_name(dt),
+                 r, (long long)C, (long long)G, affine ? " affine" : "", g_offset != 0.f ? " offset" : "");
         run_case(name, &g, true, tol_norm);
+        g_offset = 0.f;
     }
     /* NXC samples large enough for every thread: whole samples per thread
      * when the count divides, else each sample split over the threads. */

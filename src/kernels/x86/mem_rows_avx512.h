@@ -975,10 +975,54 @@ PT_MEM_AFFINE_MAKE(pt_mem_make_affine_bf16, dnnl_bf16)
 PT_MEM_AFFINE_MAKE(pt_mem_make_affine_f16, dnnl_f16)
 #undef PT_MEM_AFFINE_MAKE
 
+/* A bf16 dst in f32, as LayerNorm's (pt_mem_make_norm32): u = (x - mean)·scale
+ * as fma(x - mh, sc, -ml·sc) with the mean split into two f32, y = u + shift;
+ * where 4095·|y| >= |shift| y is within about 2⁻¹⁰ of itself and rounds to
+ * the nearest bf16 or its neighbour; a vector with a lane where the shift
+ * cancels u further is computed in f64 as the f32 / f16 dst are (the f64
+ * statistics are GroupNorm's own, so nothing to recompute).  The f64 form
+ * took 40 % of a bf16 GroupNorm's time. */
+typedef struct {
+    pt_mem_affine_ctx d; /* the f64 form */
+    __m512 mh, mlsc, sc, sh;
+} pt_mem_affine32_ctx;
+
+#define PT_MEM_AFFINE32_MAKE(name, DT)                                                                    \
+    PT_MEM_INLINE __m512 name(const void *ctx, int64_t i, __mmask16 k) {                                   \
+        pt_mem_affine32_ctx *c = (pt_mem_affine32_ctx *)ctx;                                             \
+        pt_mem_prefetch_step(&c->d.pf);                                                                  \
+        const __m512 v = pt_mem_load16_dt(c->d.x, DT, i, k);                                             \
+        const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_sub_ps(v, c->mh), c->sc, c->mlsc), c->sh);   \
+        const __mmask16 cancels = _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(4095.f)), \
+                                                     _mm512_abs_ps(c->sh), _CMP_LT_OQ);                  \
+        if (__builtin_expect(cancels == 0, 1)) return y;                                                 \
+        const __m512d lo = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(pt_mem_lo8(v), c->d.mu), c->d.sc), c->d.sh); \
+        const __m512d hi = _mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(pt_mem_hi8(v), c->d.mu), c->d.sc), c->d.sh); \
+        return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);  \
+    }
+PT_MEM_AFFINE32_MAKE(pt_mem_make_affine32_f32, dnnl_f32)
+PT_MEM_AFFINE32_MAKE(pt_mem_make_affine32_bf16, dnnl_bf16)
+PT_MEM_AFFINE32_MAKE(pt_mem_make_affine32_f16, dnnl_f16)
+#undef PT_MEM_AFFINE32_MAKE
+
 static void pt_mem_rows_affine(void *dst, dnnl_data_type_t ddt, bool stream, const void *x, dnnl_data_type_t xdt,
                                int64_t n, double mean, double scale, double shift, const void *pf, size_t pf_bytes) {
     pt_mem_affine_ctx c = {.x = x, .mu = _mm512_set1_pd(mean), .sc = _mm512_set1_pd(scale),
                            .sh = _mm512_set1_pd(shift), .pf = pt_mem_prefetch_init(pf, pf_bytes, n)};
+    /* Parameters well inside f32's normal range (else the f64 form). */
+    const double sa = fabs(scale);
+    if (ddt == dnnl_bf16 && fabs(mean) < 1e30 && sa > 1e-30 && sa < 1e30 && fabs(shift) < 1e30) {
+        const float mh = (float)mean, sc = (float)scale;
+        pt_mem_affine32_ctx c32 = {.d = c, .mh = _mm512_set1_ps(mh), .sc = _mm512_set1_ps(sc),
+                                   .mlsc = _mm512_set1_ps((float)(-(mean - (double)mh) * (double)sc)),
+                                   .sh = _mm512_set1_ps((float)shift)};
+        switch ((int)xdt) {
+            case dnnl_bf16: pt_mem_emit(dst, ddt, stream, n, &c32, pt_mem_make_affine32_bf16); break;
+            case dnnl_f16: pt_mem_emit(dst, ddt, stream, n, &c32, pt_mem_make_affine32_f16); break;
+            default: pt_mem_emit(dst, ddt, stream, n, &c32, pt_mem_make_affine32_f32); break;
+        }
+        return;
+    }
     switch ((int)xdt) {
         case dnnl_bf16: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_affine_bf16); break;
         case dnnl_f16: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_affine_f16); break;
