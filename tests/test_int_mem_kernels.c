@@ -857,6 +857,23 @@ static void test_reduce(void) {
         snprintf(name, sizeof name, "reduce kind %d %s rank %d axes %d..%d", (int)kinds[c % 5], pt_dt_name(dt), r, first, last);
         run_case(name, &g, true, NULL);
     }
+    /* The first axis of [rows, cols]: spans of columns wider than one pass
+     * (4096) with a tail, and so few columns that the threads split them. */
+    const int64_t outer_shapes[][2] = {{5, 9000}, {7, 40}, {300, 4099}, {2, 3}};
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t *d = outer_shapes[c], od[1] = {d[1]}, axis = 0;
+        const size_t x = tg_tensor(&g, dnnl_f32, 2, d, NULL), y = tg_tensor(&g, dnnl_f32, 1, od, NULL);
+        tg_op *o = tg_add(&g, kinds[c % 2], 1, &x, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_axes, &axis, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_dims, false);
+        g.result[g.nres++] = y;
+        g_scale = 3.f;
+        char name[96];
+        snprintf(name, sizeof name, "reduce kind %d first axis of [%lld, %lld]", (int)kinds[c % 2], (long long)d[0],
+                 (long long)d[1]);
+        run_case(name, &g, true, NULL);
+    }
     /* The innermost axis with signed zeros, infinities and NaN among the
      * values (the rows chains' NaN and tie rules), 16 rows at a time and a
      * remainder, tails along the row. */
