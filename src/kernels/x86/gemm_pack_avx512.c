@@ -25,39 +25,35 @@ static inline __m512i round_bf16_hi(__m512i u) {
     return _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000));
 }
 
+/* Rows g .. g + 15 of an F32 strip [kc][R] from a pointer per row (k
+ * contiguous; NULL, or past n, zeros), each row fetched a few lines on. */
+static inline void pack_f32_group(const float *const *rows, int n, int R, int g, int64_t kc, float *dst) {
+    const __mmask16 store = mask16(R - g);
+    for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+        const __mmask16 kmask = mask16(kc - k0);
+        __m512i r[16];
+        for (int i = 0; i < 16; ++i) {
+            const float *row = i < n ? rows[i] : NULL;
+            if (row) _mm_prefetch((const char *)(row + k0 + 16 * PF_LINES), _MM_HINT_T0);
+            r[i] = row ? _mm512_maskz_loadu_epi32(kmask, row + k0) : _mm512_setzero_si512();
+        }
+        pt_avx512_transpose16(r);
+        const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
+        for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
+    }
+}
+
 void pt_gemm_pack_f32_kcontig_avx512(const float *src, int64_t s_row, int rows_in, int R, int64_t kc, float *dst) {
     for (int g = 0; g < R; g += 16) {
-        const int rows = rows_in - g < 16 ? rows_in - g : 16;
-        const __mmask16 store = mask16(R - g);
-        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
-            const __mmask16 kmask = mask16(kc - k0);
-            __m512i r[16];
-            for (int i = 0; i < 16; ++i) {
-                /* Sixteen row streams: fetch each row a few lines on. */
-                if (i < rows) _mm_prefetch((const char *)(src + (g + i) * s_row + k0 + 16 * PF_LINES), _MM_HINT_T0);
-                r[i] = i < rows ? _mm512_maskz_loadu_epi32(kmask, src + (g + i) * s_row + k0) : _mm512_setzero_si512();
-            }
-            pt_avx512_transpose16(r);
-            const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
-            for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
-        }
+        const int n = rows_in - g < 16 ? rows_in - g : 16;
+        const float *rows[16];
+        for (int i = 0; i < n; ++i) rows[i] = src + (g + i) * s_row;
+        pack_f32_group(rows, n, R, g, kc, dst);
     }
 }
 
 void pt_gemm_pack_f32_rows_avx512(const float *const *rows, int rows_in, int R, int64_t kc, float *dst) {
-    for (int g = 0; g < R; g += 16) {
-        const int n = rows_in - g < 16 ? rows_in - g : 16;
-        const __mmask16 store = mask16(R - g);
-        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
-            const __mmask16 kmask = mask16(kc - k0);
-            __m512i r[16];
-            for (int i = 0; i < 16; ++i)
-                r[i] = i < n && rows[g + i] ? _mm512_maskz_loadu_epi32(kmask, rows[g + i] + k0) : _mm512_setzero_si512();
-            pt_avx512_transpose16(r);
-            const int kw = kc - k0 < 16 ? (int)(kc - k0) : 16;
-            for (int j = 0; j < kw; ++j) _mm512_mask_storeu_epi32(dst + (k0 + j) * R + g, store, r[j]);
-        }
-    }
+    for (int g = 0; g < R; g += 16) pack_f32_group(rows + g, rows_in - g < 16 ? rows_in - g : 16, R, g, kc, dst);
 }
 
 /* The same from f16 rows, widened exactly by vcvtph2ps on load. */
