@@ -60,22 +60,10 @@ static inline int sd_threads(int planned, const pt_exec_ctx *ctx, int64_t work) 
     return n < 1 ? 1 : n;
 }
 
-/* Runs fn(arg, w, buf) for w in [0, nwork) on nthr threads, dynamically
- * scheduled one item at a time; buf is the calling thread's slice (bytes
- * [tid * thr_bytes, (tid + 1) * thr_bytes)) of `scratch`. */
-static inline void sd_parallel(int nthr, int64_t nwork, void *scratch, size_t thr_bytes,
-                               void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
-#pragma omp parallel num_threads(nthr)
-    {
-        int tid = pt_thread_id();
-        char *buf = (char *)scratch + (size_t)tid * thr_bytes;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t w = 0; w < nwork; ++w) fn(arg, w, buf);
-    }
-}
-
-/* The same with items handed out `chunk` at a time (consecutive items that
- * share data go to one thread).  Odd chunks run their items last to first:
+/* Runs fn(arg, w, buf) for w in [0, nwork) on nthr threads, items handed
+ * out `chunk` at a time (consecutive items that share data go to one
+ * thread); buf is the calling thread's slice (bytes [tid * thr_bytes, (tid +
+ * 1) * thr_bytes)) of `scratch`.  Odd chunks run their items last to first:
  * threads mostly take neighbouring chunks at once, and the SDPA forward's
  * chunks are heads whose rows share the tensors' rows (BERT's [S, heads,
  * D] layouts put neighbouring heads 256 bytes apart); from opposite ends
