@@ -32,7 +32,7 @@ static float next_value(void *ctx) {
 /* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
  * points, and attention-like scores whose rows of g_row_len elements are
  * every third one fully -inf (partly -inf otherwise). */
-enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED, FILL_SPECIAL };
+enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED, FILL_SPECIAL, FILL_FIRST_INF };
 static int64_t g_row_len = 1, g_elem;
 
 static float next_masked(void *ctx) {
@@ -70,7 +70,12 @@ static void fill_input(const tg_graph *g, int t, void *buf) {
             : g->fill[t] == FILL_SPECIAL ? next_special
                                         : next_value,
             NULL);
+    /* Data whose first element is +inf (f32): the normalisations' one-pass
+     * sums must not take it as their shift (the mean is +inf, not NaN). */
+    if (g->fill[t] == FILL_FIRST_INF && g->lt[t].data_type == dnnl_f32) ((float *)buf)[0] = INFINITY;
 }
+
+static bool g_first_inf; /* norm_case: f32 data with FILL_FIRST_INF */
 
 static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
 #define NSIZES ((int)(sizeof k_sizes / sizeof k_sizes[0]))
@@ -146,6 +151,15 @@ static void run_case(const char *name, const tg_graph *g, bool want_fast, double
                     fprintf(stderr, "  %s (%s policy): output %d: %lld of %lld differ (worst %g)\n", name,
                             set ? "fusion" : "debug", r, (long long)d.bad, (long long)d.total, d.worst);
                 CHECK(d.bad == 0);
+                /* A tolerance grows with the reference value, so an infinite
+                 * reference is checked here: the same infinity. */
+                if (g->lt[t].data_type == dnnl_f32) {
+                    const float *want = B.set[1][t], *got = B.set[set][t];
+                    int64_t wrong = 0;
+                    for (int64_t e = 0; e < d.total; ++e) wrong += isinf(want[e]) && got[e] != want[e];
+                    if (wrong) fprintf(stderr, "  %s: output %d: %lld infinities not kept\n", name, r, (long long)wrong);
+                    CHECK(wrong == 0);
+                }
             }
         }
     }
@@ -226,6 +240,7 @@ static void norm_case(int c, const int64_t *d, int r) {
     const dnnl_data_type_t dt = k_float_types[c % 3];
     const bool rms = c % 2 == 1;
     const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
+    if (g_first_inf) g.fill[x - 1] = FILL_FIRST_INF;
     /* gamma / beta: the normalised dims, f32 or the source type. */
     const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
     const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
@@ -272,6 +287,10 @@ static void test_norm(void) {
     const int64_t big[2] = {2100, 4099};
     static const int big_cases[] = {0, 3, 24, 1, 4, 10};
     for (int i = 0; i < 6; ++i) norm_case(big_cases[i], big, 2);
+    /* A first element of +inf, LayerNorm f32 with statistics. */
+    g_first_inf = true;
+    norm_case(0, (const int64_t[]){3, 40}, 2);
+    g_first_inf = false;
 }
 
 /* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
@@ -315,7 +334,7 @@ static void test_group_norm(void) {
     }
     /* NXC samples large enough for every thread: whole samples per thread
      * when the count divides, else each sample split over the threads. */
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < 5; ++c) {
         tg_graph g = {0};
         const int64_t G = 4, C = 32, d[4] = {c + 1, 40, 40, C}, cd[1] = {C}, sd[2] = {c + 1, G};
         const dnnl_data_type_t dt = c % 2 ? dnnl_bf16 : dnnl_f32;
@@ -327,6 +346,7 @@ static void test_group_norm(void) {
         tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
         tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, true);
         tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
+        if (c == 4) g.fill[x - 1] = FILL_FIRST_INF; /* f32: group 0 of sample 0 starts with +inf */
         g.result[g.nres++] = y, g.result[g.nres++] = mean, g.result[g.nres++] = var;
         g_scale = 2.f;
         char name[96];

@@ -167,9 +167,11 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
     const size_t per_bytes = 2 * cd + 2 * cf;
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
     const size_t sb = pt_dt_bytes(sdt, 1);
-    /* The shifts, in mean_c until the statistics replace them. */
+    /* The shifts, in mean_c until the statistics replace them (0 for a first
+     * element that is not finite: see mem_rows_avx512.h's norm shift). */
     for (int64_t g = 0; g < p->g; ++g) {
-        const double k = pt_load_f32(src->data, sdt, base + g * p->cg);
+        double k = pt_load_f32(src->data, sdt, base + g * p->cg);
+        if (!isfinite(k)) k = 0.0;
         for (int64_t c = g * p->cg; c < (g + 1) * p->cg; ++c) mean_c[c] = k;
     }
 #pragma omp parallel num_threads(nt) if (nt > 1)

@@ -328,8 +328,12 @@ PT_MEM_INLINE void pt_mem_sums64_moments(const pt_mem_sums64 *s, double k, int64
 }
 
 /* The shift of the one-pass sums: the row's first element (0 for RMSNorm). */
+/* The shift of a row's one-pass sums: its first element, or 0 where that is
+ * not finite (an infinite shift would make every difference, and the mean,
+ * NaN where the reference's mean is the infinity). */
 PT_MEM_INLINE double pt_mem_norm_shift(const void *x, bool bf16, bool rms) {
-    return rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+    const double k = rms ? 0.0 : (double)_mm512_cvtss_f32(pt_mem_load16(x, bf16, 0, 1));
+    return isfinite(k) ? k : 0.0;
 }
 
 /* f32 output: ((x - mean)·inv)·g + b in f64 (as vec.h's normalize), rounded once. */
