@@ -532,11 +532,6 @@ static bool conv_rows_packable(const cp_args *A) {
            A->fuk->kg == 1 && A->fuk->mr <= CP_ROWS_MAX_MR;
 }
 
-/* Packs output positions [p0, p0 + mb) of group g into the engine's A
- * panels straight from the input (implicit GEMM, no im2col rows): per strip
- * of MR positions and tap, each position's channel run of that tap (NULL in
- * the padding) goes into the strip's k rows tap·cg .. tap·cg + cg - 1.  The
- * im2col copy and its repacking took a quarter of a 3x3 f32 convolution. */
 /* The output positions of a strip, from pos on (advanced past them): each
  * one's image and its input origin (d, h, w of tap 0, padding taken off). */
 typedef struct {

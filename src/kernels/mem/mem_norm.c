@@ -159,7 +159,8 @@ static inline void fetch_ahead(const void *p, size_t bytes) {
  * Non-temporal stores made it slower here (12.1-14.8 ms, with or without
  * the fetches), unlike the row kernels, so the output is stored cached. */
 static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, const pt_tview *src, const pt_tview *dst,
-                             const pt_tview *gamma, const pt_tview *beta, const pt_tview *mean, const pt_tview *var, int64_t n, char *scratch, int nt) {
+                             const pt_tview *gamma, const pt_tview *beta, const pt_tview *mean, const pt_tview *var,
+                             int64_t n, char *scratch, int nt) {
     const int64_t C = p->g * p->cg, base = n * p->sp * C, cnt = p->cg * p->sp;
     const size_t cd = round64((size_t)C * sizeof(double)), cf = round64((size_t)C * sizeof(float));
     double *mean_c = (double *)scratch, *scale_c = (double *)(scratch + cd), *shift_c = (double *)(scratch + 2 * cd);
