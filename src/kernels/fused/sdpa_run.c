@@ -55,13 +55,13 @@
 #define SD_BK_WHOLE 384
 #define SD_ROWS_WHOLE 96
 #define SD_MAX_SEG 16    /* heads stacked in one item */
-/* Below this many multiply-adds (well under a millisecond on one core) the
- * kernel runs on one thread: a parallel region waits up to a scheduler tick
- * (4 ms) for a core another process holds.  Larger problems take every
- * thread: decode over compressed K / V needs both cores' bandwidth (on a
- * heavily shared machine 8M-33M MAC problems were faster on one thread; on
- * an idle one two threads halve them). */
-#define SD_SERIAL_MACS 16000000
+/* Below this many multiply-adds (tens of microseconds on one core) the
+ * kernel runs on one thread, as the backward does.  The limit was 16M while
+ * the machine was heavily shared (a parallel region waits up to a scheduler
+ * tick for a core another process holds); with the cores free, two threads
+ * take 8-9M MAC problems (GPT-2 inference, the compressed-K/V cases) from
+ * 0.33-0.38 ms to 0.18-0.25 ms. */
+#define SD_SERIAL_MACS 2000000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 /* Keys per block of decode items whose K and V both stream through the row
  * table's block operations: long runs of each stream between switches keep
