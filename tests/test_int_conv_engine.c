@@ -342,6 +342,17 @@ static void test_quantized(void) {
     q = q0;
     q.wei_zp = -7; /* K = 10800: the zero-point correction in int64 */
     run_quant_case("int8 2d NXC K 10800", &c, &q);
+    /* 64 and 96 channels of a 3x3: on AMX a tile step of k is one tap's
+     * channels, or a tap and a half; s8 src with zero points. */
+    q = q0;
+    c = base(2);
+    c.nxc = c.xio = true, c.N = 1, c.IC = 64, c.OC = 40, c.in[0] = 9, c.in[1] = 11;
+    run_quant_case("int8 2d NXC 3x3 64 channels", &c, &q);
+    q.out_dt = dnnl_f32;
+    c.IC = 96, c.OC = 33, c.in[0] = 6;
+    run_quant_case("int8 2d NXC 3x3 96 channels", &c, &q);
+    q.src_dt = dnnl_s8, q.src_zp = -3, q.wei_zp = 2, q.per_channel = false, q.clamp = true;
+    run_quant_case("int8 2d NXC 3x3 96 channels s8 src, weight zero point", &c, &q);
     q = q0;
     c = base(2);
     c.nxc = c.xio = true, c.IC = 16, c.OC = 24, c.in[0] = c.in[1] = 12;

@@ -106,7 +106,7 @@ dnnl_status_t DNNL_API dnnl_graph_compiled_partition_get_scratchpad_logical_tens
     lt->ndims = 1;
     const pt_compiled *c = compiled_partition->c;
     /* A fused plan needs only its kernel's scratch, not the op-by-op one. */
-    lt->dims[0] = !c ? 0 : (int64_t)pt_compiled_scratch_bytes(c);
+    lt->dims[0] = !c ? 0 : (int64_t)pt_compiled_scratchpad_bytes(c);
     lt->data_type = dnnl_u8;
     lt->property = dnnl_graph_tensor_property_variable;
     lt->layout_type = dnnl_graph_layout_type_strided;

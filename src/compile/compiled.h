@@ -70,6 +70,14 @@ static inline size_t pt_compiled_scratch_bytes(const pt_compiled *c) {
     return c->outputs_empty ? 0 : c->has_fused ? c->fused.scratch_bytes : c->scratch_size;
 }
 
+/* The size the scratchpad logical tensor reports: the kernels' need plus
+ * room to start it on a 64-byte boundary, whatever the caller's buffer
+ * alignment (AMX tile rows and vector panels split cache lines otherwise). */
+static inline size_t pt_compiled_scratchpad_bytes(const pt_compiled *c) {
+    const size_t need = pt_compiled_scratch_bytes(c);
+    return need ? need + PT_ALIGNMENT - 1 : 0;
+}
+
 void pt_compiled_retain(pt_compiled *c);
 void pt_compiled_release(pt_compiled *c);
 

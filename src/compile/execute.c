@@ -111,12 +111,14 @@ static pt_status execute_plan(const pt_compiled *c, dnnl_stream_t stream, size_t
     bool own_scratch = false;
     if (st == dnnl_success && need) {
         if (scratchpad) {
-            size_t have = pt_lt_mem_size(&scratchpad->lt);
-            if (!scratchpad->data || have == SIZE_MAX || have < need)
+            /* The reported size leaves room to start on a 64-byte boundary. */
+            size_t have = pt_lt_mem_size(&scratchpad->lt), want = pt_compiled_scratchpad_bytes(c);
+            if (!scratchpad->data || have == SIZE_MAX || have < want)
                 st = pt_err(dnnl_invalid_arguments, "execute: scratchpad of %zu bytes, %zu needed",
-                            have == SIZE_MAX ? 0 : have, need);
+                            have == SIZE_MAX ? 0 : have, want);
             else
-                scratch = scratchpad->data;
+                scratch = (uint8_t *)scratchpad->data +
+                          (PT_ALIGNMENT - (uintptr_t)scratchpad->data % PT_ALIGNMENT) % PT_ALIGNMENT;
         } else {
             scratch = pt_stream_scratch_take(stream, need);
             own_scratch = true;

@@ -44,6 +44,7 @@
 #define CP_NR 8     /* micro-tile columns */
 #define CP_RUN 256  /* elements per program run */
 #define CP_MB 72    /* rows per block (multiple of CP_MR) */
+#define CP_MB_INT8 72 /* the same for quantized runs, rounded up to a strip of their microkernel */
 #define CP_NB 64    /* columns per block (multiple of CP_NR) */
 #define CP_NB_ENGINE 256 /* on the GEMM microkernels: src rows are packed once per column block */
 #define CP_KC 256   /* reduction chunk of the tile loop */
@@ -599,10 +600,13 @@ static void conv_pack_a_rows(const cp_args *A, int64_t g, int64_t p0, int64_t mb
                     }
                     if (!q8) pt_gemm_pack_f32_rows(fp, rows, R, cg, A->fround, (float *)t->fap + i0 * K + tap * cg * R);
                 }
-        /* s8 becomes u8 by a flip of bit 7, as pt_gemm_pack_panels does. */
-        if (q8)
-            pt_gemm_pack_u8s8_rows(R, qp, rows, (int)s->T, cg, s->q_a_dt == dnnl_s8 ? 0x80 : 0,
-                                   (uint8_t *)t->fap + i0 * K, rowsum + i0);
+        /* s8 becomes u8 by a flip of bit 7, as pt_gemm_pack_panels does;
+         * rows with a prepared A layout (AMX) get it straight away. */
+        const uint8_t flip = s->q_a_dt == dnnl_s8 ? 0x80 : 0;
+        if (q8 && A->fuk->pack_a_rows_prepped)
+            A->fuk->pack_a_rows_prepped(qp, rows, (int)s->T, cg, flip, (uint8_t *)t->fap + i0 * K, rowsum + i0);
+        else if (q8)
+            pt_gemm_pack_u8s8_rows(R, qp, rows, (int)s->T, cg, flip, (uint8_t *)t->fap + i0 * K, rowsum + i0);
     }
 }
 
@@ -1158,11 +1162,26 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     const bool rows_direct = conv_rows_packable_int8(A);
     for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
         const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
+        pt_gemm_ukr_fn run = uk->run; /* run_prepped for A packed in the prepared layout */
         if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
             const uint8_t *x = (const uint8_t *)A->in[s->q_a_port].data + (m0 / img) * es[0] + g * s->Cin_g * es[1];
             pt_gemm_pack_panels(uk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, rowsum);
+        } else if (rows_direct && uk->pack_a_rows_prepped && Kp <= CP_INT8_KC) {
+            /* Prepared A (AMX) a strip at a time, each strip's products
+             * right after its packing: its tiles load from L1. */
+            for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
+                const int mr = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr);
+                conv_pack_a_rows(A, g, m0 + i0, mr, t, rowsum + i0);
+                for (int64_t j0 = 0; j0 < nb; j0 += uk->nr) {
+                    const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
+                    uk->run_prepped(Kp, t->fap, (const uint8_t *)bp + j0 * Kp, (int32_t *)t->fc + i0 * ldc + j0, ldc,
+                                    mr, nr, 0);
+                }
+            }
+            goto out;
         } else if (rows_direct) {
             conv_pack_a_rows(A, g, m0, mb, t, rowsum);
+            if (uk->pack_a_rows_prepped) run = uk->run_prepped;
         } else {
             conv_im2col_int8(A, g, m0, mb, (uint8_t *)t->fa);
             pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
@@ -1176,9 +1195,10 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
                     const uint8_t *b = (const uint8_t *)bp + j0 * Kp + k0 * uk->nr;
                     const int mr = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr);
                     const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
-                    uk->run(kc, a, b, (int32_t *)t->fc + i0 * ldc + j0, ldc, mr, nr, k0 > 0);
+                    run(kc, a, b, (int32_t *)t->fc + i0 * ldc + j0, ldc, mr, nr, k0 > 0);
                 }
         }
+    out:
         int8_tile_to_f32(A, g, m0, q0, mb, nb, rowsum, colsum, t);
         if (!s->q_direct_out || !narrow_sums(s)) conv_epilogue(A, g, m0, mb, q0, nb, t);
     }
@@ -1504,7 +1524,12 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* Block sizes, work split and scratch layout. */
 static pt_status plan(cp_state *s) {
     const int64_t K = s->K;
-    int64_t MB = s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB;
+    /* Quantized runs: whole strips of the U8S8 row (AMX takes 32 rows, so
+     * 72 would end every block on a strip of 8 computed as 32). */
+    const int64_t unit = s->conv_int8 ? pt_gemm_ukernel_default(PT_GEMM_U8S8)->mr : CP_MR;
+    const int64_t mb_max = cdiv(CP_MB_INT8, unit) * unit;
+    int64_t MB = s->conv_int8 ? (s->P < mb_max ? cdiv(s->P > 0 ? s->P : 1, unit) * unit : mb_max)
+                              : (s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB);
     const int64_t nb_max = s->conv_engine ? CP_NB_ENGINE : CP_NB;
     int64_t NB = s->Q < nb_max ? cdiv(s->Q > 0 ? s->Q : 1, CP_NR) * CP_NR : nb_max;
     size_t tmp_floats = pt_postops_tmp_floats(s->a.prog, CP_RUN);

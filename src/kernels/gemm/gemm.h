@@ -95,6 +95,12 @@ typedef struct pt_gemm_ukernel {
     pt_gemm_ukr_fn run_prepped;
     /* k groups per line run_pf fetches (0: PT_GEMM_PREFETCH_STEPS). */
     int pf_groups_per_line;
+    /* NULL, or (U8S8 rows with a_prep) one A strip of uk->mr rows from a
+     * pointer per segment and row, as pt_gemm_pack_u8s8_rows takes them,
+     * written straight in the layout a_prep leaves, with the same sums
+     * (NULL: none); run_prepped takes it. */
+    void (*pack_a_rows_prepped)(const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
+                                void *dst, int32_t *sums);
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

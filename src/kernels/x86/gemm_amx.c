@@ -268,3 +268,59 @@ void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_
     const int64_t kc = (kc_real + 1) & ~(int64_t)1;
     AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, pf, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
 }
+
+/* U8S8 A rows straight into the prepared layout (pt_gemm_ukernel.
+ * pack_a_rows_prepped): a full step of 16 k groups is the strip's 32 rows of
+ * 64 bytes one after the other, which for channels-last convolutions is a
+ * 64-byte copy per position and tap, where the packed layout interleaves
+ * the rows' k quads and the kernel transposes them back on every call.  A
+ * last, shorter step keeps the packed layout [group][row][4], as a_prep
+ * leaves it.  Values: byte ^ flip (0 for rows past rows_in and k past the
+ * segments); sums[r] = Σ of row r's stored bytes (u8), r < rows_in. */
+void pt_gemm_amx_pack_a_rows_u8s8(const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
+                                  void *dst, int32_t *sums) {
+    enum { R = PT_GEMM_AMX_MR, STEP = TILE_ROWS * 4 };
+    const int64_t kc = (int64_t)nseg * seglen, kcp = (kc + 3) & ~(int64_t)3, full = kcp / STEP * STEP;
+    const __m512i fl = _mm512_set1_epi8((char)flip), zero = _mm512_setzero_si512();
+    uint8_t *out = dst;
+    for (int r = 0; r < R; ++r) {
+        __m512i acc = zero;
+        for (int64_t k0 = 0; k0 < full; k0 += STEP) {
+            uint8_t *line = out + k0 * R + r * STEP;
+            if (r >= rows_in) {
+                _mm512_storeu_si512(line, zero);
+                continue;
+            }
+            __m512i v;
+            const int64_t seg = k0 / seglen, off = k0 - seg * seglen;
+            if (off + STEP <= seglen) { /* one segment holds the step */
+                v = _mm512_xor_si512(_mm512_loadu_si512(rows[seg * R + r] + off), fl);
+            } else { /* pieces of several segments; k past them zero */
+                _Alignas(64) uint8_t tmp[STEP];
+                for (int64_t k = k0; k < k0 + STEP;) {
+                    if (k >= kc) {
+                        memset(tmp + (k - k0), 0, (size_t)(k0 + STEP - k));
+                        break;
+                    }
+                    const int64_t s = k / seglen, o = k - s * seglen;
+                    const int64_t n = seglen - o < k0 + STEP - k ? seglen - o : k0 + STEP - k;
+                    memcpy(tmp + (k - k0), rows[s * R + r] + o, (size_t)n);
+                    k += n;
+                }
+                const __mmask64 valid = kc - k0 >= STEP ? ~(__mmask64)0 : (((__mmask64)1 << (kc - k0)) - 1);
+                v = _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(_mm512_load_si512(tmp), fl));
+            }
+            _mm512_storeu_si512(line, v);
+            acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, zero));
+        }
+        /* The shorter last step: k quads of the rows side by side. */
+        int32_t tail = 0;
+        for (int64_t k = full; k < kcp; ++k) {
+            uint8_t b = 0;
+            if (r < rows_in && k < kc) b = (uint8_t)(rows[(k / seglen) * R + r][k % seglen] ^ flip);
+            out[full * R + ((k - full) / 4) * R * 4 + r * 4 + (k & 3)] = b;
+            tail += b;
+        }
+        if (sums && r < rows_in) sums[r] = (int32_t)_mm512_reduce_add_epi64(acc) + tail;
+    }
+}

@@ -26,6 +26,9 @@ void pt_gemm_ukr_amx_bf16_prepped(int64_t kc, const void *a, const void *b, void
                                   int accumulate);
 void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate);
+/* pt_gemm_ukernel.pack_a_rows_prepped of the U8S8 row (gemm_amx.c). */
+void pt_gemm_amx_pack_a_rows_u8s8(const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
+                                  void *dst, int32_t *sums);
 /* The bf16 prepped kernel with the prefetch stream (pt_gemm_ukernel.run_pf)
  * and its packing form (run_packing: bf16 B from its source). */
 void pt_gemm_ukr_amx_bf16_prepped_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
