@@ -394,6 +394,16 @@ int main(void) {
             snprintf(name, sizeof name, "%s 1x1 %s 3 images", kinds[which], nxc ? "NXC" : "NCX");
             run_case(name, &c, which);
         }
+        /* NXC rows of 30 and 61 positions: on AVX-512 whole strips of 12
+         * read in place (one stride apart), strips in the padding or across
+         * a row copied; rows of the top and bottom taps all padding. */
+        c = base(2);
+        c.nxc = c.xio = true, c.IC = 16, c.OC = 40, c.in[0] = 5, c.in[1] = 30;
+        snprintf(name, sizeof name, "%s 2d NXC rows of 30", kinds[which]);
+        run_case(name, &c, which);
+        c.N = 1, c.IC = 7, c.OC = 9, c.in[0] = 4, c.in[1] = 122, c.S[1] = 2, c.Dl[0] = 2, c.pb[0] = c.pe[0] = 2;
+        snprintf(name, sizeof name, "%s 2d NXC rows of 61, stride 2, dilation 2", kinds[which]);
+        run_case(name, &c, which);
         c = base(2);
         c.dt = dnnl_bf16;
         snprintf(name, sizeof name, "%s 2d bf16", kinds[which]);

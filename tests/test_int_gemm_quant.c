@@ -332,7 +332,7 @@ static void test_pack_dequant_widths(void) {
             for (int di = 0; di < 4; ++di)
                 for (int form = -1; form < 4; ++form, ++combo) {
                     pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
-                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
                     int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
                     int64_t k0 = (int64_t[]){0, 32, 64, 7}[combo % 4], r0 = rnd_in(0, 5);
                     int64_t RT = r0 + rows, KT = k0 + K, group = (int64_t[]){32, 64, 128, 48}[combo % 4];

@@ -712,6 +712,68 @@ static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const vo
     }
 }
 
+/* Output positions [p0, p0 + mb) of group g on the row's in-place form
+ * (run_a_segs, conv_segs_ok): per strip of MR positions a segment per tap,
+ * read where the input holds it when the strip's rows lie one stride
+ * apart and in bounds, else copied (zeros in the padding) into t->fap;
+ * the accumulators stay in registers over all taps.  No A panel: a 3x3
+ * channels-last f32 convolution packed 7 MB of them per execution. */
+static void conv_tile_segs(const cp_args *A, int64_t g, int64_t p0, int64_t mb, int64_t nb, const void *bpanels,
+                           const cp_bufs *t) {
+    const cp_state *s = A->s;
+    const pt_gemm_ukernel *uk = A->fuk;
+    const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4], ldc = s->NB;
+    const int64_t *es = s->a_es;
+    const float *xf = (const float *)A->in[s->a_port].data + g * cg * es[1];
+    const float *seg[CP_MAX_TAPS];
+    int64_t lda[CP_MAX_TAPS], at[CP_ROWS_MAX_MR];
+    int64_t pos[4];
+    conv_decode(s, p0, pos);
+    for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
+        const int rows = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr);
+        const int read = rows <= 8 ? 8 : uk->mr; /* rows the kernel reads */
+        conv_strip o;
+        conv_strip_origins(s, pos, rows, &o);
+        float *stage = (float *)t->fap;
+        for (int64_t kd = 0; kd < KD; ++kd)
+            for (int64_t kh = 0; kh < KH; ++kh)
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                    const int64_t tap = (kd * KH + kh) * KW + kw;
+                    bool uniform = rows == read;
+                    for (int r = 0; r < rows; ++r) {
+                        at[r] = conv_tap_offset(s, &o, r, es, kd, kh, kw);
+                        uniform = uniform && at[r] >= 0 && (r < 2 || at[r] - at[r - 1] == at[1] - at[0]);
+                    }
+                    if (uniform) {
+                        seg[tap] = xf + at[0];
+                        lda[tap] = rows > 1 ? at[1] - at[0] : 0;
+                        continue;
+                    }
+                    for (int r = 0; r < read; ++r) {
+                        if (r < rows && at[r] >= 0) memcpy(stage + r * cg, xf + at[r], sizeof(float) * (size_t)cg);
+                        else memset(stage + r * cg, 0, sizeof(float) * (size_t)cg);
+                    }
+                    seg[tap] = stage;
+                    lda[tap] = cg;
+                    stage += read * cg;
+                }
+        /* Strips ending with an output row (no staging where they cross
+         * one) measured 3 % slower: more short strips.  Taps in runs whose
+         * B strip stays in L1 across the block's strips: no faster. */
+        for (int64_t j0 = 0; j0 < nb; j0 += uk->nr) {
+            const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
+            uk->run_a_segs((int)s->T, cg, seg, lda, (const float *)bpanels + j0 * K, t->fc + i0 * ldc + j0, ldc, rows,
+                           nr, 1);
+        }
+    }
+}
+
+/* Whether conv_tile_segs takes this run (conv_rows_packable, strict f32). */
+static bool conv_segs_ok(const cp_args *A) {
+    return A->fuk->run_a_segs && A->fround == dnnl_fpmath_mode_strict && A->s->T <= CP_MAX_TAPS &&
+           A->fuk->mr <= CP_ROWS_MAX_MR;
+}
+
 /* ---- epilogue ------------------------------------------------------------------ */
 
 /* Rounds to the anchor's type (op-by-op mode), runs the epilogue, stores.
@@ -1251,6 +1313,11 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
                 const float *x = (const float *)A->in[s->a_port].data + (m0 / img) * s->a_es[0] +
                                  b * s->Cin_g * s->a_es[1];
                 pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
+            } else if (rows_direct && conv_segs_ok(A)) {
+                for (int64_t i = 0; i < mb; ++i) memcpy(t->fc + i * s->NB, brow, (size_t)nb * sizeof(float));
+                conv_tile_segs(A, b, m0, mb, nb, bpanels, t);
+                conv_epilogue(A, b, m0, mb, q0, nb, t);
+                continue;
             } else if (rows_direct) {
                 conv_pack_a_rows(A, b, m0, mb, t, NULL);
             } else {
