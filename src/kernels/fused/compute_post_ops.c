@@ -879,11 +879,12 @@ static void conv_epilogue(const cp_args *A, int64_t g, int64_t p0, int64_t mb, i
             conv_decode(s, p0 + i, pos);
             for (int64_t c0 = 0; c0 < nb; c0 += CP_RUN) {
                 int64_t n = nb - c0 < CP_RUN ? nb - c0 : CP_RUN;
-                if (A->fuk) memcpy(x, t->fc + i * ldc + c0, (size_t)n * sizeof(float));
+                float *run = x;
+                if (A->fuk) run = t->fc + i * ldc + c0; /* f32 tile rows: finished in place */
                 else
                     for (int64_t j = 0; j < n; ++j) x[j] = (float)t->c[i * ldc + c0 + j];
                 conv_out_index(s, pos, g * Qg + q0 + c0, idx);
-                finish_run(A, x, n, idx, t);
+                finish_run(A, run, n, idx, t);
             }
         }
         return;
