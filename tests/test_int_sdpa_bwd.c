@@ -580,6 +580,9 @@ static void test_variants(void) {
             c.rep = 2, c.reduce = m % 2 == 0;
             c.dt = narrow ? dnnl_bf16 : dnnl_f32;
             check_cfg(narrow ? "bf16 graph, every math mode" : "f32 graph, every math mode", &c, modes[m]);
+            c.sq = 1, c.skv = 45, c.mask = MK_ADD; /* one query row: the decode form where the mode allows */
+            check_cfg(narrow ? "bf16 graph, one query row, every math mode" : "f32 graph, one query row, every math mode",
+                      &c, modes[m]);
         }
     /* Zero-size: empty batch, no query rows (dK / dV are zeros), no keys. */
     bwd_cfg c = base_cfg();

@@ -10,7 +10,8 @@
  * its keys' K and V panels and dK / dV accumulators (sized for L2), one
  * block's panels and tiles, and dQ rows.  Key tiles that a trailing -inf
  * causal mask covers completely are skipped (P, dS and their products are
- * zero there).
+ * zero there).  One query row (decode_form): S and dP from dot products over
+ * K / V rows as stored, dV and dK as outer products; no K / V panels.
  *
  * Numerics: products accumulate in f32 on the microkernels (bf16 kind when
  * both operands are bf16, or f32 under the bf16 / any math modes; f32 kind
@@ -38,6 +39,7 @@
 #include "ir/status.h"
 #include "kernels/fused/run_io.h"
 #include "kernels/fused/sdpa_bwd_plan.h"
+#include "kernels/fused/sdpa_rows.h"
 #include "kernels/fused/sdpa_common.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/ref/philox.h"
@@ -78,6 +80,10 @@ typedef struct {
     /* The cast of P / dS to bf16 before their MatMuls is left to the bf16
      * packing of those products (the same rounding to nearest even). */
     bool pc_packed_bf16, dsc_packed_bf16;
+    /* One query row (a decode step's backward): S and dP as dot products
+     * over K / V rows where they are stored, dV and dK as outer products
+     * (decode_form); no K / V panels. */
+    bool decode;
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -151,6 +157,7 @@ typedef struct {
     size_t st, dpt;         /* tile: S → P operand and dP → dS, [bq][bk] */
     size_t pa, dsat, dsa;   /* tile: Pᵀ, dSᵀ (rows j) and dS (rows i) as A panels */
     size_t dc, stats, row;  /* block: Dc and stats [bq]; three row buffers */
+    size_t qrow, dorow;     /* decode: the query's Q and dO rows as the products take them (f32) */
     size_t total;
     size_t kq_tile;         /* bytes of one key tile of kq */
 } sb_layout;
@@ -179,7 +186,8 @@ static sb_layout sb_scratch_layout(const sb_plan *p) {
     L.kq_tile = PANEL(D, NR, bk);
     const int64_t rowlen = row_len(p);
     size_t *const fields[] = {&L.ks, &L.vs, &L.kq, &L.dk,  &L.dv,   &L.qa, &L.doa, &L.dob, &L.dq,
-                              &L.st, &L.dpt, &L.pa, &L.dsat, &L.dsa, &L.dc, &L.stats, &L.row, &L.qb};
+                              &L.st, &L.dpt, &L.pa, &L.dsat, &L.dsa, &L.dc, &L.stats, &L.row, &L.qb,
+                              &L.qrow, &L.dorow};
     const size_t bytes[] = {PANEL(CH, NR, D),
                             PANEL(CH, NR, DV),
                             (size_t)tiles * L.kq_tile,
@@ -197,7 +205,9 @@ static sb_layout sb_scratch_layout(const sb_plan *p) {
                             (size_t)bq * sizeof(float),
                             (size_t)bq * sizeof(float),
                             3 * (size_t)rowlen * sizeof(float),
-                            PANEL(D, NR, bq)};
+                            PANEL(D, NR, bq),
+                            (size_t)D * sizeof(float),
+                            (size_t)DV * sizeof(float)};
 #undef PANEL
     L.total = sd_carve(fields, bytes, (int)(sizeof bytes / sizeof bytes[0]));
     return L;
@@ -423,6 +433,63 @@ static void block_rows(const sb_args *A, const int64_t *boff, int64_t i0, int mq
     }
 }
 
+/* ---- one query row (decode) ---------------------------------------------------- */
+
+/* Whether a product's A (or B) operand stored as view type dt reaches it
+ * unchanged by a dot product over its f32 / bf16 / f16 elements: a BF16
+ * product of bf16 data, or an F32 product the math mode rounds nothing in.
+ * (`row`: the operand is one row loaded as f32 and rounded to bf16 for a
+ * BF16 product, so any float type does.) */
+static bool decode_operand(const sb_mm *m, bool is_b, dnnl_data_type_t dt, bool row) {
+    const bool float_dt = dt == dnnl_f32 || dt == dnnl_bf16 || dt == dnnl_f16;
+    if (m->uk->kind == PT_GEMM_BF16) return row ? float_dt : dt == dnnl_bf16;
+    return m->uk->kind == PT_GEMM_F32 && (is_b ? m->rb : m->ra) == dnnl_fpmath_mode_strict && float_dt;
+}
+
+/* The decode form (A->decode): one query row, K and V rows contiguous,
+ * every operand as decode_operand takes it, and the P / dS operands of dV
+ * and dK f32 or bf16 as their products round them. */
+static bool decode_form(const sb_args *A) {
+    const sb_plan *p = A->p;
+    const sb_view *vk = &p->views[p->vk], *vv = &p->views[p->vv];
+    const sb_mm *m = A->mm;
+    if (p->sq != 1 || vk->cs != 1 || vv->cs != 1) return false;
+    return decode_operand(&m[MM_S], false, p->views[p->vq].dt, true) &&
+           decode_operand(&m[MM_S], true, vk->dt, false) &&
+           decode_operand(&m[MM_DP], false, p->views[p->vdo].dt, true) &&
+           decode_operand(&m[MM_DP], true, vv->dt, false) && decode_operand(&m[MM_DV], false, dnnl_f32, true) &&
+           decode_operand(&m[MM_DV], true, p->views[p->vdo].dt, true) &&
+           decode_operand(&m[MM_DK], false, dnnl_f32, true) && decode_operand(&m[MM_DK], true, p->views[p->vq].dt, true);
+}
+
+/* Row i of view v as a product of kind m takes it: widened, rounded to
+ * bf16 for a BF16 product. */
+static void decode_row(const sb_args *A, const sb_mm *m, int v, const int64_t *boff, int64_t i, int64_t n, float *dst) {
+    const sb_view *vw = &A->p->views[v];
+    pt_run_load(A->base[v], vw->dt, boff[v] + i * vw->rs, vw->cs, dst, n);
+    if (m->uk->kind == PT_GEMM_BF16) round_row(dnnl_bf16, dst, (int)n);
+}
+
+/* out[k] = x · row (j0 + k) of view v (contiguous rows), k < nk. */
+static void decode_dots(const sb_args *A, int v, const int64_t *boff, const float *x, int64_t n, int64_t j0, int nk,
+                        float *out) {
+    const sb_view *vw = &A->p->views[v];
+    const int64_t off = boff[v] + j0 * vw->rs;
+    if (vw->dt == dnnl_f32) pt_sdpa_rows()->dots(x, n, (const float *)A->base[v] + off, nk, vw->rs, out);
+    else pt_sdpa_rows()->dots_h(x, n, (const uint16_t *)A->base[v] + off, vw->dt == dnnl_f16, nk, vw->rs, out);
+}
+
+/* dst[k][e] = a[k] · x[e] (the product of one k: an outer product), with a
+ * rounded to bf16 for a BF16 product. */
+static void decode_outer(const sb_mm *m, const float *a, int nk, const float *x, int64_t n, float *dst) {
+    const bool bf16 = m->uk->kind == PT_GEMM_BF16;
+    for (int k = 0; k < nk; ++k) {
+        const float f = bf16 ? pt_round_bf16(a[k]) : a[k];
+        float *d = dst + (size_t)k * (size_t)n;
+        for (int64_t e = 0; e < n; ++e) d[e] = f * x[e];
+    }
+}
+
 /* Work item (head b, key split s). */
 static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_layout *L) {
     const sb_plan *p = A->p;
@@ -467,8 +534,10 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
          * K as the B of dQ per key tile (rows d, k = j). */
         const int64_t c0 = jc0 + pass * p->kspan, left = jc0 + nkc - c0;
         const int64_t nc = left < p->kspan ? left : p->kspan;
-        pack(mS, true, vk->dt, kp, vk->rs, vk->cs, c0, nc, 0, D, ks);
-        pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, c0, nc, 0, DV, vs);
+        if (!A->decode) {
+            pack(mS, true, vk->dt, kp, vk->rs, vk->cs, c0, nc, 0, D, ks);
+            pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, c0, nc, 0, DV, vs);
+        }
         for (int64_t j0 = 0; j0 < nc; j0 += bk) {
             const int64_t nk = nc - j0 < bk ? nc - j0 : bk;
             pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, c0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
@@ -486,10 +555,16 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
         for (int64_t i0 = 0; i0 < SQ; i0 += bq) {
             const int mq = (int)(SQ - i0 < bq ? SQ - i0 : bq);
             block_rows(A, boff, i0, mq, dc, stats, rows, rows + DV);
-            pack(mS, false, vq->dt, qp, vq->rs, vq->cs, i0, mq, 0, D, qa);
-            pack(mDP, false, vdo->dt, dop, vdo->rs, vdo->cs, i0, mq, 0, DV, doa);
-            pack(mDV, true, vdo->dt, dop, vdo->cs, vdo->rs, 0, DV, i0, mq, dob);
-            pack(mDK, true, vq->dt, qp, vq->cs, vq->rs, 0, D, i0, mq, qb);
+            float *qrow = (float *)(buf + L->qrow), *dorow = (float *)(buf + L->dorow);
+            if (A->decode) {
+                decode_row(A, mS, p->vq, boff, i0, D, qrow);
+                decode_row(A, mDP, p->vdo, boff, i0, DV, dorow);
+            } else {
+                pack(mS, false, vq->dt, qp, vq->rs, vq->cs, i0, mq, 0, D, qa);
+                pack(mDP, false, vdo->dt, dop, vdo->rs, vdo->cs, i0, mq, 0, DV, doa);
+                pack(mDV, true, vdo->dt, dop, vdo->cs, vdo->rs, 0, DV, i0, mq, dob);
+                pack(mDK, true, vq->dt, qp, vq->cs, vq->rs, 0, D, i0, mq, qb);
+            }
             float *dq = all_rows ? dq_rows + (size_t)i0 * (size_t)D : dq_rows;
             /* Skipping needs finite stats: exp(-inf - stats) is 0 only then. */
             bool may_skip = A->skip_step >= 0;
@@ -515,14 +590,24 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                     }
                     continue;
                 }
-                mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
-                mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
+                if (A->decode) { /* one query row: S and dP over K / V rows as stored */
+                    decode_dots(A, p->vk, boff, qrow, D, c0 + j0, nk, st);
+                    decode_dots(A, p->vv, boff, dorow, DV, c0 + j0, nk, dpt);
+                } else {
+                    mm_run(mS, D, qa, mq, ks + (size_t)(j0 / mS->uk->nr) * ks_strip, nk, st, bk, false);
+                    mm_run(mDP, DV, doa, mq, vs + (size_t)(j0 / mDP->uk->nr) * vs_strip, nk, dpt, bk, false);
+                }
                 tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
                 /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
-                pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
-                mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, i0 > 0);
-                pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
-                mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, i0 > 0);
+                if (A->decode) { /* k = the one query row: outer products */
+                    decode_outer(mDV, st, nk, dorow, DV, dv + j0 * DV);
+                    decode_outer(mDK, dpt, nk, qrow, D, dk + j0 * D);
+                } else {
+                    pack(mDV, false, dnnl_f32, st, 1, bk, 0, nk, 0, mq, pa);
+                    mm_run(mDV, mq, pa, nk, dob, DV, dv + j0 * DV, DV, i0 > 0);
+                    pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
+                    mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, i0 > 0);
+                }
                 if (one_block) {
                     store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
                     store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
@@ -649,6 +734,7 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.pc_packed_bf16 = p->pc_dt == dnnl_bf16 && A.mm[MM_DV].uk->kind == PT_GEMM_BF16;
     A.dsc_packed_bf16 =
         p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;
+    A.decode = decode_form(&A);
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
     A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;
