@@ -487,7 +487,7 @@ static void run_dequant_shape(const pt_gemm_ukernel *uk, dnnl_data_type_t bdt, i
     d.kind = uk->kind, d.M = M, d.N = N, d.K = K;
     d.a.dt = dnnl_f32, d.b.dt = bdt;
     d.a.s_row = K, d.a.s_k = 1, d.b.s_row = 1, d.b.s_k = N;
-    d.b.dq = (pt_gemm_dequant){true, dnnl_f32, dnnl_u8, group, G, 1, G, 1};
+    d.b.dq = (pt_gemm_dequant){true, dnnl_f32, dnnl_u8, group, G, 1, G, 1, dnnl_data_type_undef};
     d.b_constant = prepack;
     float *a = malloc(sizeof(float) * (size_t)(M * K)), *scales = malloc(sizeof(float) * (size_t)(N * G));
     uint8_t *b = malloc((size_t)(K * N)), *zps = malloc((size_t)(N * G));

@@ -89,11 +89,16 @@ static float ref_dequant(const pt_gemm_operand *o, const void *data, const void 
     const pt_gemm_dequant *d = &o->dq;
     int64_t g = d->group ? k / d->group : 0;
     int32_t z = d->zp_dt == dnnl_data_type_undef ? 0 : ref_int(zp, d->zp_dt, n * d->zp_sn + g * d->zp_sg);
-    return (float)(q - z) * ref_float(sc, d->scale_dt, n * d->sc_sn + g * d->sc_sg);
+    const float v = (float)(q - z) * ref_float(sc, d->scale_dt, n * d->sc_sn + g * d->sc_sg);
+    return d->round_dt == dnnl_f16 ? pt_round_f16(v) : d->round_dt == dnnl_bf16 ? pt_round_bf16(v) : v;
 }
 
-/* Scale / zero-point tensors for nrows x K weights in one of four forms:
- * 0 per tensor, 1 per column, 2 per group [g][n], 3 per group [n][g]. */
+/* The declared type dequantised values are rounded to, in turn. */
+static const dnnl_data_type_t k_round_dts[3] = {dnnl_data_type_undef, dnnl_f16, dnnl_bf16};
+
+/* Scale / zero-point tensors for nrows x K weights in one of five forms:
+ * 0 per tensor, 1 per column, 2 per group [g][n], 3 per group [n][g], 4 per
+ * group [g] (every row the same: a V scaled per key). */
 typedef struct {
     pt_gemm_dequant dq;
     void *scales, *zps;
@@ -111,6 +116,7 @@ static dq_case make_dq(int form, int64_t nrows, int64_t K, int64_t group, dnnl_d
     if (form == 1) c.dq.sc_sn = c.dq.zp_sn = 1;
     if (form == 2) c.dq.sc_sn = c.dq.zp_sn = 1, c.dq.sc_sg = c.dq.zp_sg = nrows;
     if (form == 3) c.dq.sc_sn = c.dq.zp_sn = ng, c.dq.sc_sg = c.dq.zp_sg = 1;
+    if (form == 4) c.dq.sc_sg = c.dq.zp_sg = 1; /* per group along k, the same for every row */
     int64_t n = nrows * ng;
     c.scales = aligned_zalloc(dt_bytes(dnnl_f32, n));
     for (int64_t i = 0; i < n; ++i) store_float(c.scales, sdt, i, (float)rnd_in(1, 64) / 128.0f * (rnd() % 2 ? 1 : -1));
@@ -292,7 +298,7 @@ static void test_pack_dequant(void) {
             const pt_gemm_ukernel *uk = pt_gemm_ukernel_at((pt_gemm_kind)kind, i);
             for (int wi = 0; wi < 4; ++wi)
                 for (int layout = 0; layout < 3; ++layout)
-                    for (int form = -1; form < 4; ++form) {
+                    for (int form = -1; form < 5; ++form) {
                         /* form -1: no dequantisation (raw integers). */
                         int64_t rows = rnd_in(1, 2 * uk->nr + 7), K = rnd_in(1, 140);
                         int64_t r0 = rnd_in(0, 6), k0 = rnd_in(0, 11), RT = r0 + rows, KT = k0 + K;
@@ -308,11 +314,13 @@ static void test_pack_dequant(void) {
                         memset(&dqc, 0, sizeof dqc);
                         if (form >= 0) {
                             dqc = make_dq(form, RT, KT, group, k_scale_dts[combo % 3], k_zp_dts[combo % 6]);
+                            dqc.dq.round_dt = k_round_dts[(combo / 3) % 3];
                             o.dq = dqc.dq;
                         }
-                        char what[96];
-                        snprintf(what, sizeof what, "%s form=%d group=%lld scale=%s zp=%s", pt_dt_name(o.dt), form,
-                                 (long long)group, pt_dt_name(o.dq.scale_dt), pt_dt_name(o.dq.zp_dt));
+                        char what[128];
+                        snprintf(what, sizeof what, "%s form=%d group=%lld scale=%s zp=%s round=%s", pt_dt_name(o.dt),
+                                 form, (long long)group, pt_dt_name(o.dq.scale_dt), pt_dt_name(o.dq.zp_dt),
+                                 pt_dt_name(o.dq.round_dt));
                         check_pack(uk, true, &o, data, form >= 0 ? &dqc : NULL, r0, rows, k0, K, what);
                         if (form >= 0) free_dq(&dqc);
                         free(data);
@@ -330,7 +338,7 @@ static void test_pack_dequant_widths(void) {
     for (int kind = PT_GEMM_F32; kind <= PT_GEMM_BF16; ++kind)
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; ++wi)
             for (int di = 0; di < 4; ++di)
-                for (int form = -1; form < 4; ++form, ++combo) {
+                for (int form = -1; form < 5; ++form, ++combo) {
                     pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
                                           kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
                     int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
@@ -348,11 +356,12 @@ static void test_pack_dequant_widths(void) {
                     memset(&dqc, 0, sizeof dqc);
                     if (form >= 0) {
                         dqc = make_dq(form, RT, KT, group, k_scale_dts[combo % 3], k_zp_dts[combo % 6]);
+                        dqc.dq.round_dt = k_round_dts[(combo / 3) % 3];
                         o.dq = dqc.dq;
                     }
-                    char what[96];
-                    snprintf(what, sizeof what, "nr=%d %s form=%d group=%lld", widths[wi], pt_dt_name(o.dt), form,
-                             (long long)group);
+                    char what[128];
+                    snprintf(what, sizeof what, "nr=%d %s form=%d group=%lld round=%s", widths[wi], pt_dt_name(o.dt),
+                             form, (long long)group, pt_dt_name(o.dq.round_dt));
                     check_pack(&uk, true, &o, data, form >= 0 ? &dqc : NULL, r0, rows, k0, K, what);
                     if (form >= 0) free_dq(&dqc);
                     free(data);

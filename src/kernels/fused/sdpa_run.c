@@ -453,7 +453,19 @@ static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, c
                            pt_gemm_operand *op) {
     const sd_view *v = &p->views[o->src];
     memset(op, 0, sizeof *op);
-    if (v->grouped || !types_packable(p, o, pr->kind)) return false;
+    /* Dequantized values may be rounded to one 16-bit float type on the
+     * way (the DynamicDequantize's f16 output): the packer does that. */
+    dnnl_data_type_t round_dt = dnnl_data_type_undef;
+    if (o->sc >= 0) {
+        for (int i = 0; i < o->ndts; ++i) {
+            if (o->dts[i] == dnnl_f32) continue;
+            if ((o->dts[i] != dnnl_f16 && o->dts[i] != dnnl_bf16) ||
+                (round_dt != dnnl_data_type_undef && round_dt != o->dts[i]))
+                return false;
+            round_dt = o->dts[i];
+        }
+    }
+    if (v->grouped || (o->sc < 0 && !types_packable(p, o, pr->kind))) return false;
     op->dt = v->dt;
     op->s_row = n_rows ? v->rs : v->cs;
     op->s_k = n_rows ? v->cs : v->rs;
@@ -474,6 +486,7 @@ static bool direct_operand(const sd_plan *p, const sd_operand *o, bool n_rows, c
     if (zv && !param_strides(zv, n_rows, &dq->zp_sn, &dq->zp_sg, &gz)) return false;
     if (gs && gz && gs != gz) return false;
     dq->on = true;
+    dq->round_dt = round_dt;
     dq->scale_dt = cv->dt;
     dq->zp_dt = zv ? zv->dt : dnnl_data_type_undef;
     dq->group = gs ? gs : gz;

@@ -147,6 +147,11 @@ typedef struct pt_gemm_dequant {
     int64_t group;             /* K elements per group; 0: whole K */
     int64_t sc_sn, sc_sg;      /* scale strides over (n, g) in elements */
     int64_t zp_sn, zp_sg;      /* zero-point strides over (n, g) */
+    /* f16 or bf16: each dequantised value rounded to that type before the
+     * panel takes it (a DynamicDequantize whose output type is f16, as
+     * seed 002's compressed SDPA declares it); undef / f32: none.  Honoured
+     * by pt_gemm_pack_panels; the driver takes no operand that sets it. */
+    dnnl_data_type_t round_dt;
 } pt_gemm_dequant;
 
 /* A strided operand as the engine sees it at compile time.  A: rows are m;

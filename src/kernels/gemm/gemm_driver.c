@@ -359,6 +359,7 @@ static bool desc_supported(const pt_gemm_desc *d, const pt_gemm_ukernel *uk) {
     if ((unsigned)d->kind >= PT_GEMM_KINDS || uk->kind != d->kind) return false;
     if (d->M < 1 || d->N < 1 || d->K < 1 || d->nbd < 0 || d->nbd > PT_GEMM_MAX_BATCH) return false;
     if (d->a.dq.on) return false;
+    if (d->b.dq.on && d->b.dq.round_dt != dnnl_data_type_undef && d->b.dq.round_dt != dnnl_f32) return false;
     if (d->kind == PT_GEMM_U8S8) {
         if ((d->a.dt != dnnl_u8 && d->a.dt != dnnl_s8) || d->b.dt != dnnl_s8 || d->b.dq.on) return false;
     } else {

@@ -55,6 +55,15 @@ static inline __m512i to_bf16_bits(__m512 x) {
     return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), nan);
 }
 
+/* A vector of dequantised values rounded to round_dt (pt_round_f16 /
+ * pt_round_bf16: round to nearest even; vcvtps2ph's conversion is that,
+ * overflow to infinity and subnormals included). */
+static inline __m512 dq_round16(const pt_gemm_dequant *dq, __m512 v) {
+    if (dq->round_dt == dnnl_f16) return _mm512_cvtph_ps(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    if (dq->round_dt == dnnl_bf16) return _mm512_castsi512_ps(_mm512_slli_epi32(to_bf16_bits(v), 16));
+    return v;
+}
+
 /* Rows contiguous: per k (per pair of k for BF16), 16 rows decode straight
  * into a panel line; parameters per row are refreshed when the group
  * changes. */
@@ -69,14 +78,24 @@ static bool pack_rows_contiguous(const pt_gemm_ukernel *uk, int R, const pt_gemm
     /* A BF16 pair of k shares its parameters. */
     if (bf16 && (k0 % 2 != 0 || (dq->on && dq->group % 2 != 0))) return false;
     const int64_t kcp = pt_gemm_kc_padded(uk, kc);
+    /* Parameters the same for every row (per k, e.g. a V whose scales go
+     * per key): one of each per group, not a row's worth. */
+    const bool uniform = dq->on && dq->sc_sn == 0 && (dq->zp_dt == dnnl_data_type_undef || dq->zp_sn == 0);
     _Alignas(64) float zp[MAX_R], scale[MAX_R];
+    __m512 zv = _mm512_setzero_ps(), sv = zv; /* uniform: this group's */
     for (int64_t s = 0; s * R < rows; ++s) {
         const int64_t rs = rows - s * R < R ? rows - s * R : R, row0 = r0 + s * R;
         int64_t cur_g = -1;
         for (int64_t k = 0; k < kc; k += kstep) {
             if (dq->on) {
                 const int64_t g = dq->group > 0 ? (k0 + k) / dq->group : 0;
-                if (g != cur_g) {
+                if (g != cur_g && uniform) {
+                    const float z = dq->zp_dt != dnnl_data_type_undef
+                                        ? (float)pt_gemm_load_int(zps, dq->zp_dt, g * dq->zp_sg)
+                                        : 0.0f;
+                    zv = _mm512_set1_ps(z), sv = _mm512_set1_ps(pt_gemm_load_scale(scales, dq->scale_dt, g * dq->sc_sg));
+                    cur_g = g;
+                } else if (g != cur_g) {
                     for (int64_t r = 0; r < rs; ++r) {
                         const int64_t row = row0 + r;
                         zp[r] = dq->zp_dt != dnnl_data_type_undef
@@ -96,8 +115,9 @@ static bool pack_rows_contiguous(const pt_gemm_ukernel *uk, int R, const pt_gemm
                     if (k + q >= kc) continue;
                     v[q] = decode16(data, o->dt, e + q * o->s_k, count);
                     if (dq->on)
-                        v[q] = _mm512_maskz_mul_ps(lanes16(count), _mm512_sub_ps(v[q], _mm512_loadu_ps(zp + b)),
-                                                   _mm512_loadu_ps(scale + b));
+                        v[q] = dq_round16(dq, _mm512_maskz_mul_ps(lanes16(count),
+                                                                  _mm512_sub_ps(v[q], uniform ? zv : _mm512_loadu_ps(zp + b)),
+                                                                  uniform ? sv : _mm512_loadu_ps(scale + b)));
                 }
                 const __mmask16 m = lanes16(count);
                 if (bf16) {
@@ -156,8 +176,8 @@ bool pt_gemm_pack_dequant_avx512(const pt_gemm_ukernel *uk, int R, const pt_gemm
                 if (bf16) v1 = decode16(data, o->dt, e + 16, n - 16);
                 if (dq->on) {
                     const __m512 z = _mm512_set1_ps(zp[i]), s = _mm512_set1_ps(scale[i]);
-                    v0 = _mm512_maskz_mul_ps(lanes16(n), _mm512_sub_ps(v0, z), s);
-                    if (bf16) v1 = _mm512_maskz_mul_ps(lanes16(n - 16), _mm512_sub_ps(v1, z), s);
+                    v0 = dq_round16(dq, _mm512_maskz_mul_ps(lanes16(n), _mm512_sub_ps(v0, z), s));
+                    if (bf16) v1 = dq_round16(dq, _mm512_maskz_mul_ps(lanes16(n - 16), _mm512_sub_ps(v1, z), s));
                 }
                 if (bf16) {
                     /* Words k = 0..31 in order: low halves of v0's then v1's dwords. */
