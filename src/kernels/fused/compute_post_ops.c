@@ -1226,6 +1226,7 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
     for (int64_t mbk = mb_first; mbk < mb_last; ++mbk) {
         const int64_t m0 = mbk * s->MB, mb = s->P - m0 < s->MB ? s->P - m0 : s->MB;
         pt_gemm_ukr_fn run = uk->run; /* run_prepped for A packed in the prepared layout */
+        bool computed = false;        /* the tile's products already ran strip by strip */
         if (in_place && (across || m0 / img == (m0 + mb - 1) / img)) {
             const uint8_t *x = (const uint8_t *)A->in[s->q_a_port].data + (m0 / img) * es[0] + g * s->Cin_g * es[1];
             pt_gemm_pack_panels(uk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, rowsum);
@@ -1241,7 +1242,7 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
                                     mr, nr, 0);
                 }
             }
-            goto out;
+            computed = true;
         } else if (rows_direct) {
             conv_pack_a_rows(A, g, m0, mb, t, rowsum);
             if (uk->pack_a_rows_prepped) run = uk->run_prepped;
@@ -1250,7 +1251,7 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
             pt_gemm_pack_panels(uk, false, &ao, t->fa, NULL, NULL, 0, mb, 0, s->K, t->fap, rowsum);
         }
         /* A B strip of CP_INT8_KC k stays in L1 while the row strips pass. */
-        for (int64_t k0 = 0; k0 < Kp; k0 += CP_INT8_KC) {
+        for (int64_t k0 = 0; k0 < Kp && !computed; k0 += CP_INT8_KC) {
             const int64_t kc = Kp - k0 < CP_INT8_KC ? Kp - k0 : CP_INT8_KC;
             for (int64_t j0 = 0; j0 < nb; j0 += uk->nr)
                 for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
@@ -1261,7 +1262,6 @@ static void run_unit_int8(const cp_args *A, int64_t g, int64_t qb, int64_t mb_fi
                     run(kc, a, b, (int32_t *)t->fc + i0 * ldc + j0, ldc, mr, nr, k0 > 0);
                 }
         }
-    out:
         int8_tile_to_f32(A, g, m0, q0, mb, nb, rowsum, colsum, t);
         if (!s->q_direct_out || !narrow_sums(s)) conv_epilogue(A, g, m0, mb, q0, nb, t);
     }
