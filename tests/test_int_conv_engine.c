@@ -19,10 +19,15 @@
 
 static uint32_t rng = 99u;
 
+/* A tensor (id + 1; 0: none) that gets an infinity and a NaN among its values. */
+static size_t g_nonfinite;
+
 static void fill_input(const tg_graph *g, int t, void *buf) {
     (void)g;
     tg_attn_fill f = {&rng, TG_V_RAND, 0.f, 0.f, 0.f};
     tg_fill(&g->lt[t], buf, tg_attn_value, &f);
+    if (g_nonfinite == (size_t)t + 1 && g->lt[t].data_type == dnnl_f32 && tg_nelems(&g->lt[t]) > 11)
+        ((float *)buf)[3] = INFINITY, ((float *)buf)[11] = NAN;
 }
 
 /* Runs `g` compiled and through the reference kernels; every result within
@@ -63,6 +68,7 @@ typedef struct {
     int k;                        /* spatial dims */
     int64_t N, IC, OC, G, in[3], ker[3], S[3], Dl[3], pb[3], pe[3];
     bool nxc, xio;
+    bool nonfinite_w; /* forward: an infinity and a NaN among the weights */
     dnnl_data_type_t dt;
     dnnl_fpmath_mode_t mode;
 } cfg;
@@ -125,6 +131,7 @@ static void run_case(const char *name, const cfg *c, int which) {
         tg_add(&g, dnnl_graph_op_relu, 1, (size_t[]){y}, 1, (size_t[]){z});
         g.result[g.nres++] = z;
         terms = (int)(c->IC / c->G * taps);
+        g_nonfinite = c->nonfinite_w ? w : 0;
     } else if (which == BWD_DATA) {
         size_t dy = tg_tensor(&g, c->dt, r, yd, NULL), w = tg_tensor(&g, c->dt, r, wd, NULL);
         size_t dx = tg_tensor(&g, c->dt, r, xd, NULL);
@@ -158,6 +165,7 @@ static void run_case(const char *name, const cfg *c, int which) {
         terms = (int)positions;
     }
     check_graph(name, &g, terms);
+    g_nonfinite = 0;
 }
 
 /* ---- quantized convolutions (the U8S8 kind) -------------------------------- */
@@ -215,6 +223,10 @@ static void run_quant_case(const char *name, const cfg *c, const qcfg *q) {
     float ws[TG_MAXV];
     int64_t wz[TG_MAXV];
     const int nsc = q->per_channel ? (int)c->OC : 1;
+    if (nsc > TG_MAXV) { /* the scale list holds TG_MAXV values */
+        CHECK(nsc <= TG_MAXV);
+        return;
+    }
     for (int i = 0; i < nsc; ++i) ws[i] = 0.004f + 0.001f * (float)(i % 5), wz[i] = q->wei_zp;
     o = tg_add(&g, dnnl_graph_op_dequantize, 1, (size_t[]){wq}, 1, (size_t[]){w});
     quant_attrs(o, ws, wz, nsc, c->xio ? r - 1 : 0);
@@ -346,10 +358,10 @@ static void test_quantized(void) {
      * channels, or a tap and a half; s8 src with zero points. */
     q = q0;
     c = base(2);
-    c.nxc = c.xio = true, c.N = 1, c.IC = 64, c.OC = 40, c.in[0] = 9, c.in[1] = 11;
+    c.nxc = c.xio = true, c.N = 1, c.IC = 64, c.OC = 32, c.in[0] = 9, c.in[1] = 11;
     run_quant_case("int8 2d NXC 3x3 64 channels", &c, &q);
     q.out_dt = dnnl_f32;
-    c.IC = 96, c.OC = 33, c.in[0] = 6;
+    c.IC = 96, c.OC = 31, c.in[0] = 6; /* per-channel scales: at most TG_MAXV output channels */
     run_quant_case("int8 2d NXC 3x3 96 channels", &c, &q);
     q.src_dt = dnnl_s8, q.src_zp = -3, q.wei_zp = 2, q.per_channel = false, q.clamp = true;
     run_quant_case("int8 2d NXC 3x3 96 channels s8 src, weight zero point", &c, &q);
@@ -412,6 +424,14 @@ int main(void) {
         c.mode = dnnl_fpmath_mode_bf16, c.IC = 32, c.OC = 64, c.in[0] = c.in[1] = 20;
         snprintf(name, sizeof name, "%s 2d fpmath bf16", kinds[which]);
         run_case(name, &c, which);
+    }
+    /* Weights that are not all finite: the block runs exactly (padding taps
+     * skipped as the reference skips them, not multiplied by 0). */
+    for (int xio = 0; xio < 2; ++xio) {
+        cfg c = base(2);
+        c.nxc = c.xio = xio, c.nonfinite_w = true, c.IC = 16, c.OC = 24, c.in[1] = 30;
+        run_case(xio ? "conv 2d NXC XIO weights with inf and NaN" : "conv 2d NCX OIX weights with inf and NaN", &c,
+                 FWD);
     }
     test_quantized();
     tg_teardown();

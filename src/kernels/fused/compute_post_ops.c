@@ -637,6 +637,17 @@ static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
     const cp_state *s = A->s;
     const int64_t T = s->T;
     const bool rnd = s->w.dt == dnnl_f32 && A->mode != dnnl_fpmath_mode_strict;
+    if (A->fuk && s->w_ks) {
+        /* Weights packed where they are (XIO: k = tap · cg + c at one stride). */
+        const float *w = (const float *)A->in[s->w_direct_port].data + (g * s->Q + q0) * s->w_os;
+        const pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->w_os, .s_k = s->w_ks, .round = A->fround};
+        pt_gemm_pack_panels(A->fuk, true, &o, w, NULL, NULL, 0, nb, 0, s->K, t->fbp, NULL);
+        const float *pan = (const float *)t->fbp;
+        const int64_t n = (nb + A->fuk->nr - 1) / A->fuk->nr * A->fuk->nr * pt_gemm_kc_padded(A->fuk, s->K);
+        bool finite = true; /* panels hold the weights and zeros */
+        for (int64_t e = 0; e < n; ++e) finite = finite && isfinite(pan[e]);
+        return finite;
+    }
     if (A->fuk) {
         /* Weights as dense rows w[j][k] (k = tap * cg + c, the im2col order), then panels. */
         const float *rows = t->box;
@@ -1866,6 +1877,22 @@ pt_status pt_compute_post_ops_finish(cp_state *s, pt_fused *fused) {
             for (int c = 0; c < 5; ++c) s->a_es[c] = s->xmap[c] >= 0 ? in->a[0].es[s->xmap[c]] : 0;
             s->a_direct = unit;
             s->a_port = in->a[0].port;
+        }
+        /* Plain f32 weights whose k runs at one stride are packed where they are. */
+        const po_instr *wi = s->w.prog && s->w.prog->nins == 1 ? &s->w.prog->ins[0] : NULL;
+        if (s->kind == CP_CONV && wi && wi->ik == I_COPY && wi->a[0].kind == OPD_PORT && wi->a[0].dt == dnnl_f32) {
+            bool ok = true;
+            for (int d = 0; d < s->w.prog->ndims; ++d) ok = ok && wi->a[0].div[d] == 1;
+            int64_t es[5];
+            for (int c = 0; c < 5; ++c) es[c] = s->wmap[c] >= 0 ? wi->a[0].es[s->wmap[c]] : 0;
+            /* Tap t = (kd·KH + kh)·KW + kw must start at t·cg·es[1]. */
+            for (int64_t kd = 0; ok && kd < s->wd[2]; ++kd)
+                for (int64_t kh = 0; ok && kh < s->wd[3]; ++kh)
+                    for (int64_t kw = 0; ok && kw < s->wd[4]; ++kw) {
+                        const int64_t t = (kd * s->wd[3] + kh) * s->wd[4] + kw;
+                        ok = kd * es[2] + kh * es[3] + kw * es[4] == t * s->Cin_g * es[1];
+                    }
+            if (ok && es[1] != 0) s->w_direct_port = wi->a[0].port, s->w_os = es[0], s->w_ks = es[1];
         }
         if (s->conv_engine) {
             s->conv_mr = f->mr > h->mr ? f->mr : h->mr;

@@ -101,6 +101,10 @@ typedef struct {
     bool a_direct;      /* input a plain f32 port: im2col reads it directly */
     int a_port;
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
+    /* Convolution weights a plain f32 port whose k order (tap·cg + c) is
+     * one stride w_ks (XIO): B panels packed straight from it; 0: not so. */
+    int w_direct_port;
+    int64_t w_os, w_ks; /* element strides over output channels and k */
     size_t t_fa, t_fc, t_fap, t_fbp;
     /* Shared scratch for weights packed once per execution (uncached
      * weights shared by several work items; wpack_bytes 0: none) and two
