@@ -45,6 +45,7 @@
 #define CP_RUN 256  /* elements per program run */
 #define CP_MB 72    /* rows per block (multiple of CP_MR) */
 #define CP_MB_INT8 72 /* the same for quantized runs, rounded up to a strip of their microkernel */
+#define CP_MB_MAX 96  /* the most rows per block of any run (the exact path's arrays) */
 #define CP_NB 64    /* columns per block (multiple of CP_NR) */
 #define CP_NB_ENGINE 256 /* on the GEMM microkernels: src rows are packed once per column block */
 #define CP_KC 256   /* reduction chunk of the tile loop */
@@ -415,13 +416,13 @@ static void conv_pack_a(const cp_args *A, int64_t g, int64_t p0, int64_t mb, con
     }
     /* Rows past mb are padding: mark them present so they never force the
      * masked kernel.  present[st] counts the terms present per strip. */
-    int64_t present[CP_MB / CP_MR];
+    int64_t present[CP_MB_MAX / CP_MR];
     for (int64_t st = 0; st < strips; ++st) present[st] = 0;
     for (int64_t i = mb; i < strips * CP_MR && !dense; ++i) {
         for (int64_t k = 0; k < K; ++k) t->mask[((i / CP_MR) * K + k) * CP_MR + i % CP_MR] = CP_PRESENT;
         present[i / CP_MR] += K;
     }
-    int64_t sw_of[CP_MB]; /* input column of each position of a segment for one kw, -1: none */
+    int64_t sw_of[CP_MB_MAX]; /* input column of each position of a segment for one kw, -1: none */
     int64_t p = p0;
     while (p < p0 + mb) {
         int64_t pos[4];
@@ -1604,8 +1605,15 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static pt_status plan(cp_state *s) {
     const int64_t K = s->K;
     /* Quantized runs: whole strips of the U8S8 row (AMX takes 32 rows, so
-     * 72 would end every block on a strip of 8 computed as 32). */
-    const int64_t unit = s->conv_int8 ? pt_gemm_ukernel_default(PT_GEMM_U8S8)->mr : CP_MR;
+     * 72 would end every block on a strip of 8 computed as 32), and of the
+     * exact path's CP_MR, which a block may fall back to; at most CP_MB_MAX. */
+    int64_t unit = CP_MR;
+    if (s->conv_int8) {
+        const int64_t mr = pt_gemm_ukernel_default(PT_GEMM_U8S8)->mr;
+        unit = mr;
+        while (unit % CP_MR) unit += mr; /* the least common multiple */
+        if (cdiv(CP_MB_INT8, unit) * unit > CP_MB_MAX) unit = CP_MR;
+    }
     const int64_t mb_max = cdiv(CP_MB_INT8, unit) * unit;
     int64_t MB = s->conv_int8 ? (s->P < mb_max ? cdiv(s->P > 0 ? s->P : 1, unit) * unit : mb_max)
                               : (s->P < CP_MB ? cdiv(s->P > 0 ? s->P : 1, CP_MR) * CP_MR : CP_MB);
