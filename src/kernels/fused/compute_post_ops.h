@@ -102,7 +102,7 @@ typedef struct {
     int a_port;
     int64_t a_es[5];    /* its strides over canonical [N, C, D, H, W] */
     /* Convolution weights a plain f32 port whose k order (tap·cg + c) is
-     * one stride w_ks (XIO): B panels packed straight from it; 0: not so. */
+     * one stride w_ks (XIO): B panels packed straight from it (w_ks 0: not so). */
     int w_direct_port;
     int64_t w_os, w_ks; /* element strides over output channels and k */
     size_t t_fa, t_fc, t_fap, t_fbp;
