@@ -90,7 +90,7 @@ static float ref_dequant(const pt_gemm_operand *o, const void *data, const void 
     int64_t g = d->group ? k / d->group : 0;
     int32_t z = d->zp_dt == dnnl_data_type_undef ? 0 : ref_int(zp, d->zp_dt, n * d->zp_sn + g * d->zp_sg);
     const float v = (float)(q - z) * ref_float(sc, d->scale_dt, n * d->sc_sn + g * d->sc_sg);
-    return d->round_dt == dnnl_f16 ? pt_round_f16(v) : d->round_dt == dnnl_bf16 ? pt_round_bf16(v) : v;
+    return pt_round_to_dt(d->round_dt, v);
 }
 
 /* The declared type dequantised values are rounded to, in turn. */

@@ -174,11 +174,6 @@ static inline void params_at(const pt_gemm_dequant *dq, const void *scales, cons
     *scale = pt_gemm_load_scale(scales, dq->scale_dt, row * dq->sc_sn + g * dq->sc_sg);
 }
 
-/* A dequantised value rounded to the operand's declared type (round_dt). */
-static inline float dq_round(const pt_gemm_dequant *dq, float v) {
-    return dq->round_dt == dnnl_f16 ? pt_round_f16(v) : dq->round_dt == dnnl_bf16 ? pt_round_bf16(v) : v;
-}
-
 /* Writes value v of (row r of the strip, k) into a panel of R rows. */
 static inline void put_f32(float *panel, int R, int64_t k, int64_t r, float v) { panel[k * R + r] = v; }
 static inline void put_bf16(uint16_t *panel, int R, int64_t k, int64_t r, float v) {
@@ -209,7 +204,7 @@ static void dequant_by_rows(const pt_gemm_ukernel *uk, int R, const pt_gemm_oper
                     int32_t zp;
                     float scale;
                     params_at(dq, scales, zps, src_row, g, &zp, &scale);
-                    for (; i < e; ++i) v[i] = dq_round(dq, (float)(q[i] - zp) * scale);
+                    for (; i < e; ++i) v[i] = pt_round_to_dt(dq->round_dt, (float)(q[i] - zp) * scale);
                 }
             }
             if (bf16) {
@@ -245,7 +240,7 @@ static void dequant_by_k(const pt_gemm_ukernel *uk, int R, const pt_gemm_operand
                     for (int64_t r = 0; r < rs; ++r) params_at(dq, scales, zps, row0 + r, g, &zp[r], &scale[r]);
                     cur_g = g;
                 }
-                for (int64_t r = 0; r < rs; ++r) v[r] = dq_round(dq, (float)(q[r] - zp[r]) * scale[r]);
+                for (int64_t r = 0; r < rs; ++r) v[r] = pt_round_to_dt(dq->round_dt, (float)(q[r] - zp[r]) * scale[r]);
             } else {
                 for (int64_t r = 0; r < rs; ++r) v[r] = (float)q[r];
             }
