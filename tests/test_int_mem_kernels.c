@@ -32,8 +32,16 @@ static float next_value(void *ctx) {
 /* Per-tensor fill kinds (tg_graph.fill): data, positive scales, small zero
  * points, and attention-like scores whose rows of g_row_len elements are
  * every third one fully -inf (partly -inf otherwise). */
-enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED, FILL_SPECIAL, FILL_FIRST_INF };
+enum { FILL_DATA, FILL_SCALE, FILL_ZP, FILL_MASKED, FILL_SPECIAL, FILL_FIRST_INF, FILL_FIRST_FAR };
 static int64_t g_row_len = 1, g_elem;
+
+/* Data whose first element of every g_row_len (a normalised row or group)
+ * lies 24·g_scale above the others: statistics taken about it in f32 lanes
+ * must take their second pass, about the mean. */
+static float next_first_far(void *ctx) {
+    const float v = next_value(ctx);
+    return g_elem++ % g_row_len == 0 ? v + 24.f * g_scale : v;
+}
 
 static float next_masked(void *ctx) {
     (void)ctx;
@@ -68,6 +76,7 @@ static void fill_input(const tg_graph *g, int t, void *buf) {
             : g->fill[t] == FILL_ZP  ? next_zp
             : g->fill[t] == FILL_MASKED ? next_masked
             : g->fill[t] == FILL_SPECIAL ? next_special
+            : g->fill[t] == FILL_FIRST_FAR ? next_first_far
                                         : next_value,
             NULL);
     /* Data whose first element is +inf (f32): the normalisations' one-pass
@@ -76,6 +85,7 @@ static void fill_input(const tg_graph *g, int t, void *buf) {
 }
 
 static bool g_first_inf; /* norm_case: f32 data with FILL_FIRST_INF */
+static bool g_first_far; /* norm_case: FILL_FIRST_FAR over rows of g_row_len */
 
 static const int64_t k_sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 48, 63, 100};
 #define NSIZES ((int)(sizeof k_sizes / sizeof k_sizes[0]))
@@ -241,6 +251,7 @@ static void norm_case(int c, const int64_t *d, int r) {
     const bool rms = c % 2 == 1;
     const size_t x = tg_tensor(&g, dt, r, d, NULL), y = tg_tensor(&g, dt, r, d, NULL);
     if (g_first_inf) g.fill[x - 1] = FILL_FIRST_INF;
+    if (g_first_far) g.fill[x - 1] = FILL_FIRST_FAR;
     /* gamma / beta: the normalised dims, f32 or the source type. */
     const dnnl_data_type_t pdt = c % 4 < 2 ? dnnl_f32 : (dt == dnnl_f16 && !rms ? dnnl_f32 : dt);
     const size_t gm = tg_tensor(&g, pdt, r - a, d + a, NULL), bt = tg_tensor(&g, pdt, r - a, d + a, NULL);
@@ -291,6 +302,14 @@ static void test_norm(void) {
     g_first_inf = true;
     norm_case(0, (const int64_t[]){3, 40}, 2);
     g_first_inf = false;
+    /* LayerNorm bf16 without statistics outputs over one row of 3·1111
+     * whose first element lies far from the rest (the f32 lane sums' second
+     * pass). */
+    g_first_far = true;
+    g_row_len = 3 * 1111;
+    norm_case(4, (const int64_t[]){3, 1111}, 2);
+    g_first_far = false;
+    g_row_len = 1;
 }
 
 /* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
@@ -352,6 +371,49 @@ static void test_group_norm(void) {
         char name[96];
         snprintf(name, sizeof name, "GroupNorm NXC %s [%d, 40, 40, 32]", pt_dt_name(dt), c + 1);
         run_case(name, &g, true, tol_norm);
+    }
+    /* An f32 NXC output past PT_MEM_STREAM_BYTES (streamed stores),
+     * [2, 64, 129, 256]: 16.1 MiB. */
+    {
+        tg_graph g = {0};
+        const int64_t G = 8, C = 256, d[4] = {2, 64, 129, C}, cd[1] = {C};
+        const size_t x = tg_tensor(&g, dnnl_f32, 4, d, NULL), y = tg_tensor(&g, dnnl_f32, 4, d, NULL);
+        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
+        const size_t in[3] = {x, gm, bt};
+        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, 3, in, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, true);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, false);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
+        g.result[g.nres++] = y;
+        g_scale = 2.f;
+        run_case("GroupNorm NXC f32 [2, 64, 129, 256] streamed", &g, true, tol_norm);
+    }
+    /* NCX bf16 without statistics outputs (f32 lane sums): groups of
+     * several 512-element chunks and a tail, near and far from zero, and
+     * groups whose first element lies far from the rest (second pass). */
+    for (int c = 0; c < 4; ++c) {
+        tg_graph g = {0};
+        const int64_t G = c < 2 ? 4 : 3, C = c < 2 ? 32 : 12, d[4] = {2, C, 33, c < 2 ? 40 : 17}, cd[1] = {C};
+        const size_t x = tg_tensor(&g, dnnl_bf16, 4, d, NULL), y = tg_tensor(&g, dnnl_bf16, 4, d, NULL);
+        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
+        const size_t in[3] = {x, gm, bt};
+        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, 3, in, 1, &y);
+        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, true);
+        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, false);
+        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NCX");
+        g.result[g.nres++] = y;
+        if (c % 2) g.fill[x - 1] = FILL_FIRST_FAR;
+        g_row_len = C / G * d[2] * d[3];
+        g_scale = 2.f;
+        g_offset = c == 2 ? 300.f : 0.f;
+        char name[96];
+        snprintf(name, sizeof name, "GroupNorm NCX bf16 [2, %lld, 33, %lld]%s%s", (long long)C, (long long)d[3],
+                 c % 2 ? " first far" : "", g_offset != 0.f ? " offset" : "");
+        run_case(name, &g, true, tol_norm);
+        g_offset = 0.f;
+        g_row_len = 1;
     }
 }
 

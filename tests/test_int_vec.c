@@ -216,7 +216,7 @@ static void check_norm(const pt_vec_ops *v) {
         for (int i = 0; i < 72; ++i) acc[i] = accg[i] = 0.5 * i, mu[i] = 0.1 * i, sc[i] = 1.0 + 0.01 * i, sh[i] = -0.02 * i;
         double acc1[72];
         for (int i = 0; i < 72; ++i) acc1[i] = -0.25 * i;
-        v->acc_shift_f64(acc1, acc, x, mu, n);
+        v->acc_shift_f64(acc1, acc, x, 0, 1, mu, n);
         int bad_sq = 0; /* f64 lanes may fuse the multiply-add: within 1e-15 relative */
         for (int i = 0; i < 72; ++i) {
             const double d = i < n ? x[i] - mu[i] : 0.0, want = 0.5 * i + d * d;
@@ -225,8 +225,8 @@ static void check_norm(const pt_vec_ops *v) {
         }
         CHECK(bad_sq == 0);
         for (int i = 0; i < 72; ++i) y[i] = yg[i] = 9.f;
-        v->normalize_each(y, x, n, mu, sc, sh);
-        pt_vec_row_generic.normalize_each(yg, x, n, mu, sc, sh);
+        v->normalize_each(y, 0, x, 0, 1, n, mu, sc, sh, false);
+        pt_vec_row_generic.normalize_each(yg, 0, x, 0, 1, n, mu, sc, sh, false);
         CHECK(memcmp(y, yg, sizeof y) == 0);
         v->sub2(y, x, n, 1.25f, 0.3f);
         int bad = 0;

@@ -156,8 +156,11 @@ static inline void fetch_ahead(const void *p, size_t bytes) {
  * Xeon of sessions 12-14 (bench_membound, [32, 64, 64, 128] f32, 2 threads):
  * three passes (sums, squared deviations, normalisation) 12.0-12.6 ms; two
  * 10.1-11.3; with the fetches 8.2-9.4 (the loads had waited on memory).
- * Non-temporal stores made it slower here (12.1-14.8 ms, with or without
- * the fetches), unlike the row kernels, so the output is stored cached. */
+ * Non-temporal stores of single rows made it slower (12.1-14.8 ms); since
+ * session 16, f32 rows go in blocks of GNORM_NXC_ROWS with the parameters
+ * in registers, and a large f32 output streamed that way took 6.5-6.9 ms
+ * against 9.1-10.2 cached (a cached store first reads its line). */
+#define GNORM_NXC_ROWS 16
 static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, const pt_tview *src, const pt_tview *dst,
                              const pt_tview *gamma, const pt_tview *beta, const pt_tview *mean, const pt_tview *var,
                              int64_t n, char *scratch, int nt) {
@@ -168,6 +171,12 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
     const size_t per_bytes = 2 * cd + 2 * cf;
     const dnnl_data_type_t sdt = src->lt.data_type, ddt = dst->lt.data_type;
     const size_t sb = pt_dt_bytes(sdt, 1);
+    /* f32 rows are read (and f32 output rows written) where they lie, a
+     * block at a time, so the per-channel sums or parameters stay in
+     * registers over the block; other types go through the row buffers. */
+    const int64_t rb = sdt == dnnl_f32 && ddt == dnnl_f32 ? GNORM_NXC_ROWS : 1;
+    /* A large f32 output streamed past the caches (see the comment above). */
+    const bool stream = ddt == dnnl_f32 && pt_dt_bytes(ddt, p->groups * cnt) >= PT_MEM_STREAM_BYTES;
     /* The shifts, in mean_c until the statistics replace them (0 for a first
      * element that is not finite: see mem_rows_avx512.h's norm shift). */
     for (int64_t g = 0; g < p->g; ++g) {
@@ -184,9 +193,10 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
         pt_mem_share(p->sp, t, team, &b, &e);
         memset(s1, 0, (size_t)C * sizeof *s1);
         memset(s2, 0, (size_t)C * sizeof *s2);
-        for (int64_t s = b; s < e; ++s) {
-            fetch_ahead((const char *)src->data + (size_t)(base + s * C) * sb, (size_t)C * sb);
-            v->acc_shift_f64(s1, s2, pt_mem_load(v, sdt, src->data, base + s * C, C, xb), mean_c, C);
+        for (int64_t s = b; s < e; s += rb) {
+            const int64_t rows = e - s < rb ? e - s : rb;
+            fetch_ahead((const char *)src->data + (size_t)(base + s * C) * sb, (size_t)(rows * C) * sb);
+            v->acc_shift_f64(s1, s2, pt_mem_load(v, sdt, src->data, base + s * C, C, xb), C, rows, mean_c, C);
         }
 #pragma omp barrier
 #pragma omp single
@@ -212,11 +222,12 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
                 pt_store_f32(var->data, var->lt.data_type, n * p->g + g, (float)s2g);
             }
         }
-        for (int64_t s = b; s < e; ++s) {
-            fetch_ahead((const char *)src->data + (size_t)(base + s * C) * sb, (size_t)C * sb);
+        for (int64_t s = b; s < e; s += rb) {
+            const int64_t rows = e - s < rb ? e - s : rb;
+            fetch_ahead((const char *)src->data + (size_t)(base + s * C) * sb, (size_t)(rows * C) * sb);
             const float *x = pt_mem_load(v, sdt, src->data, base + s * C, C, xb);
             float *y = pt_mem_out(ddt, dst->data, base + s * C, yb);
-            v->normalize_each(y, x, C, mean_c, scale_c, shift_c);
+            v->normalize_each(y, C, x, C, rows, C, mean_c, scale_c, shift_c, stream);
             pt_mem_store(v, ddt, dst->data, base + s * C, C, y);
         }
     }
@@ -268,6 +279,8 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
          * the next block's source is fetched. */
         const bool stream = pt_dt_bytes(ddt, p->groups * cnt) >= PT_MEM_STREAM_BYTES;
         const size_t sb = pt_dt_bytes(sdt, 1), db = pt_dt_bytes(ddt, 1);
+        /* A bf16 output without statistics outputs: LayerNorm's f32 lane sums. */
+        const bool lanes32 = ddt == dnnl_bf16 && !mean;
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             int64_t b, e;
@@ -275,7 +288,7 @@ pt_status pt_mem_gnorm_run(const pt_fused *f, const pt_tview *in, size_t nin, co
             for (int64_t ng = b; ng < e; ++ng) {
                 const char *x = (const char *)src->data + (size_t)(ng * cnt) * sb;
                 double mu, s2;
-                m->gnorm_stats(x, sdt, cnt, &mu, &s2);
+                m->gnorm_stats(x, sdt, cnt, lanes32, &mu, &s2);
                 const double inv = 1.0 / sqrt(s2 + p->eps);
                 const size_t chan_bytes = (size_t)p->sp * sb;
                 for (int64_t c = 0; c < p->cg; ++c) {

@@ -85,11 +85,13 @@ typedef struct pt_mem_rows {
                   const float *z, int64_t step, bool quantize, bool stream);
     /* GroupNorm over a channel-major block of n elements (x f32, bf16 or
      * f16): mean = Σx / n and var = Σ(x - mean)² / n with vec.h's f64 sums
-     * (sum_f64, sum_sq_dev_f64: the same values); and per channel dst (f32,
+     * (sum_f64, sum_sq_dev_f64: the same values) or, with `lanes32` (an f32
+     * or bf16 block), LayerNorm's f32 lane sums about x[0] (the bounds of
+     * docs/numerics.md); and per channel dst (f32,
      * bf16, f16) = (float)((x - mean)·scale + shift) in f64 as vec.h's
      * normalize1, streamed when `stream`, the pf_bytes at pf fetched into L2
      * meanwhile. */
-    void (*gnorm_stats)(const void *x, dnnl_data_type_t xdt, int64_t n, double *mean, double *var);
+    void (*gnorm_stats)(const void *x, dnnl_data_type_t xdt, int64_t n, bool lanes32, double *mean, double *var);
     void (*affine)(void *dst, dnnl_data_type_t ddt, bool stream, const void *x, dnnl_data_type_t xdt, int64_t n,
                    double mean, double scale, double shift, const void *pf, size_t pf_bytes);
     /* Reductions over the innermost axis, `rows` (<= 16) rows of n elements

@@ -47,13 +47,16 @@ typedef struct pt_vec_ops {
     /* y[i] = (float)((x[i] - mean) · scale + shift) in f64 (GroupNorm: one
      * channel's gamma folded into scale). */
     void (*normalize1)(float *y, const float *x, int64_t n, double mean, double scale, double shift);
-    /* Per-element statistics and normalisation (GroupNorm over channels-last
-     * rows): with d = x[i] - k[i] in f64, s1[i] += d and s2[i] += d² (the
+    /* Per-channel statistics and normalisation (GroupNorm over `rows`
+     * channels-last rows of n channels, row r of x at x + r·ldx): with
+     * d = x[i] - k[i] in f64, s1[i] += d and s2[i] += d² row after row (the
      * shifted sums of one pass); y[i] = (float)((x[i] - mean[i]) · scale[i]
-     * + shift[i]) in f64. */
-    void (*acc_shift_f64)(double *s1, double *s2, const float *x, const double *k, int64_t n);
-    void (*normalize_each)(float *y, const float *x, int64_t n, const double *mean, const double *scale,
-                           const double *shift);
+     * + shift[i]) in f64; with `stream`, y may be written with
+     * non-temporal stores (fenced before returning) where a row allows. */
+    void (*acc_shift_f64)(double *s1, double *s2, const float *x, int64_t ldx, int64_t rows, const double *k,
+                          int64_t n);
+    void (*normalize_each)(float *y, int64_t ldy, const float *x, int64_t ldx, int64_t rows, int64_t n,
+                           const double *mean, const double *scale, const double *shift, bool stream);
     /* acc[i] += x[i] in f64; y[i] = (float)(acc[i] / d) (AvgPool, as the
      * reference sums its taps). */
     void (*acc_f64)(double *acc, const float *x, int64_t n);

@@ -70,17 +70,21 @@ static void generic_normalize1(float *y, const float *x, int64_t n, double mean,
     for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
-static void generic_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-        const double d = x[i] - k[i];
-        s1[i] += d;
-        s2[i] += d * d;
-    }
+static void generic_acc_shift_f64(double *s1, double *s2, const float *x, int64_t ldx, int64_t rows, const double *k,
+                                  int64_t n) {
+    for (int64_t r = 0; r < rows; ++r, x += ldx)
+        for (int64_t i = 0; i < n; ++i) {
+            const double d = x[i] - k[i];
+            s1[i] += d;
+            s2[i] += d * d;
+        }
 }
 
-static void generic_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
-                                   const double *shift) {
-    for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+static void generic_normalize_each(float *y, int64_t ldy, const float *x, int64_t ldx, int64_t rows, int64_t n,
+                                   const double *mean, const double *scale, const double *shift, bool stream) {
+    (void)stream; /* always cached stores here */
+    for (int64_t r = 0; r < rows; ++r, x += ldx, y += ldy)
+        for (int64_t i = 0; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
 }
 
 static void generic_acc_f64(double *acc, const float *x, int64_t n) {

@@ -485,6 +485,24 @@ PT_MEM_INLINE void pt_mem_sums32_part(const void *src, bool bf16, int64_t i, int
     }
 }
 
+/* Mean and variance of a row of n > 0 elements from its f32 lane sums s
+ * about c; where (mean - c)² > 3·variance, a second pass about the mean so
+ * found (no cancellation then; the row is in L1 / L2 by now). */
+PT_MEM_INLINE void pt_mem_sums32_moments(const void *row, bool x16, int64_t n, bool rms, float c, pt_mem_sums32 *s,
+                                         pt_mem_trickle *q, double *mean, double *var) {
+    const double m1 = rms ? 0.0 : _mm512_reduce_add_pd(s->t1) / (double)n;
+    *var = _mm512_reduce_add_pd(s->t2) / (double)n - m1 * m1;
+    *mean = (double)c + m1;
+    if (!rms && isfinite(m1) && m1 * m1 > 3.0 * *var) {
+        const float c2 = (float)*mean;
+        *s = (pt_mem_sums32){_mm512_setzero_pd(), _mm512_setzero_pd()};
+        pt_mem_sums32_part(row, x16, 0, n, c2, s, q);
+        const double m2 = _mm512_reduce_add_pd(s->t1) / (double)n;
+        *mean = (double)c2 + m2, *var = _mm512_reduce_add_pd(s->t2) / (double)n - m2 * m2;
+    }
+    if (*var < 0.0) *var = 0.0;
+}
+
 /* A normalised row waiting to be written, in pieces as SoftMax's. */
 typedef struct {
     char *dst; /* NULL: none */
@@ -562,17 +580,7 @@ PT_MEM_INLINE void pt_mem_norm_run(char *dst, bool f32_out, bool stream, const c
                 pt_mem_sums32_part(row, x16, i, n - i > chunk ? i + chunk : n, c, &s, &q);
                 pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &q);
             }
-            const double m1 = rms ? 0.0 : _mm512_reduce_add_pd(s.t1) / (double)n;
-            var = _mm512_reduce_add_pd(s.t2) / (double)n - m1 * m1;
-            mean = (double)c + m1;
-            if (!rms && isfinite(m1) && m1 * m1 > 3.0 * var) { /* about the mean found: no cancellation */
-                const float c2 = (float)mean;
-                s = (pt_mem_sums32){_mm512_setzero_pd(), _mm512_setzero_pd()};
-                pt_mem_sums32_part(row, x16, 0, n, c2, &s, &q);
-                const double m2 = _mm512_reduce_add_pd(s.t1) / (double)n;
-                mean = (double)c2 + m2, var = _mm512_reduce_add_pd(s.t2) / (double)n - m2 * m2;
-            }
-            if (var < 0.0) var = 0.0;
+            pt_mem_sums32_moments(row, x16, n, rms, c, &s, &q, &mean, &var);
         }
         while (o.dst && o.next < o.pieces) pt_mem_norm_piece(&o, f32_out, x16, stream, n, af, &q);
         if (st) st[2 * r] = mean, st[2 * r + 1] = var;
@@ -949,7 +957,17 @@ PT_MEM_INLINE void pt_mem_gnorm_stats_run(const void *x, dnnl_data_type_t xdt, i
     *var = n > 0 ? _mm512_reduce_add_pd(_mm512_add_pd(a0, a1)) / (double)n : 0.0;
 }
 
-static void pt_mem_rows_gnorm_stats(const void *x, dnnl_data_type_t xdt, int64_t n, double *mean, double *var) {
+static void pt_mem_rows_gnorm_stats(const void *x, dnnl_data_type_t xdt, int64_t n, bool lanes32, double *mean,
+                                    double *var) {
+    if (lanes32 && n > 0 && (xdt == dnnl_bf16 || xdt == dnnl_f32)) { /* LayerNorm's f32 lane sums */
+        const bool x16 = xdt == dnnl_bf16;
+        const float c = (float)pt_mem_norm_shift(x, x16, false);
+        pt_mem_sums32 s = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+        pt_mem_trickle none = pt_mem_trickle_init(NULL, 0, 1);
+        pt_mem_sums32_part(x, x16, 0, n, c, &s, &none);
+        pt_mem_sums32_moments(x, x16, n, false, c, &s, &none, mean, var);
+        return;
+    }
     switch ((int)xdt) { /* the source type a constant in each copy */
         case dnnl_bf16: pt_mem_gnorm_stats_run(x, dnnl_bf16, n, mean, var); break;
         case dnnl_f16: pt_mem_gnorm_stats_run(x, dnnl_f16, n, mean, var); break;

@@ -198,26 +198,32 @@ static void avx2_normalize1(float *y, const float *x, int64_t n, double mean, do
     for (; i < n; ++i) y[i] = (float)((x[i] - mean) * scale + shift);
 }
 
-static void avx2_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(k + i));
-        _mm256_storeu_pd(s1 + i, _mm256_add_pd(_mm256_loadu_pd(s1 + i), d));
-        _mm256_storeu_pd(s2 + i, _mm256_fmadd_pd(d, d, _mm256_loadu_pd(s2 + i)));
-    }
-    for (; i < n; ++i) {
-        const double d = x[i] - k[i];
-        s1[i] += d;
-        s2[i] += d * d;
+static void avx2_acc_shift_f64(double *s1, double *s2, const float *x, int64_t ldx, int64_t rows, const double *k,
+                               int64_t n) {
+    for (int64_t r = 0; r < rows; ++r, x += ldx) {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(k + i));
+            _mm256_storeu_pd(s1 + i, _mm256_add_pd(_mm256_loadu_pd(s1 + i), d));
+            _mm256_storeu_pd(s2 + i, _mm256_fmadd_pd(d, d, _mm256_loadu_pd(s2 + i)));
+        }
+        for (; i < n; ++i) {
+            const double d = x[i] - k[i];
+            s1[i] += d;
+            s2[i] += d * d;
+        }
     }
 }
 
-static void avx2_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
-                                 const double *shift) {
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) /* mul then add, unfused, as the generic row */
-        _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(mean + i)), _mm256_loadu_pd(scale + i)), _mm256_loadu_pd(shift + i))));
-    for (; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+static void avx2_normalize_each(float *y, int64_t ldy, const float *x, int64_t ldx, int64_t rows, int64_t n,
+                                const double *mean, const double *scale, const double *shift, bool stream) {
+    (void)stream; /* always cached stores here */
+    for (int64_t r = 0; r < rows; ++r, x += ldx, y += ldy) {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) /* mul then add, unfused, as the generic row */
+            _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), _mm256_loadu_pd(mean + i)), _mm256_loadu_pd(scale + i)), _mm256_loadu_pd(shift + i))));
+        for (; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+    }
 }
 
 static void avx2_acc_f64(double *acc, const float *x, int64_t n) {

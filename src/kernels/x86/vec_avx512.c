@@ -187,27 +187,86 @@ static void avx512_normalize1(float *y, const float *x, int64_t n, double mean, 
     }
 }
 
-static void avx512_acc_shift_f64(double *s1, double *s2, const float *x, const double *k, int64_t n) {
+/* Channels-last GroupNorm rows: 32 channels at a time, their sums (or
+ * mean, scale, shift) held in registers over the `rows` rows instead of
+ * loaded and stored per row.  Each channel still adds its rows in order,
+ * so the sums are the per-row loop's. */
+#define NX_CH 32
+static void avx512_acc_shift_f64(double *s1, double *s2, const float *x, int64_t ldx, int64_t rows, const double *k,
+                                 int64_t n) {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(k + i));
-        _mm512_storeu_pd(s1 + i, _mm512_add_pd(_mm512_loadu_pd(s1 + i), d));
-        _mm512_storeu_pd(s2 + i, _mm512_fmadd_pd(d, d, _mm512_loadu_pd(s2 + i)));
+    for (; i + NX_CH <= n; i += NX_CH) {
+        __m512d a1[4], a2[4], kk[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j)
+            a1[j] = _mm512_loadu_pd(s1 + i + 8 * j), a2[j] = _mm512_loadu_pd(s2 + i + 8 * j),
+            kk[j] = _mm512_loadu_pd(k + i + 8 * j);
+        for (int64_t r = 0; r < rows; ++r) {
+            const float *xr = x + r * ldx + i;
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(xr + 8 * j)), kk[j]);
+                a1[j] = _mm512_add_pd(a1[j], d);
+                a2[j] = _mm512_fmadd_pd(d, d, a2[j]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) _mm512_storeu_pd(s1 + i + 8 * j, a1[j]), _mm512_storeu_pd(s2 + i + 8 * j, a2[j]);
     }
-    for (; i < n; ++i) {
-        const double d = x[i] - k[i];
-        s1[i] += d;
-        s2[i] += d * d;
+    for (; i < n; i += 8) {
+        const __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
+        __m512d a1 = _mm512_maskz_loadu_pd(m, s1 + i), a2 = _mm512_maskz_loadu_pd(m, s2 + i);
+        const __m512d kk = _mm512_maskz_loadu_pd(m, k + i);
+        for (int64_t r = 0; r < rows; ++r) {
+            const __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + r * ldx + i)), kk);
+            a1 = _mm512_add_pd(a1, d);
+            a2 = _mm512_fmadd_pd(d, d, a2);
+        }
+        _mm512_mask_storeu_pd(s1 + i, m, a1);
+        _mm512_mask_storeu_pd(s2 + i, m, a2);
     }
 }
 
-static void avx512_normalize_each(float *y, const float *x, int64_t n, const double *mean, const double *scale,
-                                 const double *shift) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) /* mul then add, unfused, as the generic row */
-        _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), _mm512_loadu_pd(mean + i)), _mm512_loadu_pd(scale + i)), _mm512_loadu_pd(shift + i))));
-    for (; i < n; ++i) y[i] = (float)((x[i] - mean[i]) * scale[i] + shift[i]);
+static inline __m256 nx_normalize8(__m256 x, __m512d mean, __m512d scale, __m512d shift) {
+    /* mul then add, unfused, as the generic row */
+    return _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x), mean), scale), shift));
 }
+
+static void avx512_normalize_each(float *y, int64_t ldy, const float *x, int64_t ldx, int64_t rows, int64_t n,
+                                  const double *mean, const double *scale, const double *shift, bool stream) {
+    /* Streamed stores need 32-byte aligned rows; the fence before returning
+     * orders them before whatever the caller does next. */
+    const bool nt = stream && ((uintptr_t)y | (uintptr_t)(ldy * 4)) % 32 == 0;
+    int64_t i = 0;
+    for (; i + NX_CH <= n; i += NX_CH) {
+        __m512d mu[4], sc[4], sh[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j)
+            mu[j] = _mm512_loadu_pd(mean + i + 8 * j), sc[j] = _mm512_loadu_pd(scale + i + 8 * j),
+            sh[j] = _mm512_loadu_pd(shift + i + 8 * j);
+        for (int64_t r = 0; r < rows; ++r) {
+            const float *xr = x + r * ldx + i;
+            float *yr = y + r * ldy + i;
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const __m256 v = nx_normalize8(_mm256_loadu_ps(xr + 8 * j), mu[j], sc[j], sh[j]);
+                if (nt)
+                    _mm256_stream_ps(yr + 8 * j, v);
+                else
+                    _mm256_storeu_ps(yr + 8 * j, v);
+            }
+        }
+    }
+    for (; i < n; i += 8) {
+        const __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
+        const __m512d mu = _mm512_maskz_loadu_pd(m, mean + i), sc = _mm512_maskz_loadu_pd(m, scale + i),
+                      sh = _mm512_maskz_loadu_pd(m, shift + i);
+        for (int64_t r = 0; r < rows; ++r)
+            _mm256_mask_storeu_ps(y + r * ldy + i, m, nx_normalize8(_mm256_maskz_loadu_ps(m, x + r * ldx + i), mu, sc, sh));
+    }
+    if (nt) _mm_sfence();
+}
+#undef NX_CH
 
 static void avx512_acc_f64(double *acc, const float *x, int64_t n) {
     int64_t i = 0;
