@@ -1147,14 +1147,13 @@ PT_MEM_INLINE void pt_mem_softmax_piece(pt_mem_softmax_out *o, dnnl_data_type_t 
     pt_mem_emit(o->dst + a * esz, ddt, stream, b - a, &c, pt_mem_make_scale);
 }
 
-/* Elements [i, end) of a row (widened into x) into the running maxima m0, m1
- * (NaN skipped, as vec.h's max); i a multiple of 32. */
-PT_MEM_INLINE void pt_mem_softmax_load_max(float *x, const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
+/* Elements [i, end) of a row into the running maxima m0, m1 (NaN skipped,
+ * as vec.h's max); i a multiple of 32.  Nothing is stored: the exp pass
+ * reads the row again from L1 (a widened copy written here cost more). */
+PT_MEM_INLINE void pt_mem_softmax_load_max(const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
                                            __m512 *m0, __m512 *m1, pt_mem_trickle *pf, bool two_level) {
     for (; i + 32 <= end; i += 32) {
         const __m512 u = pt_mem_load16_dt(src, dt, i, 0xFFFF), w = pt_mem_load16_dt(src, dt, i + 16, 0xFFFF);
-        _mm512_storeu_ps(x + i, u);
-        _mm512_storeu_ps(x + i + 16, w);
         *m0 = _mm512_max_ps(u, *m0); /* a NaN in u yields m0: NaN skipped */
         *m1 = _mm512_max_ps(w, *m1);
         pt_mem_trickle_step_in(pf, two_level);
@@ -1163,22 +1162,21 @@ PT_MEM_INLINE void pt_mem_softmax_load_max(float *x, const void *src, dnnl_data_
     for (; i < end; i += 16) {
         const __mmask16 k = pt_mem_mask16(end - i);
         const __m512 u = pt_mem_load16_dt(src, dt, i, k);
-        _mm512_mask_storeu_ps(x + i, k, u);
         *m0 = _mm512_mask_max_ps(*m0, k, u, *m0);
         pt_mem_trickle_step_in(pf, two_level);
     }
 }
 
-/* x[i] = exp(x[i] - mx) in place over [i, end), summed into a0, a1 as
+/* x[i] = exp(src[i] - mx) over [i, end), summed into a0, a1 as
  * vec.h's exp_sum does over a row (two lane-wise sums over pairs of vectors,
  * the tail into the first: chunks of a multiple of 32 keep that order), so
  * that the row equals the vector table's composition bit for bit. */
-PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, int64_t i, int64_t end, float mx, __m512 *a0, __m512 *a1,
-                                          pt_mem_trickle *pf, bool two_level) {
+PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
+                                          float mx, __m512 *a0, __m512 *a1, pt_mem_trickle *pf, bool two_level) {
     const __m512 s = _mm512_set1_ps(mx);
     for (; i + 32 <= end; i += 32) {
-        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
-        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), s));
+        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, 0xFFFF), s));
+        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i + 16, 0xFFFF), s));
         _mm512_storeu_ps(x + i, e0);
         _mm512_storeu_ps(x + i + 16, e1);
         *a0 = _mm512_add_ps(*a0, e0);
@@ -1188,7 +1186,7 @@ PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, int64_t i, int64_t end, floa
     }
     for (; i < end; i += 16) {
         const __mmask16 k = pt_mem_mask16(end - i);
-        const __m512 e = pt_avx512_exp_nonpos(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), s));
+        const __m512 e = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, k), s));
         _mm512_mask_storeu_ps(x + i, k, e);
         *a0 = _mm512_add_ps(*a0, _mm512_maskz_mov_ps(k, e));
         pt_mem_trickle_step_in(pf, two_level);
@@ -1209,7 +1207,7 @@ PT_MEM_INLINE void pt_mem_softmax_run(char *dst, dnnl_data_type_t ddt, bool stre
             pt_mem_run_prefetch(src, (size_t)n * ses, r, rows, (o.dst ? 3 : 2) * vectors, two);
         __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
         for (int64_t i = 0; i < n; i += PT_MEM_SOFTMAX_CHUNK) {
-            pt_mem_softmax_load_max(cur, row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, &m0, &m1, &q,
+            pt_mem_softmax_load_max(row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, &m0, &m1, &q,
                                     two);
             pt_mem_softmax_piece(&o, ddt, stream, n, &q, two);
         }
@@ -1218,7 +1216,7 @@ PT_MEM_INLINE void pt_mem_softmax_run(char *dst, dnnl_data_type_t ddt, bool stre
         if (!inf_as_zero || mx != -INFINITY) {
             __m512 a0 = _mm512_setzero_ps(), a1 = a0;
             for (int64_t i = 0; i < n; i += PT_MEM_SOFTMAX_CHUNK) {
-                pt_mem_softmax_exp_sum(cur, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, mx, &a0, &a1, &q,
+                pt_mem_softmax_exp_sum(cur, row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, mx, &a0, &a1, &q,
                                        two);
                 pt_mem_softmax_piece(&o, ddt, stream, n, &q, two);
             }
