@@ -115,7 +115,7 @@ static void collect_cases(const char *dir, int depth, char ***paths, size_t *cou
 
 /* Prepares the case in both libraries (both sets of tensors stay alive),
  * warms each up once, then alternates timed executions between them (each
- * right after an untimed one of the same library), also swapping which goes
+ * right after untimed ones of the same library: rewarm), also swapping which goes
  * first, so that both meet the same load on a shared machine. Fewer timed
  * runs when a pair of executions exceeds the budget. */
 /* Untimed executions after the quiet gap: at least one, and more until
@@ -157,13 +157,13 @@ static void time_both(const graph_api *partita, dnnl_engine_t partita_engine,
             int partita_turn = (turn + r) % 2 == 0;
             /* A quiet gap first: the other library's worker threads (TBB,
              * OpenMP) spin for a while after a run and would steal the
-             * cores from this one.  Then one untimed execution: after the
-             * gap the worker threads sleep, and on this VM waking a
-             * sleeping thread takes up to a scheduler tick (an empty
+             * cores from this one.  Then untimed executions (rewarm):
+             * after the gap the worker threads sleep, and on this VM waking
+             * a sleeping thread takes up to a scheduler tick (an empty
              * two-thread OpenMP region measured 5.8 ms after 30 ms idle),
-             * which a fork-join runtime pays at its barrier and TBB's
-             * work stealing does not; timing the second of two
-             * back-to-back executions measures both in steady state, as
+             * which a fork-join runtime pays at its barrier and TBB's work
+             * stealing does not, and the core itself runs slower for about
+             * 10 ms; the timed execution measures both in steady state, as
              * a serving loop runs them. */
             usleep(30000);
             if (partita_turn && ps && p->ok)
