@@ -726,55 +726,45 @@ static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const vo
 
 /* Output positions [p0, p0 + mb) of group g on the row's in-place form
  * (run_a_segs, conv_segs_ok): per strip of MR positions a segment per tap,
- * read where the input holds it when the strip's rows lie one stride
- * apart and in bounds, else copied (zeros in the padding) into t->fap;
- * the accumulators stay in registers over all taps.  No A panel: a 3x3
- * channels-last f32 convolution packed 7 MB of them per execution. */
+ * each row read where the input holds it (a row of zeros in t->fap for
+ * the padding and for rows past the strip); the accumulators stay in
+ * registers over all taps.  No A panel: a 3x3 channels-last f32
+ * convolution packed 7 MB of them per execution; and no staging: strips
+ * whose rows were not one stride apart (crossing an output row, or with a
+ * padding tap) were copied row by row, 5 % of a 3x3 f32 convolution. */
 static void conv_tile_segs(const cp_args *A, int64_t g, int64_t p0, int64_t mb, int64_t nb, const void *bpanels,
                            const cp_bufs *t) {
     const cp_state *s = A->s;
     const pt_gemm_ukernel *uk = A->fuk;
     const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4], ldc = s->NB;
     const int64_t *es = s->a_es;
+    const int MR = uk->mr;
     const float *xf = (const float *)A->in[s->a_port].data + g * cg * es[1];
-    const float *seg[CP_MAX_TAPS];
-    int64_t lda[CP_MAX_TAPS], at[CP_ROWS_MAX_MR];
+    const float *rows_at[CP_MAX_TAPS * CP_ROWS_MAX_MR];
+    float *zeros = (float *)t->fap;
+    memset(zeros, 0, sizeof(float) * (size_t)cg);
     int64_t pos[4];
     conv_decode(s, p0, pos);
-    for (int64_t i0 = 0; i0 < mb; i0 += uk->mr) {
-        const int rows = (int)(mb - i0 < uk->mr ? mb - i0 : uk->mr);
-        const int read = rows <= 8 ? 8 : uk->mr; /* rows the kernel reads */
+    for (int64_t i0 = 0; i0 < mb; i0 += MR) {
+        const int rows = (int)(mb - i0 < MR ? mb - i0 : MR);
         conv_strip o;
         conv_strip_origins(s, pos, rows, &o);
-        float *stage = (float *)t->fap;
         for (int64_t kd = 0; kd < KD; ++kd)
             for (int64_t kh = 0; kh < KH; ++kh)
                 for (int64_t kw = 0; kw < KW; ++kw) {
                     const int64_t tap = (kd * KH + kh) * KW + kw;
-                    bool uniform = rows == read;
-                    for (int r = 0; r < rows; ++r) {
-                        at[r] = conv_tap_offset(s, &o, r, es, kd, kh, kw);
-                        uniform = uniform && at[r] >= 0 && (r < 2 || at[r] - at[r - 1] == at[1] - at[0]);
+                    const float **row = rows_at + tap * MR;
+                    for (int r = 0; r < MR; ++r) {
+                        const int64_t at = r < rows ? conv_tap_offset(s, &o, r, es, kd, kh, kw) : -1;
+                        row[r] = at >= 0 ? xf + at : zeros;
                     }
-                    if (uniform) {
-                        seg[tap] = xf + at[0];
-                        lda[tap] = rows > 1 ? at[1] - at[0] : 0;
-                        continue;
-                    }
-                    for (int r = 0; r < read; ++r) {
-                        if (r < rows && at[r] >= 0) memcpy(stage + r * cg, xf + at[r], sizeof(float) * (size_t)cg);
-                        else memset(stage + r * cg, 0, sizeof(float) * (size_t)cg);
-                    }
-                    seg[tap] = stage;
-                    lda[tap] = cg;
-                    stage += read * cg;
                 }
-        /* Strips ending with an output row (no staging where they cross
-         * one) measured 3 % slower: more short strips.  Taps in runs whose
-         * B strip stays in L1 across the block's strips: no faster. */
+        /* Strips ending with an output row measured 3 % slower: more short
+         * strips.  Taps in runs whose B strip stays in L1 across the
+         * block's strips: no faster. */
         for (int64_t j0 = 0; j0 < nb; j0 += uk->nr) {
             const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
-            uk->run_a_segs((int)s->T, cg, seg, lda, (const float *)bpanels + j0 * K, t->fc + i0 * ldc + j0, ldc, rows,
+            uk->run_a_segs((int)s->T, cg, rows_at, (const float *)bpanels + j0 * K, t->fc + i0 * ldc + j0, ldc, rows,
                            nr, 1);
         }
     }

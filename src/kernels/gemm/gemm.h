@@ -102,12 +102,13 @@ typedef struct pt_gemm_ukernel {
     void (*pack_a_rows_prepped)(const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
                                 void *dst, int32_t *sums);
     /* NULL, or (F32 rows) the tile with A read in place instead of from a
-     * panel: nseg segments of seglen k, segment s's row r at a[s] + r·lda[s]
-     * (rows up to MR are read, up to 8 where mr <= 8: a caller pads a short
-     * strip), B the usual panel over all nseg·seglen k.  The same sums as
-     * run over A so packed (strict rounding only). */
-    void (*run_a_segs)(int nseg, int64_t seglen, const float *const *a, const int64_t *lda, const void *b, void *c,
-                       int64_t ldc, int mr, int nr, int accumulate);
+     * panel: nseg segments of seglen k, segment s's row r at a[s·mr + r]
+     * with mr the row's own (rows up to mr are read, up to 8 where the
+     * call's mr <= 8: a caller points rows it does not want at zeros), B
+     * the usual panel over all nseg·seglen k.  The same sums as run over A
+     * so packed (strict rounding only). */
+    void (*run_a_segs)(int nseg, int64_t seglen, const float *const *a, const void *b, void *c, int64_t ldc, int mr,
+                       int nr, int accumulate);
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

@@ -119,7 +119,7 @@ void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src
 }
 
 /* A read in place (pt_gemm_ukernel.run_a_segs): segment s holds k
- * s·seglen .. (s+1)·seglen - 1, row r's at a[s] + r·lda[s]; B the usual
+ * s·seglen .. (s+1)·seglen - 1, row r's at a[s·MR + r]; B the usual
  * panel over all of them.  The accumulators stay in registers across the
  * segments (an implicit-GEMM convolution's taps), and no A panel is
  * written or read.  The same products in the same k order as the panel
@@ -130,13 +130,12 @@ void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src
         c##i##_0 = _mm512_fmadd_ps(ai, b0, c##i##_0); \
         c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1); \
     }
-#define SEG_PTR(i) const float *p##i = a[s] + (i) * l;
+#define SEG_PTR(i) const float *p##i = a[s * MR + (i)];
 
-static void segs8(int nseg, int64_t seglen, const float *const *a, const int64_t *lda, const float *bp, float *cp,
-                  int64_t ldc, int mr, int nr, int accumulate) {
+static void segs8(int nseg, int64_t seglen, const float *const *a, const float *bp, float *cp, int64_t ldc, int mr,
+                  int nr, int accumulate) {
     DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7)
     for (int s = 0; s < nseg; ++s) {
-        const int64_t l = lda[s];
         SEG_PTR(0) SEG_PTR(1) SEG_PTR(2) SEG_PTR(3) SEG_PTR(4) SEG_PTR(5) SEG_PTR(6) SEG_PTR(7)
         for (int64_t k = 0; k < seglen; ++k, bp += NR) {
             const __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
@@ -147,17 +146,16 @@ static void segs8(int nseg, int64_t seglen, const float *const *a, const int64_t
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }
 
-void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const int64_t *lda, const void *b,
-                                 void *c, int64_t ldc, int mr, int nr, int accumulate) {
+void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const void *b, void *c, int64_t ldc,
+                                 int mr, int nr, int accumulate) {
     const float *bp = b;
     float *cp = c;
     if (mr <= 8) {
-        segs8(nseg, seglen, a, lda, bp, cp, ldc, mr, nr, accumulate);
+        segs8(nseg, seglen, a, bp, cp, ldc, mr, nr, accumulate);
         return;
     }
     DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9) DECL(10) DECL(11)
     for (int s = 0; s < nseg; ++s) {
-        const int64_t l = lda[s];
         SEG_PTR(0) SEG_PTR(1) SEG_PTR(2) SEG_PTR(3) SEG_PTR(4) SEG_PTR(5)
         SEG_PTR(6) SEG_PTR(7) SEG_PTR(8) SEG_PTR(9) SEG_PTR(10) SEG_PTR(11)
         for (int64_t k = 0; k < seglen; ++k, bp += NR) {
