@@ -634,6 +634,19 @@ static void load_weight_box(const cp_args *A, int64_t g, int64_t q0, int64_t nb,
     load_box(&s->w, A->bw, tlo, text, tds, t->box, t->run, t->tmp);
 }
 
+/* Whether n floats are all finite: exponent bits tested branch-free, so the
+ * loop vectorises (a short-circuit isfinite loop took 2.4 % of a 3x3 f32
+ * convolution that packs its weights per execution). */
+static bool all_finite_f32(const float *x, int64_t n) {
+    uint32_t bad = 0;
+    for (int64_t e = 0; e < n; ++e) {
+        uint32_t u;
+        memcpy(&u, x + e, sizeof u);
+        bad |= (u & 0x7f800000u) == 0x7f800000u;
+    }
+    return bad == 0;
+}
+
 static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, const cp_bufs *t) {
     const cp_state *s = A->s;
     const int64_t T = s->T;
@@ -645,9 +658,7 @@ static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
         pt_gemm_pack_panels(A->fuk, true, &o, w, NULL, NULL, 0, nb, 0, s->K, t->fbp, NULL);
         const float *pan = (const float *)t->fbp;
         const int64_t n = (nb + A->fuk->nr - 1) / A->fuk->nr * A->fuk->nr * pt_gemm_kc_padded(A->fuk, s->K);
-        bool finite = true; /* panels hold the weights and zeros */
-        for (int64_t e = 0; e < n; ++e) finite = finite && isfinite(pan[e]);
-        return finite;
+        return all_finite_f32(pan, n); /* panels hold the weights and zeros */
     }
     if (A->fuk) {
         /* Weights as dense rows w[j][k] (k = tap * cg + c, the im2col order), then panels. */
@@ -659,8 +670,7 @@ static bool conv_pack_b(const cp_args *A, int64_t g, int64_t q0, int64_t nb, con
                 for (int64_t k = 0; k < s->K; ++k) t->fa[j * s->K + k] = t->box[((k % cg) * nb + j) * T + k / cg];
             rows = t->fa;
         }
-        for (int64_t e = 0; e < nb * s->K; ++e)
-            if (!isfinite(rows[e])) return false;
+        if (!all_finite_f32(rows, nb * s->K)) return false;
         pt_gemm_operand o = {.dt = dnnl_f32, .s_row = s->K, .s_k = 1, .round = A->fround};
         pt_gemm_pack_panels(A->fuk, true, &o, rows, NULL, NULL, 0, nb, 0, s->K, t->fbp, NULL);
         return true;
