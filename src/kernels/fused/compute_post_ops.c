@@ -743,7 +743,7 @@ static void compute_tile_fast(const cp_args *A, int64_t mb, int64_t nb, const vo
  * whose rows were not one stride apart (crossing an output row, or with a
  * padding tap) were copied row by row, 5 % of a 3x3 f32 convolution. */
 static void conv_tile_segs(const cp_args *A, int64_t g, int64_t p0, int64_t mb, int64_t nb, const void *bpanels,
-                           const cp_bufs *t) {
+                           const float *bias_row, const cp_bufs *t) {
     const cp_state *s = A->s;
     const pt_gemm_ukernel *uk = A->fuk;
     const int64_t K = s->K, cg = s->Cin_g, KD = s->wd[2], KH = s->wd[3], KW = s->wd[4], ldc = s->NB;
@@ -774,8 +774,8 @@ static void conv_tile_segs(const cp_args *A, int64_t g, int64_t p0, int64_t mb, 
          * block's strips: no faster. */
         for (int64_t j0 = 0; j0 < nb; j0 += uk->nr) {
             const int nr = (int)(nb - j0 < uk->nr ? nb - j0 : uk->nr);
-            uk->run_a_segs((int)s->T, cg, rows_at, (const float *)bpanels + j0 * K, t->fc + i0 * ldc + j0, ldc, rows,
-                           nr, 1);
+            uk->run_a_segs((int)s->T, cg, rows_at, (const float *)bpanels + j0 * K, bias_row + j0, t->fc + i0 * ldc + j0,
+                           ldc, rows, nr, 0);
         }
     }
 }
@@ -1314,7 +1314,9 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
         const bool in_place = s->a_direct && rows_in_place(s, s->a_es, &rs, &across);
         const bool rows_direct = conv_rows_packable(A);
         /* The sums start from the bias: one f32 row of it, copied per tile row
-         * (converting the f64 bias per element took 8 % of a 3x3 f32 conv). */
+         * (converting the f64 bias per element took 8 % of a 3x3 f32 conv),
+         * or where the in-place tile starts its accumulators (the copies
+         * took 3 % there). */
         float brow[CP_NB_ENGINE];
         for (int64_t j = 0; j < nb; ++j) brow[j] = A->conv_bias ? (float)A->conv_bias[b * s->Q + q0 + j] : 0.f;
         const pt_gemm_operand direct = {.dt = dnnl_f32, .s_row = rs, .s_k = s->a_es[1], .round = A->fround};
@@ -1327,8 +1329,7 @@ static void run_unit(const cp_args *A, int64_t u, const cp_bufs *t) {
                                  b * s->Cin_g * s->a_es[1];
                 pt_gemm_pack_panels(A->fuk, false, &direct, x, NULL, NULL, m0 % img, mb, 0, s->K, t->fap, NULL);
             } else if (rows_direct && conv_segs_ok(A)) {
-                for (int64_t i = 0; i < mb; ++i) memcpy(t->fc + i * s->NB, brow, (size_t)nb * sizeof(float));
-                conv_tile_segs(A, b, m0, mb, nb, bpanels, t);
+                conv_tile_segs(A, b, m0, mb, nb, bpanels, brow, t);
                 conv_epilogue(A, b, m0, mb, q0, nb, t);
                 continue;
             } else if (rows_direct) {

@@ -105,10 +105,11 @@ typedef struct pt_gemm_ukernel {
      * panel: nseg segments of seglen k, segment s's row r at a[s·mr + r]
      * with mr the row's own (rows up to mr are read, up to 8 where the
      * call's mr <= 8: a caller points rows it does not want at zeros), B
-     * the usual panel over all nseg·seglen k.  The same sums as run over A
-     * so packed (strict rounding only). */
-    void (*run_a_segs)(int nseg, int64_t seglen, const float *const *a, const void *b, void *c, int64_t ldc, int mr,
-                       int nr, int accumulate);
+     * the usual panel over all nseg·seglen k; each row's sums start from
+     * the nr values at init (NULL: zero, as run), then add the products in
+     * run's k order (strict rounding only). */
+    void (*run_a_segs)(int nseg, int64_t seglen, const float *const *a, const void *b, const float *init, void *c,
+                       int64_t ldc, int mr, int nr, int accumulate);
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

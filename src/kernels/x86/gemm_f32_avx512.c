@@ -122,8 +122,8 @@ void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src
  * s·seglen .. (s+1)·seglen - 1, row r's at a[s·MR + r]; B the usual
  * panel over all of them.  The accumulators stay in registers across the
  * segments (an implicit-GEMM convolution's taps), and no A panel is
- * written or read.  The same products in the same k order as the panel
- * form, so the same sums. */
+ * written or read.  The accumulators start from the row `init` (NULL:
+ * zeros), then take the products in the panel form's k order. */
 #define SEG_STEP(i)                                   \
     {                                                 \
         __m512 ai = _mm512_set1_ps(p##i[k]);          \
@@ -131,10 +131,14 @@ void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src
         c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1); \
     }
 #define SEG_PTR(i) const float *p##i = a[s * MR + (i)];
+/* Accumulators of row i from the row `init` (every row the same). */
+#define SEG_DECL(i) __m512 c##i##_0 = i0, c##i##_1 = i1;
 
-static void segs8(int nseg, int64_t seglen, const float *const *a, const float *bp, float *cp, int64_t ldc, int mr,
-                  int nr, int accumulate) {
-    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7)
+static void segs8(int nseg, int64_t seglen, const float *const *a, const float *bp, const float *init, float *cp,
+                  int64_t ldc, int mr, int nr, int accumulate) {
+    const __m512 i0 = init ? _mm512_maskz_loadu_ps(lane_mask(nr), init) : _mm512_setzero_ps();
+    const __m512 i1 = init ? _mm512_maskz_loadu_ps(lane_mask(nr - 16), init + 16) : _mm512_setzero_ps();
+    SEG_DECL(0) SEG_DECL(1) SEG_DECL(2) SEG_DECL(3) SEG_DECL(4) SEG_DECL(5) SEG_DECL(6) SEG_DECL(7)
     for (int s = 0; s < nseg; ++s) {
         SEG_PTR(0) SEG_PTR(1) SEG_PTR(2) SEG_PTR(3) SEG_PTR(4) SEG_PTR(5) SEG_PTR(6) SEG_PTR(7)
         for (int64_t k = 0; k < seglen; ++k, bp += NR) {
@@ -146,15 +150,18 @@ static void segs8(int nseg, int64_t seglen, const float *const *a, const float *
     STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 }
 
-void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const void *b, void *c, int64_t ldc,
-                                 int mr, int nr, int accumulate) {
+void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const void *b, const float *init,
+                                 void *c, int64_t ldc, int mr, int nr, int accumulate) {
     const float *bp = b;
     float *cp = c;
     if (mr <= 8) {
-        segs8(nseg, seglen, a, bp, cp, ldc, mr, nr, accumulate);
+        segs8(nseg, seglen, a, bp, init, cp, ldc, mr, nr, accumulate);
         return;
     }
-    DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9) DECL(10) DECL(11)
+    const __m512 i0 = init ? _mm512_maskz_loadu_ps(lane_mask(nr), init) : _mm512_setzero_ps();
+    const __m512 i1 = init ? _mm512_maskz_loadu_ps(lane_mask(nr - 16), init + 16) : _mm512_setzero_ps();
+    SEG_DECL(0) SEG_DECL(1) SEG_DECL(2) SEG_DECL(3) SEG_DECL(4) SEG_DECL(5)
+    SEG_DECL(6) SEG_DECL(7) SEG_DECL(8) SEG_DECL(9) SEG_DECL(10) SEG_DECL(11)
     for (int s = 0; s < nseg; ++s) {
         SEG_PTR(0) SEG_PTR(1) SEG_PTR(2) SEG_PTR(3) SEG_PTR(4) SEG_PTR(5)
         SEG_PTR(6) SEG_PTR(7) SEG_PTR(8) SEG_PTR(9) SEG_PTR(10) SEG_PTR(11)

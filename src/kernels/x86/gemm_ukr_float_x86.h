@@ -21,8 +21,8 @@ void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src
                                     struct pt_gemm_prefetch *pf);
 
 /* pt_gemm_ukernel.run_a_segs of the AVX-512 F32 row. */
-void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const void *b, void *c, int64_t ldc,
-                                 int mr, int nr, int accumulate);
+void pt_gemm_ukr_avx512_f32_segs(int nseg, int64_t seglen, const float *const *a, const void *b, const float *init,
+                                 void *c, int64_t ldc, int mr, int nr, int accumulate);
 
 /* AVX2 F32: 6 rows x 16 columns (12 ymm accumulators). */
 #define PT_GEMM_AVX2_F32_MR 6
