@@ -314,6 +314,23 @@ static void test_norm(void) {
 
 /* ---- GroupNorm: NCX (contiguous groups) and NXC (channel slabs) ---- */
 
+/* A 4-D GroupNorm with gamma and beta (f32) and no statistics outputs,
+ * src and dst of type dt, layout NXC (d = [N, H, W, C]) or NCX; returns
+ * the src tensor's id. */
+static size_t gnorm_affine_graph(tg_graph *g, dnnl_data_type_t dt, const int64_t *d, int64_t G, bool nxc) {
+    const int64_t cd[1] = {nxc ? d[3] : d[1]};
+    const size_t x = tg_tensor(g, dt, 4, d, NULL), y = tg_tensor(g, dt, 4, d, NULL);
+    const size_t gm = tg_tensor(g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(g, dnnl_f32, 1, cd, NULL);
+    const size_t in[3] = {x, gm, bt};
+    tg_op *o = tg_add(g, dnnl_graph_op_group_norm, 3, in, 1, &y);
+    tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
+    tg_attr_bool(o, dnnl_graph_op_attr_use_affine, true);
+    tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, false);
+    tg_attr_str(o, dnnl_graph_op_attr_data_format, nxc ? "NXC" : "NCX");
+    g->result[g->nres++] = y;
+    return x;
+}
+
 static void test_group_norm(void) {
     for (int c = 0; c < 30; ++c) {
         tg_graph g = {0};
@@ -376,16 +393,7 @@ static void test_group_norm(void) {
      * [2, 64, 129, 256]: 16.1 MiB. */
     {
         tg_graph g = {0};
-        const int64_t G = 8, C = 256, d[4] = {2, 64, 129, C}, cd[1] = {C};
-        const size_t x = tg_tensor(&g, dnnl_f32, 4, d, NULL), y = tg_tensor(&g, dnnl_f32, 4, d, NULL);
-        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
-        const size_t in[3] = {x, gm, bt};
-        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, 3, in, 1, &y);
-        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
-        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, true);
-        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, false);
-        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NXC");
-        g.result[g.nres++] = y;
+        gnorm_affine_graph(&g, dnnl_f32, (const int64_t[]){2, 64, 129, 256}, 8, true);
         g_scale = 2.f;
         run_case("GroupNorm NXC f32 [2, 64, 129, 256] streamed", &g, true, tol_norm);
     }
@@ -394,16 +402,8 @@ static void test_group_norm(void) {
      * groups whose first element lies far from the rest (second pass). */
     for (int c = 0; c < 4; ++c) {
         tg_graph g = {0};
-        const int64_t G = c < 2 ? 4 : 3, C = c < 2 ? 32 : 12, d[4] = {2, C, 33, c < 2 ? 40 : 17}, cd[1] = {C};
-        const size_t x = tg_tensor(&g, dnnl_bf16, 4, d, NULL), y = tg_tensor(&g, dnnl_bf16, 4, d, NULL);
-        const size_t gm = tg_tensor(&g, dnnl_f32, 1, cd, NULL), bt = tg_tensor(&g, dnnl_f32, 1, cd, NULL);
-        const size_t in[3] = {x, gm, bt};
-        tg_op *o = tg_add(&g, dnnl_graph_op_group_norm, 3, in, 1, &y);
-        tg_attr_s64(o, dnnl_graph_op_attr_groups, &G, 1);
-        tg_attr_bool(o, dnnl_graph_op_attr_use_affine, true);
-        tg_attr_bool(o, dnnl_graph_op_attr_keep_stats, false);
-        tg_attr_str(o, dnnl_graph_op_attr_data_format, "NCX");
-        g.result[g.nres++] = y;
+        const int64_t G = c < 2 ? 4 : 3, C = c < 2 ? 32 : 12, d[4] = {2, C, 33, c < 2 ? 40 : 17};
+        const size_t x = gnorm_affine_graph(&g, dnnl_bf16, d, G, false);
         if (c % 2) g.fill[x - 1] = FILL_FIRST_FAR;
         g_row_len = C / G * d[2] * d[3];
         g_scale = 2.f;
