@@ -175,8 +175,9 @@ static void gnorm_nxc_sample(const pt_mem_gnorm_plan *p, const pt_vec_ops *v, co
      * block at a time, so the per-channel sums or parameters stay in
      * registers over the block; other types go through the row buffers. */
     const int64_t rb = sdt == dnnl_f32 && ddt == dnnl_f32 ? GNORM_NXC_ROWS : 1;
-    /* A large f32 output streamed past the caches (see the comment above). */
-    const bool stream = ddt == dnnl_f32 && pt_dt_bytes(ddt, p->groups * cnt) >= PT_MEM_STREAM_BYTES;
+    /* A large f32 output of f32 rows streamed past the caches, blocks at a
+     * time (see the comment above; single rows streamed were slower). */
+    const bool stream = rb > 1 && pt_dt_bytes(ddt, p->groups * cnt) >= PT_MEM_STREAM_BYTES;
     /* The shifts, in mean_c until the statistics replace them (0 for a first
      * element that is not finite: see mem_rows_avx512.h's norm shift). */
     for (int64_t g = 0; g < p->g; ++g) {
