@@ -67,7 +67,7 @@ static void check_packing_form(const pt_gemm_ukernel *uk, int64_t kc, const void
     memcpy(c_want, c0, sizeof(float) * (size_t)(MR * ldc));
     memcpy(c_got, c0, sizeof(float) * (size_t)(MR * ldc));
     uk->run(kc, a, want, c_want, ldc, mr, nr, accumulate);
-    uk->run_packing(kc, ap, src, ld, nr, got, c_got, ldc, mr, nr, accumulate, NULL);
+    uk->run_packing(kc, ap, src, ld, nr, got, NULL, c_got, ldc, mr, nr, accumulate, NULL);
     pt_test_count(memcmp(c_got, c_want, sizeof(float) * (size_t)(MR * ldc)) == 0, __FILE__, __LINE__,
                   "%s run_packing kc=%lld mr=%d nr=%d: tile differs from run", uk->name, (long long)kc, mr, nr);
     pt_test_count(memcmp(got, want, eb * (size_t)(kc * NR)) == 0, __FILE__, __LINE__,

@@ -136,15 +136,56 @@ static const dnnl_data_type_t k_weight_dts[] = {dnnl_s8, dnnl_u8, dnnl_s4, dnnl_
 
 /* ---- 1. U8S8 microkernels ----------------------------------------------------- */
 
+/* The packing form (pt_gemm_ukr_packing_fn): s8 B read from source rows
+ * (ld apart, kc_real of them, a pattern past the ncols valid columns that
+ * it must not read) gives the tile run gives on the panel with the columns
+ * past nr and the k past kc_real zeroed, bit for bit, writes the panels of
+ * all ncols columns (ncols past NR: the next strip's panel too, for rows
+ * that pack two), and their column sums.  A as a_prep leaves it; B's
+ * values from the panel b, a second strip's from b2. */
+static void check_u8s8_packing_form(const pt_gemm_ukernel *uk, int64_t kc_real, const uint8_t *a, const int8_t *b,
+                                    const int8_t *b2, const int32_t *c0, int64_t ldc, int mr, int ncols,
+                                    int accumulate) {
+    const int MR = uk->mr, NR = uk->nr, nr = ncols < NR ? ncols : NR;
+    const int64_t kcp = (kc_real + 3) & ~(int64_t)3, ld = 2 * NR + 5, panel = kcp * NR;
+    int8_t *src = malloc((size_t)(kc_real * ld)), *want = aligned_zalloc((size_t)(2 * panel));
+    int8_t *got = aligned_zalloc((size_t)(2 * panel));
+    uint8_t *ap = aligned_zalloc((size_t)(kcp * MR));
+    const size_t cbytes = sizeof(int32_t) * (size_t)(MR * ldc);
+    int32_t *c_want = malloc(cbytes), *c_got = malloc(cbytes), sums_want[128] = {0}, sums_got[128];
+    for (int64_t k = 0; k < kc_real; ++k)
+        for (int64_t j = 0; j < ld; ++j) {
+            const int64_t jj = j % NR, at = (k / 4) * NR * 4 + jj * 4 + k % 4;
+            const int8_t v = j < NR ? b[at] : b2[at];
+            src[k * ld + j] = j < ncols ? v : (int8_t)(0x5b ^ (int)j);
+            if (j < ncols) want[(j / NR) * panel + at] = v, sums_want[j] += v;
+        }
+    memset(got, 0x5a, (size_t)(2 * panel));
+    for (int j = 0; j < 128; ++j) sums_got[j] = -7;
+    memcpy(ap, a, (size_t)(kcp * MR));
+    uk->a_prep(ap, kcp);
+    memcpy(c_want, c0, cbytes), memcpy(c_got, c0, cbytes);
+    uk->run(kcp, a, want, c_want, ldc, mr, nr, accumulate);
+    uk->run_packing(kc_real, ap, src, ld, ncols, got, sums_got, c_got, ldc, mr, nr, accumulate, NULL);
+    pt_test_count(memcmp(c_got, c_want, cbytes) == 0, __FILE__, __LINE__,
+                  "%s run_packing kc=%lld mr=%d cols=%d acc=%d: tile differs from run", uk->name, (long long)kc_real,
+                  mr, ncols, accumulate);
+    pt_test_count(memcmp(got, want, (size_t)(ncols > NR ? 2 * panel : panel)) == 0, __FILE__, __LINE__,
+                  "%s run_packing kc=%lld cols=%d: panels differ from packing", uk->name, (long long)kc_real, ncols);
+    pt_test_count(memcmp(sums_got, sums_want, sizeof(int32_t) * (size_t)ncols) == 0, __FILE__, __LINE__,
+                  "%s run_packing kc=%lld cols=%d: column sums differ", uk->name, (long long)kc_real, ncols);
+    free(src), free(want), free(got), free(ap), free(c_want), free(c_got);
+}
+
 static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
     const int MR = uk->mr, NR = uk->nr;
     static const int64_t kcs[] = {4, 8, 20, 132};
     for (size_t t = 0; t < sizeof kcs / sizeof kcs[0]; ++t) {
         int64_t kc = kcs[t];
         uint8_t *a = aligned_zalloc((size_t)(kc * MR));
-        int8_t *b = aligned_zalloc((size_t)(kc * NR));
+        int8_t *b = aligned_zalloc((size_t)(kc * NR)), *b2 = aligned_zalloc((size_t)(kc * NR));
         for (int64_t i = 0; i < kc * MR; ++i) a[i] = (uint8_t)rnd();
-        for (int64_t i = 0; i < kc * NR; ++i) b[i] = (int8_t)rnd();
+        for (int64_t i = 0; i < kc * NR; ++i) b[i] = (int8_t)rnd(), b2[i] = (int8_t)rnd();
         /* The extremes at one position, where saturating shortcuts fail. */
         for (int q = 0; q < 4; ++q) a[q] = 255, b[q] = -128;
         const int64_t ldc = NR + 3;
@@ -163,6 +204,13 @@ static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
                         int32_t *init = malloc(cb);
                         for (int64_t i = 0; i < MR * ldc; ++i) init[i] = (int32_t)(i * 7 - 1000);
                         check_prefetch_form(uk, kc, a, b, init, c, cb, ldc, mr, nr, accumulate, b);
+                        if (uk->run_packing) { /* k counts that end in a partial quad too */
+                            const int64_t kr = kc - (int64_t)(t % 4);
+                            check_u8s8_packing_form(uk, kr, a, b, b2, init, ldc, mr, nr, accumulate);
+                            if (uk->packing_strips == 2) /* the second strip full, then partial */
+                                check_u8s8_packing_form(uk, kr, a, b, b2, init, ldc, mr, NR + (in ? nr : NR),
+                                                        accumulate);
+                        }
                         if (uk->a_prep) { /* A transformed once by the driver: the same sums */
                             uint8_t *ap = aligned_zalloc((size_t)(kc * MR));
                             memcpy(ap, a, (size_t)(kc * MR));
@@ -189,7 +237,7 @@ static void test_u8s8_ukernel(const pt_gemm_ukernel *uk) {
                     pt_test_count(bad == 0, __FILE__, __LINE__, "%s kc=%lld mr=%d nr=%d acc=%d: %d wrong", uk->name,
                                   (long long)kc, mr, nr, accumulate, bad);
                 }
-        free(a), free(b), free(c);
+        free(a), free(b), free(b2), free(c);
     }
 }
 
@@ -340,7 +388,7 @@ static void test_pack_dequant_widths(void) {
             for (int di = 0; di < 4; ++di)
                 for (int form = -1; form < 5; ++form, ++combo) {
                     pt_gemm_ukernel uk = {"test", (pt_gemm_kind)kind, PT_ISA_GENERIC, 0, 4, widths[wi],
-                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL};
+                                          kind == PT_GEMM_BF16 ? 2 : 1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 1};
                     int64_t rows = rnd_in(1, 3 * widths[wi] + 5), K = rnd_in(1, 150);
                     int64_t k0 = (int64_t[]){0, 32, 64, 7}[combo % 4], r0 = rnd_in(0, 5);
                     int64_t RT = r0 + rows, KT = k0 + K, group = (int64_t[]){32, 64, 128, 48}[combo % 4];

@@ -81,6 +81,7 @@ static void probe(pt_cpu_info *c) {
     if (c->max_level == PT_ISA_AVX512) {
         if ((a71 >> 5) & 1) c->features |= PT_CPU_AVX512_BF16;
         if ((c7 >> 11) & 1) c->features |= PT_CPU_AVX512_VNNI;
+        if ((c7 >> 1) & 1) c->features |= PT_CPU_AVX512_VBMI;
         if ((d7 >> 23) & 1) c->features |= PT_CPU_AVX512_FP16;
         /* AMX-TILE (d7 bit 24) with AMX-BF16 (22) / AMX-INT8 (25), the tile
          * state enabled in XCR0 (bits 17, 18) and granted to the process. */

@@ -27,6 +27,7 @@ enum {
     PT_CPU_AVX512_FP16 = 1u << 3, /* native f16 arithmetic */
     PT_CPU_AMX_BF16 = 1u << 4,    /* AMX tiles with tdpbf16ps, state granted by the OS */
     PT_CPU_AMX_INT8 = 1u << 5,    /* AMX tiles with tdpbusd, state granted by the OS */
+    PT_CPU_AVX512_VBMI = 1u << 6, /* vpermt2b / vpermb on zmm */
 };
 
 typedef struct {

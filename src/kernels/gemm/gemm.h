@@ -66,16 +66,21 @@ typedef struct pt_gemm_prefetch {
 typedef void (*pt_gemm_ukr_pf_fn)(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                   int accumulate, pt_gemm_prefetch *pf);
 
-/* F32 rows and the AMX BF16 row: the same tile with B read from its source
- * instead of a panel, B[k][j] = b_src[k·b_ld + j] for j < b_cols (f32, or
- * bf16 for the BF16 kind; columns contiguous), 0 for b_cols <= j < NR, and
- * written as the panel it would have been packed into (b_dst, kc x NR, kc
- * padded to the k group) on the way: the first A strip against a B strip
- * packs it while computing (pf may be NULL).  kc is the k count itself, not
- * padded; a row with a_prep takes A as prepared. */
+/* F32 rows and the AMX BF16 and U8S8 rows: the same tile with B read from
+ * its source instead of a panel, B[k][j] = b_src[k·b_ld + j] for j < b_cols
+ * (f32, bf16 for the BF16 kind, s8 for U8S8; columns contiguous), 0 for
+ * b_cols <= j < NR, and written as the panel it would have been packed into
+ * (b_dst, kc x NR, kc padded to the k group) on the way: the first A strip
+ * against a B strip packs it while computing (pf may be NULL).  kc is the k
+ * count itself, not padded; a row with a_prep takes A as prepared.  A row
+ * with packing_strips 2 takes b_cols up to 2·NR and packs the columns past
+ * NR as the next strip's panel (b_dst + kcp·NR elements), which the driver
+ * then runs without packing.  U8S8 also writes Σ_k B[k][j] of each of the
+ * b_cols columns to b_sums[j] (when not NULL), as packing with column sums
+ * would; the float rows take NULL. */
 typedef void (*pt_gemm_ukr_packing_fn)(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
-                                       void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
-                                       pt_gemm_prefetch *pf);
+                                       void *b_dst, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr,
+                                       int accumulate, pt_gemm_prefetch *pf);
 
 typedef struct pt_gemm_ukernel {
     const char *name; /* "avx512_f32_12x32": shown by verbose */
@@ -110,6 +115,8 @@ typedef struct pt_gemm_ukernel {
      * run's k order (strict rounding only). */
     void (*run_a_segs)(int nseg, int64_t seglen, const float *const *a, const void *b, const float *init, void *c,
                        int64_t ldc, int mr, int nr, int accumulate);
+    /* B strips one run_packing call packs (0 or 1: one). */
+    int packing_strips;
 } pt_gemm_ukernel;
 
 /* Best row for `kind` usable under `cap` (every kind has a generic row, so

@@ -13,7 +13,8 @@
  * block, so B is packed per KC chunk instead, in column runs next to that
  * chunk's A block in L2; while a chunk computes, the microkernel fetches
  * the source of the next chunk (run_pf rows), and rows with a packing form
- * (F32, and the AMX BF16 row) pack B themselves (run_item_b_in_kernel).  When K is done the block
+ * (F32, and the AMX BF16 and U8S8 rows) pack B themselves
+ * (run_item_b_in_kernel).  When K is done the block
  * goes through the epilogue.  Prepacked B (pt_gemm_pack_b_all) is the same
  * whole-K strips for all N, then (U8S8) the Σ_k of each column, 64-byte
  * aligned after them.
@@ -77,6 +78,7 @@
 #define GEMV_MIN_K_ROWS 256     /* k rows per split-K unit at least */
 #define GEMV_K_ALIGN 64
 #define ALIGN_BYTES 64
+#define STRIP_SUMS_MAX 64    /* column sums of one packing call: at least every row's NR */
 #define MAX_STEAL_THREADS 256 /* item slices on the stack (16 KiB) */
 
 static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -112,18 +114,22 @@ static int64_t chunk_cols(const pt_gemm_plan *p) {
 static bool b_per_chunk(const pt_gemm_plan *p) { return p->mblocks == 1 && (p->nblocks > 1 || p->nbatch == 1); }
 
 /* Whether per-chunk items leave packing B to the microkernel (its packing
- * form: B of the kind's own type, f32 or bf16, with contiguous columns,
+ * form: B of the kind's own type, f32, bf16 or s8, with contiguous columns,
  * strict math), strip by strip into one panel (run_item_b_in_kernel).  The
  * AMX row only from two A strips on and not for dual runs: bf16 N = K =
  * 4096 with M = 64, 80, 96, 128, 200: 8-28 % faster than packing chunks
  * ahead; M = 8, 16, 48: 15-35 % slower (32: 12 % faster), its strips then
  * waiting on the source; the gated MLP's pair of 4096 x 14336 weights from
  * memory, 128 rows: 60 ms in-kernel, 49.5 ms packed per chunk. */
+static int packing_strips(const pt_gemm_ukernel *uk) { return uk->packing_strips > 1 ? uk->packing_strips : 1; }
+
 static bool b_packed_in_kernel(const pt_gemm_plan *p) {
     const pt_gemm_desc *d = &p->d;
     const bool same_type = (d->kind == PT_GEMM_F32 && d->b.dt == dnnl_f32) ||
-                           (d->kind == PT_GEMM_BF16 && d->b.dt == dnnl_bf16);
-    return p->uk->run_packing && same_type && d->b.s_row == 1 && !d->b.dq.on &&
+                           (d->kind == PT_GEMM_BF16 && d->b.dt == dnnl_bf16) ||
+                           (d->kind == PT_GEMM_U8S8 && d->b.dt == dnnl_s8);
+    return p->uk->run_packing && same_type && p->uk->nr * packing_strips(p->uk) <= STRIP_SUMS_MAX &&
+           (packing_strips(p->uk) == 1 || !d->dual) && d->b.s_row == 1 && !d->b.dq.on &&
            d->b.round == dnnl_fpmath_mode_strict && (!p->uk->a_prep || (d->M >= 2 * p->uk->mr && !d->dual));
 }
 
@@ -147,7 +153,7 @@ static thread_layout layout_of(const pt_gemm_plan *p) {
      * column run. */
     const bool per_chunk = b_per_chunk(p);
     const int64_t b_elems = !per_chunk               ? k_padded(p) * p->NC
-                            : b_packed_in_kernel(p) ? p->KC * p->uk->nr
+                            : b_packed_in_kernel(p) ? p->KC * p->uk->nr * packing_strips(p->uk)
                                                     : p->KC * min64(p->NC, chunk_cols(p));
     l.b = l.a + align_bytes((size_t)(p->MC * p->KC) * eb);
     l.rowsum = l.b + align_bytes((size_t)b_elems * eb);
@@ -670,68 +676,95 @@ static void run_item_b_runs(worker *w, int64_t b, int64_t m0, int64_t n0, int64_
 /* An item whose B the microkernel packs (b_packed_in_kernel): per column
  * run (its C block in L2) and KC chunk the A block is packed, then each B
  * strip is packed into one panel, which stays in L1, by the call of the
- * first A strip (run_packing) and read by the others.  While a strip
+ * first A strip (run_packing) and read by the others (a row with
+ * packing_strips 2 packs a pair of strips in the first strip's call).  While a strip
  * computes, a row with a prefetching form fetches the source of the next
  * one (of this chunk, else the next chunk's, run's or item's first): a
  * strip is 2 lines of KC rows a page or more apart, so without it the
  * packing call waits on memory.  Rows with a_prep get A so prepared.  Sums
  * run over the same chunks in the same order as with B packed ahead, so
- * results do not change. */
+ * results do not change; U8S8 gathers A's row sums as it packs A and B's
+ * column sums from the packing calls, and turns its s32 block to f32 per
+ * run as run_item_b_runs does. */
 static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen) {
     const pt_gemm_plan *p = w->p;
     const pt_gemm_desc *d = &p->d;
     const pt_gemm_ukernel *uk = p->uk;
     const int64_t nr_max = uk->nr, run = min64(kernel_run_cols(p), p->NC), ldc = round_up(run, 16) + 16;
-    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind); /* B's own type too: F32 or BF16 */
+    const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind); /* B's own type too: f32, bf16 or s8 */
     const pt_gemm_ukr_fn run_a = uk->a_prep ? uk->run_prepped : uk->run;
+    const int ps = packing_strips(uk);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     const char *bsrc = elem_ptr(w->args->b, d->b.dt, b_off);
     char *abuf = w->scratch + w->lay.a, *panel = w->scratch + w->lay.b, *cblk = w->scratch + w->lay.c;
+    int32_t *rowsum = NULL, *rowsum_chunk = NULL, *colsum = NULL, strip_sums[STRIP_SUMS_MAX];
+    if (d->kind == PT_GEMM_U8S8) {
+        rowsum = (int32_t *)(w->scratch + w->lay.rowsum), rowsum_chunk = (int32_t *)(w->scratch + w->lay.rowsum_chunk);
+        colsum = (int32_t *)(w->scratch + w->lay.colsum);
+    }
     const int nb_ops = d->dual ? 2 : 1;
     w->b_cached = false;
     for (int64_t j0 = 0; j0 < nlen; j0 += run) {
         const int64_t jl = min64(run, nlen - j0);
+        if (colsum) memset(colsum, 0, sizeof(int32_t) * (size_t)jl), memset(rowsum, 0, sizeof(int32_t) * (size_t)mlen);
         for (int64_t k0 = 0; k0 < d->K; k0 += p->KC) {
             const int64_t kc = min64(p->KC, d->K - k0), kcp = pt_gemm_kc_padded(uk, kc), a_strip = uk->mr * kcp * eb;
-            pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, NULL);
+            pt_gemm_pack_panels(uk, false, &d->a, a, NULL, NULL, m0, mlen, k0, kc, abuf, rowsum_chunk);
             prep_a(uk, abuf, a_strip, mlen, kcp);
+            if (rowsum)
+                for (int64_t i = 0; i < mlen; ++i) rowsum[i] += rowsum_chunk[i];
+            pt_gemm_prefetch pf;
+            bool fetch = false;
             for (int64_t c0 = 0; c0 < jl; c0 += nr_max)
                 for (int o = 0; o < nb_ops; ++o) {
                     const int nr = (int)min64(nr_max, jl - c0);
                     const char *src = o ? (const char *)b_data(w->args, 1) : bsrc;
-                    /* The next strip: a dual run's second B's, this
-                     * chunk's next, or the next chunk's, run's or item's
-                     * first. */
-                    int64_t nc0 = c0 + nr_max, nk0 = k0, nj0 = j0;
-                    if (nc0 >= jl) nc0 = 0, nk0 = k0 + p->KC;
-                    if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
-                    pt_gemm_prefetch pf;
-                    bool fetch = false;
-                    if (uk->run_pf) {
-                        if (o + 1 < nb_ops)
-                            fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0 + c0, nr, k0, kc, &pf);
-                        else if (nj0 < nlen)
-                            fetch = b_source_lines(&d->b, bsrc, n0 + nj0 + nc0, min64(nr_max, nlen - nj0 - nc0), nk0,
-                                                   min64(p->KC, d->K - nk0), &pf);
-                        else
-                            fetch = w->next_item >= 0 && next_item_lines(w, nr_max, &pf);
+                    /* The strip's place in its packing call's group, and
+                     * its panel. */
+                    const int64_t slot = (c0 / nr_max) % ps, width = min64(ps * nr_max, jl - c0);
+                    char *pp = panel + slot * kcp * nr_max * eb;
+                    if (slot == 0) {
+                        /* The next packing call's source: a dual run's
+                         * second B's, this chunk's next group, or the next
+                         * chunk's, run's or item's first; the stream goes
+                         * on across the group's strips. */
+                        int64_t nc0 = c0 + ps * nr_max, nk0 = k0, nj0 = j0;
+                        if (nc0 >= jl) nc0 = 0, nk0 = k0 + p->KC;
+                        if (nk0 >= d->K) nk0 = 0, nj0 = j0 + run;
+                        fetch = false;
+                        if (uk->run_pf) {
+                            if (o + 1 < nb_ops)
+                                fetch = b_source_lines(&d->b, b_data(w->args, o + 1), n0 + j0 + c0, nr, k0, kc, &pf);
+                            else if (nj0 < nlen)
+                                fetch = b_source_lines(&d->b, bsrc, n0 + nj0 + nc0,
+                                                       min64(ps * nr_max, nlen - nj0 - nc0), nk0,
+                                                       min64(p->KC, d->K - nk0), &pf);
+                            else
+                                fetch = w->next_item >= 0 && next_item_lines(w, ps * nr_max, &pf);
+                        }
                     }
                     char *c_o = o ? w->scratch + w->lay.c2 : cblk;
                     for (int64_t i = 0; i * uk->mr < mlen; ++i) {
                         const int mr = (int)min64(uk->mr, mlen - i * uk->mr);
                         char *cp = c_o + (size_t)((i * uk->mr * ldc + c0) * 4);
-                        if (i == 0)
-                            uk->run_packing(kc, abuf, src + (n0 + j0 + c0 + k0 * d->b.s_k) * eb, d->b.s_k, nr, panel,
-                                            cp, ldc, mr, nr, k0 > 0, fetch ? &pf : NULL);
+                        if (i == 0 && slot == 0)
+                            uk->run_packing(kc, abuf, src + (n0 + j0 + c0 + k0 * d->b.s_k) * eb, d->b.s_k, (int)width,
+                                            pp, colsum ? strip_sums : NULL, cp, ldc, mr, nr, k0 > 0,
+                                            fetch ? &pf : NULL);
                         else if (fetch)
-                            uk->run_pf(kcp, abuf + i * a_strip, panel, cp, ldc, mr, nr, k0 > 0, &pf);
+                            uk->run_pf(kcp, abuf + i * a_strip, pp, cp, ldc, mr, nr, k0 > 0, &pf);
                         else
-                            run_a(kcp, abuf + i * a_strip, panel, cp, ldc, mr, nr, k0 > 0);
+                            run_a(kcp, abuf + i * a_strip, pp, cp, ldc, mr, nr, k0 > 0);
                     }
+                    if (colsum && slot == 0)
+                        for (int64_t j = 0; j < width; ++j) colsum[c0 + j] += strip_sums[j];
                 }
         }
+        if (colsum)
+            pt_gemm_u8s8_dequantize(d, w->args->a_scale, w->args->b_scales, cblk, ldc, rowsum, colsum, n0 + j0,
+                                    mlen, jl);
         finish_tile(w, b, m0, n0 + j0, mlen, jl, cblk, ldc);
     }
 }

@@ -36,6 +36,10 @@
  * with 16 / 8 3.7-4.1 (8 / 8: 5.1, 24 / 8: 4.0, 16 / 4: 5.5, 16 / 16: 4.8);
  * with B in cache the fetches cost little (2.8-3.0 ms either way). */
 #define SOURCE_AHEAD 16
+/* The s8 packing form's distance, in k rows (a line of each). */
+#ifndef SOURCE_AHEAD_S8
+#define SOURCE_AHEAD_S8 8
+#endif
 
 /* Palette 1, tiles 0-3 C (h, g), 4-5 A halves, 6-7 B halves; all 16 rows
  * of 64 bytes. */
@@ -79,8 +83,11 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
 /* Groups [g0, g0 + np) of a bf16 B panel from its source (k rows ld apart,
  * the columns in `cols`; a k row at or past kc reads as zeros), stored as
  * the panel's k-pair rows. */
-static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *src, int64_t ld, int64_t kc,
-                                                                __mmask32 cols, int64_t g0, int np, uint32_t *dst) {
+static inline __attribute__((always_inline)) void b_pack_groups_bf16(const void *src_v, int64_t ld, int64_t kc,
+                                                                     __mmask32 cols, int64_t g0, int np,
+                                                                     uint32_t *dst, int64_t dst2, __m512i *sums) {
+    const uint16_t *src = src_v;
+    (void)sums, (void)dst2; /* one panel, nothing to sum for a float kind */
     for (int g = 0; g < np; ++g) {
         const int64_t k = 2 * (g0 + g);
         const uint16_t *row = src + k * ld;
@@ -96,13 +103,60 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
     }
 }
 
+/* Groups [g0, g0 + np) of the s8 B panels of up to 64 columns from their
+ * source (k rows ld bytes apart, the columns in `cols`, bit j column j; a k
+ * row at or past kc reads as zeros): columns 0-31 into the panel at dst,
+ * 32-63 into the one at dst + dst2 (uint32 units), as k-quad rows, each
+ * column's four k in one dword, and added to the column sums (sums[h]:
+ * columns 16h .. 16h + 15).  Two panels a call, because a strip of 32 s8
+ * columns is half a line of each k row: the lines (all in one L1 set when
+ * ld is a multiple of 4 KiB) are read once for both strips instead of twice
+ * (measured: the second strip's packing took 40 % of the first's, waiting
+ * on L2).  Per group, 128-bit lane pairs of rows k, k + 1 and k + 2, k + 3
+ * go into one vector each, and one byte permutation per 16 columns
+ * interleaves them. */
+static inline __attribute__((always_inline)) void b_pack_groups_s8(const void *src_v, int64_t ld, int64_t kc,
+                                                                   __mmask64 cols, int64_t g0, int np, uint32_t *dst,
+                                                                   int64_t dst2, __m512i *sums) {
+    const int8_t *src = src_v;
+    /* Byte 4j + q: row q's column j of the 32 columns (rows 0, 1 in the
+     * first vector's halves, 2, 3 in the second's); the second 16: j + 16. */
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i pick_lo = _mm512_add_epi32(_mm512_mullo_epi32(iota, _mm512_set1_epi32(0x01010101)),
+                                             _mm512_set1_epi32(0x60402000));
+    const __m512i pick_hi = _mm512_add_epi32(pick_lo, _mm512_set1_epi32(0x10101010));
+    const __m512i ones = _mm512_set1_epi8(1);
+    const bool two = (cols >> 32) != 0;
+    for (int g = 0; g < np; ++g) {
+        const int64_t k = 4 * (g0 + g);
+        const int8_t *row = src + k * ld;
+        const uintptr_t ahead = (uintptr_t)row + (uintptr_t)(SOURCE_AHEAD_S8 * ld); /* may lie past the source */
+        for (int q = 0; q < 4; ++q) _mm_prefetch((const char *)(ahead + (uintptr_t)(q * ld)), _MM_HINT_T0);
+        __m512i r[4];
+        for (int q = 0; q < 4; ++q)
+            r[q] = _mm512_maskz_loadu_epi8(k + q < kc ? cols : 0, k + q < kc ? row + q * ld : row);
+        uint32_t *out = dst + (g0 + g) * PANEL_GROUPS;
+        for (int h = 0; h < 1 + two; ++h) {
+            /* Lanes 2h, 2h + 1 (the panel's 32 columns) of two rows each. */
+            const __m512i r01 = h ? _mm512_shuffle_i64x2(r[0], r[1], 0xee) : _mm512_shuffle_i64x2(r[0], r[1], 0x44);
+            const __m512i r23 = h ? _mm512_shuffle_i64x2(r[2], r[3], 0xee) : _mm512_shuffle_i64x2(r[2], r[3], 0x44);
+            const __m512i q_lo = _mm512_permutex2var_epi8(r01, pick_lo, r23);
+            const __m512i q_hi = _mm512_permutex2var_epi8(r01, pick_hi, r23);
+            _mm512_storeu_si512(out + h * dst2, q_lo);
+            _mm512_storeu_si512(out + h * dst2 + 16, q_hi);
+            sums[2 * h] = _mm512_dpbusd_epi32(sums[2 * h], ones, q_lo);
+            sums[2 * h + 1] = _mm512_dpbusd_epi32(sums[2 * h + 1], ones, q_hi);
+        }
+    }
+}
+
 /* The shared body, DP the tile product instruction.  A's tiles of a full
  * step come from the panel itself when it was prepared (a_prep: PREPPED),
  * else, and for a last step of fewer than 16 k groups, from transposes on
  * the stack; the transposes of step s + 1 run while the products of step s
  * do, into the other of two buffers: a tile load cannot take data from
  * stores still in flight, so loading a buffer just written stalled. */
-#define AMX_BODY(DP, PREPPED, PACK, PF)                                                                       \
+#define AMX_BODY(DP, PREPPED, PACK, PACKER, PF, PFG)                                                          \
     do {                                                                                                      \
         const uint32_t *ap = a, *bp = b;                                                                      \
         pt_pf_cursor pfc = pt_pf_open(PF);                                                                    \
@@ -122,7 +176,8 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
             _tile_zero(3);                                                                                    \
         }                                                                                                     \
         int np = groups < TILE_ROWS ? (int)groups : TILE_ROWS;                                                \
-        if (PACK) b_pack_groups(b_src, b_ld, kc_real, b_cols, 0, np, (uint32_t *)b);                          \
+        if (PACK) PACKER(b_src, b_ld, kc_real, b_cols, 0, np, (uint32_t *)b,                                  \
+                            groups * PANEL_GROUPS, b_sum);                                                    \
         if (!(PREPPED) || np < TILE_ROWS) {                                                                   \
             a_tile(ap, 0, np, 0, at[0][0]);                                                                   \
             a_tile(ap, 0, np, 1, at[0][1]);                                                                   \
@@ -149,12 +204,13 @@ static inline __attribute__((always_inline)) void b_pack_groups(const uint16_t *
             DP(2, 5, 6);                                                                                      \
             DP(3, 5, 7);                                                                                      \
             if (PF)                                                                                           \
-                for (int q = 0; q < (np + PT_GEMM_AMX_PF_GROUPS - 1) / PT_GEMM_AMX_PF_GROUPS; ++q)            \
+                for (int q = 0; q < (np + (PFG) - 1) / (PFG); ++q)                                            \
                     pt_pf_step(&pfc);                                                                         \
             const int64_t s1 = s0 + TILE_ROWS;                                                                \
             if (s1 < groups) {                                                                                \
                 const int n1 = groups - s1 < TILE_ROWS ? (int)(groups - s1) : TILE_ROWS;                      \
-                if (PACK) b_pack_groups(b_src, b_ld, kc_real, b_cols, s1, n1, (uint32_t *)b);                 \
+                if (PACK) PACKER(b_src, b_ld, kc_real, b_cols, s1, n1, (uint32_t *)b,                         \
+                                    groups * PANEL_GROUPS, b_sum);                                            \
                 if (!(PREPPED) || n1 < TILE_ROWS) {                                                           \
                     a_tile(ap, s1, n1, 0, at[buf ^ 1][0]);                                                    \
                     a_tile(ap, s1, n1, 1, at[buf ^ 1][1]);                                                    \
@@ -222,31 +278,40 @@ void pt_gemm_amx_prep_a_u8s8(void *panel, int64_t kcp) { a_prep(panel, kcp / 4);
 
 /* One kernel: NAME over k groups of KG values into C of lane type T, A as
  * packed or (PREPPED) as a_prep left it, (PACK) B packed from its source
- * into the panel b on the way, fetching PF's stream (a pt_gemm_prefetch
- * pointer or NULL). */
-#define AMX_KERNEL_BODY(T, KG, DP, PREPPED, PACK, PF, LOAD, STORE, ADD)                                       \
+ * into the panel b on the way by PACKER (with the column sums of an integer
+ * B in b_sum), fetching PF's stream (a pt_gemm_prefetch pointer or NULL),
+ * one line per PFG k groups. */
+#define AMX_KERNEL_BODY(T, KG, DP, PREPPED, PACK, PACKER, PF, PFG, LOAD, STORE, ADD)                          \
     const int64_t kg = KG;                                                                                    \
     const bool whole = mr == 32 && nr == 32;                                                                  \
     T cb[32 * PANEL_GROUPS] __attribute__((aligned(64))), *cw = c;                                            \
-    AMX_BODY(DP, PREPPED, PACK, PF);                                                                          \
+    __m512i b_sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),               \
+                        _mm512_setzero_si512()};                                                              \
+    AMX_BODY(DP, PREPPED, PACK, PACKER, PF, PFG);                                                             \
     STORE_CORNER(T, LOAD, STORE, ADD);
 #define AMX_KERNEL(NAME, T, KG, DP, PREPPED, LOAD, STORE, ADD)                                                \
     void NAME(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate) { \
-        const uint16_t *b_src = NULL;                                                                         \
+        const void *b_src = NULL;                                                                             \
         const int64_t b_ld = 0, kc_real = 0;                                                                  \
         const __mmask32 b_cols = 0;                                                                           \
-        AMX_KERNEL_BODY(T, KG, DP, PREPPED, 0, (pt_gemm_prefetch *)NULL, LOAD, STORE, ADD)                    \
+        AMX_KERNEL_BODY(T, KG, DP, PREPPED, 0, b_pack_groups_bf16, (pt_gemm_prefetch *)NULL, 1, LOAD, STORE,  \
+                        ADD)                                                                                  \
+        (void)b_sum;                                                                                          \
     }
 /* The prepped kernel with the driver's prefetch stream (run_pf). */
-#define AMX_KERNEL_PF(NAME, T, KG, DP, LOAD, STORE, ADD)                                                      \
+#define AMX_KERNEL_PF(NAME, T, KG, DP, PFG, LOAD, STORE, ADD)                                                 \
     void NAME(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr, int accumulate,  \
               pt_gemm_prefetch *pf) {                                                                         \
-        const uint16_t *b_src = NULL;                                                                         \
+        const void *b_src = NULL;                                                                             \
         const int64_t b_ld = 0, kc_real = 0;                                                                  \
         const __mmask32 b_cols = 0;                                                                           \
-        AMX_KERNEL_BODY(T, KG, DP, 1, 0, pf, LOAD, STORE, ADD)                                                \
+        AMX_KERNEL_BODY(T, KG, DP, 1, 0, b_pack_groups_bf16, pf, PFG, LOAD, STORE, ADD)                       \
+        (void)b_sum;                                                                                          \
     }
-AMX_KERNEL_PF(pt_gemm_ukr_amx_bf16_prepped_pf, float, 2, DP_BF16, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
+AMX_KERNEL_PF(pt_gemm_ukr_amx_bf16_prepped_pf, float, 2, DP_BF16, PT_GEMM_AMX_PF_GROUPS, load_ps,
+              _mm512_mask_storeu_ps, _mm512_add_ps)
+AMX_KERNEL_PF(pt_gemm_ukr_amx_u8s8_prepped_pf, int32_t, 4, DP_U8S8, PT_GEMM_AMX_PF_GROUPS_S8, load_epi32,
+              _mm512_mask_storeu_epi32, _mm512_add_epi32)
 
 AMX_KERNEL(pt_gemm_ukr_amx_bf16, float, 2, DP_BF16, 0, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
 AMX_KERNEL(pt_gemm_ukr_amx_bf16_prepped, float, 2, DP_BF16, 1, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
@@ -254,19 +319,38 @@ AMX_KERNEL(pt_gemm_ukr_amx_u8s8, int32_t, 4, DP_U8S8, 0, load_epi32, _mm512_mask
 AMX_KERNEL(pt_gemm_ukr_amx_u8s8_prepped, int32_t, 4, DP_U8S8, 1, load_epi32, _mm512_mask_storeu_epi32,
            _mm512_add_epi32)
 
+static inline __mmask32 cols_mask(int n) { return n >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << n) - 1u); }
+
 /* The packing form of the bf16 kernel (pt_gemm_ukr_packing_fn; A as a_prep
  * left it): kc k rows of bf16 B (odd kc: the last pair's second
  * row zero) packed into the panel step by step, each step's packing while
  * the previous step's products run.  At 128x4096x4096 this took the
  * product from 3.67 to 2.8 ms: B no longer goes to a chunk buffer in L2 and
  * back, and its loads overlap the tile products. */
-void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_src_v, int64_t b_ld, int b_cols_n,
-                                  void *b, void *c, int64_t ldc, int mr, int nr, int accumulate,
+void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_src, int64_t b_ld, int b_cols_n,
+                                  void *b, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf) {
-    const uint16_t *b_src = b_src_v;
-    const __mmask32 b_cols = b_cols_n >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << b_cols_n) - 1u);
+    (void)b_sums; /* a float kind sums nothing */
+    const __mmask32 b_cols = cols_mask(b_cols_n);
     const int64_t kc = (kc_real + 1) & ~(int64_t)1;
-    AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, pf, load_ps, _mm512_mask_storeu_ps, _mm512_add_ps)
+    AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, b_pack_groups_bf16, pf, PT_GEMM_AMX_PF_GROUPS, load_ps,
+                    _mm512_mask_storeu_ps, _mm512_add_ps)
+}
+
+/* The same for the U8S8 kind: s8 B (kc not a multiple of four: the last
+ * quad's missing rows zero), b_cols up to 2 x 32: the columns past 32 go
+ * to the next panel (b + kcp x 32 bytes, the strip the driver computes
+ * next), and each column's Σ_k to b_sums. */
+void pt_gemm_ukr_amx_u8s8_packing(int64_t kc_real, const void *a, const void *b_src, int64_t b_ld, int b_cols_n,
+                                  void *b, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                  struct pt_gemm_prefetch *pf) {
+    const __mmask64 b_cols = b_cols_n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b_cols_n) - 1);
+    const int64_t kc = (kc_real + 3) & ~(int64_t)3;
+    AMX_KERNEL_BODY(int32_t, 4, DP_U8S8, 1, 1, b_pack_groups_s8, pf, PT_GEMM_AMX_PF_GROUPS_S8, load_epi32,
+                    _mm512_mask_storeu_epi32, _mm512_add_epi32)
+    if (b_sums)
+        for (int h = 0; h < 4; ++h)
+            _mm512_mask_storeu_epi32(b_sums + 16 * h, (__mmask16)(b_cols >> (16 * h)), b_sum[h]);
 }
 
 /* U8S8 A rows straight into the prepared layout (pt_gemm_ukernel.

@@ -113,8 +113,9 @@ void pt_gemm_ukr_avx512_f32_pf(int64_t kc, const void *a, const void *b, void *c
 }
 
 void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
-                                    void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                    void *b_dst, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                     pt_gemm_prefetch *pf) {
+    (void)b_sums; /* an F32 row sums nothing */
     tile(kc, a, b_dst, c, ldc, mr, nr, accumulate, pf, b_src, b_ld, b_cols, b_dst); /* the panel as b: stepped, not read */
 }
 

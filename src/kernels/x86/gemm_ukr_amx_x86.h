@@ -14,6 +14,13 @@ struct pt_gemm_prefetch;
 #define PT_GEMM_AMX_NR 32
 /* k groups per line of the prefetch stream (pt_gemm_ukernel.pf_groups_per_line). */
 #define PT_GEMM_AMX_PF_GROUPS 2
+#ifndef PT_GEMM_AMX_PF_GROUPS_S8
+/* The U8S8 row's: a pair of strips (one packing call and seven others at
+ * 128 rows) fetches the next pair's KC lines, one per k row.  Alternating
+ * builds, int8 128x4096x4096: 1.89 ms with 2 (and its source 8 rows ahead
+ * in the packing call), 1.99 with 1, 1.88 with 4 (16 rows ahead). */
+#define PT_GEMM_AMX_PF_GROUPS_S8 2
+#endif
 void pt_gemm_ukr_amx_bf16(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                           int accumulate);
 void pt_gemm_ukr_amx_u8s8(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
@@ -29,11 +36,17 @@ void pt_gemm_ukr_amx_u8s8_prepped(int64_t kc, const void *a, const void *b, void
 /* pt_gemm_ukernel.pack_a_rows_prepped of the U8S8 row (gemm_amx.c). */
 void pt_gemm_amx_pack_a_rows_u8s8(const uint8_t *const *rows, int rows_in, int nseg, int64_t seglen, uint8_t flip,
                                   void *dst, int32_t *sums);
-/* The bf16 prepped kernel with the prefetch stream (pt_gemm_ukernel.run_pf)
- * and its packing form (run_packing: bf16 B from its source). */
+/* The prepped kernels with the prefetch stream (pt_gemm_ukernel.run_pf)
+ * and their packing forms (run_packing: bf16 or s8 B from its source). */
 void pt_gemm_ukr_amx_bf16_prepped_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                      int accumulate, struct pt_gemm_prefetch *pf);
 void pt_gemm_ukr_amx_bf16_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols, void *b_dst,
-                                  void *c, int64_t ldc, int mr, int nr, int accumulate, struct pt_gemm_prefetch *pf);
+                                  int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                  struct pt_gemm_prefetch *pf);
+void pt_gemm_ukr_amx_u8s8_prepped_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
+                                     int accumulate, struct pt_gemm_prefetch *pf);
+void pt_gemm_ukr_amx_u8s8_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols, void *b_dst,
+                                  int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                  struct pt_gemm_prefetch *pf);
 
 #endif

@@ -17,7 +17,7 @@ void pt_gemm_ukr_avx512_f32(int64_t kc, const void *a, const void *b, void *c, i
 void pt_gemm_ukr_avx512_f32_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                                int accumulate, struct pt_gemm_prefetch *pf);
 void pt_gemm_ukr_avx512_f32_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
-                                    void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                    void *b_dst, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                     struct pt_gemm_prefetch *pf);
 
 /* pt_gemm_ukernel.run_a_segs of the AVX-512 F32 row. */
@@ -32,7 +32,7 @@ void pt_gemm_ukr_avx2_f32(int64_t kc, const void *a, const void *b, void *c, int
 void pt_gemm_ukr_avx2_f32_pf(int64_t kc, const void *a, const void *b, void *c, int64_t ldc, int mr, int nr,
                              int accumulate, struct pt_gemm_prefetch *pf);
 void pt_gemm_ukr_avx2_f32_packing(int64_t kc, const void *a, const void *b_src, int64_t b_ld, int b_cols,
-                                  void *b_dst, void *c, int64_t ldc, int mr, int nr, int accumulate,
+                                  void *b_dst, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf);
 
 /* AVX512_BF16: 12 rows x 32 columns of vdpbf16ps over k pairs. */
