@@ -426,9 +426,12 @@ static void test_driver_float(pt_gemm_kind kind) {
         }
         /* The same with bf16 A and B on the BF16 kind (the AMX row's
          * packing form takes B from two A strips on): row and column tails,
-         * odd K over several chunks, two threads.  Small shapes: the
-         * row's own MC and KC make the cases above large under ASan. */
-        const int64_t own[][4] = {{2 * MR + 5, 3 * NR + 7, 2 * KC + 3, 1}, {2 * MR + 6, 1000, 3 * KC + 1, 2}};
+         * odd K over several chunks, two threads; two A strips (64 rows
+         * or fewer: the AMX row packs pairs of B strips), an odd number of
+         * strips.  Small shapes: the row's own MC and KC make the cases
+         * above large under ASan. */
+        const int64_t own[][4] = {{2 * MR + 5, 3 * NR + 7, 2 * KC + 3, 1}, {2 * MR + 6, 1000, 3 * KC + 1, 2},
+                                  {2 * MR, 3 * NR + 5, 2 * KC + 3, 1}, {2 * MR - 3, 4 * NR + 40, KC + 5, 2}};
         for (size_t i = 0; kind == PT_GEMM_BF16 && i < sizeof own / sizeof own[0]; ++i) {
             float_case fc = plain(own[i][0], own[i][1], own[i][2]);
             fc.nthr = (int)own[i][3], fc.adt = fc.bdt = dnnl_bf16;

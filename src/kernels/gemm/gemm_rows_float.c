@@ -25,10 +25,12 @@ const pt_gemm_ukernel pt_gemm_rows_bf16[] = {
      NULL, NULL, 0, NULL, NULL, 1},
     {"avx2_bf16_6x16", PT_GEMM_BF16, PT_ISA_AVX2, 0, PT_GEMM_AVX2_BF16_MR, PT_GEMM_AVX2_BF16_NR, 2,
      pt_gemm_ukr_avx2_bf16, NULL, NULL, NULL, NULL, 0, NULL, NULL, 1},
-    /* Of one level the first usable row wins: AMX before vdpbf16ps. */
+    /* Of one level the first usable row wins: AMX before vdpbf16ps.  Its
+     * packing form packs up to two strips a call (the driver pairs them
+     * for items of two A strips only). */
     {"amx_bf16_32x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16 | PT_CPU_AMX_BF16, PT_GEMM_AMX_MR,
      PT_GEMM_AMX_NR, 2, pt_gemm_ukr_amx_bf16, pt_gemm_ukr_amx_bf16_prepped_pf, pt_gemm_ukr_amx_bf16_packing,
-     pt_gemm_amx_prep_a_bf16, pt_gemm_ukr_amx_bf16_prepped, PT_GEMM_AMX_PF_GROUPS, NULL, NULL, 1},
+     pt_gemm_amx_prep_a_bf16, pt_gemm_ukr_amx_bf16_prepped, PT_GEMM_AMX_PF_GROUPS, NULL, NULL, 2},
     {"avx512bf16_bf16_12x32", PT_GEMM_BF16, PT_ISA_AVX512, PT_CPU_AVX512_BF16, PT_GEMM_AVX512BF16_MR,
      PT_GEMM_AVX512BF16_NR, 2, pt_gemm_ukr_avx512bf16_bf16, pt_gemm_ukr_avx512bf16_bf16_pf, NULL, NULL,
      NULL, 0, NULL, NULL, 1},

@@ -80,26 +80,37 @@ static inline __attribute__((always_inline)) void a_tile(const uint32_t *a, int6
     for (int m = 0; m < 16; ++m) _mm512_store_si512(dst + m * TILE_GROUPS, r[m]);
 }
 
-/* Groups [g0, g0 + np) of a bf16 B panel from its source (k rows ld apart,
- * the columns in `cols`; a k row at or past kc reads as zeros), stored as
- * the panel's k-pair rows. */
+/* Groups [g0, g0 + np) of the bf16 B panels of up to 64 columns from their
+ * source (k rows ld apart, the columns in `cols`, bit j column j; a k row
+ * at or past kc reads as zeros): columns 0-31 into the panel at dst, 32-63
+ * into the one at dst + dst2 (uint32 units), as the panels' k-pair rows.
+ * Two panels a call for the reason the s8 packer gives (two lines of each
+ * k row read together). */
 static inline __attribute__((always_inline)) void b_pack_groups_bf16(const void *src_v, int64_t ld, int64_t kc,
-                                                                     __mmask32 cols, int64_t g0, int np,
+                                                                     __mmask64 cols, int64_t g0, int np,
                                                                      uint32_t *dst, int64_t dst2, __m512i *sums) {
     const uint16_t *src = src_v;
-    (void)sums, (void)dst2; /* one panel, nothing to sum for a float kind */
+    (void)sums; /* nothing to sum for a float kind */
+    const bool two = (cols >> 32) != 0;
     for (int g = 0; g < np; ++g) {
         const int64_t k = 2 * (g0 + g);
         const uint16_t *row = src + k * ld;
         const uintptr_t ahead = (uintptr_t)row + (uintptr_t)(SOURCE_AHEAD * ld * 2); /* may lie past the source */
         _mm_prefetch((const char *)ahead, _MM_HINT_T0);
         _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2)), _MM_HINT_T0);
-        const __m512i even = _mm512_maskz_loadu_epi16(cols, row);
-        const __m512i odd = _mm512_maskz_loadu_epi16(k + 1 < kc ? cols : 0, k + 1 < kc ? row + ld : row);
-        __m512i lo, hi;
-        pt_avx512_pair_rows16(even, odd, &lo, &hi);
-        _mm512_storeu_si512(dst + (g0 + g) * PANEL_GROUPS, lo);
-        _mm512_storeu_si512(dst + (g0 + g) * PANEL_GROUPS + 16, hi);
+        if (two) {
+            _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T0);
+            _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2) + 64), _MM_HINT_T0);
+        }
+        for (int h = 0; h < 1 + two; ++h) {
+            const __mmask32 m = (__mmask32)(cols >> (32 * h));
+            const __m512i even = _mm512_maskz_loadu_epi16(m, row + 32 * h);
+            const __m512i odd = _mm512_maskz_loadu_epi16(k + 1 < kc ? m : 0, k + 1 < kc ? row + ld + 32 * h : row);
+            __m512i lo, hi;
+            pt_avx512_pair_rows16(even, odd, &lo, &hi);
+            _mm512_storeu_si512(dst + h * dst2 + (g0 + g) * PANEL_GROUPS, lo);
+            _mm512_storeu_si512(dst + h * dst2 + (g0 + g) * PANEL_GROUPS + 16, hi);
+        }
     }
 }
 
@@ -331,7 +342,7 @@ void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_
                                   void *b, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf) {
     (void)b_sums; /* a float kind sums nothing */
-    const __mmask32 b_cols = cols_mask(b_cols_n);
+    const __mmask64 b_cols = b_cols_n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b_cols_n) - 1);
     const int64_t kc = (kc_real + 1) & ~(int64_t)1;
     AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, b_pack_groups_bf16, pf, PT_GEMM_AMX_PF_GROUPS, load_ps,
                     _mm512_mask_storeu_ps, _mm512_add_ps)
