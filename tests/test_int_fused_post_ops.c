@@ -999,6 +999,29 @@ static void test_misc(void) {
     y = op2(&g, dnnl_graph_op_add, y, tens(&g, dnnl_f32, 2, (int64_t[]){33, 29}, NULL), dnnl_f32);
     check("in-place final add", &g, dnnl_success, dnnl_fpmath_mode_strict, true);
     g_free(&g);
+    /* The same after a convolution into a channels-last f32 output, where
+     * the engine may write the tile into the output itself: the in-place
+     * operand must be read before the products overwrite it. */
+    g_init(&g);
+    cv_cfg c = cv_base(2);
+    c.nxc = true, c.xfirst = true, c.IC = 16, c.OC = 40;
+    a = tens(&g, dnnl_f32, 4, (int64_t[]){c.N, c.in[0], c.in[1], c.IC}, NULL);
+    b = tens(&g, dnnl_f32, 4, (int64_t[]){3, 3, c.IC, c.OC}, NULL);
+    y = conv_op(&g, &c, a, b, (int)tens(&g, dnnl_f32, 1, (int64_t[]){c.OC}, NULL), dnnl_f32);
+    y = op1(&g, dnnl_graph_op_relu, y, dnnl_f32);
+    y = op2(&g, dnnl_graph_op_add, y, tens(&g, dnnl_f32, 4, g.lt[y].dims, NULL), dnnl_f32);
+    check("in-place final add after a convolution", &g, dnnl_success, dnnl_fpmath_mode_strict, true);
+    g_free(&g);
+    /* A channels-last f32 output with padded rows: no linear row layout,
+     * so the tile is not written into it. */
+    g_init(&g);
+    a = tens(&g, dnnl_f32, 4, (int64_t[]){c.N, c.in[0], c.in[1], c.IC}, NULL);
+    b = tens(&g, dnnl_f32, 4, (int64_t[]){3, 3, c.IC, c.OC}, NULL);
+    y = conv_op(&g, &c, a, b, -1, dnnl_f32);
+    y = op1(&g, dnnl_graph_op_relu, y, dnnl_f32);
+    padded_strides(4, g.lt[y].dims, 5, g.lt[y].layout.strides);
+    check("convolution into a padded channels-last output", &g, dnnl_success, dnnl_fpmath_mode_strict, false);
+    g_free(&g);
     /* zero-size batch */
     g_init(&g);
     a = tens(&g, dnnl_f32, 3, (int64_t[]){0, 5, 7}, NULL), b = tens(&g, dnnl_f32, 2, (int64_t[]){7, 3}, NULL);

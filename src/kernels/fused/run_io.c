@@ -116,9 +116,11 @@ void pt_run_store(void *base, dnnl_data_type_t dt, int64_t off, int64_t stride, 
     switch ((int)dt) {
         case dnnl_f32: {
             float *d = (float *)base + off;
-            if (stride == 1) memcpy(d, x, (size_t)n * sizeof(float));
-            else
+            if (stride == 1) {
+                if (d != x) memcpy(d, x, (size_t)n * sizeof(float)); /* x may be the output itself */
+            } else {
                 for (int64_t i = 0; i < n; ++i) d[i * stride] = x[i];
+            }
             break;
         }
         /* Dense runs go through the vector row (same conversions: round to
