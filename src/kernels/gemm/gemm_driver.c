@@ -129,7 +129,7 @@ static bool b_packed_in_kernel(const pt_gemm_plan *p) {
                            (d->kind == PT_GEMM_BF16 && d->b.dt == dnnl_bf16) ||
                            (d->kind == PT_GEMM_U8S8 && d->b.dt == dnnl_s8);
     return p->uk->run_packing && same_type && p->uk->nr * packing_strips(p->uk) <= STRIP_SUMS_MAX &&
-           (packing_strips(p->uk) == 1 || !d->dual) && d->b.s_row == 1 && !d->b.dq.on &&
+           (d->kind != PT_GEMM_U8S8 || !d->dual) && d->b.s_row == 1 && !d->b.dq.on &&
            d->b.round == dnnl_fpmath_mode_strict && (!p->uk->a_prep || (d->M >= 2 * p->uk->mr && !d->dual));
 }
 
@@ -694,10 +694,14 @@ static void run_item_b_in_kernel(worker *w, int64_t b, int64_t m0, int64_t n0, i
     const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind); /* B's own type too: f32, bf16 or s8 */
     const pt_gemm_ukr_fn run_a = uk->a_prep ? uk->run_prepped : uk->run;
     const int64_t na = (mlen + uk->mr - 1) / uk->mr; /* A strips */
-    /* A bf16 strip's k row is a whole line: pairs paid only where two A
-     * strips share the packing call (64 rows, 128x4096x4096 bench_matmul:
-     * 2.5-2.8 -> 1.66-1.72 ms; 96, 128 and 160 rows 3-10 % slower). */
-    const int ps = d->kind == PT_GEMM_BF16 && na > 2 ? 1 : packing_strips(uk);
+    /* Pairs of strips a packing call, except in dual runs (both B share the
+     * panel) and for BF16 items of more than two A strips: a bf16 strip's k
+     * row is a whole line, and pairs paid only where two A strips share
+     * the packing call (64 rows, 64x4096x4096 bench_matmul: 2.4-2.6 ->
+     * 1.73-1.80 ms; 96, 128 and 160 rows 3-10 % slower).  F32 strips are two
+     * lines, and pairs of them measured 2-3 % faster at 128x4096x4096 in
+     * bench_vs_onednn (17.0-17.7 -> 16.5-17.0 ms), 384x1024x4096 2-8 %. */
+    const int ps = d->dual || (d->kind == PT_GEMM_BF16 && na > 2) ? 1 : packing_strips(uk);
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);

@@ -14,9 +14,10 @@ const pt_gemm_ukernel pt_gemm_rows_f32[] = {
      NULL, 0, NULL, NULL, 1},
     {"avx2_f32_6x16", PT_GEMM_F32, PT_ISA_AVX2, 0, PT_GEMM_AVX2_F32_MR, PT_GEMM_AVX2_F32_NR, 1,
      pt_gemm_ukr_avx2_f32, pt_gemm_ukr_avx2_f32_pf, pt_gemm_ukr_avx2_f32_packing, NULL, NULL, 0, NULL, NULL, 1},
+    /* Its packing form packs up to two strips a call. */
     {"avx512_f32_12x32", PT_GEMM_F32, PT_ISA_AVX512, 0, PT_GEMM_AVX512_F32_MR, PT_GEMM_AVX512_F32_NR, 1,
      pt_gemm_ukr_avx512_f32, pt_gemm_ukr_avx512_f32_pf, pt_gemm_ukr_avx512_f32_packing, NULL, NULL, 0, NULL,
-     pt_gemm_ukr_avx512_f32_segs, 1},
+     pt_gemm_ukr_avx512_f32_segs, 2},
 };
 const size_t pt_gemm_rows_f32_count = sizeof pt_gemm_rows_f32 / sizeof pt_gemm_rows_f32[0];
 

@@ -31,7 +31,8 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
         c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1); \
     }
 /* B from the packed panel, or (packing form) from the source rows, zero
- * past bcols, stored into the panel on the way.  The source rows lie a
+ * past bcols, stored into the panel on the way (columns past NR, up to
+ * 2·NR, into the next strip's panel, kc rows on: pt_gemm_ukr_packing_fn).  The source rows lie a
  * page or more apart, so the kernel fetches them SOURCE_AHEAD k on (as an
  * integer address: it may lie past the source), into L2: with a row stride
  * of a multiple of 4 KiB every row's lines fall in the same one or two L1
@@ -49,6 +50,12 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
         b0 = _mm512_maskz_loadu_ps(bm0, (const void *)brow);                                  \
         b1 = _mm512_maskz_loadu_ps(bm1, (const void *)(brow + 64));                           \
         _mm512_storeu_ps(bd, b0), _mm512_storeu_ps(bd + 16, b1);                          \
+        if (bcols > NR) {                                                                 \
+            _mm_prefetch((const char *)(ahead + 128), _MM_HINT_T1);                           \
+            _mm_prefetch((const char *)(ahead + 192), _MM_HINT_T1);                           \
+            _mm512_storeu_ps(bd + kc * NR, _mm512_maskz_loadu_ps(bm2, (const void *)(brow + 128))); \
+            _mm512_storeu_ps(bd + kc * NR + 16, _mm512_maskz_loadu_ps(bm3, (const void *)(brow + 192))); \
+        }                                                                                 \
         brow += (uintptr_t)(bld * 4), bd += NR;                                               \
     } else {                                                                              \
         b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);                          \
@@ -61,6 +68,7 @@ static inline void store_row(float *c, __m512 v0, __m512 v1, __mmask16 m0, __mma
         if (nr > 16) _mm_prefetch((const char *)(cp + i * ldc + 16), _MM_HINT_T0);         \
     }                                                                                      \
     const __mmask16 bm0 = lane_mask(bcols), bm1 = lane_mask(bcols - 16);                   \
+    const __mmask16 bm2 = lane_mask(bcols - 32), bm3 = lane_mask(bcols - 48);              \
     uintptr_t brow = (uintptr_t)bs; /* next source row (an integer: it steps past it) */   \
     pt_pf_cursor pfc = pt_pf_open(pf);                                                     \
     for (int64_t k = 0, step = 0; k < kc; ++k, ap += MR, bp += NR, ++step) {               \
