@@ -330,7 +330,8 @@ AMX_KERNEL(pt_gemm_ukr_amx_u8s8, int32_t, 4, DP_U8S8, 0, load_epi32, _mm512_mask
 AMX_KERNEL(pt_gemm_ukr_amx_u8s8_prepped, int32_t, 4, DP_U8S8, 1, load_epi32, _mm512_mask_storeu_epi32,
            _mm512_add_epi32)
 
-static inline __mmask32 cols_mask(int n) { return n >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << n) - 1u); }
+/* The first n of up to 64 source columns (a packing call's one or two strips). */
+static inline __mmask64 cols_mask(int n) { return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1); }
 
 /* The packing form of the bf16 kernel (pt_gemm_ukr_packing_fn; A as a_prep
  * left it): kc k rows of bf16 B (odd kc: the last pair's second
@@ -342,7 +343,7 @@ void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_
                                   void *b, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf) {
     (void)b_sums; /* a float kind sums nothing */
-    const __mmask64 b_cols = b_cols_n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b_cols_n) - 1);
+    const __mmask64 b_cols = cols_mask(b_cols_n);
     const int64_t kc = (kc_real + 1) & ~(int64_t)1;
     AMX_KERNEL_BODY(float, 2, DP_BF16, 1, 1, b_pack_groups_bf16, pf, PT_GEMM_AMX_PF_GROUPS, load_ps,
                     _mm512_mask_storeu_ps, _mm512_add_ps)
@@ -355,7 +356,7 @@ void pt_gemm_ukr_amx_bf16_packing(int64_t kc_real, const void *a, const void *b_
 void pt_gemm_ukr_amx_u8s8_packing(int64_t kc_real, const void *a, const void *b_src, int64_t b_ld, int b_cols_n,
                                   void *b, int32_t *b_sums, void *c, int64_t ldc, int mr, int nr, int accumulate,
                                   struct pt_gemm_prefetch *pf) {
-    const __mmask64 b_cols = b_cols_n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b_cols_n) - 1);
+    const __mmask64 b_cols = cols_mask(b_cols_n);
     const int64_t kc = (kc_real + 3) & ~(int64_t)3;
     AMX_KERNEL_BODY(int32_t, 4, DP_U8S8, 1, 1, b_pack_groups_s8, pf, PT_GEMM_AMX_PF_GROUPS_S8, load_epi32,
                     _mm512_mask_storeu_epi32, _mm512_add_epi32)
