@@ -54,11 +54,15 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_exp(__m512 x) { return pt_avx512_exp_abov
  * are +0 (vec_exp_x86.h says why). */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_terms(__m512 x) { return pt_avx512_exp_above(x, PT_EXP_NORMAL_MIN); }
 
-/* pt_avx512_exp_terms for x <= 0 or NaN: without the upper clamp. */
+/* pt_avx512_exp_terms for x <= 0 or NaN, without clamps: a lane below
+ * the bound (-inf included) may compute garbage, but never a subnormal,
+ * and its vscalefps is masked off to +0; the other lanes are what the clamp
+ * left them, so the values are the same bit for bit.  One instruction less
+ * per vector: SoftMax bf16 (64 MiB, 2 threads) 7.07-7.43 -> 6.64-6.87 ms. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_nonpos(__m512 x) {
     const __m512 lo = _mm512_set1_ps(PT_EXP_NORMAL_MIN);
     const __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ); /* NaN kept */
-    return pt_avx512_exp_in_range(_mm512_max_ps(lo, x), keep);     /* NaN (second operand) passes */
+    return pt_avx512_exp_in_range(x, keep);
 }
 
 /* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
