@@ -11,7 +11,8 @@
  * block's panels and tiles, and dQ rows.  Key tiles that a trailing -inf
  * causal mask covers completely are skipped (P, dS and their products are
  * zero there).  One query row (decode_form): S and dP from dot products over
- * K / V rows as stored, dV and dK as outer products; no K / V panels.
+ * K / V rows as stored, dV and dK as outer products, dQ as a sum of K rows
+ * where the math mode allows (decode_dq_form); no K / V panels.
  *
  * Numerics: products accumulate in f32 on the microkernels (bf16 kind when
  * both operands are bf16, or f32 under the bf16 / any math modes; f32 kind
@@ -84,6 +85,9 @@ typedef struct {
      * over K / V rows where they are stored, dV and dK as outer products
      * (decode_form); no K / V panels. */
     bool decode;
+    /* And dQ = dS·K as sums of K rows where they are stored
+     * (decode_dq_form), with no K panels either. */
+    bool decode_dq;
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -462,6 +466,37 @@ static bool decode_form(const sb_args *A) {
            decode_operand(&m[MM_DK], false, dnnl_f32, true) && decode_operand(&m[MM_DK], true, p->views[p->vq].dt, true);
 }
 
+/* Whether the decode form also takes dQ = dS·K as sums of the K rows as
+ * stored (decode_dq): a BF16 product over bf16 K (dS rounded to bf16, as
+ * its packing would), or an F32 product whose math mode rounds neither
+ * operand (K widened exactly). */
+static bool decode_dq_form(const sb_args *A) {
+    const sb_mm *m = &A->mm[MM_DQ];
+    const dnnl_data_type_t kdt = A->p->views[A->p->vk].dt;
+    if (!A->decode) return false;
+    if (m->uk->kind == PT_GEMM_BF16) return kdt == dnnl_bf16;
+    return m->uk->kind == PT_GEMM_F32 && m->ra == dnnl_fpmath_mode_strict && m->rb == dnnl_fpmath_mode_strict &&
+           (kdt == dnnl_f32 || kdt == dnnl_bf16 || kdt == dnnl_f16);
+}
+
+/* dq[e] += Σ_k ds[k]·K[j0 + k][e] over the K rows as stored (decode_dq);
+ * ds is rounded to bf16 in place for a BF16 product. */
+static void decode_dq(const sb_args *A, const int64_t *boff, float *ds, int nk, int64_t j0, float *dq) {
+    const sb_plan *p = A->p;
+    const sb_view *vk = &p->views[p->vk];
+    const int64_t off = boff[p->vk] + j0 * vk->rs;
+    if (A->mm[MM_DQ].uk->kind == PT_GEMM_BF16)
+        for (int k = 0; k < nk; ++k) ds[k] = pt_round_bf16(ds[k]);
+    if (vk->dt == dnnl_f32) {
+        const float *rows = (const float *)A->base[p->vk] + off;
+        for (int k = 0; k < nk; ++k)
+            if (ds[k] != 0.f) pt_sdpa_rows()->axpy(dq, rows + (size_t)k * (size_t)vk->rs, p->dqk, ds[k]);
+    } else {
+        pt_sdpa_rows()->axpys_h(dq, p->dqk, (const uint16_t *)A->base[p->vk] + off, vk->dt == dnnl_f16, nk, vk->rs,
+                                ds);
+    }
+}
+
 /* Row i of view v as a product of kind m takes it: widened, rounded to
  * bf16 for a BF16 product. */
 static void decode_row(const sb_args *A, const sb_mm *m, int v, const int64_t *boff, int64_t i, int64_t n, float *dst) {
@@ -538,7 +573,7 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
             pack(mS, true, vk->dt, kp, vk->rs, vk->cs, c0, nc, 0, D, ks);
             pack(mDP, true, vv->dt, vp, vv->rs, vv->cs, c0, nc, 0, DV, vs);
         }
-        for (int64_t j0 = 0; j0 < nc; j0 += bk) {
+        for (int64_t j0 = 0; j0 < nc && !A->decode_dq; j0 += bk) {
             const int64_t nk = nc - j0 < bk ? nc - j0 : bk;
             pack(mDQ, true, vk->dt, kp, vk->cs, vk->rs, 0, D, c0 + j0, nk, kq + (size_t)(j0 / bk) * L->kq_tile);
         }
@@ -612,8 +647,13 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                     store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
                     store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
                 }
-                pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
-                mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
+                if (A->decode_dq) {
+                    if (!dq_started) memset(dq, 0, (size_t)D * sizeof(float));
+                    decode_dq(A, boff, dpt, nk, c0 + j0, dq);
+                } else {
+                    pack(mDQ, false, dnnl_f32, dpt, bk, 1, 0, mq, 0, nk, dsa);
+                    mm_run(mDQ, nk, dsa, mq, kq + (size_t)(j0 / bk) * L->kq_tile, D, dq, D, dq_started);
+                }
                 dq_started = true;
             }
             if (!dq_started) memset(dq, 0, (size_t)mq * (size_t)D * sizeof(float));
@@ -735,6 +775,7 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     A.dsc_packed_bf16 =
         p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;
     A.decode = decode_form(&A);
+    A.decode_dq = decode_dq_form(&A);
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
     A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;
