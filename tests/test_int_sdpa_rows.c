@@ -6,7 +6,9 @@
  * and some blocks of about 300,
  * weights of 0 skipped, and nothing outside the outputs written; and the
  * 16-bit float block operations (dots_h, axpys_h) over every length 1-70,
- * and widen_4bit against the nibbles it reads. */
+ * widen_4bit against the nibbles it reads, and outer_bf16 bit for bit
+ * against the scalar f32 -> bf16 conversion (ties, NaN, infinities,
+ * subnormals; f rounded to bf16 first or not). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -114,6 +116,40 @@ static void check_h(const pt_sdpa_row_ops *ops, int is_f16, int64_t n, int nrows
     CHECK(bad == 0);
 }
 
+/* outer_bf16 over n columns and nk rows: each output the scalar
+ * conversion of the f32 product, the gaps between rows untouched. */
+static void check_outer_bf16(const pt_sdpa_row_ops *ops, int64_t n, int nk, int round_a) {
+    enum { LD = 75 };
+    static uint16_t dst[MAXR * LD];
+    float a[MAXR] = {0}, x[LD] = {0};
+    /* Values whose products land on ties (low 16 bits 0x8000, both parities),
+     * NaN, infinities and subnormals, among random ones. */
+    for (int64_t c = 0; c < n; ++c) {
+        const uint32_t kind = rnd_u32() % 8;
+        uint32_t u = rnd_u32();
+        if (kind == 0) u = (u & 0xffff0000u) | 0x8000u;
+        else if (kind == 1) u = 0x7fc00000u | (u & 0x3fffffu) | 1u; /* NaN */
+        else if (kind == 2) u = (u & 0x80000000u) | 0x7f800000u;   /* inf */
+        else if (kind == 3) u = (u & 0x807fffffu) | 1u;             /* subnormal */
+        else {
+            const float v = rnd_in(-3.f, 3.f);
+            memcpy(&u, &v, sizeof u);
+        }
+        memcpy(&x[c], &u, sizeof u);
+    }
+    for (int k = 0; k < nk; ++k) a[k] = k % 4 == 0 ? 1.f : k % 4 == 1 ? 0.5f : rnd_in(-2.f, 2.f);
+    for (int i = 0; i < nk * LD; ++i) dst[i] = 0xabcd;
+    ops->outer_bf16(dst, LD, a, round_a, nk, x, n);
+    int bad = 0;
+    for (int k = 0; k < nk; ++k) {
+        const float f = round_a ? pt_bf16_to_f32(pt_f32_to_bf16(a[k])) : a[k];
+        for (int64_t c = 0; c < LD; ++c)
+            bad += dst[k * LD + c] != (c < n ? pt_f32_to_bf16(f * x[c]) : 0xabcd);
+    }
+    if (bad) printf("  %s: outer_bf16 n=%lld rows=%d round=%d: %d wrong\n", ops->name, (long long)n, nk, round_a, bad);
+    CHECK(bad == 0);
+}
+
 /* widen_4bit over 0-40 pairs (the vector steps of 16 and their tails). */
 static void check_widen_4bit(const pt_sdpa_row_ops *ops, int is_signed) {
     uint8_t b[40];
@@ -152,6 +188,7 @@ int main(void) {
             for (int64_t n = 1; n <= 70; ++n) check_h(rows[r], is_f16, n, (int)(n % 10));
         check_widen_4bit(rows[r], 0);
         check_widen_4bit(rows[r], 1);
+        for (int64_t n = 1; n <= 70; ++n) check_outer_bf16(rows[r], n, (int)(n % 7), (int)(n & 1));
     }
     return pt_test_summary("test_int_sdpa_rows");
 }

@@ -525,6 +525,14 @@ static void decode_outer(const sb_mm *m, const float *a, int nk, const float *x,
     }
 }
 
+/* Whether a gradient's rows go straight from the outer products of the
+ * decode form into the output (bf16 rows of contiguous elements, no GQA
+ * reduction): the values the f32 rows and their conversion would give. */
+static bool decode_direct(const sb_args *A, const sb_grad *g) {
+    const sb_view *v = &A->p->views[g->view];
+    return !g->reduce && v->dt == dnnl_bf16 && v->cs == 1;
+}
+
 /* Work item (head b, key split s). */
 static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_layout *L) {
     const sb_plan *p = A->p;
@@ -583,6 +591,7 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
          * burst at the end of the pass (timm's decode-shaped backward, with
          * the hand-out of pt_sdpa_bwd_run: 2.31-2.36 -> 2.18-2.23 ms). */
         const bool one_block = SQ > 0 && SQ <= bq;
+        const bool direct_v = decode_direct(A, &p->gv), direct_k = decode_direct(A, &p->gk);
         if (SQ <= 0) {
             memset(dk, 0, (size_t)(nc * D) * sizeof(float));
             memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
@@ -634,7 +643,14 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                 }
                 tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
                 /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
-                if (A->decode) { /* k = the one query row: outer products */
+                if (A->decode && one_block && direct_v && direct_k) {
+                    /* k = the one query row: outer products, into the outputs. */
+                    const sb_view *gv = &p->views[p->gv.view], *gk = &p->views[p->gk.view];
+                    pt_sdpa_rows()->outer_bf16((uint16_t *)A->base[p->gv.view] + boff[p->gv.view] + (c0 + j0) * gv->rs,
+                                               gv->rs, st, mDV->uk->kind == PT_GEMM_BF16, nk, dorow, DV);
+                    pt_sdpa_rows()->outer_bf16((uint16_t *)A->base[p->gk.view] + boff[p->gk.view] + (c0 + j0) * gk->rs,
+                                               gk->rs, dpt, mDK->uk->kind == PT_GEMM_BF16, nk, qrow, D);
+                } else if (A->decode) { /* k = the one query row: outer products */
                     decode_outer(mDV, st, nk, dorow, DV, dv + j0 * DV);
                     decode_outer(mDK, dpt, nk, qrow, D, dk + j0 * D);
                 } else {
@@ -643,7 +659,7 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                     pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
                     mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, i0 > 0);
                 }
-                if (one_block) {
+                if (one_block && !(A->decode && direct_v && direct_k)) {
                     store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
                     store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
                 }

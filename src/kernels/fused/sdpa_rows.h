@@ -102,6 +102,11 @@ typedef struct {
                    float *out);
     void (*axpys_h)(float *y, int64_t n, const uint16_t *rows, int is_f16, int64_t nrows, int64_t ld,
                     const float *p);
+    /* Outer product into bf16 rows: row k < nk at dst + k·ld (elements)
+     * gets bf16(f_k·x[e]) for e < n, f_k = a[k] (rounded to bf16 first when
+     * round_a), each product rounded to nearest even as ir/dtype_round.h
+     * converts f32 (NaN made quiet). */
+    void (*outer_bf16)(uint16_t *dst, int64_t ld, const float *a, int round_a, int64_t nk, const float *x, int64_t n);
 } pt_sdpa_row_ops;
 
 const pt_sdpa_row_ops *pt_sdpa_rows(void);
@@ -373,6 +378,21 @@ static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, in
     }
 }
 
+static inline void sd_rows_outer_bf16(uint16_t *dst, int64_t ld, const float *a, int round_a, int64_t nk,
+                                      const float *x, int64_t n) {
+    for (int64_t k = 0; k < nk; ++k) {
+        const float f = round_a ? pt_round_bf16(a[k]) : a[k];
+        uint16_t *d = dst + k * ld;
+        for (int64_t e = 0; e < n; ++e) {
+            const float v = f * x[e];
+            uint32_t u;
+            memcpy(&u, &v, sizeof u);
+            const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+            d[e] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : r);
+        }
+    }
+}
+
 /* dots_q / axpys_q / dots_h / axpys_h of a row from the portable bodies
  * (ISA files without their own). */
 #define PT_SDPA_ROWS_PORTABLE_Q(suffix)                                                                         \
@@ -426,12 +446,16 @@ static inline void sd_rows_axpys_h(float *y, int64_t n, const uint16_t *rows, in
                                  const float *sc, const float *zp) {                                          \
         sd_rows_axpy_q8(y, q, sgn, n, run, a, sc, zp);                                                        \
     }                                                                                                         \
+    static void outer_bf16_##suffix(uint16_t *dst, int64_t ld, const float *a, int round_a, int64_t nk,        \
+                                    const float *x, int64_t n) {                                              \
+        sd_rows_outer_bf16(dst, ld, a, round_a, nk, x, n);                                                    \
+    }                                                                                                         \
     const pt_sdpa_row_ops pt_sdpa_rows_##suffix = {                                                           \
         isa_name,         isa_level,          round_bf16_##suffix, round_f16_##suffix, round_int_##suffix,      \
         mul_add_##suffix, sub_mul_##suffix,   add_f32_##suffix,    add_bf16_##suffix,  add_f16_##suffix,        \
         select_u8_##suffix, dots_##suffix,                                                                     \
         axpy_##suffix,    widen_s8_##suffix,  widen_u8_##suffix,   widen_4bit_##suffix, sub_mul_runs_##suffix, \
         dots_q8_##suffix, axpy_q8_##suffix,   dots_q_##suffix,     axpys_q_##suffix,    dots_h_##suffix,           \
-        axpys_h_##suffix}
+        axpys_h_##suffix, outer_bf16_##suffix}
 
 #endif
