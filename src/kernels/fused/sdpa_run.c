@@ -1306,6 +1306,10 @@ static void run_item(const sd_item *B) {
      * scores of every key for pass 2 instead of recomputing them. */
     float *kept = !p->one_pass && B->khead && B->vhead && p->keep_scores ? SCR(B, float, kept) : NULL;
     const int64_t ld = kept ? SKV : bk;
+    /* Kept scores of one block of all keys: pass 1's max is final, so its
+     * exponentials are pass 2's numerators; they stay in place of the
+     * scores, and pass 2 only divides them. */
+    const bool kept_exps = kept && SKV <= bk;
     if (!p->one_pass) {
         /* Pass 1: each row's max and sum of exp(s - max), online. */
         for (int64_t j0 = 0; j0 < SKV; j0 += bk) {
@@ -1320,7 +1324,7 @@ static void run_item(const sd_item *B) {
                 if (mnew == -INFINITY) continue;
                 const float alpha = mrow[r] == -INFINITY ? 0.f : expf(mrow[r] - mnew);
                 float *e = srow;
-                if (kept) { /* the exponentials go to a copy: pass 2 needs the scores */
+                if (kept && !kept_exps) { /* the exponentials go to a copy: pass 2 needs the scores */
                     e = s + (size_t)r * bk;
                     memcpy(e, srow, sizeof(float) * (size_t)nk);
                 }
@@ -1349,7 +1353,7 @@ static void run_item(const sd_item *B) {
                     zero_row(B, r, j0, srow, nk);
                     continue;
                 }
-                vec->exp_sum(srow, nk, mrow[r]);
+                if (!kept_exps) vec->exp_sum(srow, nk, mrow[r]);
                 const float sum = lrow[r];
                 /* Divided as SoftMax divides (the vector rows give the
                  * same quotients as scalar f32 division). */
