@@ -1409,7 +1409,11 @@ static void finish_item(const sd_item *B, bool written) {
         const int64_t ro = B->boff[seg][p->vo] + i * o->rs, cs = o->cs;
         const bool direct = plain && o->dt == dnnl_f32 && cs == 1;
         float *dst = direct ? (float *)A->base[p->vo] + ro : orow;
-        for (int64_t d = 0; d < DV; ++d) dst[d] = empty ? masked : arow[d] * inv;
+        /* The vector row's multiply (the same products): the passes that
+         * follow load what it stores at their width, which scalar stores
+         * would not forward. */
+        if (empty || !vec->binary(dnnl_graph_op_multiply, dst, arow, 1, &inv, 0, DV))
+            for (int64_t d = 0; d < DV; ++d) dst[d] = empty ? masked : arow[d] * inv;
         if (direct) {
             /* written in place */
         } else if (plain && o->dt == dnnl_f32) {
@@ -1432,7 +1436,14 @@ static void finish_item(const sd_item *B, bool written) {
                 if (x->kind == SD_X_QUANT) pt_sdpa_rows()->mul_add(orow, DV, x->inv, x->has_zp ? x->zp : 0.f);
                 round_row(x->dt, orow, (int)DV);
             }
-            if (o->dt == dnnl_u8) {
+            /* The values are integers of the type's range by now, which the
+             * vector conversions keep (one store per 16 rather than a byte
+             * store each). */
+            if (o->dt == dnnl_u8 && cs == 1) {
+                vec->f32_to_u8((uint8_t *)A->base[p->vo] + ro, orow, DV);
+            } else if (o->dt == dnnl_s8 && cs == 1) {
+                vec->f32_to_s8((int8_t *)A->base[p->vo] + ro, orow, DV);
+            } else if (o->dt == dnnl_u8) {
                 uint8_t *out = (uint8_t *)A->base[p->vo] + ro;
                 for (int64_t d = 0; d < DV; ++d) out[d * cs] = (uint8_t)(int)orow[d];
             } else if (o->dt == dnnl_s8) {
