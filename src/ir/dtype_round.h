@@ -14,13 +14,13 @@
 
 /* f32 to bf16 bits: round to nearest even, a carry out of the largest
  * finite value gives infinity, NaN stays a (quiet) NaN.  Inline because
- * packers run it once per element; pt_f32_to_bf16 (ir/dtype.h) is this. */
+ * packers run it once per element; pt_f32_to_bf16 (ir/dtype.h) is this.
+ * A select rather than an early return, so that loops calling it vectorize. */
 static inline uint16_t pt_bf16_bits_rne(float f) {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
+    const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : r);
 }
 
 /* bf16 bits to f32 (exact). */

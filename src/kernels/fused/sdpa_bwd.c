@@ -88,6 +88,9 @@ typedef struct {
     /* And dQ = dS·K as sums of K rows where they are stored
      * (decode_dq_form), with no K panels either. */
     bool decode_dq;
+    /* And dV / dK rows straight from the outer products into the outputs
+     * (decode_direct for both). */
+    bool decode_out;
 } sb_args;
 
 /* ---- microkernel plumbing ------------------------------------------------- */
@@ -591,7 +594,6 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
          * burst at the end of the pass (timm's decode-shaped backward, with
          * the hand-out of pt_sdpa_bwd_run: 2.31-2.36 -> 2.18-2.23 ms). */
         const bool one_block = SQ > 0 && SQ <= bq;
-        const bool direct_v = decode_direct(A, &p->gv), direct_k = decode_direct(A, &p->gk);
         if (SQ <= 0) {
             memset(dk, 0, (size_t)(nc * D) * sizeof(float));
             memset(dv, 0, (size_t)(nc * DV) * sizeof(float));
@@ -643,7 +645,7 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                 }
                 tile_elements(A, boff, b, i0, mq, c0 + j0, nk, st, dpt, bk, dc, stats, rows);
                 /* dV += Pᵀ·dO and dK += dSᵀ·Q (rows j, k = i); dQ += dS·K (rows i, k = j). */
-                if (A->decode && one_block && direct_v && direct_k) {
+                if (A->decode_out) {
                     /* k = the one query row: outer products, into the outputs. */
                     const sb_view *gv = &p->views[p->gv.view], *gk = &p->views[p->gk.view];
                     pt_sdpa_rows()->outer_bf16((uint16_t *)A->base[p->gv.view] + boff[p->gv.view] + (c0 + j0) * gv->rs,
@@ -659,7 +661,7 @@ static void sb_item(const sb_args *A, int64_t b, int64_t s, char *buf, const sb_
                     pack(mDK, false, dnnl_f32, dpt, 1, bk, 0, nk, 0, mq, dsat);
                     mm_run(mDK, mq, dsat, nk, qb, D, dk + j0 * D, D, i0 > 0);
                 }
-                if (one_block && !(A->decode && direct_v && direct_k)) {
+                if (one_block && !A->decode_out) {
                     store_grad(A, &p->gk, boff, b, dk + j0 * D, c0 + j0, nk, D, A->gk);
                     store_grad(A, &p->gv, boff, b, dv + j0 * DV, c0 + j0, nk, DV, A->gv);
                 }
@@ -792,6 +794,7 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
         p->dsc_dt == dnnl_bf16 && A.mm[MM_DK].uk->kind == PT_GEMM_BF16 && A.mm[MM_DQ].uk->kind == PT_GEMM_BF16;
     A.decode = decode_form(&A);
     A.decode_dq = decode_dq_form(&A);
+    A.decode_out = A.decode && decode_direct(&A, &p->gv) && decode_direct(&A, &p->gk);
     A.gk = p->gk.reduce ? (float *)((char *)scratch + p->gk_off) : NULL;
     A.gv = p->gv.reduce ? (float *)((char *)scratch + p->gv_off) : NULL;
     A.dqp = p->nsplit > 1 ? (float *)((char *)scratch + p->dq_off) : NULL;

@@ -383,13 +383,7 @@ static inline void sd_rows_outer_bf16(uint16_t *dst, int64_t ld, const float *a,
     for (int64_t k = 0; k < nk; ++k) {
         const float f = round_a ? pt_round_bf16(a[k]) : a[k];
         uint16_t *d = dst + k * ld;
-        for (int64_t e = 0; e < n; ++e) {
-            const float v = f * x[e];
-            uint32_t u;
-            memcpy(&u, &v, sizeof u);
-            const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-            d[e] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : r);
-        }
+        for (int64_t e = 0; e < n; ++e) d[e] = pt_bf16_bits_rne(f * x[e]);
     }
 }
 
