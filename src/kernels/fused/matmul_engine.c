@@ -10,9 +10,11 @@
 #include "kernels/gemm/gemm.h"
 #include "kernels/fused/const_weights.h"
 #include "runtime/const_cache.h"
+#include "runtime/share.h"
 
 #define MME_RUN 256 /* elements per epilogue program run */
-#define MME_PARALLEL_MIN_ELEMS (1 << 18) /* dense operand evaluation below this runs on one thread */
+#define MME_PARALLEL_MIN_ELEMS (1 << 18) /* dense operand evaluation below this: not an OpenMP team */
+#define MME_SHARE_MIN_ELEMS 8192        /* per thread at least, else the caller alone */
 
 typedef enum { SRC_DIRECT, SRC_DEQUANT, SRC_DENSE } mme_src;
 
@@ -390,6 +392,43 @@ const char *pt_mme_kernel_name(const pt_cp_state *s) {
  * row-major f32 buffer, in runs of up to MME_RUN elements along its last dim
  * (the flattened program's: one run per call instead of one row of, say,
  * 32 elements, whose per-call cost dominated a chain of ten binary ops). */
+typedef struct {
+    const pt_postops *prog;
+    const void *bound;
+    float *dst;
+    char *threads;
+    size_t thread_bytes;
+    int64_t runs, items; /* runs per row, rows x runs */
+    int nt;
+    pt_share_slice *slices; /* NULL: an OpenMP team's static split */
+} dense_job;
+
+static void eval_dense_body(void *v, int tid) {
+    dense_job *j = v;
+    const int r = j->prog->ndims;
+    const int64_t last = j->prog->dims[r - 1];
+    float *tmp = (float *)(j->threads + (size_t)tid * j->thread_bytes + MME_RUN * sizeof(float));
+    int64_t item = j->items * tid / j->nt, end = j->items * (tid + 1) / j->nt;
+    while (j->slices ? pt_share_next(j->slices, tid, j->nt, &item) : item < end) {
+        const int64_t o = item / j->runs, c0 = item % j->runs * MME_RUN;
+        int64_t idx[PT_CP_MAXD], rem = o;
+        for (int d = r - 2; d >= 0; --d) idx[d] = rem % j->prog->dims[d], rem /= j->prog->dims[d];
+        idx[r - 1] = c0;
+        const int64_t n = last - c0 < MME_RUN ? last - c0 : MME_RUN;
+        pt_postops_apply(j->bound, j->dst + o * last + c0, n, idx, tmp);
+        if (!j->slices) ++item;
+    }
+}
+
+static void eval_dense_omp(dense_job *j) {
+#pragma omp parallel num_threads(j->nt)
+    {
+        dense_job mine = *j;
+        mine.nt = omp_get_num_threads(); /* the team may be smaller than asked */
+        eval_dense_body(&mine, pt_thread_id());
+    }
+}
+
 static void eval_dense(const pt_postops *prog, const void *bound, float *dst, char *threads, size_t thread_bytes,
                        int nt) {
     const int r = prog->ndims;
@@ -401,18 +440,25 @@ static void eval_dense(const pt_postops *prog, const void *bound, float *dst, ch
     const int64_t last = prog->dims[r - 1], runs = (last + MME_RUN - 1) / MME_RUN;
     int64_t outer = 1;
     for (int d = 0; d < r - 1; ++d) outer *= prog->dims[d];
-    /* A parallel region costs a scheduler tick when another process holds
-     * a core: small operands are evaluated by the calling thread. */
-    if (outer * last < MME_PARALLEL_MIN_ELEMS) nt = 1;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && outer * runs > 1)
-    for (int64_t item = 0; item < outer * runs; ++item) {
-        float *tmp = (float *)(threads + (size_t)pt_thread_id() * thread_bytes + MME_RUN * sizeof(float));
-        const int64_t o = item / runs, c0 = item % runs * MME_RUN;
-        int64_t idx[PT_CP_MAXD], rem = o;
-        for (int d = r - 2; d >= 0; --d) idx[d] = rem % prog->dims[d], rem /= prog->dims[d];
-        idx[r - 1] = c0;
-        const int64_t n = last - c0 < MME_RUN ? last - c0 : MME_RUN;
-        pt_postops_apply(bound, dst + o * last + c0, n, idx, tmp);
+    const int64_t elems = outer * last, items = outer * runs;
+    if (nt > items) nt = (int)items;
+    if (nt > PT_SHARE_MAX_THREADS) nt = PT_SHARE_MAX_THREADS;
+    if (elems < (int64_t)MME_SHARE_MIN_ELEMS * nt) nt = 1;
+    dense_job job = {prog, bound, dst, threads, thread_bytes, runs, items, nt, NULL};
+    /* Large operands on an OpenMP team; smaller ones on the caller and the
+     * helpers that come (runtime/share.h: an OpenMP region costs a
+     * scheduler tick when another process holds a core), in slices each
+     * thread finds again at the next execution. */
+    if (nt > 1 && elems >= MME_PARALLEL_MIN_ELEMS) {
+        eval_dense_omp(&job);
+    } else if (nt > 1 && items < (INT64_C(1) << 31)) {
+        pt_share_slice slices[PT_SHARE_MAX_THREADS];
+        pt_share_slices_init(slices, items, nt);
+        job.slices = slices;
+        pt_share_run(nt, eval_dense_body, &job);
+    } else {
+        job.nt = 1;
+        eval_dense_body(&job, 0);
     }
 }
 

@@ -815,7 +815,7 @@ pt_status pt_sdpa_bwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
      * backward, 2 threads: 2.48-2.52 -> 2.27-2.39 ms). */
     const int wthr = sd_threads(p->nthr, ctx, nwork);
     const int64_t chunk = nwork / (4 * (int64_t)wthr) > 1 ? nwork / (4 * (int64_t)wthr) : 1;
-    sd_parallel_chunks(wthr, nwork, chunk, scratch, W.L.total, sb_work_item, &W);
+    sd_parallel_chunks(wthr, true, nwork, chunk, scratch, W.L.total, sb_work_item, &W);
     const int nthr = sd_threads(p->nthr, ctx, INT64_MAX);
     if (p->nsplit > 1) {
         /* Row buffers of the threads' slices are free again. */

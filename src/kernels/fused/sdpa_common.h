@@ -17,6 +17,7 @@
 #include "ir/dtype_round.h"
 #include "kernels/fused/run_io.h"
 #include "kernels/kernel.h"
+#include "runtime/share.h"
 
 /* One side of the causal mask's GreaterEqual at element (i, j): the column
  * or row index, for the bottom-right form shifted by + s_kv - s_q. */
@@ -70,18 +71,37 @@ static inline int sd_threads(int planned, const pt_exec_ctx *ctx, int64_t work) 
  * two threads work on different query rows, so on different pages and
  * away from each other's prefetched lines (BERT-large f32, 2 threads:
  * faster in 17 of 22 alternating runs, about 1 %). */
-static inline void sd_parallel_chunks(int nthr, int64_t nwork, int64_t chunk, void *scratch, size_t thr_bytes,
-                                      void (*fn)(const void *arg, int64_t w, char *buf), const void *arg) {
-    const int64_t nchunks = (nwork + chunk - 1) / chunk;
+typedef struct {
+    int64_t nwork, chunk, nchunks, next; /* next: the next chunk to claim */
+    char *scratch;
+    size_t thr_bytes;
+    void (*fn)(const void *arg, int64_t w, char *buf);
+    const void *arg;
+} sd_chunks_job;
+
+static inline void sd_chunks_run(sd_chunks_job *j, int tid) {
+    char *buf = j->scratch + (size_t)tid * j->thr_bytes;
+    for (int64_t c; (c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nchunks;) {
+        const int64_t lo = c * j->chunk, hi = (c + 1) * j->chunk < j->nwork ? (c + 1) * j->chunk : j->nwork;
+        for (int64_t i = lo; i < hi; ++i) j->fn(j->arg, c & 1 ? hi - 1 - (i - lo) : i, buf);
+    }
+}
+
+static void sd_chunks_body(void *v, int tid) { sd_chunks_run(v, tid); }
+
+/* omp: an OpenMP team of nthr, else the caller and the helpers of
+ * runtime/share.h that come (small jobs: share.h says why). */
+static inline void sd_parallel_chunks(int nthr, bool omp, int64_t nwork, int64_t chunk, void *scratch,
+                                      size_t thr_bytes, void (*fn)(const void *arg, int64_t w, char *buf),
+                                      const void *arg) {
+    sd_chunks_job job = {nwork, chunk, (nwork + chunk - 1) / chunk, 0, scratch, thr_bytes, fn, arg};
+    if (nthr <= 1) {
+        sd_chunks_run(&job, 0);
+    } else if (omp) {
 #pragma omp parallel num_threads(nthr)
-    {
-        int tid = pt_thread_id();
-        char *buf = (char *)scratch + (size_t)tid * thr_bytes;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t c = 0; c < nchunks; ++c) {
-            const int64_t lo = c * chunk, hi = (c + 1) * chunk < nwork ? (c + 1) * chunk : nwork;
-            for (int64_t i = lo; i < hi; ++i) fn(arg, c & 1 ? hi - 1 - (i - lo) : i, buf);
-        }
+        sd_chunks_run(&job, pt_thread_id());
+    } else {
+        pt_share_run(nthr, sd_chunks_body, &job);
     }
 }
 

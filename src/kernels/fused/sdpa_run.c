@@ -56,12 +56,14 @@
 #define SD_ROWS_WHOLE 96
 #define SD_MAX_SEG 16    /* heads stacked in one item */
 /* Below this many multiply-adds (tens of microseconds on one core) the
- * kernel runs on one thread, as the backward does.  The limit was 16M while
- * the machine was heavily shared (a parallel region waits up to a scheduler
- * tick for a core another process holds); with the cores free, two threads
- * take 8-9M MAC problems (GPT-2 inference, the compressed-K/V cases) from
- * 0.33-0.38 ms to 0.18-0.25 ms. */
+ * kernel runs on the caller and the helpers of runtime/share.h, not on an
+ * OpenMP team: a team's region waits up to a scheduler tick for a core
+ * another process holds.  (The limit for a team was 16M while the machine
+ * was heavily shared; with the cores free, two threads take 8-9M MAC
+ * problems, GPT-2 inference and the compressed-K/V cases, from 0.33-0.38
+ * ms to 0.18-0.25 ms.)  Below SD_SHARE_MACS the caller runs alone. */
 #define SD_SERIAL_MACS 2000000
+#define SD_SHARE_MACS 200000
 #define SD_DECODE_ROWS 8 /* items with at most this many query rows skip the panels (decode) */
 /* Keys per block of decode items whose K and V both stream through the row
  * table's block operations: long runs of each stream between switches keep
@@ -1981,7 +1983,7 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     if (!scratch) return pt_err(dnnl_invalid_arguments, "sdpa: no scratchpad");
     const sd_work W = {.A = &A, .L = sd_scratch_layout(p), .nqb = nqb, .nchunk = nchunk, .inner = inner, .G = G};
     const double macs = (double)p->nbatch * (double)p->sq * (double)p->skv * (double)(p->dqk + p->dv);
-    const int nthr = macs < SD_SERIAL_MACS ? 1 : sd_threads(p->nthr, ctx, nwork);
+    const int nthr = macs < SD_SHARE_MACS ? 1 : sd_threads(p->nthr, ctx, nwork);
     /* Whole-head panels: key blocks start at whole strips (as for panels
      * packed ahead); every thread's cache starts empty. */
     const bool strips = p->bk >= p->skv || (p->bk % A.qk.uk->nr == 0 && p->bk % A.pv.uk->nr == 0);
@@ -2004,6 +2006,6 @@ pt_status pt_sdpa_fwd_run(const pt_fused *f, const pt_tview *in, size_t nin, con
     if (nthr == 1)
         for (int64_t w = 0; w < nwork; ++w) sd_work_item(&W, w, scratch);
     else
-        sd_parallel_chunks(nthr, nwork, chunk, scratch, W.L.total, sd_work_item, &W);
+        sd_parallel_chunks(nthr, macs >= SD_SERIAL_MACS, nwork, chunk, scratch, W.L.total, sd_work_item, &W);
     return dnnl_success;
 }

@@ -39,6 +39,7 @@
 #include "kernels/gemm/gemm_gemv.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/x86/gemm_pack_int_x86.h"
+#include "runtime/share.h"
 
 /* Blocking targets (fractions of the cache the block may fill), measured on
  * Zen (48 KiB L1d, 1 MiB L2) at 1024^3 to 2048^3 and skinny shapes: the B
@@ -70,7 +71,13 @@
 #define IN_KERNEL_ROWS 160        /* see choose_blocks */
 #define NC_MIN 256            /* A is repacked per NC block: keep NC from shrinking below this */
 #define KC_MAX 1024
+/* Multiply-adds per thread at least: for an OpenMP team (a region can
+ * wait a scheduler tick for a thread that another process keeps off its
+ * core, runtime/share.h), and for the helpers of runtime/share.h, which
+ * never wait for a thread that has not started (below this, waking one
+ * costs more than it saves). */
 #define MIN_MACS_PER_THREAD (INT64_C(1) << 21)
+#define SHARE_MIN_MACS_PER_THREAD (INT64_C(1) << 16)
 #define GEMV_MIN_COLS 256 /* small-M path: columns per work unit at least */
 #define GEMV_COL_ALIGN 64
 #define GEMV_UNITS_PER_THREAD 2 /* small-M units claimed dynamically: a thread slowed by a neighbour
@@ -170,11 +177,15 @@ static bool gemv_path_possible(const pt_gemm_desc *d) {
 
 static int64_t total_macs(const pt_gemm_plan *p) { return p->nbatch * p->d.M * p->d.N * p->d.K; }
 
-/* Threads worth using: every thread gets at least MIN_MACS_PER_THREAD. */
+/* Threads worth using: every thread gets at least SHARE_MIN_MACS_PER_THREAD. */
 static int useful_threads(const pt_gemm_plan *p, int nthr) {
-    int64_t cap = max64(1, total_macs(p) / MIN_MACS_PER_THREAD);
+    int64_t cap = max64(1, total_macs(p) / SHARE_MIN_MACS_PER_THREAD);
     return (int)min64(nthr, cap);
 }
+
+/* Whether nt threads run as an OpenMP team rather than as the caller and
+ * runtime/share.h's helpers. */
+static bool omp_team(const pt_gemm_plan *p, int nt) { return total_macs(p) >= MIN_MACS_PER_THREAD * nt; }
 
 /* Small-M work units: (batch item, k block, column block), column block
  * fastest.  Columns-contiguous B streams best in runs as wide as the chunk
@@ -829,33 +840,13 @@ static void run_item(worker *w, int64_t item) {
     run_block(w, &bv, b, m0, n0, mlen, nlen);
 }
 
-/* Items: each thread owns the contiguous slice the static split gives it
- * (so a B block is packed by one thread, and consecutive items reuse it)
- * and takes from its front; a thread that runs out takes single items from
- * the back of another's slice.  On a shared machine a thread that loses its
- * core for a while thus holds nobody at the barrier.  Every item is still
- * computed whole by one thread, so results do not depend on who ran it.
- * A slice is one 64-bit word, begin << 32 | end, changed by compare and
- * swap. */
-typedef struct {
-    _Alignas(64) uint64_t range;
-} item_slice;
-
-static bool take_item(item_slice *sl, bool front, int64_t *it) {
-    uint64_t cur = __atomic_load_n(&sl->range, __ATOMIC_RELAXED);
-    for (;;) {
-        uint64_t begin = cur >> 32, end = cur & 0xffffffffu;
-        if (begin >= end) return false;
-        uint64_t next = front ? ((begin + 1) << 32 | end) : (begin << 32 | (end - 1));
-        if (__atomic_compare_exchange_n(&sl->range, &cur, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            *it = (int64_t)(front ? begin : end - 1);
-            return true;
-        }
-    }
-}
-
+/* Items: in slices with stealing (runtime/share.h), so that a B block is
+ * packed by one thread and consecutive items reuse it, and a thread that
+ * loses its core for a while holds nobody at the barrier.  Every item is
+ * still computed whole by one thread, so results do not depend on who ran
+ * it. */
 static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, char *scratch, int tid, int nt,
-                             item_slice *slices) {
+                             pt_share_slice *slices) {
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
     worker w = {.p = p, .args = args, .scratch = scratch + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
                 .tid = tid, .next_item = -1};
@@ -868,7 +859,7 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
         return;
     }
     int64_t it;
-    while (take_item(&slices[tid], true, &it)) {
+    while (pt_share_take(&slices[tid], true, &it)) {
         /* The next item of this slice, unless another thread takes it. */
         const uint64_t range = __atomic_load_n(&slices[tid].range, __ATOMIC_RELAXED);
         w.next_item = range >> 32 < (range & 0xffffffffu) ? (int64_t)(range >> 32) : -1;
@@ -876,8 +867,8 @@ static void run_packed_slice(const pt_gemm_plan *p, const pt_gemm_args *args, ch
     }
     w.next_item = -1;
     for (int v = 1; v < nt; ++v) {
-        item_slice *victim = &slices[(tid + v) % nt];
-        while (take_item(victim, false, &it)) run_item(&w, it);
+        pt_share_slice *victim = &slices[(tid + v) % nt];
+        while (pt_share_take(victim, false, &it)) run_item(&w, it);
     }
 }
 
@@ -944,12 +935,12 @@ static void run_gemv_unit(const pt_gemm_plan *p, const pt_gemm_args *args, const
                         slot + n0, L->ldp);
 }
 
-/* After a k split: thread tid of nt adds the slots of its columns in
- * k-block order into the first and runs the epilogue on them. */
+/* After a k split: piece `piece` of n adds the slots of its columns in
+ * k-block order into the first and runs the epilogue on them (thread tid). */
 static void reduce_gemv_slots(const pt_gemm_plan *p, const pt_gemm_args *args, const gemv_units *L, char *base,
-                              int tid, int nt) {
+                              int piece, int n, int tid) {
     const pt_gemm_desc *d = &p->d;
-    const int64_t per = round_up(ceil_div(d->N, nt), 16), j0 = min64(d->N, per * tid), j1 = min64(d->N, j0 + per);
+    const int64_t per = round_up(ceil_div(d->N, n), 16), j0 = min64(d->N, per * piece), j1 = min64(d->N, j0 + per);
     if (j1 <= j0) return;
     float *slot0 = (float *)(base + gemv_counter_bytes() + gemv_rows_bytes(d, L));
     for (int64_t m = 0; m < d->M; ++m) {
@@ -962,21 +953,66 @@ static void reduce_gemv_slots(const pt_gemm_plan *p, const pt_gemm_args *args, c
     args->epilogue(args->epilogue_ctx, 0, 0, j0, d->M, j1 - j0, slot0 + j0, L->ldp, tid);
 }
 
-/* Units go to whichever thread asks next (the counter sits in thread 0's
- * scratch and starts at 0). */
-static void run_gemv_team(const pt_gemm_plan *p, const pt_gemm_args *args, const gemv_units *L, char *base,
-                          int64_t units, int tid, int nt) {
-    int64_t *counter = (int64_t *)base;
-    for (;;) {
-        int64_t u;
-#pragma omp atomic capture
-        u = (*counter)++;
-        if (u >= units) break;
-        run_gemv_unit(p, args, L, base, u, tid);
+/* A small-M run: units go to whichever thread asks next, then (k split)
+ * the reduction's pieces likewise; both counters sit in thread 0's scratch
+ * (the first line) and start at 0. */
+typedef struct {
+    const pt_gemm_plan *p;
+    const pt_gemm_args *args;
+    const gemv_units *L;
+    char *base;
+    int64_t units;
+    int pieces; /* of the reduction */
+} gemv_job;
+
+static void gemv_units_body(void *v, int tid) {
+    const gemv_job *j = v;
+    for (int64_t u; (u = __atomic_fetch_add((int64_t *)j->base, 1, __ATOMIC_RELAXED)) < j->units;)
+        run_gemv_unit(j->p, j->args, j->L, j->base, u, tid);
+}
+
+static void gemv_reduce_body(void *v, int tid) {
+    const gemv_job *j = v;
+    for (int64_t r; (r = __atomic_fetch_add((int64_t *)j->base + 1, 1, __ATOMIC_RELAXED)) < j->pieces;)
+        reduce_gemv_slots(j->p, j->args, j->L, j->base, (int)r, j->pieces, tid);
+}
+
+/* The item or team path, one thread's part (tid of nt planned).  Team
+ * path: any team size claims all the work.  Item path: with slices, every
+ * planned slice is drained by whoever comes (the helpers of share.h may not
+ * all come); without, the team of nt splits the items. */
+typedef struct {
+    const pt_gemm_plan *p;
+    const pt_gemm_args *args;
+    char *base, *shared;
+    int nt;
+    pt_share_slice *slices;
+    const team_shape *ts; /* NULL: the item path */
+} items_job;
+
+static void items_body(void *v, int tid) {
+    const items_job *j = v;
+    if (j->ts) {
+        worker w = {.p = j->p, .args = j->args, .scratch = j->base + (size_t)tid * j->p->thread_bytes,
+                    .lay = layout_of(j->p), .tid = tid, .next_item = -1};
+        run_team(&w, j->ts, j->shared);
+    } else {
+        /* Static slices run only alone or in an OpenMP team, whose size
+         * may be smaller than asked. */
+        run_packed_slice(j->p, j->args, j->base, tid, j->slices ? j->nt : omp_get_num_threads(), j->slices);
     }
-    if (L->nk > 1) {
-#pragma omp barrier
-        reduce_gemv_slots(p, args, L, base, tid, nt);
+}
+
+/* Runs body on nt threads: an OpenMP team, else the caller and the helpers
+ * of share.h (the body must then claim its work, never split it by tid). */
+static void run_threads_of(int nt, bool omp, pt_share_body body, void *ctx) {
+    if (nt <= 1) {
+        body(ctx, 0);
+    } else if (omp) {
+#pragma omp parallel num_threads(nt)
+        body(ctx, omp_get_thread_num());
+    } else {
+        pt_share_run(nt, body, ctx);
     }
 }
 
@@ -994,46 +1030,29 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
         const gemv_units L = gemv_layout(p);
         const int64_t units = p->nbatch * L.nk * L.ncol;
         const int nt = (int)min64(T, units);
-        *(int64_t *)base = 0;
-        if (nt <= 1) {
-            run_gemv_team(p, args, &L, base, units, 0, 1);
-        } else {
-#pragma omp parallel num_threads(nt)
-            run_gemv_team(p, args, &L, base, units, omp_get_thread_num(), omp_get_num_threads());
-        }
+        const bool omp = omp_team(p, nt);
+        gemv_job job = {p, args, &L, base, units, nt};
+        ((int64_t *)base)[0] = ((int64_t *)base)[1] = 0;
+        run_threads_of(nt, omp, gemv_units_body, &job);
+        if (L.nk > 1) run_threads_of(nt, omp, gemv_reduce_body, &job);
         return dnnl_success;
     }
-    const int nt = (int)min64(T, p->nbatch * p->mblocks * p->nblocks);
-    if (nt <= 1) {
-        run_packed_slice(p, args, base, 0, 1, NULL);
-    } else {
-        /* Stealing needs the item indices in 32 bits; beyond, static slices. */
-        const int64_t items = p->nbatch * p->mblocks * p->nblocks;
-        item_slice slice_store[MAX_STEAL_THREADS], *slices = NULL;
-        if (items < (INT64_C(1) << 31) && nt <= MAX_STEAL_THREADS) {
-            slices = slice_store;
-            for (int t = 0; t < nt; ++t)
-                slices[t].range = (uint64_t)(items * t / nt) << 32 | (uint64_t)(items * (t + 1) / nt);
-        }
-        const bool team = !args->b_packed && p->shared_bytes > 0 && team_possible(p, nt);
-        const team_shape ts = team ? team_shape_of(p) : (team_shape){0};
-        char *shared = base + p->thread_bytes * (size_t)run_threads(p, nthr);
-        if (team) memset(shared, 0, ts.counters);
-#pragma omp parallel num_threads(nt)
-        {
-            /* Team path: any team size claims all the work.  Item path:
-             * with slices, every planned slice is drained even if the team
-             * is smaller than asked; without, the team splits the items. */
-            const int tid = omp_get_thread_num();
-            if (team) {
-                worker w = {.p = p, .args = args, .scratch = base + (size_t)tid * p->thread_bytes, .lay = layout_of(p),
-                            .tid = tid, .next_item = -1};
-                run_team(&w, &ts, shared);
-            } else {
-                run_packed_slice(p, args, base, tid, slices ? nt : omp_get_num_threads(), slices);
-            }
-        }
+    const int64_t items = p->nbatch * p->mblocks * p->nblocks;
+    int nt = (int)min64(T, items);
+    /* Stealing needs the item indices in 32 bits; beyond, static slices,
+     * which only an OpenMP team (all threads come) may run. */
+    pt_share_slice slice_store[MAX_STEAL_THREADS], *slices = NULL;
+    if (nt > 1 && items < (INT64_C(1) << 31) && nt <= MAX_STEAL_THREADS) {
+        slices = slice_store;
+        pt_share_slices_init(slices, items, nt);
     }
+    const bool team = nt > 1 && !args->b_packed && p->shared_bytes > 0 && team_possible(p, nt);
+    const bool omp = omp_team(p, nt) || (!team && !slices);
+    const team_shape ts = team ? team_shape_of(p) : (team_shape){0};
+    char *shared = base + p->thread_bytes * (size_t)run_threads(p, nthr);
+    if (team) memset(shared, 0, ts.counters);
+    items_job job = {p, args, base, shared, nt, slices, team ? &ts : NULL};
+    run_threads_of(nt, omp, items_body, &job);
     return dnnl_success;
 }
 
