@@ -18,13 +18,19 @@
 /* exp of an x inside [PT_EXP_MIN, PT_EXP_MAX + 1] or NaN (vec_exp_x86.h)
  * in the lanes of `keep`, +0 in the others: n·ln2 + r, Taylor to degree 6,
  * vscalefps for 2^n (overflow to +inf and gradual underflow in one
- * instruction).  The lanes whose exp is 0 are masked off the vscalefps
+ * instruction).  n = x·log2(e) rounded to nearest by adding and taking
+ * away 1.5·2^23 (one fma and a subtraction; vrndscaleps is two µops on
+ * Intel cores): BERT-large f32 MHA about 3 % faster; n is then rounded
+ * from the exact product instead of its f32 rounding, which can move a
+ * half-way case to the other n, where r is still inside the range the
+ * polynomial covers.  The lanes whose exp is 0 are masked off the vscalefps
  * rather than scaled down to 0: on Intel cores an underflowing vscalefps
  * takes a microcode assist (75 ns a vector against 2.5 measured on a Xeon
  * with AVX512-FP16), and a masked-off lane takes none; a causal or padding
  * mask of -inf made SDPA 4.4 times slower there. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_in_range(__m512 x, __mmask16 keep) {
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 magic = _mm512_set1_ps(12582912.f); /* 1.5 * 2^23 */
+    const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(PT_EXP_LOG2E), magic), magic);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));

@@ -1158,7 +1158,14 @@ PT_MEM_INLINE void pt_mem_softmax_piece(pt_mem_softmax_out *o, dnnl_data_type_t 
 PT_MEM_INLINE void pt_mem_softmax_load_max(const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
                                            __m512 *m0, __m512 *m1, pt_mem_trickle *pf, bool two_level) {
     for (; i + 32 <= end; i += 32) {
-        const __m512 u = pt_mem_load16_dt(src, dt, i, 0xFFFF), w = pt_mem_load16_dt(src, dt, i + 16, 0xFFFF);
+        __m512 u, w;
+        if (dt == dnnl_bf16) { /* even and odd elements: the order does not matter to a max */
+            const __m512i b = _mm512_loadu_si512((const uint16_t *)src + i);
+            u = _mm512_castsi512_ps(_mm512_slli_epi32(b, 16));
+            w = _mm512_castsi512_ps(_mm512_and_si512(b, _mm512_set1_epi32((int)0xffff0000u)));
+        } else {
+            u = pt_mem_load16_dt(src, dt, i, 0xFFFF), w = pt_mem_load16_dt(src, dt, i + 16, 0xFFFF);
+        }
         *m0 = _mm512_max_ps(u, *m0); /* a NaN in u yields m0: NaN skipped */
         *m1 = _mm512_max_ps(w, *m1);
         pt_mem_trickle_step_in(pf, two_level);
