@@ -183,15 +183,25 @@ static float next_int_value(void *ctx) {
         default: return tg_lcg_pm1(&rng);
     }
 }
+/* A bias tensor (id + 1; 0: none) whose values cycle through NaN, +inf,
+ * -inf and a finite value: the epilogue's ReLU / Clamp / Quantize steps on
+ * non-finite inputs. */
+static size_t g_special_bias;
+
 static void fill_int_input(const tg_graph *g, int t, void *buf) {
     int_fill f = {&g->lt[t]};
     tg_fill(&g->lt[t], buf, next_int_value, &f);
+    if (g_special_bias == (size_t)t + 1 && g->lt[t].data_type == dnnl_f32) {
+        const float special[4] = {NAN, INFINITY, -INFINITY, 0.25f};
+        for (int64_t i = 0; i < tg_nelems(&g->lt[t]); ++i) ((float *)buf)[i] = special[i % 4];
+    }
 }
 
 typedef struct {
     dnnl_data_type_t src_dt, out_dt; /* out f32: no final Quantize */
     int64_t src_zp, wei_zp, out_zp;
     bool per_channel, bias, bias_add, clamp, post_sum, sum_u8, constant_w;
+    bool special_bias; /* NaN, +inf, -inf among the bias values */
 } qcfg;
 
 static void quant_attrs(tg_op *o, const float *scales, const int64_t *zps, int n, int axis) {
@@ -231,8 +241,10 @@ static void run_quant_case(const char *name, const cfg *c, const qcfg *q) {
     o = tg_add(&g, dnnl_graph_op_dequantize, 1, (size_t[]){wq}, 1, (size_t[]){w});
     quant_attrs(o, ws, wz, nsc, c->xio ? r - 1 : 0);
     size_t y = tg_tensor(&g, dnnl_f32, r, yd, NULL);
+    g_special_bias = 0;
     if (q->bias) {
         size_t b = tg_tensor(&g, dnnl_f32, 1, (int64_t[]){c->OC}, NULL);
+        if (q->special_bias) g_special_bias = b;
         o = tg_add(&g, dnnl_graph_op_convolution, 3, (size_t[]){x, w, b}, 1, (size_t[]){y});
     } else {
         o = tg_add(&g, dnnl_graph_op_convolution, 2, (size_t[]){x, w}, 1, (size_t[]){y});
@@ -349,6 +361,20 @@ static void test_quantized(void) {
     c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 0;
     q.per_channel = false; /* more channels than a scale list holds */
     run_quant_case("int8 1x1 NXC 300 output channels (column blocks)", &c, &q);
+    /* Non-finite bias values through each step of the epilogue, 64
+     * channels at a time and in the tail: ReLU keeps NaN (then 0 in an
+     * integer), +0 for -0 in f32; Clamp takes NaN to its low bound. */
+    q.special_bias = true;
+    run_quant_case("int8 1x1 NXC 300 channels NaN / inf bias relu -> u8", &c, &q);
+    q.out_dt = dnnl_s8, q.out_zp = -5;
+    run_quant_case("int8 1x1 NXC 300 channels NaN / inf bias relu -> s8", &c, &q);
+    q.clamp = true;
+    run_quant_case("int8 1x1 NXC 300 channels NaN / inf bias clamp -> s8", &c, &q);
+    q.out_dt = dnnl_f32;
+    run_quant_case("int8 1x1 NXC 300 channels NaN / inf bias clamp -> f32", &c, &q);
+    q.clamp = false;
+    run_quant_case("int8 1x1 NXC 300 channels NaN / inf bias relu -> f32", &c, &q);
+    q.special_bias = false;
     c = base(2);
     c.nxc = c.xio = true, c.N = 1, c.IC = 1200, c.OC = 6, c.in[0] = 4, c.in[1] = 5;
     q = q0;

@@ -1083,52 +1083,101 @@ static inline float int8_round(float v, float lo, float hi) {
 }
 
 #ifdef CP_X86
-/* int8_row_out in AVX-512: the same f32 operations, 16 lanes at a time. */
+/* int8_row_out in AVX-512: the same values, 16 lanes at a time.  The
+ * program's steps are read once per row, not per vector (the stores through
+ * dst could alias them for all the compiler knows). */
+typedef struct {
+    __m512i rt;
+    __m512 sum_sc, sum_zp, qlo, qhi, inv_scale, out_zp;
+    __m512 lo[4], hi[4];
+    bool relu[4];
+    int nclamp;
+    bool quant, quant_zp, int_out, is_u8, sum_u8;
+} int8_out_consts;
+
+/* Elements [j, j + 16) of the row (lanes in m) up to the integer type's
+ * range: the same operations as int8_row_out.  A ReLU is max(0, x), which
+ * keeps NaN; plus 0 makes its -0 the reference's +0 where the result stays
+ * float.  A Clamp is max then min with x first (NaN gives lo, as the
+ * reference's compare does). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512
+int8_out16(const int8_out_consts *k, const int32_t *acc, const int32_t *colterm, const float *scale, const float *bias,
+           const float *badd, const void *sum, int64_t j, __mmask16 m) {
+    __m512i t = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + j), _mm512_maskz_loadu_epi32(m, colterm + j));
+    __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(t, k->rt));
+    x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, scale + j)), _mm512_maskz_loadu_ps(m, bias + j));
+    if (badd) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, badd + j));
+    if (sum) {
+        const __m128i q = _mm_maskz_loadu_epi8(m, (const char *)sum + j);
+        const __m512i qi = k->sum_u8 ? _mm512_cvtepu8_epi32(q) : _mm512_cvtepi8_epi32(q);
+        x = _mm512_add_ps(x, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(qi), k->sum_zp), k->sum_sc));
+    }
+    for (int c = 0; c < k->nclamp; ++c) {
+        if (k->relu[c]) {
+            x = _mm512_max_ps(_mm512_setzero_ps(), x);
+            if (!k->int_out) x = _mm512_add_ps(x, _mm512_setzero_ps());
+        } else {
+            x = _mm512_min_ps(_mm512_max_ps(x, k->lo[c]), k->hi[c]);
+        }
+    }
+    if (k->quant) {
+        x = _mm512_mul_ps(x, k->inv_scale);
+        if (k->quant_zp) x = _mm512_add_ps(x, k->out_zp);
+    }
+    if (!k->int_out) return x;
+    /* NaN -> 0: for u8 the max with 0 below does it. */
+    if (!k->is_u8) x = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x);
+    return _mm512_min_ps(_mm512_max_ps(x, k->qlo), k->qhi);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512i int8_round16(__m512 x) {
+    return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); /* half to even */
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void int8_row_out_avx512(
     const cp_state *s, const int32_t *acc, int64_t nb, const int32_t *colterm, int32_t rowterm, const float *scale,
     const float *bias, const float *badd, const void *sum, void *dst, int64_t off) {
-    const __m512i rt = _mm512_set1_epi32(rowterm);
-    const __m512 sum_sc = _mm512_set1_ps(s->q_sum_scale), sum_zp = _mm512_set1_ps(s->q_sum_zp);
-    const __m512 zero = _mm512_setzero_ps(), magic = _mm512_set1_ps(12582912.f);
-    const bool is_u8 = s->out_dt == dnnl_u8, is_s8 = s->out_dt == dnnl_s8;
-    const __m512 qlo = _mm512_set1_ps(is_u8 ? 0.f : -128.f), qhi = _mm512_set1_ps(is_u8 ? 255.f : 127.f);
-    for (int64_t j = 0; j < nb; j += 16) {
+    int8_out_consts k;
+    k.rt = _mm512_set1_epi32(rowterm);
+    k.sum_sc = _mm512_set1_ps(s->q_sum_scale), k.sum_zp = _mm512_set1_ps(s->q_sum_zp);
+    k.is_u8 = s->out_dt == dnnl_u8, k.int_out = k.is_u8 || s->out_dt == dnnl_s8;
+    k.sum_u8 = s->q_sum_dt == dnnl_u8;
+    k.qlo = _mm512_set1_ps(k.is_u8 ? 0.f : -128.f), k.qhi = _mm512_set1_ps(k.is_u8 ? 255.f : 127.f);
+    k.nclamp = s->q_nclamp;
+    for (int c = 0; c < k.nclamp; ++c)
+        k.relu[c] = s->q_relu[c], k.lo[c] = _mm512_set1_ps(s->q_lo[c]), k.hi[c] = _mm512_set1_ps(s->q_hi[c]);
+    k.quant = s->q_quant, k.quant_zp = s->q_quant_zp;
+    k.inv_scale = _mm512_set1_ps(s->q_inv_scale), k.out_zp = _mm512_set1_ps(s->q_out_zp);
+    int64_t j = 0;
+    if (!k.int_out) {
+        for (; j < nb; j += 16) {
+            const __mmask16 m = nb - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nb - j)) - 1);
+            _mm512_mask_storeu_ps((float *)dst + off + j, m, int8_out16(&k, acc, colterm, scale, bias, badd, sum, j, m));
+        }
+        return;
+    }
+    /* 64 values: saturating packs (exact: the values are in range) put
+     * four of each vector per 128-bit lane; one dword permute restores the
+     * order, and one 64-byte store writes them (four narrowing vpmovdb,
+     * two µops each, and four stores before). */
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    char *out = (char *)dst + off;
+    for (; j + 64 <= nb; j += 64) {
+        const __m512i a = int8_round16(int8_out16(&k, acc, colterm, scale, bias, badd, sum, j, 0xffff));
+        const __m512i b = int8_round16(int8_out16(&k, acc, colterm, scale, bias, badd, sum, j + 16, 0xffff));
+        const __m512i c = int8_round16(int8_out16(&k, acc, colterm, scale, bias, badd, sum, j + 32, 0xffff));
+        const __m512i d = int8_round16(int8_out16(&k, acc, colterm, scale, bias, badd, sum, j + 48, 0xffff));
+        const __m512i ab = _mm512_packs_epi32(a, b), cd = _mm512_packs_epi32(c, d);
+        const __m512i bytes = k.is_u8 ? _mm512_packus_epi16(ab, cd) : _mm512_packs_epi16(ab, cd);
+        _mm512_storeu_si512((void *)(out + j), _mm512_permutexvar_epi32(order, bytes));
+    }
+    for (; j < nb; j += 16) {
         const __mmask16 m = nb - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nb - j)) - 1);
-        __m512i t = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, acc + j), _mm512_maskz_loadu_epi32(m, colterm + j));
-        __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(t, rt));
-        x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, scale + j)), _mm512_maskz_loadu_ps(m, bias + j));
-        if (badd) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, badd + j));
-        if (sum) {
-            const __m128i q = _mm_maskz_loadu_epi8(m, (const char *)sum + j);
-            const __m512i qi = s->q_sum_dt == dnnl_u8 ? _mm512_cvtepu8_epi32(q) : _mm512_cvtepi8_epi32(q);
-            x = _mm512_add_ps(x, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(qi), sum_zp), sum_sc));
-        }
-        for (int c = 0; c < s->q_nclamp; ++c) {
-            if (s->q_relu[c]) {
-                const __mmask16 keep = _mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-                x = _mm512_maskz_mov_ps(keep, x);
-            } else {
-                const __m512 lo = _mm512_set1_ps(s->q_lo[c]), hi = _mm512_set1_ps(s->q_hi[c]);
-                x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GT_OQ), lo, x);
-                x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_LT_OQ), hi, x);
-            }
-        }
-        if (s->q_quant) {
-            x = _mm512_mul_ps(x, _mm512_set1_ps(s->q_inv_scale));
-            if (s->q_quant_zp) x = _mm512_add_ps(x, _mm512_set1_ps(s->q_out_zp));
-        }
-        if (!is_u8 && !is_s8) {
-            _mm512_mask_storeu_ps((float *)dst + off + j, m, x);
-            continue;
-        }
-        x = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x); /* NaN -> 0 */
-        x = _mm512_min_ps(_mm512_max_ps(x, qlo), qhi);
-        x = _mm512_sub_ps(_mm512_add_ps(x, magic), magic);
         /* Narrowed in registers, then a plain 16-byte store (the masked
          * narrowing store is microcoded on Zen 4); the tail masked. */
-        const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(x));
-        if (m == 0xffff) _mm_storeu_si128((__m128i *)((char *)dst + off + j), b);
-        else _mm_mask_storeu_epi8((char *)dst + off + j, m, b);
+        const __m128i q = _mm512_cvtepi32_epi8(int8_round16(int8_out16(&k, acc, colterm, scale, bias, badd, sum, j, m)));
+        if (m == 0xffff) _mm_storeu_si128((__m128i *)(out + j), q);
+        else _mm_mask_storeu_epi8(out + j, m, q);
     }
 }
 #endif
