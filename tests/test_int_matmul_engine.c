@@ -211,6 +211,44 @@ static void float_matmul(const float_case *c) {
     free_tensors(t, nin + 1);
 }
 
+/* A plain f32 MatMul into an output whose columns are not contiguous
+ * (strides {1, M}: column-major): the engine must not sum its tiles into
+ * that buffer as rows (pt_gemm_args.c_direct), so every value lands at its
+ * strided place. */
+static void strided_output_matmul(int64_t M, int64_t N, int64_t K) {
+    tensor t[3];
+    make_lt(&t[0], 1, dnnl_f32, 2, (int64_t[]){M, K}, false);
+    make_lt(&t[1], 2, dnnl_f32, 2, (int64_t[]){K, N}, false);
+    make_lt(&t[2], 3, dnnl_f32, 2, (int64_t[]){M, N}, false);
+    dnnl_dims_t st = {1, M};
+    dnnl_graph_logical_tensor_init_with_strides(&t[2].lt, 3, dnnl_f32, 2, t[2].lt.dims, st,
+                                                dnnl_graph_tensor_property_undef);
+    for (int i = 0; i < 2; ++i)
+        for (int64_t e = 0; e < t[i].lt.dims[0] * t[i].lt.dims[1]; ++e) set(&t[i], e, rnd());
+    dnnl_graph_op_t op;
+    OK(dnnl_graph_op_create(&op, 1, dnnl_graph_op_matmul, "mm"));
+    OK(dnnl_graph_op_add_input(op, &t[0].lt));
+    OK(dnnl_graph_op_add_input(op, &t[1].lt));
+    OK(dnnl_graph_op_add_output(op, &t[2].lt));
+    char name[96];
+    snprintf(name, sizeof name, "f32 MatMul %lldx%lldx%lld into a column-major output", (long long)M, (long long)K,
+             (long long)N);
+    run_graph(&op, 1, t, 2, dnnl_fpmath_mode_strict, 1, name);
+    double *want = malloc((size_t)(M * N) * sizeof(double)), *scale = malloc((size_t)(M * N) * sizeof(double));
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t j = 0; j < N; ++j) {
+            double acc = 0, sc = 0;
+            for (int64_t k = 0; k < K; ++k) {
+                const double ab = (double)get(&t[0], m * K + k) * get(&t[1], k * N + j);
+                acc += ab, sc += fabs(ab);
+            }
+            want[j * M + m] = acc, scale[j * M + m] = sc; /* the output's own element order */
+        }
+    compare(&t[2], want, scale, M * N, 4e-6 * (1.0 + (double)K / 64), name);
+    free(want), free(scale);
+    free_tensors(t, 3);
+}
+
 /* ---- binary ops before the MatMul (float_bmb), evaluated over A's whole
  * space with its dims merged where the operands allow:
  * A = (X * P) + Q, Q broadcast as `qd` says, then · W [K, N] + R, R [1, N]
@@ -521,6 +559,15 @@ int main(void) {
         {.b1 = 3, .b2a = 2, .b2b = 2, .M = 6, .N = 70, .K = 12, .dt = dnnl_bf16, .bias = true},
     };
     for (size_t i = 0; i < sizeof bc / sizeof bc[0]; ++i) float_matmul(&bc[i]);
+    /* Plain f32 products large enough for several M and N blocks (summed in
+     * the output itself), batched, and into a column-major output. */
+    float_case big[] = {
+        {.b1 = 2, .b2a = 1, .b2b = 1, .M = 150, .N = 2500, .K = 70, .dt = dnnl_f32},
+        {.b1 = 1, .b2a = 2, .b2b = 2, .M = 300, .N = 260, .K = 600, .dt = dnnl_f32},
+        {.b1 = 1, .b2a = 1, .b2b = 1, .M = 300, .N = 2200, .K = 520, .dt = dnnl_f32},
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i) float_matmul(&big[i]);
+    strided_output_matmul(400, 700, 90);
     /* Math modes on f32 operands. */
     const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16, dnnl_fpmath_mode_any};
     for (int i = 0; i < 3; ++i) {

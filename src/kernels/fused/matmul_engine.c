@@ -470,7 +470,32 @@ typedef struct {
     const pt_tview *bias;
     char *threads;
     size_t thread_bytes;
+    bool direct; /* tiles summed in the output itself (direct_tile) */
 } epi_ctx;
+
+/* Whether the epilogue would store the f32 products unchanged: no bias,
+ * no post-op, no rounding, an f32 output with rows of unit column stride
+ * whose index is (batch dims, m, n). */
+static bool direct_possible(const pt_cp_state *s) {
+    const int r = s->out_ndims;
+    return s->bias_port < 0 && s->epi->nins == 0 && !s->round_floats && s->out_dt == dnnl_f32 && s->ra >= 2 &&
+           s->rb >= 2 && r >= 2 && r - s->out_lead == s->nbd + 2 && s->out_strides[r - 1] == 1;
+}
+
+/* pt_gemm_args.c_direct: the tile's first element in the output. */
+static float *direct_tile(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t *ld) {
+    const epi_ctx *E = vctx;
+    if (!E->direct) return NULL;
+    const pt_cp_state *s = E->s;
+    const int r = s->out_ndims;
+    int64_t off = m0 * s->out_strides[r - 2] + n0;
+    for (int i = s->nbd - 1; i >= 0; --i) {
+        off += b % s->bdims[i] * s->out_strides[s->out_lead + i];
+        b /= s->bdims[i];
+    }
+    *ld = s->out_strides[r - 2];
+    return (float *)E->out + off;
+}
 
 static void epilogue(void *vctx, int64_t b, int64_t m0, int64_t n0, int64_t mlen, int64_t nlen, float *c,
                      int64_t ldc, int tid) {
@@ -611,9 +636,10 @@ pt_status pt_mme_run(const pt_cp_state *s, const pt_tview *in, size_t nin, const
         args.b_packed = packed;
     }
     epi_ctx E = {s, be, e->epi_rows ? base + e->off_bound_rows : NULL, out[0].data,
-                 s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes};
+                 s->bias_port >= 0 ? &in[s->bias_port] : NULL, threads, e->thread_bytes, direct_possible(s)};
     args.epilogue = epilogue;
     args.epilogue_ctx = &E;
+    args.c_direct = direct_tile;
     pt_status st = pt_gemm_run(&e->plan, &args, base + e->off_gemm, nt);
     pt_const_cache_release(entry);
     return st;

@@ -293,6 +293,14 @@ typedef struct pt_gemm_args {
      * epilogue taking both tiles (epilogue above unused). */
     const void *b2, *b2_scales, *b2_zps;
     pt_gemm_epilogue2_fn epilogue2;
+    /* NULL, or (F32 / BF16 kinds, not dual) where a tile's products may be
+     * summed in place: the address of C[b][m0][n0] in the caller's f32
+     * output, its row stride in *ld, or NULL for the tile to go through
+     * scratch and the epilogue.  A tile summed in place skips the
+     * epilogue, so the caller answers only where the epilogue would store
+     * the f32 products unchanged (no post-ops, an f32 output with unit
+     * column stride). */
+    float *(*c_direct)(void *ctx, int64_t b, int64_t m0, int64_t n0, int64_t *ld);
 } pt_gemm_args;
 
 /* Whether packing B ahead (constant weights) pays for this problem: false

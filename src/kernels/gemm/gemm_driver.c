@@ -796,11 +796,19 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
     const pt_gemm_desc *d = &p->d;
     const pt_gemm_ukernel *uk = p->uk;
     const int64_t eb = (int64_t)pt_gemm_panel_elem_bytes(d->kind);
-    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * eb, ldc = c_ld(p);
+    const int64_t Kp = k_padded(p), b_strip_bytes = uk->nr * Kp * eb;
     int64_t a_off, b_off;
     batch_offsets(d, b, &a_off, &b_off);
     const void *a = elem_ptr(w->args->a, d->a.dt, a_off);
     char *abuf = w->scratch + w->lay.a, *cblk = w->scratch + w->lay.c;
+    int64_t ldc = c_ld(p);
+    /* Straight into the caller's output where it takes the products as
+     * they are: no copy of the block through the epilogue. */
+    float *direct = w->args->c_direct && d->kind != PT_GEMM_U8S8 && !d->dual
+                        ? w->args->c_direct(w->args->epilogue_ctx, b, m0, n0, &ldc)
+                        : NULL;
+    if (direct) cblk = (char *)direct;
+    else ldc = c_ld(p);
     int32_t *rowsum = NULL, *rowsum_chunk = NULL;
     if (d->kind == PT_GEMM_U8S8) {
         rowsum = (int32_t *)(w->scratch + w->lay.rowsum), rowsum_chunk = (int32_t *)(w->scratch + w->lay.rowsum_chunk);
@@ -818,7 +826,7 @@ static void run_block(worker *w, const packed_b_view *bv, int64_t b, int64_t m0,
     if (d->kind == PT_GEMM_U8S8)
         pt_gemm_u8s8_dequantize(d, w->args->a_scale, w->args->b_scales, cblk, ldc, rowsum, bv->colsum, n0, mlen,
                                 nlen);
-    w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
+    if (!direct) w->args->epilogue(w->args->epilogue_ctx, b, m0, n0, mlen, nlen, (float *)cblk, ldc, w->tid);
 }
 
 /* Items with B packed for the whole K of the block (b_block: kept while
