@@ -6,6 +6,7 @@
  * packed once through the constant tensor cache.  CTest runs it at every
  * ISA level (PARTITA_ISA). */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,9 @@ static void free_tensors(tensor *t, int n) {
     for (int i = 0; i < n; ++i) free(t[i].buf);
 }
 
+/* Whether run_graph executes from inside an OpenMP parallel region. */
+static bool g_in_region;
+
 /* Builds the graph of `ops`, expects one partition, compiles and runs it
  * `runs` times with tensors t[0..nin) as inputs and t[nin] as output. */
 static void run_graph(dnnl_graph_op_t *ops, int nops, tensor *t, int nin, dnnl_fpmath_mode_t mode, int runs,
@@ -103,7 +107,16 @@ static void run_graph(dnnl_graph_op_t *ops, int nops, tensor *t, int nin, dnnl_f
             for (int j = 0; j < nin; ++j)
                 if (t[j].lt.id == plts[i].id) pins[i] = &t[j].lt, pdata[i] = t[j].buf;
         pdata[pin] = t[nin].buf;
-        for (int r = 0; r < runs; ++r) pt_test_execute(cp, eng, strm, pin, pins, 1, outs, pdata);
+        if (g_in_region) {
+            /* From inside the caller's own OpenMP region (as many threads
+             * as OMP_NUM_THREADS gives), executed by its first thread
+             * while the others wait. */
+#pragma omp parallel
+            if (omp_get_thread_num() == 0)
+                for (int r = 0; r < runs; ++r) pt_test_execute(cp, eng, strm, pin, pins, 1, outs, pdata);
+        } else {
+            for (int r = 0; r < runs; ++r) pt_test_execute(cp, eng, strm, pin, pins, 1, outs, pdata);
+        }
         dnnl_graph_compiled_partition_destroy(cp);
         dnnl_graph_partition_destroy(p);
     }
@@ -568,6 +581,15 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i) float_matmul(&big[i]);
     strided_output_matmul(400, 700, 90);
+    /* Executed from inside the caller's own parallel region: a product
+     * too small for a second thread, and one for the helpers. */
+    g_in_region = true;
+    float_case inner[] = {
+        {.b1 = 4, .b2a = 1, .b2b = 1, .M = 8, .N = 8, .K = 8, .dt = dnnl_f32},
+        {.b1 = 4, .b2a = 1, .b2b = 1, .M = 64, .N = 64, .K = 64, .dt = dnnl_f32},
+    };
+    for (size_t i = 0; i < sizeof inner / sizeof inner[0]; ++i) float_matmul(&inner[i]);
+    g_in_region = false;
     /* Math modes on f32 operands. */
     const dnnl_fpmath_mode_t modes[] = {dnnl_fpmath_mode_bf16, dnnl_fpmath_mode_f16, dnnl_fpmath_mode_any};
     for (int i = 0; i < 3; ++i) {

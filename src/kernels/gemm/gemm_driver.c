@@ -1006,8 +1006,9 @@ static void items_body(void *v, int tid) {
         run_team(&w, j->ts, j->shared);
     } else {
         /* Static slices run only alone or in an OpenMP team, whose size
-         * may be smaller than asked. */
-        run_packed_slice(j->p, j->args, j->base, tid, j->slices ? j->nt : omp_get_num_threads(), j->slices);
+         * may be smaller than asked (1 inside a caller's own region). */
+        const int team = j->slices ? j->nt : j->nt > 1 ? omp_get_num_threads() : 1;
+        run_packed_slice(j->p, j->args, j->base, tid, team, j->slices);
     }
 }
 
