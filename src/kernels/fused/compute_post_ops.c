@@ -33,6 +33,7 @@
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/gemm/gemm.h"
+#include "runtime/share.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -1576,6 +1577,25 @@ static pt_status cache_conv_weights(cp_args *A, const pt_exec_ctx *ctx, char *th
     return dnnl_success;
 }
 
+/* The units of a run on the caller and the helpers (runtime/share.h). */
+typedef struct {
+    cp_args *A;
+    char *tbase;
+    pt_share_slice *slices; /* NULL: one thread takes them all */
+    int64_t units;
+    int nt;
+} cp_units_job;
+
+static void cp_units_body(void *v, int tid) {
+    const cp_units_job *j = v;
+    cp_bufs t = thread_bufs(j->A->s, j->tbase + (size_t)tid * j->A->s->thread_bytes);
+    if (!j->slices) {
+        for (int64_t u = 0; u < j->units; ++u) run_unit(j->A, u, &t);
+        return;
+    }
+    for (int64_t u; pt_share_next(j->slices, tid, j->nt, &u);) run_unit(j->A, u, &t);
+}
+
 static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                         void *scratch, const pt_exec_ctx *ctx) {
     const cp_state *s = f->state;
@@ -1643,9 +1663,12 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > s->nthr) nt = s->nthr;
     if ((int64_t)nt > units) nt = (int)units;
-    /* Small products stay on one thread: a parallel region costs up to a
-     * scheduler tick (4 ms) when another process holds a core. */
-    if ((double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K < (double)(1 << 21) * nt) nt = 1;
+    /* Small products run on the caller and the helpers of runtime/share.h
+     * (an OpenMP region costs up to a scheduler tick, 4 ms, when another
+     * process holds a core), the smallest on the caller alone. */
+    const double macs = (double)s->nbatch * (double)s->P * (double)s->Q * (double)s->K;
+    const bool omp = macs >= (double)(1 << 21) * nt;
+    if (macs < (double)(1 << 16) * nt) nt = 1;
     char *tbase = base + s->shared_bytes;
     /* Weights not cached but shared by several work items: packed once by
      * this execution, each block by the first item that needs it. */
@@ -1659,13 +1682,24 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
         A.wfinite = A.wstate + wblocks;
         memset(A.wstate, 0, (size_t)wblocks);
     }
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int tid = pt_thread_id();
-        char *mine = tbase + (size_t)tid * s->thread_bytes;
-        cp_bufs t = thread_bufs(s, mine);
+    if (nt > 1 && omp) {
+#pragma omp parallel num_threads(nt)
+        {
+            int tid = pt_thread_id();
+            char *mine = tbase + (size_t)tid * s->thread_bytes;
+            cp_bufs t = thread_bufs(s, mine);
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
+            for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
+        }
+    } else {
+        /* Slices with stealing: each thread finds its units' data in its
+         * caches at the next execution. */
+        if (nt > PT_SHARE_MAX_THREADS) nt = PT_SHARE_MAX_THREADS;
+        pt_share_slice slices[PT_SHARE_MAX_THREADS];
+        cp_units_job job = {&A, tbase, nt > 1 && units < (INT64_C(1) << 31) ? slices : NULL, units, nt};
+        if (!job.slices) job.nt = nt = 1;
+        else pt_share_slices_init(slices, units, nt);
+        pt_share_run(nt, cp_units_body, &job);
     }
     pt_const_cache_release(wentry);
     return dnnl_success;

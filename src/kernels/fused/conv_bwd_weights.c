@@ -9,6 +9,7 @@
 #include "ir/dtype.h"
 #include "kernels/fused/conv_bwd_weights.h"
 #include "kernels/gemm/gemm.h"
+#include "runtime/share.h"
 
 #define BWW_KC 256 /* positions per chunk: A and B panels of a chunk stay in L2 */
 
@@ -75,6 +76,24 @@ static void run_item(const pt_conv_bww_plan *p, const pt_gemm_ukernel *uk, const
         for (int64_t i = 0; i < p->OCg; ++i) memset(c + i * ldc, 0, sizeof(float) * (size_t)nb);
 }
 
+/* The items of a small run, claimed one at a time by the caller and the
+ * helpers that come (runtime/share.h). */
+typedef struct {
+    const pt_conv_bww_plan *p;
+    const pt_gemm_ukernel *uk;
+    const void *src, *ddst;
+    float *dw;
+    char *threads;
+    int64_t next;
+} bww_job;
+
+static void bww_body(void *v, int tid) {
+    bww_job *j = v;
+    char *buf = j->threads + (size_t)tid * j->p->thr_bytes;
+    for (int64_t w; (w = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->p->items;)
+        run_item(j->p, j->uk, j->src, j->ddst, j->dw, w, buf);
+}
+
 static pt_status bww_run(const pt_fused *f, const pt_tview *in, size_t nin, const pt_tview *out, size_t nout,
                          void *scratch, const pt_exec_ctx *ctx) {
     const pt_conv_bww_plan *p = f->state;
@@ -89,14 +108,20 @@ static pt_status bww_run(const pt_fused *f, const pt_tview *in, size_t nin, cons
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > p->nthr) nt = p->nthr;
     if ((int64_t)nt > p->items) nt = (int)p->items;
-    /* Small products stay on one thread (a parallel region can cost a tick). */
-    if ((double)p->ddst.d[0] * (double)p->P * (double)p->OCg * (double)p->K * (double)p->geom.G < (double)(1 << 21) * nt)
-        nt = 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        char *buf = threads + (size_t)pt_thread_id() * p->thr_bytes;
+    /* Small products on the caller and the helpers of runtime/share.h (a
+     * parallel region can cost a scheduler tick), the smallest alone. */
+    const double macs = (double)p->ddst.d[0] * (double)p->P * (double)p->OCg * (double)p->K * (double)p->geom.G;
+    if (macs < (double)(1 << 16) * nt) nt = 1;
+    if (nt > 1 && macs >= (double)(1 << 21) * nt) {
+#pragma omp parallel num_threads(nt)
+        {
+            char *buf = threads + (size_t)pt_thread_id() * p->thr_bytes;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t w = 0; w < p->items; ++w) run_item(p, uk, src, ddst, dw, w, buf);
+            for (int64_t w = 0; w < p->items; ++w) run_item(p, uk, src, ddst, dw, w, buf);
+        }
+    } else {
+        bww_job job = {p, uk, src, ddst, dw, threads, 0};
+        pt_share_run(nt, bww_body, &job);
     }
     pt_v5_store(&out[0], &p->dw, dw, ctx);
     return dnnl_success;
