@@ -34,8 +34,13 @@
  * next strip's source every PT_GEMM_AMX_PF_GROUPS k groups, 8 per tile step
  * (about 1024 / M lines a step are needed).  Without both that case took 6.0 ms,
  * with 16 / 8 3.7-4.1 (8 / 8: 5.1, 24 / 8: 4.0, 16 / 4: 5.5, 16 / 16: 4.8);
- * with B in cache the fetches cost little (2.8-3.0 ms either way). */
-#define SOURCE_AHEAD 16
+ * with B in cache the fetches cost little (2.8-3.0 ms either way).  The bf16
+ * form's fetches go to L2 (T1): its source rows lie a multiple of 4 KiB
+ * apart, all in the same L1 sets; 8 rows on, against 16 into L1: medians
+ * 3.90 / 4.21 and 3.93 / 4.07 ms in two sets of eight alternating rounds
+ * (16 rows into L2: 4.18, 24: 4.2, 32: 4.1, 64: 4.9); in bench_vs_onednn
+ * within its noise. */
+#define SOURCE_AHEAD 8
 /* The s8 packing form's distance, in k rows (a line of each). */
 #ifndef SOURCE_AHEAD_S8
 #define SOURCE_AHEAD_S8 8
@@ -96,11 +101,11 @@ static inline __attribute__((always_inline)) void b_pack_groups_bf16(const void 
         const int64_t k = 2 * (g0 + g);
         const uint16_t *row = src + k * ld;
         const uintptr_t ahead = (uintptr_t)row + (uintptr_t)(SOURCE_AHEAD * ld * 2); /* may lie past the source */
-        _mm_prefetch((const char *)ahead, _MM_HINT_T0);
-        _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2)), _MM_HINT_T0);
+        _mm_prefetch((const char *)ahead, _MM_HINT_T1);
+        _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2)), _MM_HINT_T1);
         if (two) {
-            _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T0);
-            _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2) + 64), _MM_HINT_T0);
+            _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T1);
+            _mm_prefetch((const char *)(ahead + (uintptr_t)(ld * 2) + 64), _MM_HINT_T1);
         }
         for (int h = 0; h < 1 + two; ++h) {
             const __mmask32 m = (__mmask32)(cols >> (32 * h));
