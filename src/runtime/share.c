@@ -18,6 +18,10 @@
 #include <stdbool.h>
 #include <time.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define SHARE_PAUSE() _mm_pause()
@@ -172,6 +176,19 @@ void pt_share_run(int nt, pt_share_body body, void *ctx) {
         if (++spins % SPIN_BATCH == 0) sched_yield(); /* a helper lost its core mid-piece */
         else SHARE_PAUSE();
     atomic_store(&g_busy, 0);
+}
+
+void pt_share_team_run(int nt, bool team, pt_share_body body, void *ctx) {
+    if (nt <= 1 || !team) {
+        pt_share_run(nt, body, ctx);
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+    body(ctx, omp_get_thread_num());
+#else
+    pt_share_run(nt, body, ctx);
+#endif
 }
 
 int64_t pt_share_helper_calls(void) { return atomic_load_explicit(&g_calls, memory_order_relaxed); }

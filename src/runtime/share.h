@@ -39,6 +39,13 @@ typedef void (*pt_share_body)(void *ctx, int tid);
  * maximum, capped): fewer helpers; nt <= 1 runs the body once, inline. */
 void pt_share_run(int nt, pt_share_body body, void *ctx);
 
+/* The one way a kernel runs a job on nt threads: body(ctx, tid) on an
+ * OpenMP team of nt when `team` (large jobs: every thread comes, and the
+ * team may be smaller than asked, 1 inside a caller's own region), else
+ * pt_share_run.  Either way the body claims its work (a counter, or the
+ * slices below), so the same body serves both. */
+void pt_share_team_run(int nt, bool team, pt_share_body body, void *ctx);
+
 /* Helper calls that joined jobs since the process started (tests: whether
  * helpers take part at all). */
 int64_t pt_share_helper_calls(void);

@@ -1577,7 +1577,8 @@ static pt_status cache_conv_weights(cp_args *A, const pt_exec_ctx *ctx, char *th
     return dnnl_success;
 }
 
-/* The units of a run on the caller and the helpers (runtime/share.h). */
+/* The units of a run, on an OpenMP team or the caller and the helpers
+ * (runtime/share.h). */
 typedef struct {
     cp_args *A;
     char *tbase;
@@ -1682,25 +1683,14 @@ static pt_status cp_run(const pt_fused *f, const pt_tview *in, size_t nin, const
         A.wfinite = A.wstate + wblocks;
         memset(A.wstate, 0, (size_t)wblocks);
     }
-    if (nt > 1 && omp) {
-#pragma omp parallel num_threads(nt)
-        {
-            int tid = pt_thread_id();
-            char *mine = tbase + (size_t)tid * s->thread_bytes;
-            cp_bufs t = thread_bufs(s, mine);
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t u = 0; u < units; ++u) run_unit(&A, u, &t);
-        }
-    } else {
-        /* Slices with stealing: each thread finds its units' data in its
-         * caches at the next execution. */
-        if (nt > PT_SHARE_MAX_THREADS) nt = PT_SHARE_MAX_THREADS;
-        pt_share_slice slices[PT_SHARE_MAX_THREADS];
-        cp_units_job job = {&A, tbase, nt > 1 && units < (INT64_C(1) << 31) ? slices : NULL, units, nt};
-        if (!job.slices) job.nt = nt = 1;
-        else pt_share_slices_init(slices, units, nt);
-        pt_share_run(nt, cp_units_body, &job);
-    }
+    /* Slices with stealing: each thread finds its units' data in its
+     * caches at the next execution (an OpenMP team as the helpers). */
+    if (nt > PT_SHARE_MAX_THREADS) nt = PT_SHARE_MAX_THREADS;
+    if (units >= (INT64_C(1) << 31)) nt = 1;
+    pt_share_slice slices[PT_SHARE_MAX_THREADS];
+    if (nt > 1) pt_share_slices_init(slices, units, nt);
+    cp_units_job job = {&A, tbase, nt > 1 ? slices : NULL, units, nt};
+    pt_share_team_run(nt, omp, cp_units_body, &job);
     pt_const_cache_release(wentry);
     return dnnl_success;
 }

@@ -76,8 +76,8 @@ static void run_item(const pt_conv_bww_plan *p, const pt_gemm_ukernel *uk, const
         for (int64_t i = 0; i < p->OCg; ++i) memset(c + i * ldc, 0, sizeof(float) * (size_t)nb);
 }
 
-/* The items of a small run, claimed one at a time by the caller and the
- * helpers that come (runtime/share.h). */
+/* The items of a run, claimed one at a time by an OpenMP team's threads
+ * or by the caller and the helpers that come (runtime/share.h). */
 typedef struct {
     const pt_conv_bww_plan *p;
     const pt_gemm_ukernel *uk;
@@ -108,21 +108,13 @@ static pt_status bww_run(const pt_fused *f, const pt_tview *in, size_t nin, cons
     int nt = ctx && ctx->nthreads > 0 ? ctx->nthreads : 1;
     if (nt > p->nthr) nt = p->nthr;
     if ((int64_t)nt > p->items) nt = (int)p->items;
-    /* Small products on the caller and the helpers of runtime/share.h (a
-     * parallel region can cost a scheduler tick), the smallest alone. */
+    /* Large products on an OpenMP team, small ones on the caller and the
+     * helpers of runtime/share.h (a parallel region can cost a scheduler
+     * tick), the smallest alone. */
     const double macs = (double)p->ddst.d[0] * (double)p->P * (double)p->OCg * (double)p->K * (double)p->geom.G;
     if (macs < (double)(1 << 16) * nt) nt = 1;
-    if (nt > 1 && macs >= (double)(1 << 21) * nt) {
-#pragma omp parallel num_threads(nt)
-        {
-            char *buf = threads + (size_t)pt_thread_id() * p->thr_bytes;
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t w = 0; w < p->items; ++w) run_item(p, uk, src, ddst, dw, w, buf);
-        }
-    } else {
-        bww_job job = {p, uk, src, ddst, dw, threads, 0};
-        pt_share_run(nt, bww_body, &job);
-    }
+    bww_job job = {p, uk, src, ddst, dw, threads, 0};
+    pt_share_team_run(nt, macs >= (double)(1 << 21) * nt, bww_body, &job);
     pt_v5_store(&out[0], &p->dw, dw, ctx);
     return dnnl_success;
 }

@@ -400,16 +400,16 @@ typedef struct {
     size_t thread_bytes;
     int64_t runs, items; /* runs per row, rows x runs */
     int nt;
-    pt_share_slice *slices; /* NULL: an OpenMP team's static split */
+    pt_share_slice *slices; /* NULL: one thread takes every item */
 } dense_job;
 
 static void eval_dense_body(void *v, int tid) {
-    dense_job *j = v;
+    const dense_job *j = v;
     const int r = j->prog->ndims;
     const int64_t last = j->prog->dims[r - 1];
     float *tmp = (float *)(j->threads + (size_t)tid * j->thread_bytes + MME_RUN * sizeof(float));
-    int64_t item = j->items * tid / j->nt, end = j->items * (tid + 1) / j->nt;
-    while (j->slices ? pt_share_next(j->slices, tid, j->nt, &item) : item < end) {
+    int64_t item = 0;
+    while (j->slices ? pt_share_next(j->slices, tid, j->nt, &item) : item < j->items) {
         const int64_t o = item / j->runs, c0 = item % j->runs * MME_RUN;
         int64_t idx[PT_CP_MAXD], rem = o;
         for (int d = r - 2; d >= 0; --d) idx[d] = rem % j->prog->dims[d], rem /= j->prog->dims[d];
@@ -417,15 +417,6 @@ static void eval_dense_body(void *v, int tid) {
         const int64_t n = last - c0 < MME_RUN ? last - c0 : MME_RUN;
         pt_postops_apply(j->bound, j->dst + o * last + c0, n, idx, tmp);
         if (!j->slices) ++item;
-    }
-}
-
-static void eval_dense_omp(dense_job *j) {
-#pragma omp parallel num_threads(j->nt)
-    {
-        dense_job mine = *j;
-        mine.nt = omp_get_num_threads(); /* the team may be smaller than asked */
-        eval_dense_body(&mine, pt_thread_id());
     }
 }
 
@@ -444,22 +435,16 @@ static void eval_dense(const pt_postops *prog, const void *bound, float *dst, ch
     if (nt > items) nt = (int)items;
     if (nt > PT_SHARE_MAX_THREADS) nt = PT_SHARE_MAX_THREADS;
     if (elems < (int64_t)MME_SHARE_MIN_ELEMS * nt) nt = 1;
-    dense_job job = {prog, bound, dst, threads, thread_bytes, runs, items, nt, NULL};
-    /* Large operands on an OpenMP team; smaller ones on the caller and the
-     * helpers that come (runtime/share.h: an OpenMP region costs a
-     * scheduler tick when another process holds a core), in slices each
-     * thread finds again at the next execution. */
-    if (nt > 1 && elems >= MME_PARALLEL_MIN_ELEMS) {
-        eval_dense_omp(&job);
-    } else if (nt > 1 && items < (INT64_C(1) << 31)) {
-        pt_share_slice slices[PT_SHARE_MAX_THREADS];
-        pt_share_slices_init(slices, items, nt);
-        job.slices = slices;
-        pt_share_run(nt, eval_dense_body, &job);
-    } else {
-        job.nt = 1;
-        eval_dense_body(&job, 0);
-    }
+    /* Slices with stealing (each thread finds its runs' operands in its
+     * caches at the next execution), hence items in 32 bits: 2^31 runs
+     * would be half a trillion elements. */
+    if (items >= (INT64_C(1) << 31)) nt = 1;
+    pt_share_slice slices[PT_SHARE_MAX_THREADS];
+    if (nt > 1) pt_share_slices_init(slices, items, nt);
+    dense_job job = {prog, bound, dst, threads, thread_bytes, runs, items, nt, nt > 1 ? slices : NULL};
+    /* Large operands on an OpenMP team, smaller ones on the caller and the
+     * helpers that come (runtime/share.h). */
+    pt_share_team_run(nt, elems >= MME_PARALLEL_MIN_ELEMS, eval_dense_body, &job);
 }
 
 typedef struct {

@@ -9,10 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "ir/dtype.h"
 #include "ir/dtype_round.h"
 #include "kernels/fused/run_io.h"
@@ -79,7 +75,8 @@ typedef struct {
     const void *arg;
 } sd_chunks_job;
 
-static inline void sd_chunks_run(sd_chunks_job *j, int tid) {
+static void sd_chunks_body(void *v, int tid) {
+    sd_chunks_job *j = v;
     char *buf = j->scratch + (size_t)tid * j->thr_bytes;
     for (int64_t c; (c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nchunks;) {
         const int64_t lo = c * j->chunk, hi = (c + 1) * j->chunk < j->nwork ? (c + 1) * j->chunk : j->nwork;
@@ -87,22 +84,13 @@ static inline void sd_chunks_run(sd_chunks_job *j, int tid) {
     }
 }
 
-static void sd_chunks_body(void *v, int tid) { sd_chunks_run(v, tid); }
-
 /* omp: an OpenMP team of nthr, else the caller and the helpers of
  * runtime/share.h that come (small jobs: share.h says why). */
 static inline void sd_parallel_chunks(int nthr, bool omp, int64_t nwork, int64_t chunk, void *scratch,
                                       size_t thr_bytes, void (*fn)(const void *arg, int64_t w, char *buf),
                                       const void *arg) {
     sd_chunks_job job = {nwork, chunk, (nwork + chunk - 1) / chunk, 0, scratch, thr_bytes, fn, arg};
-    if (nthr <= 1) {
-        sd_chunks_run(&job, 0);
-    } else if (omp) {
-#pragma omp parallel num_threads(nthr)
-        sd_chunks_run(&job, pt_thread_id());
-    } else {
-        pt_share_run(nthr, sd_chunks_body, &job);
-    }
+    pt_share_team_run(nthr, omp, sd_chunks_body, &job);
 }
 
 /* Reserves `bytes` (64-byte aligned) at offset *at of a scratch layout and

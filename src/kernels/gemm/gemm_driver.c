@@ -1012,18 +1012,6 @@ static void items_body(void *v, int tid) {
     }
 }
 
-/* Runs body on nt threads: an OpenMP team, else the caller and the helpers
- * of share.h (the body must then claim its work, never split it by tid). */
-static void run_threads_of(int nt, bool omp, pt_share_body body, void *ctx) {
-    if (nt <= 1) {
-        body(ctx, 0);
-    } else if (omp) {
-#pragma omp parallel num_threads(nt)
-        body(ctx, omp_get_thread_num());
-    } else {
-        pt_share_run(nt, body, ctx);
-    }
-}
 
 pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
     if (!p || !args || !args->a || (!args->b && !args->b_packed) || !scratch) return dnnl_invalid_arguments;
@@ -1042,8 +1030,8 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
         const bool omp = omp_team(p, nt);
         gemv_job job = {p, args, &L, base, units, nt};
         ((int64_t *)base)[0] = ((int64_t *)base)[1] = 0;
-        run_threads_of(nt, omp, gemv_units_body, &job);
-        if (L.nk > 1) run_threads_of(nt, omp, gemv_reduce_body, &job);
+        pt_share_team_run(nt, omp, gemv_units_body, &job);
+        if (L.nk > 1) pt_share_team_run(nt, omp, gemv_reduce_body, &job);
         return dnnl_success;
     }
     const int64_t items = p->nbatch * p->mblocks * p->nblocks;
@@ -1061,7 +1049,7 @@ pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scr
     char *shared = base + p->thread_bytes * (size_t)run_threads(p, nthr);
     if (team) memset(shared, 0, ts.counters);
     items_job job = {p, args, base, shared, nt, slices, team ? &ts : NULL};
-    run_threads_of(nt, omp, items_body, &job);
+    pt_share_team_run(nt, omp, items_body, &job);
     return dnnl_success;
 }
 
