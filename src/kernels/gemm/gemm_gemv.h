@@ -3,7 +3,9 @@
  * and rounded as the kind requires, against columns [n0, n0 + nlen) of B
  * read in place.  B values are converted to f32, dequantised as
  * (q - zp) * scale and then rounded: to bf16 for the BF16 kind, per
- * `b_round` for f32 B of the F32 kind (other B types are used as they are). */
+ * `b_round` for f32 B of the F32 kind (other B types are used as they are).
+ * Where no rounding applies, a kernel may factor the dequantisation out of
+ * a group's sum (s·(Σ a·q - zp·Σ a)): the same value up to f32 rounding. */
 #ifndef PARTITA_KERNELS_GEMM_GEMM_GEMV_H
 #define PARTITA_KERNELS_GEMM_GEMM_GEMV_H
 

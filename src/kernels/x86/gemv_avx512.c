@@ -14,7 +14,9 @@
  * Columns contiguous B ([k][n]): a block of columns accumulated in an L1
  * buffer while B is read row by row in long contiguous runs; 4-bit B 64
  * bytes (128 columns) at a time, each nibble looked up in a 16-entry table
- * of its integer value by vpermps after a per-dword shift.
+ * of its integer value by vpermps after a per-dword shift; without
+ * rounding of B values, scale and zero point are applied once per column
+ * and group segment instead of per value (nc_nibble_kernel).
  *
  * Every kernel is instantiated per M (1..4), B type and rounding, so the
  * accumulators live in registers and the type tests fold away. */
@@ -368,6 +370,13 @@ AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const
  * of a 128-column block use that order: vector s, lane i = column 8i + s. */
 static inline int64_t nib128_pos(int64_t j) { return (j & ~(int64_t)127) + (j & 7) * 16 + ((j & 127) >> 3); }
 
+/* n (a multiple of 128) values from column order into that order. */
+static inline void nib128_order(const float *src, float *dst, int64_t n) {
+    const __m512i idx = _mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120);
+    for (int64_t j = 0; j < n; j += 128)
+        for (int s = 0; s < 8; ++s) _mm512_store_ps(dst + j + 16 * s, _mm512_i32gather_ps(idx, src + j + s, 4));
+}
+
 /* KR (1..4) k rows of B over w columns into the accumulators; the values
  * are (q - zp) * scale in f32, rounded as the other kernels do, then FMA'd
  * row after row in k order. */
@@ -408,19 +417,65 @@ AINLINE void nc_nib_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t
     }
 }
 
+/* KR (1..4) k rows of raw 4-bit values (q itself, no zero point or scale)
+ * over w columns into the segment's sums: one shift, one lookup and one
+ * FMA per 16 values and row of A (a Zen 4 core issues about two 512-bit
+ * operations a cycle, so these three, not the FMA, set the pace; decoding
+ * by masks, ORs into a float's mantissa and a subtraction, or by masks
+ * and an unsigned conversion, measured no faster). */
+AINLINE void nc_nibq_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k,
+                          const int M, const int S4, const int KR) {
+    const pt_gemm_operand *o = ch->bo;
+    const __m512 tab = S4 ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
+                          : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 a[4][4];
+    for (int r = 0; r < KR; ++r)
+        for (int m = 0; m < M; ++m) a[r][m] = _mm512_set1_ps(ch->a[m * KCH + (k + r - ch->k0)]);
+    const uint8_t *b = (const uint8_t *)ch->b;
+    for (int64_t j = 0; j < w; j += 128) {
+        __m512i raw[4];
+        for (int r = 0; r < KR; ++r) {
+            const uint8_t *row = b + (e + r * o->s_k + j) / 2;
+            _mm_prefetch((const char *)row + (KR == 1 ? PREFETCH_ROWS : 2 * KR) * o->s_k / 2, _MM_HINT_T0);
+            raw[r] = w - j >= 128 ? _mm512_loadu_si512(row)
+                                  : _mm512_maskz_loadu_epi8(w - j >= 127 ? ~(__mmask64)0
+                                                                          : (((__mmask64)1 << ((w - j + 1) / 2)) - 1),
+                                                            row);
+        }
+#pragma GCC unroll 8
+        for (int sh = 0; sh < 8; ++sh) {
+            __m512 t[4];
+            for (int m = 0; m < M; ++m) t[m] = _mm512_load_ps(acc + m * W + j + 16 * sh);
+            for (int r = 0; r < KR; ++r) {
+                const __m512 v = _mm512_permutexvar_ps(sh ? _mm512_srli_epi32(raw[r], 4 * sh) : raw[r], tab);
+                for (int m = 0; m < M; ++m) t[m] = _mm512_fmadd_ps(a[r][m], v, t[m]);
+            }
+            for (int m = 0; m < M; ++m) _mm512_store_ps(acc + m * W + j + 16 * sh, t[m]);
+        }
+    }
+}
+
 /* Without dequantisation the parameters are scale 1 and zero point 0
- * (pt_gemv_params_f32): q * 1 is q, the value the other kernels use. */
+ * (pt_gemv_params_f32): q * 1 is q, the value the other kernels use.
+ *
+ * FACT (no rounding of B values): within a segment of one group the scale
+ * and zero point are constant per column, so Σ a·(q - zp)·s is computed as
+ * s·(Σ a·q - zp·Σ a): the rows accumulate raw q into the segment's sums,
+ * and each segment ends with one fold per column into the totals.  The
+ * result differs from dequantising each value first only in rounding (both
+ * are f32 sums of the same products).  Rounded B values (bf16 math) need
+ * each value dequantised, so they keep the per-value form. */
 AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4, const int ZP, const int RB) {
     const pt_gemm_operand *o = ch->bo;
-    const int DQ = o->dq.on;
+    const int DQ = o->dq.on, FACT = !RB;
     const int64_t W = NC_ACC_FLOATS / M / 128 * 128;
     _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[NC_ACC_FLOATS], sbuf[NC_ACC_FLOATS], zt[NC_ACC_FLOATS],
-        st[NC_ACC_FLOATS];
+        st[NC_ACC_FLOATS], total[FACT ? NC_ACC_FLOATS : 1];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
     const pt_gemm_dequant *dq = &o->dq;
     for (int64_t jb = 0; jb < ch->nlen; jb += W) {
         const int64_t w = ch->nlen - jb < W ? ch->nlen - jb : W, nb = ch->n0 + jb, wp = (w + 127) / 128 * 128;
-        memset(acc, 0, sizeof(float) * (size_t)(M * W));
+        if (!FACT) memset(acc, 0, sizeof(float) * (size_t)(M * W));
         for (int64_t ks = ch->k0; ks < kend;) {
             const int64_t se = segment_end(group, ks, kend);
             if (DQ || ks == ch->k0) {
@@ -428,17 +483,41 @@ AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4
                 pt_gemv_params_f32(ch, nb * dq->sc_sn + g * dq->sc_sg, dq->sc_sn, nb * dq->zp_sn + g * dq->zp_sg,
                                    dq->zp_sn, w, st, zt);
                 for (int64_t j = w; j < wp; ++j) st[j] = zt[j] = 0.0f;
-                for (int64_t j = 0; j < wp; ++j) sbuf[nib128_pos(j)] = st[j], zbuf[nib128_pos(j)] = zt[j];
+                nib128_order(st, sbuf, wp);
+                if (ZP || !FACT) nib128_order(zt, zbuf, wp);
             }
+            if (FACT) memset(acc, 0, sizeof(float) * (size_t)(M * W));
             int64_t k = ks;
-            for (; k + 3 < se; k += 4)
-                nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 4);
-            for (; k < se; ++k)
-                nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 1);
+            if (FACT) {
+                for (; k + 3 < se; k += 4) nc_nibq_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, M, S4, 4);
+                for (; k < se; ++k) nc_nibq_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, M, S4, 1);
+                /* The segment's fold: total += s·(Σ a·q - zp·Σ a). */
+                for (int m = 0; m < M; ++m) {
+                    float asum = 0.0f;
+                    if (ZP)
+                        for (int64_t kk = ks; kk < se; ++kk) asum += ch->a[m * KCH + (kk - ch->k0)];
+                    const __m512 as = _mm512_set1_ps(asum);
+                    float *tot = total + m * W;
+                    const float *sg = acc + m * W;
+                    for (int64_t j = 0; j < wp; j += 16) {
+                        __m512 v = _mm512_load_ps(sg + j);
+                        if (ZP) v = _mm512_fnmadd_ps(_mm512_load_ps(zbuf + j), as, v);
+                        const __m512 s = _mm512_load_ps(sbuf + j);
+                        _mm512_store_ps(tot + j, ks == ch->k0 ? _mm512_mul_ps(s, v)
+                                                              : _mm512_fmadd_ps(s, v, _mm512_load_ps(tot + j)));
+                    }
+                }
+            } else {
+                for (; k + 3 < se; k += 4)
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 4);
+                for (; k < se; ++k)
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 1);
+            }
             ks = se;
         }
+        const float *res = FACT ? total : acc;
         for (int m = 0; m < M; ++m)
-            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, acc[m * W + nib128_pos(j)]);
+            for (int64_t j = 0; j < w; ++j) put_c(ch, m, jb + j, res[m * W + nib128_pos(j)]);
     }
 }
 
