@@ -34,24 +34,23 @@ static inline __m512 q8_values(const void *p, int is_signed) {
 
 /* Rows ahead are prefetched: the decode loop alternates between the K and V
  * streams (and their parameters) block by block, and the hardware
- * prefetchers lose the streams at each switch.  Two distances: into L2
- * SD_PREFETCH_BYTES on, into L1 SD_PREFETCH_L1_BYTES on.  Fetching all into
- * L1 4 KiB ahead held a fill buffer per line for the whole trip from
- * memory, so fewer lines were in flight: bench_sdpa decode, S_kv 16384
- * (K / V from memory), s8 groups of 128 61-64 -> 74-76 % of stream, groups
- * of 32 73-76 -> 78-80 %; the cases in L3 (S_kv 4096, u4) unchanged. */
-#define SD_PREFETCH_BYTES 4096
-#define SD_PREFETCH_L1_BYTES 1024
+ * prefetchers lose the streams at each switch.  One distance, into L1.
+ * Until session 20 every line was fetched twice, into L2 4 KiB on and into
+ * L1 1 KiB on (on an earlier, faster host that had raised S_kv 16384,
+ * s8 groups of 128 from 61-64 to 74-76 % of stream); on Zen 4 the doubled
+ * fetches held the fill buffers (a tenth of dots_q's samples on the
+ * prefetch instructions) and one fetch 2 KiB on is faster: bench_sdpa
+ * decode, 2 threads, medians of three alternating rounds, s8 groups of 128
+ * 5.35 -> 4.78 ms (S_kv 16384) and 1.26 -> 1.17 (4096), s8 groups of 32
+ * with zero points 6.00 -> 5.46 and 1.39 -> 1.29, u4 2-5 %. */
+#define SD_PREFETCH_BYTES 2048
 
 /* always_inline: as a function of its own GCC finds it free of side effects
  * (prefetches do not count) and drops the calls.  The `bytes` from `row`
- * on, at both distances. */
+ * on, that distance ahead. */
 static inline __attribute__((always_inline)) void prefetch_span(const void *row, int64_t bytes) {
     const char *p = row;
-    for (int64_t o = 0; o < bytes; o += 64) {
-        _mm_prefetch(p + SD_PREFETCH_BYTES + o, _MM_HINT_T1);
-        _mm_prefetch(p + SD_PREFETCH_L1_BYTES + o, _MM_HINT_T0);
-    }
+    for (int64_t o = 0; o < bytes; o += 64) _mm_prefetch(p + SD_PREFETCH_BYTES + o, _MM_HINT_T0);
 }
 
 /* The lane sums of four registers. */
