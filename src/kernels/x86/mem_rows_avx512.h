@@ -150,7 +150,7 @@ PT_MEM_INLINE pt_mem_trickle pt_mem_trickle_init(const void *pf, size_t bytes, i
 }
 
 PT_MEM_INLINE void pt_mem_trickle_step(pt_mem_trickle *q) {
-    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T0);
+    if (q->at) _mm_prefetch((const char *)q->at, _MM_HINT_T1);
     q->at += q->stride;
 }
 
@@ -217,8 +217,12 @@ PT_MEM_INLINE int64_t pt_mem_piece_start(const void *dst, int64_t esz, int64_t n
  * the row's worth of bytes `ahead` past it, spread over `steps`, none past
  * the run; the first row starts at the next row and takes what its steps
  * cover at a line each (the rows between go without: a few rows per run).
- * The lines go to L1 (T0), though they arrive long before their use: at
- * 128 KiB ahead that measured faster than T1 (into L2) on this VM.  With
+ * The lines go to L2 (T1): they arrive long before their use.  Into L1
+ * (T0) measured faster on the faster VM of the early sessions; on Zen 4
+ * (32 KiB L1D) it evicted the row being computed: 64 MiB,
+ * 2 threads, medians of 3-4 alternating rounds, SoftMax bf16 5.98-6.22 ->
+ * 5.50-5.53 ms, LayerNorm f32 4.14 -> 3.70, bf16 4.43 -> 3.80, RMSNorm
+ * f32 3.89 -> 3.54, bf16 3.63 -> 3.09 (session 20).  With
  * `two_level` they go to L2 (T1) and the lines PT_MEM_PREFETCH_NEAR ahead
  * to L1: SoftMax with an f32 source 5-15% faster that way, with a bf16 one
  * 3-5% slower, the norms within the noise (rotated runs, 64 MiB). */
