@@ -79,6 +79,7 @@
 #define PT_GEMM_NC_MAX 2048
 #endif
 #define SINGLE_M_KC_L1_DIVISOR 6 /* see choose_blocks */
+#define SINGLE_M_PANEL_MIN_BYTES (16 << 10) /* see choose_blocks */
 #define IN_KERNEL_ROWS 160        /* see choose_blocks */
 #define NC_MIN 256            /* A is repacked per NC block: keep NC from shrinking below this */
 #define KC_MAX 1024
@@ -312,11 +313,14 @@ static void choose_blocks(pt_gemm_plan *p) {
      * BF16 and U8S8 kinds then take shorter chunks, a B micro-panel of a
      * sixth of L1: at 128x4096x4096 with B cold, KC 128 / 256 ran 10-15 %
      * faster than the L1-filling 684 / 1024 (F32 measured alike from KC 48
-     * to 373, and keeps its KC). */
+     * to 373, and keeps its KC).  At least 16 KiB though: on Zen 4 (32 KiB
+     * L1d) a sixth was KC 84 / 168, and 256 / 512 ran 4 % (bf16, 12.96 ->
+     * 12.45 ms) and 10 % (int8, 6.37 -> 5.72) faster in six alternating
+     * rounds with memory in its slow state. */
     if (p->mblocks == 1 && !d->b_constant && p->nbatch == 1) {
         if (d->kind != PT_GEMM_F32) {
-            const int64_t kc_one =
-                    max64(kg * 16, (int64_t)cpu->l1d_bytes / SINGLE_M_KC_L1_DIVISOR / (uk->nr * eb) / kg * kg);
+            const int64_t panel = max64((int64_t)cpu->l1d_bytes / SINGLE_M_KC_L1_DIVISOR, SINGLE_M_PANEL_MIN_BYTES);
+            const int64_t kc_one = max64(kg * 16, panel / (uk->nr * eb) / kg * kg);
             if (kc_one < kc_max) p->KC = even_block(Kp, kc_one, kg);
         }
         const int64_t nc_chunk = (int64_t)cpu->l2_bytes / 2 / (p->KC * eb) / uk->nr * uk->nr;
