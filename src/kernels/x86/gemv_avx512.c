@@ -385,10 +385,15 @@ static inline void nib128_order(const float *src, float *dst, int64_t n) {
 
 /* KR (1..4) k rows of B over w columns into the accumulators; the values
  * are (q - zp) * scale in f32, rounded as the other kernels do, then FMA'd
- * row after row in k order. */
+ * row after row in k order.  RAW: the values are q itself (no zero point,
+ * scale or rounding: nc_nibble_kernel's factored form), one shift, one
+ * lookup and one FMA per 16 values and row of A (a Zen 4 core issues about
+ * two 512-bit operations a cycle, so these three, not the FMA, set the
+ * pace; decoding by masks, ORs into a float's mantissa and a subtraction,
+ * or by masks and an unsigned conversion, measured no faster). */
 AINLINE void nc_nib_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k,
                          const float *zbuf, const float *sbuf, const int M, const int S4, const int ZP, const int RB,
-                         const int KR) {
+                         const int KR, const int RAW) {
     const pt_gemm_operand *o = ch->bo;
     const __m512 tab = S4 ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
                           : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -407,53 +412,18 @@ AINLINE void nc_nib_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t
                                                                           : (((__mmask64)1 << ((w - j + 1) / 2)) - 1),
                                                             row);
         }
+#pragma GCC unroll 8
         for (int sh = 0; sh < 8; ++sh) {
-            const __m512 sc = _mm512_load_ps(sbuf + j + 16 * sh);
-            const __m512 z = ZP ? _mm512_load_ps(zbuf + j + 16 * sh) : _mm512_setzero_ps();
+            const __m512 sc = RAW ? _mm512_setzero_ps() : _mm512_load_ps(sbuf + j + 16 * sh);
+            const __m512 z = ZP && !RAW ? _mm512_load_ps(zbuf + j + 16 * sh) : _mm512_setzero_ps();
             __m512 t[4];
             for (int m = 0; m < M; ++m) t[m] = _mm512_load_ps(acc + m * W + j + 16 * sh);
             for (int r = 0; r < KR; ++r) {
                 __m512 v = _mm512_permutexvar_ps(sh ? _mm512_srli_epi32(raw[r], 4 * sh) : raw[r], tab);
-                if (ZP) v = _mm512_sub_ps(v, z);
-                v = apply_round(_mm512_mul_ps(v, sc), RB);
-                for (int m = 0; m < M; ++m) t[m] = _mm512_fmadd_ps(a[r][m], v, t[m]);
-            }
-            for (int m = 0; m < M; ++m) _mm512_store_ps(acc + m * W + j + 16 * sh, t[m]);
-        }
-    }
-}
-
-/* KR (1..4) k rows of raw 4-bit values (q itself, no zero point or scale)
- * over w columns into the segment's sums: one shift, one lookup and one
- * FMA per 16 values and row of A (a Zen 4 core issues about two 512-bit
- * operations a cycle, so these three, not the FMA, set the pace; decoding
- * by masks, ORs into a float's mantissa and a subtraction, or by masks
- * and an unsigned conversion, measured no faster). */
-AINLINE void nc_nibq_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, int64_t e, int64_t k,
-                          const int M, const int S4, const int KR) {
-    const pt_gemm_operand *o = ch->bo;
-    const __m512 tab = S4 ? _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1)
-                          : _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512 a[4][4];
-    for (int r = 0; r < KR; ++r)
-        for (int m = 0; m < M; ++m) a[r][m] = _mm512_set1_ps(ch->a[m * KCH + (k + r - ch->k0)]);
-    const uint8_t *b = (const uint8_t *)ch->b;
-    for (int64_t j = 0; j < w; j += 128) {
-        __m512i raw[4];
-        for (int r = 0; r < KR; ++r) {
-            const uint8_t *row = b + (e + r * o->s_k + j) / 2;
-            _mm_prefetch((const char *)row + (KR == 1 ? PREFETCH_ROWS : 2 * KR) * o->s_k / 2, _MM_HINT_T0);
-            raw[r] = w - j >= 128 ? _mm512_loadu_si512(row)
-                                  : _mm512_maskz_loadu_epi8(w - j >= 127 ? ~(__mmask64)0
-                                                                          : (((__mmask64)1 << ((w - j + 1) / 2)) - 1),
-                                                            row);
-        }
-#pragma GCC unroll 8
-        for (int sh = 0; sh < 8; ++sh) {
-            __m512 t[4];
-            for (int m = 0; m < M; ++m) t[m] = _mm512_load_ps(acc + m * W + j + 16 * sh);
-            for (int r = 0; r < KR; ++r) {
-                const __m512 v = _mm512_permutexvar_ps(sh ? _mm512_srli_epi32(raw[r], 4 * sh) : raw[r], tab);
+                if (!RAW) {
+                    if (ZP) v = _mm512_sub_ps(v, z);
+                    v = apply_round(_mm512_mul_ps(v, sc), RB);
+                }
                 for (int m = 0; m < M; ++m) t[m] = _mm512_fmadd_ps(a[r][m], v, t[m]);
             }
             for (int m = 0; m < M; ++m) _mm512_store_ps(acc + m * W + j + 16 * sh, t[m]);
@@ -495,8 +465,10 @@ AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4
             if (FACT) memset(acc, 0, sizeof(float) * (size_t)(M * W));
             int64_t k = ks;
             if (FACT) {
-                for (; k + 3 < se; k += 4) nc_nibq_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, M, S4, 4);
-                for (; k < se; ++k) nc_nibq_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, M, S4, 1);
+                for (; k + 3 < se; k += 4)
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, NULL, NULL, M, S4, 0, 0, 4, 1);
+                for (; k < se; ++k)
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, NULL, NULL, M, S4, 0, 0, 1, 1);
                 /* The segment's fold: total += s·(Σ a·q - zp·Σ a). */
                 for (int m = 0; m < M; ++m) {
                     float asum = 0.0f;
@@ -515,9 +487,9 @@ AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4
                 }
             } else {
                 for (; k + 3 < se; k += 4)
-                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 4);
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 4, 0);
                 for (; k < se; ++k)
-                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 1);
+                    nc_nib_rows(ch, acc, W, w, nb * o->s_row + k * o->s_k, k, zbuf, sbuf, M, S4, ZP, RB, 1, 0);
             }
             ks = se;
         }
