@@ -222,7 +222,7 @@ static gemv_units gemv_layout(const pt_gemm_plan *p) {
         /* The integer kind splits columns only: its s32 sums are dequantised
          * per tile, so partial sums over k would have to stay s32. */
         if (d->b.s_k != 1 && d->kind != PT_GEMM_U8S8) {
-            ncol = min64(max_ncol, ceil_div(d->N, pt_gemv_nc_cols(&d->b, (int)d->M)));
+            ncol = min64(max_ncol, ceil_div(d->N, pt_gemv_nc_cols((int)d->M)));
             /* K is split only when the column blocks cannot feed the threads:
              * the split costs a barrier and a pass over the partial sums. */
             if (p->nbatch == 1 && ncol < T)
@@ -1028,7 +1028,6 @@ static void items_body(void *v, int tid) {
         run_packed_slice(j->p, j->args, j->base, tid, team, j->slices);
     }
 }
-
 
 pt_status pt_gemm_run(const pt_gemm_plan *p, const pt_gemm_args *args, void *scratch, int nthr) {
     if (!p || !args || !args->a || (!args->b && !args->b_packed) || !scratch) return dnnl_invalid_arguments;

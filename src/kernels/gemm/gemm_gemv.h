@@ -49,15 +49,10 @@ static inline pt_gemv_round pt_gemv_b_round(const pt_gemv_chunk *ch) {
  * f32 4x4096x4096 took 2.5 ms against 1.75 with L1-sized blocks, and one
  * row was no faster (1.49 against 1.50 ms at 1x4096x4096).  B's rows are
  * fetched ahead into L2, not L1, where they would evict the sums. */
-#define PT_GEMV_NC_ACC_DENSE 4096
-#define PT_GEMV_NC_ACC_DQ 4096
+#define PT_GEMV_NC_ACC 4096
 
-/* Columns per accumulator block for this B (a multiple of 128). */
-static inline int64_t pt_gemv_nc_cols(const pt_gemm_operand *b, int M) {
-    const bool dense = !b->dq.on && (b->dt == dnnl_f32 || b->dt == dnnl_bf16 || b->dt == dnnl_f16);
-    const int64_t f = dense ? PT_GEMV_NC_ACC_DENSE : PT_GEMV_NC_ACC_DQ;
-    return f / M / 128 * 128;
-}
+/* Columns per accumulator block for M rows of A (a multiple of 128). */
+static inline int64_t pt_gemv_nc_cols(int M) { return PT_GEMV_NC_ACC / M / 128 * 128; }
 
 /* AVX-512 chunk kernels (gemv_avx512.c); false when the chunk's case is not
  * one they cover (the portable loop then runs it). */

@@ -321,15 +321,14 @@ AINLINE void nc_rows(const pt_gemv_chunk *ch, float *acc, int64_t W, int64_t w, 
 }
 
 /* Floats of accumulators (all rows) for columns-contiguous B (4-bit). */
-#define NC_ACC_FLOATS PT_GEMV_NC_ACC_DQ
+#define NC_ACC_FLOATS PT_GEMV_NC_ACC
 
 AINLINE void nc_kernel(const pt_gemv_chunk *ch, const int M, const int DT, const int DQ, const int RB) {
     const pt_gemm_operand *o = ch->bo;
     /* Block width: as wide as the chunk's columns, up to the limit. */
-    const int64_t wmax = DQ ? PT_GEMV_NC_ACC_DQ / M / 32 * 32 : pt_gemv_nc_cols(o, M);
+    const int64_t wmax = DQ ? PT_GEMV_NC_ACC / M / 32 * 32 : pt_gemv_nc_cols(M);
     const int64_t W = ch->nlen < wmax ? (ch->nlen + 31) / 32 * 32 : wmax;
-    _Alignas(64) float acc[DQ ? PT_GEMV_NC_ACC_DQ : PT_GEMV_NC_ACC_DENSE], zbuf[DQ ? PT_GEMV_NC_ACC_DQ : 1],
-        sbuf[DQ ? PT_GEMV_NC_ACC_DQ : 1];
+    _Alignas(64) float acc[PT_GEMV_NC_ACC], zbuf[DQ ? PT_GEMV_NC_ACC : 1], sbuf[DQ ? PT_GEMV_NC_ACC : 1];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
     const pt_gemm_dequant *dq = &o->dq;
     for (int64_t jb = 0; jb < ch->nlen; jb += W) {
@@ -446,7 +445,7 @@ AINLINE void nc_nibble_kernel(const pt_gemv_chunk *ch, const int M, const int S4
     const int DQ = o->dq.on, FACT = !RB;
     const int64_t W = NC_ACC_FLOATS / M / 128 * 128;
     _Alignas(64) float acc[NC_ACC_FLOATS], zbuf[NC_ACC_FLOATS], sbuf[NC_ACC_FLOATS], zt[NC_ACC_FLOATS],
-        st[NC_ACC_FLOATS], total[FACT ? NC_ACC_FLOATS : 1];
+        st[NC_ACC_FLOATS], total[NC_ACC_FLOATS];
     const int64_t kend = ch->k0 + ch->klen, group = DQ ? group_len(ch) : 0;
     const pt_gemm_dequant *dq = &o->dq;
     for (int64_t jb = 0; jb < ch->nlen; jb += W) {

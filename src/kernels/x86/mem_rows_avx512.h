@@ -722,7 +722,6 @@ PT_MEM_INLINE __m512 pt_mem_make_sigmoid(const void *ctx, int64_t i, __mmask16 k
 
 PT_MEM_INLINE int64_t pt_mem_esz(dnnl_data_type_t dt) { return dt == dnnl_f32 ? 4 : 2; }
 
-/* to_l2 a constant where it is called. */
 PT_MEM_INLINE void pt_mem_fetch_block(const void *src, dnnl_data_type_t sdt, int64_t at, int64_t len, bool to_l2) {
     const char *q = (const char *)src + at * pt_mem_esz(sdt) + PT_MEM_AHEAD_BYTES;
     if (to_l2)
@@ -759,11 +758,10 @@ static void pt_mem_unary_block(const pt_eltwise_params *p, void *dst, dnnl_data_
 static bool pt_mem_row_unary(const pt_eltwise_params *p, void *dst, dnnl_data_type_t ddt, const void *src,
                              dnnl_data_type_t sdt, int64_t n, bool stream) {
     if (p->kind != dnnl_graph_op_relu && p->kind != dnnl_graph_op_sigmoid && p->kind != dnnl_graph_op_gelu) return false;
-    const bool relu = p->kind == dnnl_graph_op_relu;
+    const bool to_l2 = p->kind != dnnl_graph_op_relu; /* the ops with arithmetic per element */
     for (int64_t i = 0; i < n; i += PT_MEM_AHEAD_BLOCK) {
         const int64_t len = n - i < PT_MEM_AHEAD_BLOCK ? n - i : PT_MEM_AHEAD_BLOCK;
-        if (relu) pt_mem_fetch_block(src, sdt, i, len, false);
-        else pt_mem_fetch_block(src, sdt, i, len, true);
+        pt_mem_fetch_block(src, sdt, i, len, to_l2);
         pt_mem_unary_block(p, (char *)dst + i * pt_mem_esz(ddt), ddt, (const char *)src + i * pt_mem_esz(sdt), sdt,
                            len, stream);
     }
