@@ -1131,6 +1131,27 @@ static void test_rows_norm(const pt_mem_rows *m) {
     CHECK(bad == 0);
 }
 
+/* Rows of n elements of type dt equal (f32), or each narrow element equal
+ * or its neighbour in the encoding, with the same sign (the narrow-output
+ * exp of SoftMax's rows); a NaN must meet a NaN. */
+static int64_t g_next, g_narrow; /* neighbours found, of narrow elements compared */
+static bool same_or_next(const void *got, const void *want, int64_t n, dnnl_data_type_t dt) {
+    if (dt == dnnl_f32) return n <= 0 || memcmp(got, want, (size_t)n * 4) == 0;
+    g_narrow += n;
+    const uint16_t *g = got, *w = want;
+    for (int64_t i = 0; i < n; ++i) {
+        const float a = pt_load_f32(got, dt, i), b = pt_load_f32(want, dt, i);
+        if (isnan(a) || isnan(b)) {
+            if (!(isnan(a) && isnan(b))) return false;
+            continue;
+        }
+        if ((g[i] ^ w[i]) & 0x8000) return g[i] == w[i];
+        if (abs((int)g[i] - (int)w[i]) > 1) return false;
+        g_next += g[i] != w[i];
+    }
+    return true;
+}
+
 /* Fused element-wise ops against the vector table's AVX-512 row (the same
  * arithmetic: bit-identical) and GELU (erf) against double precision within
  * the bound of docs/numerics.md: 8 ulp + x²·2⁻²³ relative. */
@@ -1171,6 +1192,15 @@ static void test_rows_eltwise(const pt_mem_rows *m) {
             m->unary(&p, y, dnnl_f32, want, dnnl_f32, N, false);
             m->unary(&p, hy, dnnl_bf16, h, dnnl_bf16, N, true);
             m->fence();
+            if (p.kind == dnnl_graph_op_gelu && !p.gelu_tanh) { /* a narrow output's own GELU form */
+                for (int i = 0; i < N; ++i) h[i] = pt_bf16_bits_rne(y[i]);
+                bad += !same_or_next(hy, h, N, dnnl_bf16);
+                m->unary(&p, y, dnnl_f32, x, dnnl_f32, N, false); /* f32 in, f16 out */
+                m->unary(&p, hy, dnnl_f16, x, dnnl_f32, N, false);
+                for (int i = 0; i < N; ++i) h[i] = pt_f32_to_f16(y[i]);
+                bad += !same_or_next(hy, h, N, dnnl_f16);
+                continue;
+            }
             for (int i = 0; i < N; ++i) bad += hy[i] != pt_bf16_bits_rne(y[i]);
         }
         /* Binary kinds, full and broadcast operands, f32 and bf16. */
@@ -1202,6 +1232,11 @@ static void test_rows_eltwise(const pt_mem_rows *m) {
             }
         }
     }
+    /* The narrow GELU is within 6e-6 relative: a neighbour only near a tie. */
+    printf("  rows %s: gelu: %lld of %lld narrow outputs the neighbour of the f32 form's\n", m->name,
+           (long long)g_next, (long long)g_narrow);
+    CHECK(g_next * 200 <= g_narrow);
+    g_next = g_narrow = 0;
     const pt_eltwise_params tanh_op = {.kind = dnnl_graph_op_tanh};
     CHECK(!m->unary(&tanh_op, y, dnnl_f32, x, dnnl_f32, 0, false)); /* not one of its kinds */
     if (bad) fprintf(stderr, "  rows %s: eltwise: %d wrong\n", m->name, bad);
@@ -1241,7 +1276,8 @@ static void softmax_row_case(int kind, int64_t n, dnnl_data_type_t sdt, dnnl_dat
     put_row(ref, ddt, want, n);
 }
 
-/* SoftMax's row op against the vector table's composition, bit for bit:
+/* SoftMax's row op against the vector table's composition, bit for bit for
+ * an f32 output (a narrow output takes a cheaper exp: equal or neighbouring):
  * every source / destination type, row lengths 0..70 and long ones (tails,
  * several chunks), streamed or not at odd offsets, large and tiny values
  * (exp underflows to 0), -inf entries, fully -inf rows with and without
@@ -1263,7 +1299,7 @@ static void test_rows_softmax(const pt_mem_rows *m) {
             memset(dst, 0x55, sizeof dst);
             m->softmax(dst + off * (int64_t)des, types[ddt], (n + kind) % 2 == 0, src, types[sdt], n, 1, x, inf_as_zero);
             m->fence();
-            bad += n > 0 && memcmp(dst + off * (int64_t)des, ref, (size_t)n * des) != 0;
+            bad += !same_or_next(dst + off * (int64_t)des, ref, n, types[ddt]);
             bad += (unsigned char)dst[(off + n) * (int64_t)des] != 0x55; /* nothing past the end */
             ++cases;
         }
@@ -1281,10 +1317,16 @@ static void test_rows_softmax(const pt_mem_rows *m) {
         memset(dst, 0x55, sizeof dst);
         m->softmax(dst + off * (int64_t)des, ddt, stream, src, sdt, n, rows, x, inf_as_zero);
         m->fence();
-        bad += memcmp(dst + off * (int64_t)des, ref, (size_t)(rows * n) * des) != 0;
+        bad += !same_or_next(dst + off * (int64_t)des, ref, rows * n, ddt);
         bad += (unsigned char)dst[(off + rows * n) * (int64_t)des] != 0x55;
         ++cases;
     }
+    /* The narrow exp is within 1.3e-5 relative: a neighbour only near a tie
+     * (0.04 % of these outputs); a fit off by 1e-3 moves a third of them. */
+    printf("  rows %s: softmax: %lld of %lld narrow outputs the neighbour of the f32 path's\n", m->name,
+           (long long)g_next, (long long)g_narrow);
+    CHECK(g_next * 200 <= g_narrow);
+    g_next = g_narrow = 0;
     if (bad) fprintf(stderr, "  rows %s: softmax: %d of %d cases wrong\n", m->name, bad, cases);
     CHECK(bad == 0);
 }

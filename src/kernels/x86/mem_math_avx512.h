@@ -71,6 +71,26 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_nonpos(__m512 x) {
     return pt_avx512_exp_in_range(x, keep);
 }
 
+/* exp(x) for x <= 0 or NaN where the result is rounded to bf16 / f16
+ * afterwards (SoftMax into a narrow type): 2^t with t = x·log2(e) rounded
+ * once, f = t - floor(t) by vreduceps, a degree-4 fit of 2^f on [0, 1) and
+ * vscalefps by t (which floors its exponent itself).  Relative error below
+ * 6.5e-6 over [-87, 0], t's rounding included, against a half ulp of 2^-9
+ * (bf16) or 2^-12 (f16): the narrow result is the one pt_avx512_exp_nonpos
+ * would round to, or its neighbour near a tie.  Six operations on the FMA
+ * pipes instead of ten (a Zen 4 core: 7.5 cycles a vector against 10.5).
+ * Lanes below e^PT_EXP_NORMAL_MIN are +0, as in pt_avx512_exp_nonpos. */
+PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_nonpos_narrow(__m512 x) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(PT_EXP_NORMAL_MIN), _CMP_NLT_UQ); /* NaN kept */
+    const __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E));
+    const __m512 f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF); /* t - floor(t), in [0, 1) */
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP2_NARROW_C4), f, _mm512_set1_ps(PT_EXP2_NARROW_C3));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C2));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C1));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C0));
+    return _mm512_maskz_scalef_ps(keep, p, t);
+}
+
 /* 1/d for d >= 1 or +inf: vrcp14ps and one Newton step (about 2^-27
  * relative) instead of a division, several times slower; 1/inf stays 0. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_recip(__m512 d) {

@@ -1196,12 +1196,17 @@ PT_MEM_INLINE void pt_mem_softmax_load_max(const void *src, dnnl_data_type_t dt,
  * vec.h's exp_sum does over a row (two lane-wise sums over pairs of vectors,
  * the tail into the first: chunks of a multiple of 32 keep that order), so
  * that the row equals the vector table's composition bit for bit. */
+PT_MEM_INLINE __m512 pt_mem_softmax_exp(__m512 x, bool narrow) {
+    return narrow ? pt_avx512_exp_nonpos_narrow(x) : pt_avx512_exp_nonpos(x);
+}
+
 PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
-                                          float mx, __m512 *a0, __m512 *a1, pt_mem_trickle *pf, bool two_level) {
+                                          float mx, bool narrow, __m512 *a0, __m512 *a1, pt_mem_trickle *pf,
+                                          bool two_level) {
     const __m512 s = _mm512_set1_ps(mx);
     for (; i + 32 <= end; i += 32) {
-        const __m512 e0 = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, 0xFFFF), s));
-        const __m512 e1 = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i + 16, 0xFFFF), s));
+        const __m512 e0 = pt_mem_softmax_exp(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, 0xFFFF), s), narrow);
+        const __m512 e1 = pt_mem_softmax_exp(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i + 16, 0xFFFF), s), narrow);
         _mm512_storeu_ps(x + i, e0);
         _mm512_storeu_ps(x + i + 16, e1);
         *a0 = _mm512_add_ps(*a0, e0);
@@ -1211,7 +1216,7 @@ PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, const void *src, dnnl_data_t
     }
     for (; i < end; i += 16) {
         const __mmask16 k = pt_mem_mask16(end - i);
-        const __m512 e = pt_avx512_exp_nonpos(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, k), s));
+        const __m512 e = pt_mem_softmax_exp(_mm512_sub_ps(pt_mem_load16_dt(src, dt, i, k), s), narrow);
         _mm512_mask_storeu_ps(x + i, k, e);
         *a0 = _mm512_add_ps(*a0, _mm512_maskz_mov_ps(k, e));
         pt_mem_trickle_step_in(pf, two_level);
@@ -1241,8 +1246,8 @@ PT_MEM_INLINE void pt_mem_softmax_run(char *dst, dnnl_data_type_t ddt, bool stre
         if (!inf_as_zero || mx != -INFINITY) {
             __m512 a0 = _mm512_setzero_ps(), a1 = a0;
             for (int64_t i = 0; i < n; i += PT_MEM_SOFTMAX_CHUNK) {
-                pt_mem_softmax_exp_sum(cur, row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, mx, &a0, &a1, &q,
-                                       two);
+                pt_mem_softmax_exp_sum(cur, row, sdt, i, n - i > PT_MEM_SOFTMAX_CHUNK ? i + PT_MEM_SOFTMAX_CHUNK : n, mx,
+                                       ddt != dnnl_f32, &a0, &a1, &q, two);
                 pt_mem_softmax_piece(&o, ddt, stream, n, &q, two);
             }
             s = 1.f / _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
@@ -1263,11 +1268,16 @@ PT_MEM_INLINE void pt_mem_softmax_run(char *dst, dnnl_data_type_t ddt, bool stre
 
 static void pt_mem_rows_softmax(void *dst, dnnl_data_type_t ddt, bool stream, const void *src, dnnl_data_type_t sdt,
                                 int64_t n, int64_t rows, float *x, bool inf_as_zero) {
-    switch ((int)sdt) { /* the source type a constant in each copy */
-        case dnnl_bf16: pt_mem_softmax_run(dst, ddt, stream, src, dnnl_bf16, n, rows, x, inf_as_zero); break;
-        case dnnl_f16: pt_mem_softmax_run(dst, ddt, stream, src, dnnl_f16, n, rows, x, inf_as_zero); break;
-        default: pt_mem_softmax_run(dst, ddt, stream, src, dnnl_f32, n, rows, x, inf_as_zero); break;
+    /* The source type, and whether the output is f32 (the exp it takes), constants in each copy. */
+#define PT_MEM_SOFTMAX_DDT(S)                                                                         \
+    if (ddt == dnnl_f32) pt_mem_softmax_run(dst, dnnl_f32, stream, src, S, n, rows, x, inf_as_zero); \
+    else pt_mem_softmax_run(dst, ddt, stream, src, S, n, rows, x, inf_as_zero);
+    switch ((int)sdt) {
+        case dnnl_bf16: PT_MEM_SOFTMAX_DDT(dnnl_bf16) break;
+        case dnnl_f16: PT_MEM_SOFTMAX_DDT(dnnl_f16) break;
+        default: PT_MEM_SOFTMAX_DDT(dnnl_f32) break;
     }
+#undef PT_MEM_SOFTMAX_DDT
 }
 
 #define PT_MEM_ROW_OPS                           \
