@@ -660,6 +660,28 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
     return pt_avx512_gelu_erfc(x);
 }
 
+/* GELU (erf form) rounded to bf16 / f16 afterwards: where every x² <= 2,
+ * x·(1/2 + x·Q(x²)) with Q(u) = erf(x/√2)/(2x) fitted to degree 4 on
+ * [0, 2] (relative error of the result below 6e-6 there, against a half ulp
+ * of 2^-9 / 2^-12: the f32 form's narrow value or its neighbour near a tie);
+ * seven operations on the FMA pipes instead of twelve.  x = -0 gives -0.
+ * Other vectors take erfc with the narrow exp. */
+#define PT_MEM_GELU_NARROW_Q0 0.3989418148994446f
+#define PT_MEM_GELU_NARROW_Q1 (-0.06647937744855881f)
+#define PT_MEM_GELU_NARROW_Q2 0.009929700754582882f
+#define PT_MEM_GELU_NARROW_Q3 (-0.0011246450012549758f)
+#define PT_MEM_GELU_NARROW_Q4 7.720875146333128e-05f
+
+PT_MEM_INLINE __m512 pt_mem_gelu_erf_narrow(__m512 x) {
+    const __m512 u = _mm512_mul_ps(x, x);
+    if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(2.f), _CMP_LE_OQ) != 0xFFFF) return pt_avx512_gelu_erfc_as(x, true);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_GELU_NARROW_Q4), u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q3));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q2));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q1));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q0));
+    return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
+}
+
 /* GELU, tanh form: x / (1 + exp(-2g)), g = √(2/π)·(x + 0.044715·x³). */
 PT_MEM_INLINE __m512 pt_mem_gelu_tanh(__m512 x) {
     const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(PT_GELU_TANH_C), x),
@@ -693,6 +715,11 @@ PT_MEM_INLINE __m512 pt_mem_make_relu(const void *ctx, int64_t i, __mmask16 k) {
 PT_MEM_INLINE __m512 pt_mem_make_gelu_erf(const void *ctx, int64_t i, __mmask16 k) {
     const pt_mem_src *c = ctx;
     return pt_mem_gelu_erf(pt_mem_load16_dt(c->src, c->dt, i, k));
+}
+
+PT_MEM_INLINE __m512 pt_mem_make_gelu_erf_narrow(const void *ctx, int64_t i, __mmask16 k) {
+    const pt_mem_src *c = ctx;
+    return pt_mem_gelu_erf_narrow(pt_mem_load16_dt(c->src, c->dt, i, k));
 }
 
 PT_MEM_INLINE __m512 pt_mem_make_gelu_tanh(const void *ctx, int64_t i, __mmask16 k) {
@@ -749,7 +776,8 @@ static void pt_mem_unary_block(const pt_eltwise_params *p, void *dst, dnnl_data_
         case dnnl_graph_op_sigmoid: pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_sigmoid); break;
         case dnnl_graph_op_gelu: /* each emit with a constant maker, so that it inlines */
             if (p->gelu_tanh) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_tanh);
-            else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf);
+            else if (ddt == dnnl_f32) pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf);
+            else pt_mem_emit(dst, ddt, stream, n, &c, pt_mem_make_gelu_erf_narrow);
             break;
         default: break;
     }

@@ -35,6 +35,16 @@
 #define PT_EXP2_NARROW_C3 0.05201146379113197f
 #define PT_EXP2_NARROW_C4 0.013534167781472206f
 
+/* P of erfc's t·exp(-z² + P(t)) to degree 5, fitted for the least maximum
+ * error on t in [1/6, 1] (z in [0, 10]): erfc within 7.6e-6 relative, for
+ * results rounded to bf16 / f16 afterwards. */
+#define PT_ERFC_NARROW_P0 (-1.2665417194366455f)
+#define PT_ERFC_NARROW_P1 1.018013596534729f
+#define PT_ERFC_NARROW_P2 0.25444313883781433f
+#define PT_ERFC_NARROW_P3 0.47449320554733276f
+#define PT_ERFC_NARROW_P4 (-0.7091907858848572f)
+#define PT_ERFC_NARROW_P5 0.2287902534008026f
+
 /* tanh: for |x| < PT_TANH_SMALL its odd Taylor series to x^15 (the first
  * omitted term is below 2^-24 relative there); above, 1 - 2 / (exp(2|x|) + 1)
  * with the sign of x. */
