@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bench_util.h"
 #include "compile/compiled.h"
@@ -67,25 +70,31 @@ static double time_ms(void (*fn)(void *), void *ctx, double seconds) {
     return bench_median(t, n);
 }
 
-/* Medians (ms) of fn(ctx) and of the copy, run in alternation for about
- * g_seconds (at least 3 pairs, after one warm-up of each). */
-static void (*g_copy_fn)(void *);
+/* Medians (ms) of fn(ctx), of the copy and of the write, run in
+ * alternation for about g_seconds (at least 3 rounds, after one warm-up of
+ * each). */
+static void (*g_copy_fn)(void *), (*g_write_fn)(void *);
 static void *g_copy_ctx;
-static double time_pair_ms(void (*fn)(void *), void *ctx, double *copy_ms) {
-    double t[256], c[256];
+static double time_pair_ms(void (*fn)(void *), void *ctx, double *copy_ms, double *write_ms) {
+    double t[256], c[256], w[256];
     int n = 0;
     fn(ctx);
     g_copy_fn(g_copy_ctx);
+    g_write_fn(g_copy_ctx);
     const double start = bench_now_s();
     while (n < 256 && (n < 3 || bench_now_s() - start < g_seconds)) {
         double t0 = bench_now_s();
         g_copy_fn(g_copy_ctx);
         c[n] = (bench_now_s() - t0) * 1e3;
         t0 = bench_now_s();
+        g_write_fn(g_copy_ctx);
+        w[n] = (bench_now_s() - t0) * 1e3;
+        t0 = bench_now_s();
         fn(ctx);
         t[n++] = (bench_now_s() - t0) * 1e3;
     }
     *copy_ms = bench_median(c, n);
+    *write_ms = bench_median(w, n);
     return bench_median(t, n);
 }
 
@@ -104,6 +113,25 @@ static void run_copy(void *p) {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         const size_t b = c->n * (size_t)t / (size_t)nt, e = c->n * (size_t)(t + 1) / (size_t)nt;
         memcpy(c->dst + b, c->src + b, (e - b) * sizeof(float));
+    }
+}
+
+/* The copy's destination filled with non-temporal stores (SSE2: every
+ * x86-64 CPU), the way the kernels write large outputs: the write
+ * bandwidth, which bounds the cases that write more than they read. */
+static void run_write(void *p) {
+    const copy_ctx *c = p;
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const size_t b = c->n * (size_t)t / (size_t)nt / 4 * 4, e = t + 1 == nt ? c->n : c->n * (size_t)(t + 1) / (size_t)nt / 4 * 4;
+#if defined(__SSE2__)
+        const __m128 v = _mm_set1_ps(1.f);
+        for (size_t i = b; i < e; i += 4) _mm_stream_ps(c->dst + i, v);
+        _mm_sfence();
+#else
+        memset(c->dst + b, 0, (e - b) * sizeof(float));
+#endif
     }
 }
 
@@ -403,7 +431,7 @@ static void fill(void *buf, dnnl_data_type_t dt, size_t bytes, float span) {
 }
 
 typedef struct {
-    double fast_ms, copy_ms, ref_ms, bytes;
+    double fast_ms, copy_ms, write_ms, ref_ms, bytes, out_bytes;
     const char *kernel;
 } case_result;
 
@@ -467,8 +495,8 @@ static case_result run_case(const bench_case *bc, size_t src_bytes, bool with_re
     void *obuf = tensor_alloc(obytes);
     memset(obuf, 0, obytes);
     TRY(dnnl_graph_tensor_create(&e.tout[0], &lt[1], g_eng, obuf));
-    r.bytes += (double)obytes;
-    r.fast_ms = time_pair_ms(run_exec, &e, &r.copy_ms);
+    r.bytes += (double)obytes, r.out_bytes = (double)obytes;
+    r.fast_ms = time_pair_ms(run_exec, &e, &r.copy_ms, &r.write_ms);
     r.ref_ms = NAN;
     if (with_ref) {
         const bool fused = e.cp->c->has_fused;
@@ -518,16 +546,17 @@ int main(int argc, char **argv) {
     fill(a, dnnl_f32, cc.n, 1.f);
     memset(b, 0, src_bytes);
     cc.src = a, cc.dst = b;
-    g_copy_fn = run_copy;
+    g_copy_fn = run_copy, g_write_fn = run_write;
     g_copy_ctx = &cc;
     const double copy_gbs_start = 2.0 * (double)src_bytes / (time_ms(run_copy, &cc, g_seconds) * 1e6);
 
     printf("bench_membound: %zu MiB sources [rows, 4096], %d threads\n", mib, omp_get_max_threads());
     printf("stream copy at the start: %.1f GB/s (read + write)", copy_gbs_start);
     if (have_peak) printf("; peak.txt stream: %.1f GB/s", peak.stream_gbs);
-    printf("\nGB/s: bytes read + written by the case; copy: the 64 MiB copy timed in alternation with it\n");
-    printf("%-20s %-11s %8s %7s %7s %6s %6s %9s %8s\n", "case", "kernel", "ms", "GB/s", "copy", "%copy", "%peak",
-           "ref ms", "speedup");
+    printf("\nGB/s: bytes read + written by the case; copy: the 64 MiB copy timed in alternation with it;\n"
+           "%%write: the case's output bytes per second against a 64 MiB non-temporal fill timed beside it\n");
+    printf("%-20s %-11s %8s %7s %7s %6s %6s %6s %9s %8s\n", "case", "kernel", "ms", "GB/s", "copy", "%copy", "%write",
+           "%peak", "ref ms", "speedup");
     static const bench_case cases[] = {
         {"softmax_f32", dnnl_f32, make_softmax},
         {"softmax_bf16", dnnl_bf16, make_softmax},
@@ -568,8 +597,9 @@ int main(int argc, char **argv) {
         if (filter && !strstr(cases[i].name, filter)) continue;
         const case_result r = run_case(&cases[i], src_bytes, with_ref);
         const double gbs = r.bytes / (r.fast_ms * 1e6), copy_gbs = 2.0 * (double)src_bytes / (r.copy_ms * 1e6);
-        printf("%-20s %-11s %8.2f %7.1f %7.1f %5.0f%% ", cases[i].name, r.kernel, r.fast_ms, gbs, copy_gbs,
-               100.0 * gbs / copy_gbs);
+        const double write_share = (r.out_bytes / r.fast_ms) / ((double)src_bytes / r.write_ms);
+        printf("%-20s %-11s %8.2f %7.1f %7.1f %5.0f%% %5.0f%% ", cases[i].name, r.kernel, r.fast_ms, gbs, copy_gbs,
+               100.0 * gbs / copy_gbs, 100.0 * write_share);
         if (have_peak) printf("%5.0f%% ", 100.0 * gbs / peak.stream_gbs);
         else printf("%6s ", "-");
         if (with_ref) printf("%9.1f %7.1fx\n", r.ref_ms, r.ref_ms / r.fast_ms);
