@@ -154,6 +154,7 @@ typedef struct case_desc {
     void (*attrs)(dnnl_graph_op_t op, const struct case_desc *d);
     bool variant; /* for attrs: GroupNorm NXC, Interpolate bilinear */
     float span;   /* float inputs uniform in [-span, span); 0: 1 */
+    bool normal;  /* float inputs drawn from N(0, 1) instead */
 } case_desc;
 
 typedef struct bench_case {
@@ -230,6 +231,10 @@ static void make_gelu(case_desc *d, size_t sb, const bench_case *bc) {
 /* Inputs in [-4, 4): most vectors hold an |x| beyond the polynomial's √2. */
 static void make_gelu_x4(case_desc *d, size_t sb, const bench_case *bc) {
     make_gelu(d, sb, bc), d->span = 4.f;
+}
+/* Inputs from N(0, 1), as activations often are. */
+static void make_gelu_normal(case_desc *d, size_t sb, const bench_case *bc) {
+    make_gelu(d, sb, bc), d->normal = true;
 }
 static void make_sigmoid(case_desc *d, size_t sb, const bench_case *bc) {
     make_rows(d, sb, bc->dt, bc->dt), d->kind = dnnl_graph_op_sigmoid;
@@ -415,13 +420,20 @@ static void run_exec(void *p) {
     TRY(dnnl_stream_wait(g_strm));
 }
 
-/* Deterministic contents: floats uniform in [-span, span), integers any byte. */
-static void fill(void *buf, dnnl_data_type_t dt, size_t bytes, float span) {
+/* Deterministic contents: floats uniform in [-span, span) or, when
+ * `normal`, from N(0, 1) (Box-Muller), integers any byte. */
+static void fill(void *buf, dnnl_data_type_t dt, size_t bytes, float span, bool normal) {
     uint32_t s = 12345u;
     const size_t n = bytes / dt_bytes(dt);
     for (size_t i = 0; i < n; ++i) {
         s = s * 1664525u + 1013904223u;
-        const float v = ((float)(s >> 8) / 8388608.f - 1.f) * span;
+        float v = ((float)(s >> 8) / 8388608.f - 1.f) * span;
+        if (normal) {
+            const double u1 = ((double)(s >> 8) + 0.5) / 16777216.0;
+            s = s * 1664525u + 1013904223u;
+            const double u2 = (double)(s >> 8) / 16777216.0;
+            v = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        }
         uint32_t u;
         memcpy(&u, &v, 4);
         if (dt == dnnl_f32) ((float *)buf)[i] = v;
@@ -486,7 +498,7 @@ static case_result run_case(const bench_case *bc, size_t src_bytes, bool with_re
         size_t bytes = 0;
         TRY(dnnl_graph_logical_tensor_get_mem_size(ordered[i], &bytes));
         bufs[i] = tensor_alloc(bytes);
-        fill(bufs[i], ordered[i]->data_type, bytes, cd.span > 0.f ? cd.span : 1.f);
+        fill(bufs[i], ordered[i]->data_type, bytes, cd.span > 0.f ? cd.span : 1.f, cd.normal);
         TRY(dnnl_graph_tensor_create(&e.tin[i], ordered[i], g_eng, bufs[i]));
         r.bytes += (double)bytes;
     }
@@ -543,7 +555,7 @@ int main(int argc, char **argv) {
     copy_ctx cc = {.n = src_bytes / 4};
     float *a = malloc(src_bytes), *b = malloc(src_bytes);
     if (!a || !b) die("malloc", dnnl_out_of_memory);
-    fill(a, dnnl_f32, cc.n, 1.f);
+    fill(a, dnnl_f32, cc.n, 1.f, false);
     memset(b, 0, src_bytes);
     cc.src = a, cc.dst = b;
     g_copy_fn = run_copy, g_write_fn = run_write;
@@ -569,6 +581,7 @@ int main(int argc, char **argv) {
         {"gelu_erf_f32", dnnl_f32, make_gelu},
         {"gelu_erf_bf16", dnnl_bf16, make_gelu},
         {"gelu_erf_bf16_x4", dnnl_bf16, make_gelu_x4},
+        {"gelu_erf_bf16_normal", dnnl_bf16, make_gelu_normal},
         {"sigmoid_f32", dnnl_f32, make_sigmoid},
         {"add_f32", dnnl_f32, make_add},
         {"add_bf16", dnnl_bf16, make_add},

@@ -665,16 +665,44 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
  * [0, 2] (relative error of the result below 6e-6 there, against a half ulp
  * of 2^-9 / 2^-12: the f32 form's narrow value or its neighbour near a tie);
  * seven operations on the FMA pipes instead of twelve.  x = -0 gives -0.
- * Other vectors take erfc with the narrow exp. */
+ * Other vectors take the wider form below, or erfc with the narrow exp. */
 #define PT_MEM_GELU_NARROW_Q0 0.3989418148994446f
 #define PT_MEM_GELU_NARROW_Q1 (-0.06647937744855881f)
 #define PT_MEM_GELU_NARROW_Q2 0.009929700754582882f
 #define PT_MEM_GELU_NARROW_Q3 (-0.0011246450012549758f)
 #define PT_MEM_GELU_NARROW_Q4 7.720875146333128e-05f
 
+/* The same form over x² <= 6.25 (|x| <= 2.5, where 1/2 + x·Q cancels down to
+ * Φ(-2.5) = 0.0062: Q of degree 7, 1.5e-7, and the f32 evaluation's
+ * roundings leave the result within 3.1e-5 relative): ten operations where
+ * the erfc form takes 21; with inputs drawn from N(0, 1), 82 % of the
+ * vectors of 16 qualify, against 6 % for x² <= 2. */
+#define PT_MEM_GELU_WIDE_Q0 0.398942232131958f
+#define PT_MEM_GELU_WIDE_Q1 (-0.06648919731378555f)
+#define PT_MEM_GELU_WIDE_Q2 0.009969688951969147f
+#define PT_MEM_GELU_WIDE_Q3 (-0.0011824071407318115f)
+#define PT_MEM_GELU_WIDE_Q4 0.00011228062066948041f
+#define PT_MEM_GELU_WIDE_Q5 (-8.30801855045138e-06f)
+#define PT_MEM_GELU_WIDE_Q6 4.2500724362071196e-07f
+#define PT_MEM_GELU_WIDE_Q7 (-1.090821832860911e-08f)
+
+PT_MEM_INLINE __m512 pt_mem_gelu_erf_wide(__m512 x, __m512 u) {
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_GELU_WIDE_Q7), u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q6));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q5));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q4));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q3));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q2));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q1));
+    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q0));
+    return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
+}
+
 PT_MEM_INLINE __m512 pt_mem_gelu_erf_narrow(__m512 x) {
     const __m512 u = _mm512_mul_ps(x, x);
-    if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(2.f), _CMP_LE_OQ) != 0xFFFF) return pt_avx512_gelu_erfc_as(x, true);
+    if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(2.f), _CMP_LE_OQ) != 0xFFFF) {
+        if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(6.25f), _CMP_LE_OQ) == 0xFFFF) return pt_mem_gelu_erf_wide(x, u);
+        return pt_avx512_gelu_erfc_as(x, true);
+    }
     __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_GELU_NARROW_Q4), u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q3));
     q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q2));
     q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q1));
