@@ -104,16 +104,21 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_recip(__m512 d) {
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(d, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r0);
 }
 
-/* erfc(z) for z >= 0 or NaN: t·exp(-z² + P(t)), t = 1 / (1 + z/2)
- * (vec_exp_x86.h).  z is clamped to 11 first: exp's argument is then below
+/* erfc's argument z >= 0 (or NaN) clamped to 11, and t = 1 / (1 + z/2) by
+ * vrcp14ps and a Newton step.  Past 11, exp's argument -z² + P(t) is below
  * PT_EXP_MIN, so the result is the +0 that z = 11 .. inf give anyway, and
  * neither 1/inf nor exp's own clamps need mending (four operations of 34
- * fewer, the same values bit for bit). */
-PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc(__m512 z) {
-    z = _mm512_min_ps(_mm512_set1_ps(11.f), z); /* NaN kept: min returns its second operand */
-    const __m512 d = _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f));
+ * fewer in the accurate form, the same values bit for bit). */
+PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc_t(__m512 *z) {
+    *z = _mm512_min_ps(_mm512_set1_ps(11.f), *z); /* NaN kept: min returns its second operand */
+    const __m512 d = _mm512_fmadd_ps(*z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f));
     const __m512 r0 = _mm512_rcp14_ps(d);
-    const __m512 t = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
+    return _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
+}
+
+/* erfc(z) for z >= 0 or NaN: t·exp(-z² + P(t)) (vec_exp_x86.h). */
+PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc(__m512 z) {
+    const __m512 t = pt_avx512_erfc_t(&z);
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_P9), t, _mm512_set1_ps(PT_ERFC_P8));
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
@@ -128,17 +133,12 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc(__m512 z) {
 }
 
 /* erfc(z) for z >= 0 (or NaN) rounded to bf16 / f16 afterwards, in the same
- * form with less: z clamped to 11 (exp's argument then below e^PT_EXP_MIN:
- * 0, as erfc in f32 beyond 10.1, and as for z = inf: GELU(-inf) stays NaN,
- * -inf·0, as the reference's; no 1/inf to mend), P of degree 5 fitted on t
- * in [1/6, 1] (z in [0, 10]; relative error of erfc
- * 7.6e-6), the narrow exp (gradual underflow kept down to e^PT_EXP_MIN);
- * within about 2e-5 relative all told.  21 operations against 34. */
+ * form with less: P of degree 5 fitted on t in [1/6, 1] (z in [0, 10];
+ * relative error of erfc 7.6e-6), the narrow exp (gradual underflow kept
+ * down to e^PT_EXP_MIN); within about 2e-5 relative all told.  The clamp
+ * keeps GELU(-inf) NaN (-inf·0), as the reference's.  21 operations. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc_narrow(__m512 z) {
-    z = _mm512_min_ps(_mm512_set1_ps(11.f), z); /* NaN kept: min returns its second operand */
-    const __m512 d = _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.f));
-    const __m512 r0 = _mm512_rcp14_ps(d);
-    const __m512 t = _mm512_fmadd_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(1.f)), r0);
+    const __m512 t = pt_avx512_erfc_t(&z);
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_NARROW_P5), t, _mm512_set1_ps(PT_ERFC_NARROW_P4));
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P3));
     p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P2));
