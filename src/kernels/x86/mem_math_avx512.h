@@ -16,6 +16,15 @@
 /* Inlined into every loop: a call per vector would cost more than the body. */
 #define PT_AVX512_MATH_INLINE static inline __attribute__((always_inline))
 
+/* c[0] + c[1]·x + ... + c[n]·x^n by Horner's rule, highest power first (n
+ * a constant at each call: the loop unrolls into n FMAs). */
+PT_AVX512_MATH_INLINE __m512 pt_avx512_poly(__m512 x, const float *c, int n) {
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(c[n]), x, _mm512_set1_ps(c[n - 1]));
+#pragma GCC unroll 16
+    for (int i = n - 2; i >= 0; --i) p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(c[i]));
+    return p;
+}
+
 /* exp of an x inside [PT_EXP_MIN, PT_EXP_MAX + 1] or NaN (vec_exp_x86.h)
  * in the lanes of `keep`, +0 in the others: n·ln2 + r, Taylor to degree 6,
  * vscalefps for 2^n (overflow to +inf and gradual underflow in one
@@ -34,12 +43,8 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_in_range(__m512 x, __mmask16 keep) {
     const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(PT_EXP_LOG2E), magic), magic);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(PT_EXP_LN2_LO), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP_C6), r, _mm512_set1_ps(PT_EXP_C5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(PT_EXP_C2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    __m512 p = pt_avx512_poly(r, (const float[]){1.f, 1.f, PT_EXP_C2, PT_EXP_C3, PT_EXP_C4, PT_EXP_C5,
+            PT_EXP_C6}, 6);
     return _mm512_maskz_scalef_ps(keep, p, n);
 }
 
@@ -85,10 +90,8 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_narrow_above(__m512 x, float lo_value
     const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo_value), _CMP_NLT_UQ); /* NaN kept */
     const __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E));
     const __m512 f = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF); /* t - floor(t), in [0, 1) */
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_EXP2_NARROW_C4), f, _mm512_set1_ps(PT_EXP2_NARROW_C3));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C2));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C1));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(PT_EXP2_NARROW_C0));
+    __m512 p = pt_avx512_poly(f, (const float[]){PT_EXP2_NARROW_C0, PT_EXP2_NARROW_C1, PT_EXP2_NARROW_C2,
+            PT_EXP2_NARROW_C3, PT_EXP2_NARROW_C4}, 4);
     return _mm512_maskz_scalef_ps(keep, p, t);
 }
 
@@ -119,15 +122,8 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc_t(__m512 *z) {
 /* erfc(z) for z >= 0 or NaN: t·exp(-z² + P(t)) (vec_exp_x86.h). */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc(__m512 z) {
     const __m512 t = pt_avx512_erfc_t(&z);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_P9), t, _mm512_set1_ps(PT_ERFC_P8));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P7));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P6));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P5));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P4));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P3));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P2));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P1));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_P0));
+    __m512 p = pt_avx512_poly(t, (const float[]){PT_ERFC_P0, PT_ERFC_P1, PT_ERFC_P2, PT_ERFC_P3, PT_ERFC_P4,
+            PT_ERFC_P5, PT_ERFC_P6, PT_ERFC_P7, PT_ERFC_P8, PT_ERFC_P9}, 9);
     const __m512 a = _mm512_fnmadd_ps(z, z, p); /* in [-123, 0] or NaN */
     return _mm512_mul_ps(t, pt_avx512_exp_in_range(a, _mm512_cmp_ps_mask(a, _mm512_set1_ps(PT_EXP_MIN), _CMP_NLT_UQ)));
 }
@@ -139,11 +135,8 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc(__m512 z) {
  * keeps GELU(-inf) NaN (-inf·0), as the reference's.  21 operations. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_erfc_narrow(__m512 z) {
     const __m512 t = pt_avx512_erfc_t(&z);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(PT_ERFC_NARROW_P5), t, _mm512_set1_ps(PT_ERFC_NARROW_P4));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P3));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P2));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P1));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(PT_ERFC_NARROW_P0));
+    __m512 p = pt_avx512_poly(t, (const float[]){PT_ERFC_NARROW_P0, PT_ERFC_NARROW_P1, PT_ERFC_NARROW_P2,
+            PT_ERFC_NARROW_P3, PT_ERFC_NARROW_P4, PT_ERFC_NARROW_P5}, 5);
     return _mm512_mul_ps(t, pt_avx512_exp_narrow_above(_mm512_fnmadd_ps(z, z, p), PT_EXP_MIN));
 }
 

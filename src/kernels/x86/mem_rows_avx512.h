@@ -648,13 +648,8 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
     const __m512 hx = _mm512_mul_ps(_mm512_set1_ps(0.5f), x);
     if (_mm512_cmp_ps_mask(az, _mm512_set1_ps(1.f), _CMP_LE_OQ) == 0xFFFF) {
         const __m512 u = _mm512_mul_ps(z, z);
-        __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_ERF_Q7), u, _mm512_set1_ps(PT_MEM_ERF_Q6));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q5));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q4));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q3));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q2));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q1));
-        q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_ERF_Q0));
+        __m512 q = pt_avx512_poly(u, (const float[]){PT_MEM_ERF_Q0, PT_MEM_ERF_Q1, PT_MEM_ERF_Q2,
+                PT_MEM_ERF_Q3, PT_MEM_ERF_Q4, PT_MEM_ERF_Q5, PT_MEM_ERF_Q6, PT_MEM_ERF_Q7}, 7);
         return _mm512_mul_ps(hx, _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.f)));
     }
     return pt_avx512_gelu_erfc(x);
@@ -687,13 +682,9 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
 #define PT_MEM_GELU_WIDE_Q7 (-1.090821832860911e-08f)
 
 PT_MEM_INLINE __m512 pt_mem_gelu_erf_wide(__m512 x, __m512 u) {
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_GELU_WIDE_Q7), u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q6));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q5));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q4));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q3));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q2));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q1));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_WIDE_Q0));
+    __m512 q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_WIDE_Q0, PT_MEM_GELU_WIDE_Q1, PT_MEM_GELU_WIDE_Q2,
+            PT_MEM_GELU_WIDE_Q3, PT_MEM_GELU_WIDE_Q4, PT_MEM_GELU_WIDE_Q5, PT_MEM_GELU_WIDE_Q6,
+            PT_MEM_GELU_WIDE_Q7}, 7);
     return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
 }
 
@@ -703,10 +694,8 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf_narrow(__m512 x) {
         if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(6.25f), _CMP_LE_OQ) == 0xFFFF) return pt_mem_gelu_erf_wide(x, u);
         return pt_avx512_gelu_erfc_as(x, true);
     }
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(PT_MEM_GELU_NARROW_Q4), u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q3));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q2));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q1));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(PT_MEM_GELU_NARROW_Q0));
+    __m512 q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_NARROW_Q0, PT_MEM_GELU_NARROW_Q1,
+            PT_MEM_GELU_NARROW_Q2, PT_MEM_GELU_NARROW_Q3, PT_MEM_GELU_NARROW_Q4}, 4);
     return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
 }
 
