@@ -78,14 +78,15 @@ PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_nonpos(__m512 x) {
 }
 
 /* exp(x) for x <= 0 or NaN where the result is rounded to bf16 / f16
- * afterwards (SoftMax into a narrow type): 2^t with t = x·log2(e) rounded
+ * afterwards (SoftMax and GELU's erfc into a narrow type): 2^t with t = x·log2(e) rounded
  * once, f = t - floor(t) by vreduceps, a degree-4 fit of 2^f on [0, 1) and
  * vscalefps by t (which floors its exponent itself).  Relative error below
  * 6.5e-6 over [-87, 0], t's rounding included, against a half ulp of 2^-9
  * (bf16) or 2^-12 (f16): the narrow result is the one pt_avx512_exp_nonpos
  * would round to, or its neighbour near a tie.  Six operations on the FMA
  * pipes instead of ten (a Zen 4 core: 7.5 cycles a vector against 10.5).
- * Lanes below e^PT_EXP_NORMAL_MIN are +0, as in pt_avx512_exp_nonpos. */
+ * Lanes below lo_value are +0: PT_EXP_NORMAL_MIN for SoftMax's terms, as in
+ * pt_avx512_exp_nonpos; PT_EXP_MIN for erfc, gradual underflow kept. */
 PT_AVX512_MATH_INLINE __m512 pt_avx512_exp_narrow_above(__m512 x, float lo_value) {
     const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo_value), _CMP_NLT_UQ); /* NaN kept */
     const __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(PT_EXP_LOG2E));

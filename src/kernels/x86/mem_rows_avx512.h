@@ -681,21 +681,18 @@ PT_MEM_INLINE __m512 pt_mem_gelu_erf(__m512 x) {
 #define PT_MEM_GELU_WIDE_Q6 4.2500724362071196e-07f
 #define PT_MEM_GELU_WIDE_Q7 (-1.090821832860911e-08f)
 
-PT_MEM_INLINE __m512 pt_mem_gelu_erf_wide(__m512 x, __m512 u) {
-    __m512 q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_WIDE_Q0, PT_MEM_GELU_WIDE_Q1, PT_MEM_GELU_WIDE_Q2,
-            PT_MEM_GELU_WIDE_Q3, PT_MEM_GELU_WIDE_Q4, PT_MEM_GELU_WIDE_Q5, PT_MEM_GELU_WIDE_Q6,
-            PT_MEM_GELU_WIDE_Q7}, 7);
-    return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
-}
-
 PT_MEM_INLINE __m512 pt_mem_gelu_erf_narrow(__m512 x) {
     const __m512 u = _mm512_mul_ps(x, x);
-    if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(2.f), _CMP_LE_OQ) != 0xFFFF) {
-        if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(6.25f), _CMP_LE_OQ) == 0xFFFF) return pt_mem_gelu_erf_wide(x, u);
+    __m512 q;
+    if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(2.f), _CMP_LE_OQ) == 0xFFFF)
+        q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_NARROW_Q0, PT_MEM_GELU_NARROW_Q1, PT_MEM_GELU_NARROW_Q2,
+                PT_MEM_GELU_NARROW_Q3, PT_MEM_GELU_NARROW_Q4}, 4);
+    else if (_mm512_cmp_ps_mask(u, _mm512_set1_ps(6.25f), _CMP_LE_OQ) == 0xFFFF)
+        q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_WIDE_Q0, PT_MEM_GELU_WIDE_Q1, PT_MEM_GELU_WIDE_Q2,
+                PT_MEM_GELU_WIDE_Q3, PT_MEM_GELU_WIDE_Q4, PT_MEM_GELU_WIDE_Q5, PT_MEM_GELU_WIDE_Q6,
+                PT_MEM_GELU_WIDE_Q7}, 7);
+    else
         return pt_avx512_gelu_erfc_as(x, true);
-    }
-    __m512 q = pt_avx512_poly(u, (const float[]){PT_MEM_GELU_NARROW_Q0, PT_MEM_GELU_NARROW_Q1,
-            PT_MEM_GELU_NARROW_Q2, PT_MEM_GELU_NARROW_Q3, PT_MEM_GELU_NARROW_Q4}, 4);
     return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
 }
 
@@ -1237,14 +1234,16 @@ PT_MEM_INLINE void pt_mem_softmax_load_max(const void *src, dnnl_data_type_t dt,
     }
 }
 
-/* x[i] = exp(src[i] - mx) over [i, end), summed into a0, a1 as
- * vec.h's exp_sum does over a row (two lane-wise sums over pairs of vectors,
- * the tail into the first: chunks of a multiple of 32 keep that order), so
- * that the row equals the vector table's composition bit for bit. */
+/* exp of a SoftMax term: the narrow form where the output is bf16 / f16
+ * (mem_math_avx512.h; `narrow` a constant in each copy). */
 PT_MEM_INLINE __m512 pt_mem_softmax_exp(__m512 x, bool narrow) {
     return narrow ? pt_avx512_exp_nonpos_narrow(x) : pt_avx512_exp_nonpos(x);
 }
 
+/* x[i] = exp(src[i] - mx) over [i, end), summed into a0, a1 as
+ * vec.h's exp_sum does over a row (two lane-wise sums over pairs of vectors,
+ * the tail into the first: chunks of a multiple of 32 keep that order), so
+ * that an f32 row equals the vector table's composition bit for bit. */
 PT_MEM_INLINE void pt_mem_softmax_exp_sum(float *x, const void *src, dnnl_data_type_t dt, int64_t i, int64_t end,
                                           float mx, bool narrow, __m512 *a0, __m512 *a1, pt_mem_trickle *pf,
                                           bool two_level) {
